@@ -1,0 +1,178 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../app.js';
+import { ConfigError, loadConfig, readDotEnv, type Config } from '../config/config.js';
+import { createDb, type Db } from '../db/client.js';
+import { migrate } from '../db/migrate.js';
+import { startServer } from '../server.js';
+import { createAuditService } from '../services/audit/audit-service.js';
+import { createTokenService } from '../services/tokens/token-service.js';
+import { findUserByEmail } from '../services/users/user-repository.js';
+import { toProfile } from '../services/users/user-mapper.js';
+import { createUserService } from '../services/users/user-service.js';
+import { AppError } from '../errors.js';
+
+const USAGE = `memorybook: the Memory Book Integrator API service
+
+Usage:
+  memorybook serve                       run the API (migrates first)
+  memorybook migrate                     apply database migrations
+  memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
+  memorybook token issue --email E --name N
+  memorybook audit list [--email E] [--event NAME] [--limit N]
+  memorybook openapi:export [--out openapi.json]
+
+Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
+DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL. See the README.`;
+
+/** Prints one JSON object: what a command created or found. */
+function out(value: unknown) {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await createDb(config);
+  try {
+    await migrate(db);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  let config: Config;
+  try {
+    config = loadConfig(readDotEnv(process.env));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) console.error(`configuration error: ${p}`);
+      return 2;
+    }
+    throw err;
+  }
+
+  try {
+    switch (command) {
+      case 'serve':
+      case undefined: {
+        if (command === undefined) {
+          console.error(USAGE);
+          return 2;
+        }
+        const server = await startServer(config);
+        const stop = async (signal: string) => {
+          server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
+          await server.close();
+          process.exit(0);
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+        return await new Promise<number>(() => {});
+      }
+      case 'migrate': {
+        const applied = await withDb(config, (db) => migrate(db));
+        out({ applied });
+        return 0;
+      }
+      case 'user': {
+        if (sub !== 'create') break;
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            email: { type: 'string' },
+            password: { type: 'string' },
+            'first-name': { type: 'string' },
+            'last-name': { type: 'string' },
+            staff: { type: 'boolean', default: false },
+          },
+          strict: true,
+        });
+        if (!values.email || !values.password) throw new UsageError('user create needs --email and --password');
+        const user = await withDb(config, (db) =>
+          createUserService({ db }).createUser({
+            email: values.email!,
+            password: values.password!,
+            firstName: values['first-name'],
+            lastName: values['last-name'],
+            isStaff: values.staff,
+          }),
+        );
+        out(toProfile(user));
+        return 0;
+      }
+      case 'token': {
+        if (sub !== 'issue') break;
+        const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } }, strict: true });
+        if (!values.email || !values.name) throw new UsageError('token issue needs --email and --name');
+        const result = await withDb(config, async (db) => {
+          const user = await findUserByEmail(db, values.email!);
+          if (!user) throw new UsageError(`no user with email ${values.email}`);
+          const { token, plaintext } = await createTokenService({ db }).issueToken(user.id, values.name!);
+          return { id: token.id, name: token.name, user_id: user.id, email: user.email, plaintext, created_at: token.created_at };
+        });
+        out(result);
+        return 0;
+      }
+      case 'audit': {
+        if (sub !== 'list') break;
+        const { values } = parseArgs({
+          args: rest,
+          options: { email: { type: 'string' }, event: { type: 'string' }, limit: { type: 'string' } },
+          strict: true,
+        });
+        await withDb(config, async (db) => {
+          const user = values.email ? await findUserByEmail(db, values.email) : undefined;
+          if (values.email && !user) throw new UsageError(`no user with email ${values.email}`);
+          for (const e of await createAuditService({ db }).list({ userId: user?.id, event: values.event, limit: Number(values.limit ?? 100) })) out(e);
+        });
+        return 0;
+      }
+      case 'openapi:export': {
+        const { values } = parseArgs({ args: [sub, ...rest].filter(Boolean) as string[], options: { out: { type: 'string' } }, strict: true });
+        const doc = await exportOpenApi(config);
+        writeFileSync(values.out ?? 'openapi.json', JSON.stringify(doc, null, 2) + '\n');
+        return 0;
+      }
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return 0;
+    }
+    console.error(USAGE);
+    return 2;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`memorybook: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      console.error(`memorybook: ${err.message}`);
+      return 1;
+    }
+    if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      console.error(`memorybook: ${(err as Error).message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+class UsageError extends Error {}
+
+/** Builds the app on a throwaway in-memory database and reads the document through inject. */
+export async function exportOpenApi(config: Config) {
+  const { createPgliteDb } = await import('../db/client.js');
+  const db = await createPgliteDb();
+  try {
+    await migrate(db);
+    const app = await buildApp({ config, db }, { logger: false });
+    const res = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    await app.close();
+    return res.json();
+  } finally {
+    await db.close();
+  }
+}

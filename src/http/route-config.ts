@@ -1,0 +1,49 @@
+import type { BearerIdentity } from '../services/tokens/token-service.js';
+import type { UserRow } from '../services/users/user-types.js';
+
+export type AuthMode = 'required' | 'optional' | 'none';
+
+export interface Deprecation {
+  /** When the route became deprecated (RFC 9745 `Deprecation: @<unix seconds>`). */
+  since: Date;
+  /** When it stops answering (RFC 8594 `Sunset`, an HTTP-date); at least 90 days after `since`. */
+  sunset: Date;
+  /** Where to read about the replacement (`Link: <…>; rel="deprecation"`). */
+  link?: string;
+}
+
+export type Auth =
+  | { method: 'api_key'; user: UserRow; token: BearerIdentity['token']; revoked: boolean }
+  | { method: 'session'; user: UserRow; sessionId: string };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call: a signed-in caller (default), anyone, or either. */
+    auth?: AuthMode;
+    /** Only a browser session may call (POST /auth/token/): a bearer gets 403 session_required. */
+    sessionOnly?: boolean;
+    /** Only an API key may call (DELETE /auth/token/): a session gets 401 token_required. */
+    tokenOnly?: boolean;
+    /** Lets a revoked key through to the idempotency replay (and nothing else). */
+    replayWithRevokedToken?: boolean;
+    /** Idempotency-Key handling; defaults to required on every non-GET signed-in route. */
+    idempotency?: boolean;
+    /** Binds the key to the calling token as well (for routes whose effect is on the token). */
+    idempotencyPerToken?: boolean;
+    /** Statuses this route can answer besides the shared ones, for the OpenAPI document. */
+    errors?: number[];
+    deprecated?: Deprecation;
+    /** Routes outside the public API (web pages, health) carry no API conventions. */
+    internal?: boolean;
+  }
+  interface FastifyRequest {
+    auth: Auth | null;
+    idempotency: { userId: string; key: string; storedBody?: string } | null;
+    errorCode: string | null;
+  }
+}
+
+export function requireAuth(auth: Auth | null): Auth {
+  if (!auth) throw new Error('route reached without authentication');
+  return auth;
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errors } from '../../errors.js';
+import { requireAuth } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { toProfile } from '../../services/users/user-mapper.js';
+import { READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
+import { Profile, Quotas, SessionsRevoked, UpdateProfileBody } from './schemas.js';
+
+export function registerMeRoutes(app: FastifyInstance, { services, db }: RouteContext) {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.get(
+    '/me/',
+    { schema: { operationId: 'getProfile', tags: ['identity'], summary: 'Your profile', response: { 200: Profile } } },
+    async (request, reply) => {
+      const profile = toProfile(await services.users.getUser(requireAuth(request.auth).user.id));
+      reply.header('etag', profile.etag);
+      return profile;
+    },
+  );
+
+  api.patch(
+    '/me/',
+    {
+      schema: {
+        operationId: 'updateProfile',
+        tags: ['identity'],
+        summary: 'Update your profile',
+        description:
+          'first_name, last_name and books_sort are writable. Sending a read-only field (email, phone_number, channel identifiers…) answers 400 validation_failed naming it. Optional If-Match; 412 with details.current_etag when stale.',
+        body: UpdateProfileBody,
+        response: { 200: Profile },
+      },
+      config: { errors: [412] },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request.auth);
+      const body = request.body as Record<string, unknown>;
+      const readOnly = READ_ONLY_PROFILE_FIELDS.filter((f) => f in body);
+      if (readOnly.length) {
+        throw errors.validation(`Read-only field${readOnly.length > 1 ? 's' : ''} cannot be changed through the API: ${readOnly.join(', ')}.`, {
+          fields: readOnly,
+        });
+      }
+      const { first_name, last_name, books_sort } = request.body;
+      const patch = Object.fromEntries(Object.entries({ first_name, last_name, books_sort }).filter(([, v]) => v !== undefined));
+      const updated = await services.users.updateProfile(auth.user.id, patch, request.headers['if-match']);
+      const profile = toProfile(updated);
+      reply.header('etag', profile.etag);
+      return profile;
+    },
+  );
+
+  api.get(
+    '/me/quotas/',
+    { schema: { operationId: 'getQuotas', tags: ['identity'], summary: 'Storage used and book slots held', response: { 200: Quotas } } },
+    async () => ({ storage: { used_bytes: 0, limit_bytes: null }, book_slots: [] }),
+  );
+
+  api.post(
+    '/me/sessions/revoke/',
+    {
+      schema: {
+        operationId: 'revokeAllApiTokens',
+        tags: ['auth'],
+        summary: 'Revoke every API key you hold',
+        description: 'Revokes all of your API keys, the calling one included; browser sessions stay signed in. Records the audit event api_sessions_revoked with the request_id.',
+        response: { 200: SessionsRevoked },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request.auth);
+      const revoked_count = await db.transaction(async (tx) => {
+        const n = await services.tokens.revokeAllTokens(auth.user.id, tx);
+        await services.audit.record('api_sessions_revoked', { userId: auth.user.id, requestId: String(request.id), data: { revoked_count: n, auth_method: auth.method } }, tx);
+        return n;
+      });
+      return { revoked_count };
+    },
+  );
+}

@@ -1,0 +1,34 @@
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/client.js';
+import { createCursorCodec } from '../http/lists.js';
+import { createAuditService } from './audit/audit-service.js';
+import { createIdempotencyStore } from './idempotency/idempotency-store.js';
+import { createRateLimiter } from './rate-limit/rate-limiter.js';
+import { createSessionService } from './sessions/session-service.js';
+import { createTokenService } from './tokens/token-service.js';
+import { createUserService } from './users/user-service.js';
+
+/** What the app is built from: the process entry creates these, tests create their own. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+}
+
+export function createServices(deps: AppDeps) {
+  const { db, config } = deps;
+  return {
+    users: createUserService({ db }),
+    tokens: createTokenService({ db }),
+    sessions: createSessionService({ db }),
+    audit: createAuditService({ db }),
+    rateLimiter: createRateLimiter({ db }),
+    idempotency: createIdempotencyStore({ db }),
+    cursors: createCursorCodec(config.secretKey),
+  };
+}
+export type Services = ReturnType<typeof createServices>;
+
+/** What a route module is handed. */
+export interface RouteContext extends AppDeps {
+  services: Services;
+}

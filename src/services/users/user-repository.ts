@@ -1,0 +1,47 @@
+import type { Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import type { UserRow } from './user-types.js';
+
+const COLUMNS = `id, email, password_hash, first_name, last_name, books_sort, phone_number, telegram_chat_id,
+  telegram_username, imessage_identifier, is_staff, is_active, date_joined, updated_at`;
+
+export function findUserById(q: Queryable, id: string) {
+  return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND deleted_at IS NULL`, [id]);
+}
+
+export function findUserByEmail(q: Queryable, email: string) {
+  return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE email = $1 AND deleted_at IS NULL`, [email.trim().toLowerCase()]);
+}
+
+/** Locks the row for a read-check-write (If-Match). */
+export function findUserForUpdate(q: Queryable, id: string) {
+  return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id]);
+}
+
+export function insertUser(
+  q: Queryable,
+  u: { id: string; email: string; passwordHash: string | null; firstName: string; lastName: string; isStaff: boolean },
+) {
+  return one<UserRow>(
+    q,
+    `INSERT INTO users (id, email, password_hash, first_name, last_name, is_staff)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+    [u.id, u.email, u.passwordHash, u.firstName, u.lastName, u.isStaff],
+  ) as Promise<UserRow>;
+}
+
+export function updateUserProfile(
+  q: Queryable,
+  id: string,
+  patch: { first_name?: string; last_name?: string; books_sort?: string },
+) {
+  return one<UserRow>(
+    q,
+    `UPDATE users SET
+       first_name = COALESCE($2, first_name),
+       last_name = COALESCE($3, last_name),
+       books_sort = COALESCE($4, books_sort)
+     WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, patch.first_name ?? null, patch.last_name ?? null, patch.books_sort ?? null],
+  ) as Promise<UserRow>;
+}

@@ -1,0 +1,79 @@
+import type { Db } from '../../db/client.js';
+import { UNIQUE_VIOLATION, pgErrorCode } from '../../db/client.js';
+import { AppError, errors } from '../../errors.js';
+import { uuidv7 } from '../../lib/ids.js';
+import { hashPassword } from '../../lib/secrets.js';
+import { assertIfMatch } from '../../http/etag.js';
+import { findUserById, findUserForUpdate, insertUser, updateUserProfile } from './user-repository.js';
+import { etagOf } from './user-mapper.js';
+import type { UserRow } from './user-types.js';
+
+export interface CreateUserInput {
+  email: string;
+  password: string | null;
+  firstName?: string;
+  lastName?: string;
+  isStaff?: boolean;
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL_RE.test(email);
+}
+
+export function createUserService(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    /** Creates an account; 409 conflict when the email already has one. */
+    async createUser(input: CreateUserInput): Promise<UserRow> {
+      const email = normaliseEmail(input.email);
+      if (!isValidEmail(email)) throw errors.validation('Enter a valid email address.', { field: 'email' });
+      if (input.password !== null && input.password.length < 8) {
+        throw errors.validation('The password must be at least 8 characters.', { field: 'password' });
+      }
+      const passwordHash = input.password === null ? null : await hashPassword(input.password);
+      try {
+        return await insertUser(db, {
+          id: uuidv7(),
+          email,
+          passwordHash,
+          firstName: input.firstName ?? '',
+          lastName: input.lastName ?? '',
+          isStaff: input.isStaff ?? false,
+        });
+      } catch (err) {
+        if (pgErrorCode(err) === UNIQUE_VIOLATION) {
+          throw new AppError('conflict', 'An account with this email already exists.', { field: 'email' });
+        }
+        throw err;
+      }
+    },
+
+    async getUser(userId: string): Promise<UserRow> {
+      const user = await findUserById(db, userId);
+      if (!user) throw errors.notFound('user');
+      return user;
+    },
+
+    /** Applies a profile patch under an optional If-Match, atomically with the check. */
+    async updateProfile(
+      userId: string,
+      patch: { first_name?: string; last_name?: string; books_sort?: string },
+      ifMatch: string | undefined,
+    ): Promise<UserRow> {
+      return db.transaction(async (tx) => {
+        const current = await findUserForUpdate(tx, userId);
+        if (!current) throw errors.notFound('user');
+        assertIfMatch(ifMatch, etagOf(current.updated_at));
+        if (Object.keys(patch).length === 0) return current;
+        return updateUserProfile(tx, userId, patch);
+      });
+    },
+  };
+}
+export type UserService = ReturnType<typeof createUserService>;

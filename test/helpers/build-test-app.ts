@@ -1,0 +1,124 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import type { Db } from '../../src/db/client.js';
+import { createTestDatabase, type TestDatabase } from './test-db.js';
+import { createResponseValidator } from './openapi-validator.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** An API key to send as the bearer credential. */
+  token?: string;
+  /** A browser session (cookies and CSRF) to send. */
+  session?: SessionCredentials;
+  body?: unknown;
+  /** Raw payload instead of JSON `body`. */
+  payload?: string | Buffer;
+  /** Adds a fresh Idempotency-Key on unsafe methods unless one is given or this is false. */
+  idempotencyKey?: string | false;
+  query?: Record<string, string>;
+}
+
+export interface SessionCredentials {
+  cookie: string;
+  csrf: string;
+  origin: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  database: TestDatabase;
+  request<T = any>(method: string, url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  get<T = any>(url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  post<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
+  patch<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
+  delete<T = any>(url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'memorybook-test-'));
+  return loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8000', ...overrides });
+}
+
+let docCache: unknown;
+
+/**
+ * The real app on a fresh migrated database (PGlite, or PostgreSQL when
+ * TEST_DATABASE_URL is set). Every response is checked against the served
+ * OpenAPI document and for X-Request-Id; a mismatch fails the test.
+ */
+export async function buildTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const database = await createTestDatabase();
+  const app = await buildApp({ config, db: database.db }, { logger: false });
+  await app.ready();
+  const doc = (docCache ??= (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
+  const validate = createResponseValidator(doc as never);
+
+  async function request<T>(method: string, url: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.session) {
+      headers.cookie = [headers.cookie, opts.session.cookie].filter(Boolean).join('; ');
+      if (!('x-csrftoken' in headers)) headers['x-csrftoken'] = opts.session.csrf;
+      if (!('referer' in headers)) headers.referer = `${opts.session.origin}/settings/tokens/`;
+    }
+    const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+    if (unsafe && opts.idempotencyKey !== false && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) {
+      headers['idempotency-key'] = opts.idempotencyKey ?? crypto.randomUUID();
+    }
+    const inject: InjectOptions = { method: method as InjectOptions['method'], url, headers, query: opts.query };
+    if (opts.payload !== undefined) inject.payload = opts.payload;
+    else if (opts.body !== undefined) {
+      inject.payload = JSON.stringify(opts.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    const res = await app.inject(inject);
+    const problems = validate(method, url, res.statusCode, res.headers['content-type'] as string | undefined, res.body);
+    if (!res.headers['x-request-id']) problems.push('no X-Request-Id header');
+    const ct = String(res.headers['content-type'] ?? '');
+    let body: any = res.body;
+    if (ct.includes('json') && res.body) {
+      body = JSON.parse(res.body);
+      if (res.statusCode >= 400 && body && 'request_id' in body && body.request_id !== res.headers['x-request-id'] && !res.headers['idempotent-replayed']) {
+        problems.push(`request_id ${body.request_id} differs from X-Request-Id ${res.headers['x-request-id']}`);
+      }
+    }
+    if (problems.length) {
+      throw new Error(`Response does not match the OpenAPI document: ${method} ${url} → ${res.statusCode}\n  ${problems.join('\n  ')}\n  body: ${res.body.slice(0, 500)}`);
+    }
+    return { status: res.statusCode, headers: res.headers as TestResponse['headers'], body, text: res.body };
+  }
+
+  return {
+    app,
+    db: database.db,
+    config,
+    database,
+    request,
+    get: (url, opts) => request('GET', url, opts),
+    post: (url, body, opts) => request('POST', url, { ...opts, body: body ?? opts?.body }),
+    patch: (url, body, opts) => request('PATCH', url, { ...opts, body: body ?? opts?.body }),
+    delete: (url, opts) => request('DELETE', url, opts),
+    async close() {
+      await app.close();
+      await database.drop();
+      rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
