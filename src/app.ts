@@ -6,12 +6,13 @@ import { addDeprecationHeaders } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
+import { createBookAccessHooks } from './http/plugins/book-access.js';
 import { createIdempotencyHooks } from './http/plugins/idempotency.js';
 import './http/route-config.js';
 import { installFallbacks } from './http/routing.js';
 import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
 import { createValidatorCompiler } from './http/validation.js';
-import { registerApiRoutes } from './routes/index.js';
+import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
@@ -50,9 +51,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('book', null);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorEnvelope);
   app.addSchema(ValidationErrorBody);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   // Empty JSON bodies are "no body" (POST …/archive/ with Content-Type set); bad JSON is 400 invalid_json.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -64,7 +67,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     defaultJson(req, text, done as NonNullable<Parameters<typeof defaultJson>[2]>);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
+  // The API speaks JSON only (multipart is added by the upload routes); web pages keep form bodies.
+  const jsonOnly = (scope: FastifyInstance) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+    scope.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
+  };
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -86,8 +94,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerHealthRoutes(app, ctx);
   await app.register(
     async (api) => {
+      jsonOnly(api);
       const idempotency = createIdempotencyHooks(services.idempotency);
       api.addHook('onRequest', createAuthenticate({ config: deps.config, tokens: services.tokens, sessions: services.sessions }));
+      const bookAccess = createBookAccessHooks(deps);
+      api.addHook('onRequest', bookAccess.loadBook);
       api.addHook('onRequest', addDeprecationHeaders);
       // A body-less POST/PATCH is validated as {} so required fields are reported one by one.
       api.addHook('preValidation', async (request) => {
@@ -96,6 +107,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         }
       });
       api.addHook('preValidation', idempotency.claim);
+      api.addHook('preHandler', bookAccess.checkGraceAndPlan);
       api.addHook('onSend', idempotency.record);
       api.addHook('onRequestAbort', idempotency.releaseOnAbort);
       api.addHook('onResponse', idempotency.releaseOnAbort);

@@ -11,6 +11,11 @@ import { findUserByEmail } from '../services/users/user-repository.js';
 import { toProfile } from '../services/users/user-mapper.js';
 import { createUserService } from '../services/users/user-service.js';
 import { AppError } from '../errors.js';
+import { parseTimestampParam } from '../lib/time.js';
+import { createBillingService } from '../services/books/billing-service.js';
+import { findBookContext } from '../services/books/book-repository.js';
+import { createQuotaService } from '../services/books/quota-service.js';
+import { upsertMember } from '../services/members/member-repository.js';
 
 const USAGE = `memorybook: the Memory Book Integrator API service
 
@@ -19,6 +24,10 @@ Usage:
   memorybook migrate                     apply database migrations
   memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
   memorybook token issue --email E --name N
+  memorybook slots grant --email E --plan P [--count N]
+  memorybook member add --book SLUG --email E --role admin|contributor
+  memorybook book set-plan --slug SLUG --plan P
+  memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
   memorybook openapi:export [--out openapi.json]
 
@@ -115,6 +124,66 @@ export async function main(argv: string[]): Promise<number> {
         out(result);
         return 0;
       }
+      case 'slots': {
+        if (sub !== 'grant') break;
+        const { values } = parseArgs({
+          args: rest,
+          options: { email: { type: 'string' }, plan: { type: 'string' }, count: { type: 'string', default: '1' } },
+          strict: true,
+        });
+        if (!values.email || !values.plan) throw new UsageError('slots grant needs --email and --plan');
+        const count = Number(values.count);
+        if (!Number.isInteger(count) || count < 1 || count > 10000) throw new UsageError('--count must be a whole number from 1 to 10000');
+        out(
+          await withDb(config, async (db) => {
+            const user = await mustFindUser(db, values.email!);
+            return { email: user.email, ...(await createQuotaService({ db }).grantSlots(user.id, values.plan!, count)) };
+          }),
+        );
+        return 0;
+      }
+      case 'member': {
+        if (sub !== 'add') break;
+        const { values } = parseArgs({
+          args: rest,
+          options: { book: { type: 'string' }, email: { type: 'string' }, role: { type: 'string', default: 'admin' } },
+          strict: true,
+        });
+        if (!values.book || !values.email) throw new UsageError('member add needs --book and --email');
+        if (values.role !== 'admin' && values.role !== 'contributor') throw new UsageError('--role must be admin or contributor');
+        out(
+          await withDb(config, async (db) => {
+            const user = await mustFindUser(db, values.email!);
+            const book = await findBookContext(db, values.book!, null);
+            if (!book) throw new UsageError(`no book with slug ${values.book}`);
+            const m = await upsertMember(db, book.book.id, user.id, values.role as 'admin' | 'contributor');
+            if (!m) throw new UsageError(`${values.email} owns ${values.book}; ownership cannot change`);
+            return { book: values.book, user_id: user.id, email: user.email, role: m.role, joined_at: m.joined_at };
+          }),
+        );
+        return 0;
+      }
+      case 'book': {
+        const { values } = parseArgs({
+          args: rest,
+          options: { slug: { type: 'string' }, plan: { type: 'string' }, until: { type: 'string' }, off: { type: 'boolean', default: false } },
+          strict: true,
+        });
+        if (!values.slug) throw new UsageError(`book ${sub ?? ''} needs --slug`);
+        if (sub === 'set-plan') {
+          if (!values.plan) throw new UsageError('book set-plan needs --plan');
+          out(await withDb(config, (db) => createBillingService({ db }).setPlan(values.slug!, values.plan!)));
+          return 0;
+        }
+        if (sub === 'grace') {
+          if (values.off === Boolean(values.until)) throw new UsageError('book grace needs exactly one of --until ISO8601 or --off');
+          const until = values.off ? 'off' : parseTimestampParam(values.until!);
+          if (!until) throw new UsageError(`--until is not an ISO 8601 timestamp: ${values.until}`);
+          out(await withDb(config, (db) => createBillingService({ db }).setGracePeriod(values.slug!, until)));
+          return 0;
+        }
+        break;
+      }
       case 'audit': {
         if (sub !== 'list') break;
         const { values } = parseArgs({
@@ -161,6 +230,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+async function mustFindUser(db: Db, email: string) {
+  const user = await findUserByEmail(db, email);
+  if (!user) throw new UsageError(`no user with email ${email}`);
+  return user;
+}
 
 /** Builds the app on a throwaway in-memory database and reads the document through inject. */
 export async function exportOpenApi(config: Config) {

@@ -1,3 +1,5 @@
+import type { BookAction } from '../services/books/book-access.js';
+import type { BookContext } from '../services/books/book-types.js';
 import type { BearerIdentity } from '../services/tokens/token-service.js';
 import type { UserRow } from '../services/users/user-types.js';
 
@@ -33,6 +35,12 @@ declare module 'fastify' {
     /** Statuses this route can answer besides the shared ones, for the OpenAPI document. */
     errors?: number[];
     deprecated?: Deprecation;
+    /**
+     * A /books/{slug}/… route: the book is loaded and the caller checked for
+     * this action (404 when not visible, 403 insufficient_role), and after
+     * validation for grace period and plan gates. 'visible' only needs visibility.
+     */
+    book?: BookAction | 'visible';
     /** Routes outside the public API (web pages, health) carry no API conventions. */
     internal?: boolean;
   }
@@ -40,10 +48,16 @@ declare module 'fastify' {
     auth: Auth | null;
     idempotency: { userId: string; key: string; storedBody?: string } | null;
     errorCode: string | null;
+    book: BookContext | null;
   }
 }
 
 export function requireAuth(auth: Auth | null): Auth {
   if (!auth) throw new Error('route reached without authentication');
   return auth;
+}
+
+export function requireBook(book: BookContext | null): BookContext {
+  if (!book) throw new Error('route reached without its book');
+  return book;
 }

@@ -2,6 +2,9 @@ import type { Config } from '../config/config.js';
 import type { Db } from '../db/client.js';
 import { createCursorCodec } from '../http/lists.js';
 import { createAuditService } from './audit/audit-service.js';
+import { createBillingService } from './books/billing-service.js';
+import { createBookService } from './books/book-service.js';
+import { createQuotaService } from './books/quota-service.js';
 import { createIdempotencyStore } from './idempotency/idempotency-store.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSessionService } from './sessions/session-service.js';
@@ -16,6 +19,7 @@ export interface AppDeps {
 
 export function createServices(deps: AppDeps) {
   const { db, config } = deps;
+  const cursors = createCursorCodec(config.secretKey);
   return {
     users: createUserService({ db }),
     tokens: createTokenService({ db }),
@@ -23,7 +27,10 @@ export function createServices(deps: AppDeps) {
     audit: createAuditService({ db }),
     rateLimiter: createRateLimiter({ db }),
     idempotency: createIdempotencyStore({ db }),
-    cursors: createCursorCodec(config.secretKey),
+    cursors,
+    books: createBookService({ db, config, cursors }),
+    billing: createBillingService({ db }),
+    quotas: createQuotaService({ db }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

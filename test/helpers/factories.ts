@@ -5,6 +5,10 @@ import { createUserService } from '../../src/services/users/user-service.js';
 import type { UserRow } from '../../src/services/users/user-types.js';
 import { randomToken } from '../../src/lib/secrets.js';
 import type { SessionCredentials, TestApp } from './build-test-app.js';
+import { createBillingService } from '../../src/services/books/billing-service.js';
+import { findBookContext } from '../../src/services/books/book-repository.js';
+import { createQuotaService } from '../../src/services/books/quota-service.js';
+import { upsertMember } from '../../src/services/members/member-repository.js';
 
 export const DEFAULT_PASSWORD = 'correct horse battery staple';
 
@@ -39,4 +43,33 @@ export async function newSession(t: TestApp, u: TestUser): Promise<SessionCreden
   const { cookieValue } = await createSessionService({ db: t.db }).startSession(u.user.id);
   const csrf = randomToken(24);
   return { cookie: `${SESSION_COOKIE}=${cookieValue}; ${CSRF_COOKIE}=${csrf}`, csrf, origin: t.config.http.publicOrigin };
+}
+
+export type MemberRole = 'admin' | 'contributor';
+
+/** A book owned by the user, created through the API as a client would. */
+export async function newBook(
+  t: TestApp,
+  owner: TestUser,
+  o: { title?: string; plan?: string; isPublic?: boolean; theme?: string } = {},
+): Promise<{ slug: string; etag: string; body: any }> {
+  if (o.plan && o.plan !== 'free') await createQuotaService({ db: t.db }).grantSlots(owner.user.id, o.plan, 1);
+  const res = await t.post(
+    '/api/v1/books/',
+    { title: o.title ?? `Book ${randomUUID().slice(0, 6)}`, ...(o.plan ? { plan: o.plan } : {}), ...(o.isPublic ? { is_public: true } : {}), ...(o.theme ? { theme: o.theme } : {}) },
+    { token: owner.token },
+  );
+  if (res.status !== 201) throw new Error(`newBook failed: ${res.status} ${res.text}`);
+  return { slug: res.body.slug, etag: res.body.etag, body: res.body };
+}
+
+/** Adds a member the way the operator CLI does (the members API comes later). */
+export async function addMember(t: TestApp, slug: string, u: TestUser, role: MemberRole) {
+  const ctx = await findBookContext(t.db, slug, null);
+  if (!ctx) throw new Error(`no book ${slug}`);
+  await upsertMember(t.db, ctx.book.id, u.user.id, role);
+}
+
+export async function setGrace(t: TestApp, slug: string, on: boolean) {
+  await createBillingService({ db: t.db }).setGracePeriod(slug, on ? null : 'off');
 }

@@ -55,7 +55,7 @@ export function registerMeRoutes(app: FastifyInstance, { services, db }: RouteCo
   api.get(
     '/me/quotas/',
     { schema: { operationId: 'getQuotas', tags: ['identity'], summary: 'Storage used and book slots held', response: { 200: Quotas } } },
-    async () => ({ storage: { used_bytes: 0, limit_bytes: null }, book_slots: [] }),
+    async (request) => services.quotas.getQuotas(requireAuth(request.auth).user.id),
   );
 
   api.post(

@@ -33,7 +33,7 @@ export const UpdateProfileBody = StrictObject({
 
 export const Quotas = Type.Object(
   {
-    storage: Type.Object({ used_bytes: Type.Integer(), limit_bytes: Nullable(Type.Integer()) }, { additionalProperties: false }),
+    storage: Type.Object({ used_bytes: Type.Integer(), limit_bytes: Type.Integer() }, { additionalProperties: false }),
     book_slots: Type.Array(
       Type.Object(
         { plan: Type.String(), purchased: Type.Integer(), used: Type.Integer(), available: Type.Integer() },

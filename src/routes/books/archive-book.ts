@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requireBook } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { EmptyBody } from '../../http/schemas/common.js';
+import { SlugParams } from './schemas.js';
+
+/** Archive and restore: owner only; repeating either is a 200 no-op. */
+export function archiveAndRestoreBook(app: FastifyInstance, { services }: RouteContext) {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const [action, status, summary] of [
+    ['archive', 'archived', 'Archive a book (hidden from listings, data kept)'],
+    ['restore', 'active', 'Restore an archived book'],
+  ] as const) {
+    api.post(
+      `/books/:slug/${action}/`,
+      {
+        schema: {
+          operationId: `${action}Book`,
+          tags: ['books'],
+          summary,
+          description: 'Owner only. Repeating it is a no-op that answers 200 with the book.',
+          params: SlugParams,
+          body: EmptyBody,
+          response: { 200: Type.Ref('Book') },
+        },
+        config: { book: action },
+      },
+      async (request, reply) => {
+        const { book } = await services.books.setStatus(requireBook(request.book), status);
+        reply.header('etag', book.etag);
+        return book;
+      },
+    );
+  }
+}

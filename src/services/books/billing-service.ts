@@ -1,0 +1,80 @@
+import type { Db } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import { errors } from '../../errors.js';
+import { toPlan } from '../plans/plan-mapper.js';
+import { findPlan } from '../plans/plan-repository.js';
+import { appendBillingRecord } from './book-service.js';
+
+interface BillingRow {
+  plan_slug: string;
+  status: 'active' | 'grace_period' | 'canceled';
+  period_start: string;
+  period_end: string | null;
+  grace_period_ends_at: string | null;
+}
+
+/**
+ * Billing reads and the billing events the operator CLI stands in for. The
+ * book row keeps the current billing state (what the guard reads); every
+ * change also appends a billing record (what GET …/billing/ shows).
+ */
+export function createBillingService(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    async getBilling(book: { id: string; slug: string; storage_used_bytes: number }) {
+      const record = await one<BillingRow>(
+        db,
+        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at FROM billing_records
+         WHERE book_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [book.id],
+      );
+      if (!record) throw errors.notFound('billing record');
+      const plan = (await findPlan(db, record.plan_slug))!;
+      const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM book_members WHERE book_id = $1`, [book.id]);
+      return {
+        book_slug: book.slug,
+        plan: toPlan(plan),
+        status: record.status,
+        period_start: record.period_start,
+        period_end: record.period_end,
+        grace_period_ends_at: record.grace_period_ends_at,
+        quota: {
+          members_used: n,
+          members_limit: plan.max_members_per_book,
+          storage_used_bytes: book.storage_used_bytes,
+          storage_limit_bytes: plan.storage_bytes_per_book,
+        },
+      };
+    },
+
+    /** Puts a book into its grace period until a time (or open-ended), or ends it. */
+    async setGracePeriod(slug: string, until: string | null | 'off') {
+      return db.transaction(async (tx) => {
+        const book = await one<{ id: string; plan_slug: string }>(
+          tx,
+          `UPDATE books SET billing_status = $2, grace_period_ends_at = $3 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, plan_slug`,
+          [slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until],
+        );
+        if (!book) throw errors.notFound('book');
+        await appendBillingRecord(tx, book.id, book.plan_slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until);
+        return { slug, billing_status: until === 'off' ? 'active' : 'grace_period', grace_period_ends_at: until === 'off' ? null : until };
+      });
+    },
+
+    async setPlan(slug: string, planSlug: string) {
+      const plan = await findPlan(db, planSlug);
+      if (!plan) throw errors.validation(`Unknown plan "${planSlug}".`);
+      return db.transaction(async (tx) => {
+        const book = await one<{ id: string; billing_status: 'active' | 'grace_period' | 'canceled'; grace_period_ends_at: string | null }>(
+          tx,
+          `UPDATE books SET plan_slug = $2 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, billing_status, grace_period_ends_at`,
+          [slug, planSlug],
+        );
+        if (!book) throw errors.notFound('book');
+        await appendBillingRecord(tx, book.id, planSlug, book.billing_status, book.grace_period_ends_at);
+        return { slug, plan: planSlug };
+      });
+    },
+  };
+}
+export type BillingService = ReturnType<typeof createBillingService>;

@@ -1,0 +1,75 @@
+import type { Role } from './book-access.js';
+
+/** Export themes; a book's theme is one of them. */
+export const THEMES = [
+  'elegant_classic',
+  'modern_clean',
+  'storybook',
+  'memorial_service',
+  'wedding_album',
+  'baby_first_year',
+  'daily_journal',
+  'retirement_tribute',
+  'botanical_luxe',
+  'heirloom_gallery',
+  'editorial_noir',
+] as const;
+export const DEFAULT_THEME = 'elegant_classic';
+
+/** The shipped catalog of use cases a book can be set up for. */
+export const USE_CASES = [
+  'wedding',
+  'memorial',
+  'baby',
+  'birthday',
+  'anniversary',
+  'retirement',
+  'graduation',
+  'farewell',
+  'family_history',
+  'travel',
+  'team',
+  'other',
+] as const;
+
+export const BOOK_STATUSES = ['active', 'archived'] as const;
+export type BookStatus = (typeof BOOK_STATUSES)[number];
+
+export interface BookRow {
+  id: string;
+  slug: string;
+  owner_id: string;
+  title: string;
+  subtitle: string;
+  theme: string;
+  settings: Record<string, unknown>;
+  use_case_slug: string | null;
+  is_public: boolean;
+  status: BookStatus;
+  plan_slug: string;
+  storage_used_bytes: number;
+  billing_status: 'active' | 'grace_period' | 'canceled';
+  grace_period_ends_at: string | null;
+  last_activity_at: string;
+  created_at: string;
+  updated_at: string;
+  archived_at: string | null;
+  deletion_requested_at: string | null;
+}
+
+/** A book as seen by one caller: the row, the caller's role, and what the guard needs. */
+export interface BookContext {
+  book: BookRow;
+  role: Role | null;
+  inGracePeriod: boolean;
+  planFeatures: Record<string, boolean>;
+}
+
+export interface BookInput {
+  title?: string;
+  subtitle?: string;
+  theme?: string;
+  settings?: Record<string, unknown>;
+  use_case_slug?: string | null;
+  is_public?: boolean;
+}
