@@ -8,6 +8,7 @@ import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
 import { createBookAccessHooks } from './http/plugins/book-access.js';
 import { createIdempotencyHooks } from './http/plugins/idempotency.js';
+import { createRateLimitHook } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
 import { installFallbacks } from './http/routing.js';
 import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
@@ -18,6 +19,24 @@ import { createServices, type AppDeps, type RouteContext } from './services/inde
 import { registerWebPages } from './web/index.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_JSON_DEPTH = 64;
+
+/** True when brackets nest deeper than `max` (strings skipped); no body of ours needs more, and deeper ones only cost stack. */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
 
 export interface BuildAppOptions {
   /** Pino logger options or false; the process entry passes its own. */
@@ -46,6 +65,17 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
+    // A path Fastify cannot decode (bad %-escape, over-long segment) is simply not found, in our envelope.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const notFound = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      (reply as import("fastify").FastifyReply).code(notFound ? 404 : 500).send({
+        code: notFound ? 'not_found' : 'internal_error',
+        message: notFound ? 'The requested resource was not found.' : 'An internal error occurred.',
+        details: null,
+        request_id: String(request.id),
+      });
+    },
   });
 
   app.decorateRequest('auth', null);
@@ -64,6 +94,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const parseJson = (req: Parameters<typeof defaultJson>[0], body: string | Buffer, done: Done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      return done(Object.assign(new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }));
+    }
     defaultJson(req, text, done as NonNullable<Parameters<typeof defaultJson>[2]>);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
@@ -107,6 +140,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         }
       });
       api.addHook('preValidation', idempotency.claim);
+      api.addHook('preValidation', createRateLimitHook({ config: deps.config, limiter: services.rateLimiter }));
       api.addHook('preHandler', bookAccess.checkGraceAndPlan);
       api.addHook('onSend', idempotency.record);
       api.addHook('onRequestAbort', idempotency.releaseOnAbort);

@@ -4,6 +4,8 @@ import type { Config } from './config/config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { createHousekeeping } from './housekeeping.js';
+import { createQueue } from './jobs/queue.js';
+import { jobs } from './jobs/registry.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -19,10 +21,23 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const db = await createDb(config);
   await migrate(db);
-  const app = await buildApp({ config, db });
+  // Started before the app so routes can enqueue; it takes jobs only after listen.
+  const queue = createQueue({ db, config, jobs });
+  let app: FastifyInstance;
+  let address: string;
+  try {
+    await queue.start();
+    app = await buildApp({ config, db, queue });
+    address = await app.listen({ host: config.http.host, port: config.http.port });
+  } catch (err) {
+    await queue.stop();
+    await db.close();
+    throw err;
+  }
   const housekeeping = createHousekeeping({ db, log: app.log });
-  const address = await app.listen({ host: config.http.host, port: config.http.port });
   housekeeping.start();
+  // The worker runs in-process; `memorybook worker` runs more of them elsewhere.
+  queue.work();
   app.log.info({ address, database: db.kind, public_url: config.http.publicUrl }, 'memorybook listening');
 
   let closing: Promise<void> | undefined;
@@ -30,6 +45,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     (closing ??= (async () => {
       housekeeping.stop();
       await app.close(); // stops accepting, waits for requests in flight
+      await queue.stop(); // lets running jobs finish (30 s at most)
       await db.close();
     })());
   return { app, db, address, close };

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, readDotEnv, type Config } from '../config/conf
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { startServer } from '../server.js';
+import { startWorker } from '../worker.js';
 import { createAuditService } from '../services/audit/audit-service.js';
 import { createTokenService } from '../services/tokens/token-service.js';
 import { findUserByEmail } from '../services/users/user-repository.js';
@@ -20,7 +21,8 @@ import { upsertMember } from '../services/members/member-repository.js';
 const USAGE = `memorybook: the Memory Book Integrator API service
 
 Usage:
-  memorybook serve                       run the API (migrates first)
+  memorybook serve                       run the API and the job worker (migrates first)
+  memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
   memorybook migrate                     apply database migrations
   memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
   memorybook token issue --email E --name N
@@ -74,6 +76,21 @@ export async function main(argv: string[]): Promise<number> {
         const stop = async (signal: string) => {
           server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
           await server.close();
+          process.exit(0);
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+        return await new Promise<number>(() => {});
+      }
+      case 'worker': {
+        // PGlite does not lock DATA_DIR: a second process opening it beside `serve` would corrupt it.
+        if (config.database.kind !== 'postgres') {
+          throw new UsageError('worker needs DATABASE_URL; with the embedded database `memorybook serve` runs the jobs itself');
+        }
+        const worker = await startWorker(config);
+        const stop = async (signal: string) => {
+          worker.log.info({ signal }, 'shutting down; finishing running jobs');
+          await worker.close();
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));

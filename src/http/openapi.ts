@@ -2,6 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { assertValidDeprecation } from './deprecation.js';
+import { EmptyBody } from './schemas/common.js';
 
 const SHARED_ERRORS = [400, 404, 500];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -35,6 +36,7 @@ export function errorStatusesFor(route: RouteOptions): number[] {
   if (rc.sessionOnly) s.add(403);
   if (unsafe) [413, 415, 422].forEach((x) => s.add(x));
   if (unsafe && rc.idempotency !== false && (rc.auth ?? 'required') !== 'none') [409, 422, 428].forEach((x) => s.add(x));
+  if (rc.rateLimit) s.add(429);
   for (const x of rc.errors ?? []) s.add(x);
   return [...s].sort((a, b) => a - b);
 }
@@ -48,6 +50,9 @@ export function installErrorResponses(app: FastifyInstance) {
       route.schema = { ...route.schema, deprecated: true } as typeof route.schema;
     }
     const schema = (route.schema ??= {});
+    // A route that takes no body still rejects one (unknown fields are never silently dropped).
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
+    if (!schema.body && methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) schema.body = EmptyBody;
     const response = ((schema as { response?: Record<string, unknown> }).response ??= {});
     for (const status of errorStatusesFor(route)) {
       if (response[status]) continue;

@@ -14,6 +14,15 @@ export interface Deprecation {
   link?: string;
 }
 
+export interface RouteRateLimit {
+  /** Bucket name; the key below is appended. */
+  name: string;
+  /** The caller's key within the bucket, e.g. user id and IP. */
+  key: (request: import('fastify').FastifyRequest) => string;
+  limit: (config: import('../config/config.js').Config) => number;
+  windowSeconds: (config: import('../config/config.js').Config) => number;
+}
+
 export type Auth =
   | { method: 'api_key'; user: UserRow; token: BearerIdentity['token']; revoked: boolean }
   | { method: 'session'; user: UserRow; sessionId: string };
@@ -35,6 +44,8 @@ declare module 'fastify' {
     /** Statuses this route can answer besides the shared ones, for the OpenAPI document. */
     errors?: number[];
     deprecated?: Deprecation;
+    /** A database-backed rate limit, checked after idempotency (replays never count) and before schema validation. */
+    rateLimit?: RouteRateLimit;
     /**
      * A /books/{slug}/… route: the book is loaded and the caller checked for
      * this action (404 when not visible, 403 insufficient_role), and after

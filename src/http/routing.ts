@@ -9,7 +9,7 @@ import { AppError, errors } from '../errors.js';
  * 405 with Allow, anything else 404. A mirror router learns every route.
  */
 export function installFallbacks(app: FastifyInstance) {
-  const mirror = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false });
+  const mirror = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 });
   const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
   app.addHook('onRoute', (route) => {

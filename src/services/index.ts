@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/client.js';
+import type { Queue } from '../jobs/queue.js';
 import { createCursorCodec } from '../http/lists.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
@@ -15,6 +16,8 @@ import { createUserService } from './users/user-service.js';
 export interface AppDeps {
   config: Config;
   db: Db;
+  /** The background job queue (started); absent in tests that run no jobs. */
+  queue?: Queue;
 }
 
 export function createServices(deps: AppDeps) {

@@ -30,8 +30,100 @@ export function isTokenShaped(value: string): boolean {
 // Refreshing last_used_at on every request would turn reads into writes; once a minute is plenty.
 const LAST_USED_RESOLUTION = "interval '60 seconds'";
 
+const BEARER_LOOKUP_SQL = `SELECT t.id AS t_id, t.name AS t_name, t.token_hash AS t_hash, t.created_at AS t_created_at,
+       t.last_used_at AS t_last_used_at, t.revoked_at AS t_revoked_at,
+       (t.last_used_at IS NULL OR t.last_used_at < now() - ${LAST_USED_RESOLUTION}) AS t_stale,
+       u.id, u.email, u.first_name, u.last_name, u.books_sort, u.phone_number, u.telegram_chat_id,
+       u.telegram_username, u.imessage_identifier, u.is_staff, u.is_active, u.date_joined, u.updated_at
+FROM api_tokens t JOIN users u ON u.id = t.user_id
+WHERE t.token_hash = ANY ($1::bytea[]) AND u.deleted_at IS NULL AND u.is_active`;
+
+const MAX_LOOKUPS_IN_FLIGHT = 2;
+// Taken at load, so a test that later installs fake timers cannot stall authentication.
+const defer = globalThis.setImmediate;
+const MAX_HASHES_PER_LOOKUP = 100;
+
+type LookupRow = Record<string, unknown>;
+interface PendingLookup {
+  hash: Buffer;
+  waiters: { resolve(row: LookupRow | undefined): void; reject(err: unknown): void }[];
+}
+
+/**
+ * Bearer lookups, batched: lookups made in one event-loop turn leave together
+ * as one query at the end of the turn (at most MAX_LOOKUPS_IN_FLIGHT at a time;
+ * the rest wait for a free slot and then leave together). Under load one round
+ * trip, or one PGlite call, serves many requests. A lookup only ever joins a
+ * query that has not been sent yet, so its snapshot is taken after the request
+ * arrived and sees any revocation committed before then. Nothing is cached.
+ */
+function createBearerLookup(db: Db): (hash: Buffer) => Promise<LookupRow | undefined> {
+  let waiting = new Map<string, PendingLookup>();
+  let inFlight = 0;
+  let scheduled = false;
+
+  function takeBatch(): Map<string, PendingLookup> {
+    if (waiting.size <= MAX_HASHES_PER_LOOKUP) {
+      const batch = waiting;
+      waiting = new Map();
+      return batch;
+    }
+    const batch = new Map<string, PendingLookup>();
+    for (const [hex, pending] of waiting) {
+      if (batch.size === MAX_HASHES_PER_LOOKUP) break;
+      batch.set(hex, pending);
+      waiting.delete(hex);
+    }
+    return batch;
+  }
+
+  async function send(batch: Map<string, PendingLookup>) {
+    inFlight++;
+    try {
+      const rows = await db.query<LookupRow>(BEARER_LOOKUP_SQL, [[...batch.values()].map((p) => p.hash)]);
+      const byHash = new Map(rows.map((row) => [Buffer.from(row.t_hash as Uint8Array).toString('hex'), row]));
+      for (const [hex, pending] of batch) for (const w of pending.waiters) w.resolve(byHash.get(hex));
+      for (const row of rows) {
+        if (row.t_revoked_at || !row.t_stale) continue;
+        // Off the request path: a failed refresh must never fail the request.
+        db.query(
+          `UPDATE api_tokens SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL
+             AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_RESOLUTION})`,
+          [row.t_id],
+        ).catch(() => {});
+      }
+    } catch (err) {
+      for (const pending of batch.values()) for (const w of pending.waiters) w.reject(err);
+    } finally {
+      inFlight--;
+      drain();
+    }
+  }
+
+  function drain() {
+    while (inFlight < MAX_LOOKUPS_IN_FLIGHT && waiting.size > 0) void send(takeBatch());
+  }
+  function endOfTurn() {
+    scheduled = false;
+    drain();
+  }
+
+  return (hash) =>
+    new Promise((resolve, reject) => {
+      const hex = hash.toString('hex');
+      const pending = waiting.get(hex);
+      if (pending) pending.waiters.push({ resolve, reject });
+      else waiting.set(hex, { hash, waiters: [{ resolve, reject }] });
+      if (!scheduled) {
+        scheduled = true;
+        defer(endOfTurn);
+      }
+    });
+}
+
 export function createTokenService(deps: { db: Db }) {
   const { db } = deps;
+  const lookupBearer = createBearerLookup(db);
   return {
     /** Issues a key; the plaintext leaves this function once and is never stored. */
     async issueToken(userId: string, name: string, q: Queryable = db): Promise<{ token: TokenRow; plaintext: string }> {
@@ -61,17 +153,7 @@ export function createTokenService(deps: { db: Db }) {
     async authenticate(plaintext: string): Promise<(BearerIdentity & { revoked: boolean }) | undefined> {
       if (!isTokenShaped(plaintext)) return undefined;
       const hash = sha256(plaintext);
-      const row = await one<Record<string, unknown>>(
-        db,
-        `SELECT t.id AS t_id, t.name AS t_name, t.token_hash AS t_hash, t.created_at AS t_created_at,
-                t.last_used_at AS t_last_used_at, t.revoked_at AS t_revoked_at,
-                (t.last_used_at IS NULL OR t.last_used_at < now() - ${LAST_USED_RESOLUTION}) AS t_stale,
-                u.id, u.email, u.first_name, u.last_name, u.books_sort, u.phone_number, u.telegram_chat_id,
-                u.telegram_username, u.imessage_identifier, u.is_staff, u.is_active, u.date_joined, u.updated_at
-         FROM api_tokens t JOIN users u ON u.id = t.user_id
-         WHERE t.token_hash = $1 AND u.deleted_at IS NULL AND u.is_active`,
-        [hash],
-      );
+      const row = await lookupBearer(hash);
       if (!row || !safeEqual(row.t_hash as Buffer, hash)) return undefined;
       const token: TokenRow = {
         id: row.t_id as string,
@@ -81,14 +163,6 @@ export function createTokenService(deps: { db: Db }) {
         last_used_at: row.t_last_used_at as string | null,
         revoked_at: row.t_revoked_at as string | null,
       };
-      if (!token.revoked_at && row.t_stale) {
-        // Off the request path: a failed refresh must never fail the request.
-        db.query(
-          `UPDATE api_tokens SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL
-             AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_RESOLUTION})`,
-          [token.id],
-        ).catch(() => {});
-      }
       const user = { ...row, password_hash: null } as unknown as UserRow;
       return { user, token, revoked: token.revoked_at !== null };
     },

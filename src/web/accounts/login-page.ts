@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../../services/index.js';
+import { sendHtml } from '../layout.js';
+import { PAGE_ROUTE } from '../page-route.js';
+import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
+import { beginSession, currentSession } from '../web-session.js';
+import { loginPage } from './account-views.js';
+import { checkPassword, limitSignIn, MAX_PASSWORD_LENGTH } from './sign-in.js';
+
+export function registerLoginPage(web: FastifyInstance, ctx: RouteContext) {
+  web.get('/accounts/login/', PAGE_ROUTE, async (request, reply) => {
+    const next = safeNextPath((request.query as Record<string, unknown>).next);
+    if (await currentSession(request, ctx)) return reply.redirect(next, 303);
+    return sendHtml(reply, 200, loginPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next }));
+  });
+
+  web.post('/accounts/login/', PAGE_ROUTE, async (request, reply) => {
+    assertFormCsrf(request, ctx.config);
+    const email = (formField(request, 'email') ?? '').trim();
+    const password = formField(request, 'password') ?? '';
+    const next = safeNextPath(formField(request, 'next'));
+    const again = (error: string) => sendHtml(reply, 400, loginPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email }));
+
+    if (!email || !password) return again('Enter your email and password.');
+    await limitSignIn(ctx, email, request.ip);
+    const user = password.length <= MAX_PASSWORD_LENGTH ? await checkPassword(ctx.db, email, password) : undefined;
+    // One message for unknown email and wrong password, so the form does not reveal who has an account.
+    if (!user) return again('That email and password do not match an account.');
+    await beginSession(request, reply, ctx, user.id);
+    await ctx.services.audit.record('web_signed_in', { userId: user.id, requestId: String(request.id) });
+    return reply.redirect(next, 303);
+  });
+}

@@ -1,0 +1,47 @@
+import type { Db } from '../../db/client.js';
+import { verifyPassword, sha256 } from '../../lib/secrets.js';
+import type { RouteContext } from '../../services/index.js';
+import { findUserByEmail } from '../../services/users/user-repository.js';
+import { normaliseEmail } from '../../services/users/user-service.js';
+import type { UserRow } from '../../services/users/user-types.js';
+import { rateLimitedError } from '../web-security.js';
+
+/** Longer passwords are refused before hashing; scrypt should only ever see human-sized input. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+type Limits = Pick<RouteContext, 'config' | 'services'>;
+
+/**
+ * Counts one sign-in attempt against the caller's address and against the
+ * account, and throws 429 when either is spent. It runs before the password
+ * is checked, so a blocked guess costs no scrypt and learns nothing. The
+ * per-account bucket also means one account can be locked for the window by
+ * anyone who knows the address: the price of stopping distributed guessing.
+ */
+export async function limitSignIn(ctx: Limits, email: string, ip: string): Promise<void> {
+  const { signInAttempts, signInWindowSeconds } = ctx.config.limits;
+  const byIp = await ctx.services.rateLimiter.hit(`web_sign_in:ip:${ip}`, signInAttempts, signInWindowSeconds);
+  if (!byIp.allowed) throw rateLimitedError(byIp.retryAfterSeconds);
+  // Hashed so the limiter table never holds addresses, and its keys stay short.
+  const account = sha256(normaliseEmail(email)).toString('hex');
+  const byEmail = await ctx.services.rateLimiter.hit(`web_sign_in:email:${account}`, signInAttempts, signInWindowSeconds);
+  if (!byEmail.allowed) throw rateLimitedError(byEmail.retryAfterSeconds);
+}
+
+/** Sign-ups hash a password with scrypt (32 MiB each), so they share the sign-in budget per address. */
+export async function limitSignUp(ctx: Limits, ip: string): Promise<void> {
+  const { signInAttempts, signInWindowSeconds } = ctx.config.limits;
+  const r = await ctx.services.rateLimiter.hit(`web_sign_up:ip:${ip}`, signInAttempts, signInWindowSeconds);
+  if (!r.allowed) throw rateLimitedError(r.retryAfterSeconds);
+}
+
+/**
+ * The active user with this email and password, or undefined. Unknown emails
+ * and password-less accounts still run one scrypt (verifyPassword's dummy
+ * hash), so timing does not tell which emails have accounts.
+ */
+export async function checkPassword(db: Db, email: string, password: string): Promise<UserRow | undefined> {
+  const user = await findUserByEmail(db, normaliseEmail(email));
+  const ok = await verifyPassword(password, user?.password_hash);
+  return ok && user && user.is_active ? user : undefined;
+}

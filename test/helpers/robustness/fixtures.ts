@@ -1,0 +1,47 @@
+import { createTokenService } from '../../../src/services/tokens/token-service.js';
+import type { SessionCredentials, TestApp } from '../build-test-app.js';
+import { newBook, newSession, newUser, type TestUser } from '../factories.js';
+
+export interface RobustnessFixtures {
+  /** The caller for every authenticated case; owns everything below. */
+  owner: TestUser;
+  session: SessionCredentials;
+  /** A real API key of the owner's, already revoked. */
+  revokedToken: string;
+  /** Real values for path parameters, by parameter name. */
+  params: Record<string, string>;
+}
+
+/**
+ * A malformed path parameter answers 404 not_found. An operation whose
+ * contract documents another answer for a parameter that names nothing
+ * lists that status here, by operationId (none do yet).
+ */
+export const OTHER_PATH_PARAM_ANSWERS: Record<string, number[]> = {};
+
+/**
+ * THE ONE PLACE TO EXTEND when a route with a new path parameter lands.
+ *
+ * The robustness suite fills every path parameter from `params` so that the
+ * body, query and header cases get past the resource lookup and reach
+ * validation. Add a real resource of the owner's here, keyed by the
+ * parameter's name in the OpenAPI document (e.g. `id` for
+ * /submissions/{id}/, once submissions exist). A parameter with no entry is
+ * filled with a random value; the cases of that operation then also accept
+ * 404 not_found, and the suite prints which parameters lack a fixture.
+ *
+ * Everything created here is created before the database snapshot, so it
+ * does not count as a write of the malformed barrage.
+ */
+export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
+  const owner = await newUser(t);
+  const session = await newSession(t, owner);
+  const tokens = createTokenService({ db: t.db });
+  const spare = await tokens.issueToken(owner.user.id, `revoked-${crypto.randomUUID().slice(0, 8)}`);
+  await tokens.revokeToken(spare.token.id);
+
+  const params: Record<string, string> = {};
+  params.slug = (await newBook(t, owner)).slug;
+
+  return { owner, session, revokedToken: spare.plaintext, params };
+}
