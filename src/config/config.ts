@@ -11,6 +11,7 @@ export interface Config {
   database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
   secretKey: string;
   logLevel: string;
+  mail: { smtpUrl: string | null; from: string };
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
@@ -99,6 +100,10 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     problems.push('SECRET_KEY: required when NODE_ENV=production');
   }
 
+  const smtpUrl = str('SMTP_URL') ?? null;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL: expected an smtp:// or smtps:// URL');
+  const mailFrom = str('MAIL_FROM') ?? `Memory Book <no-reply@${safeHostname(publicUrl) || 'localhost'}>`;
+
   const signInAttempts = int('SIGN_IN_ATTEMPTS', 10, 1, 100000);
   const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
 
@@ -113,6 +118,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
     secretKey,
     logLevel,
+    mail: { smtpUrl, from: mailFrom },
     limits: { signInAttempts, signInWindowSeconds },
   } satisfies Config);
 }
