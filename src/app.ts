@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    trustProxy: deps.config.http.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
     // A path Fastify cannot decode (bad %-escape, over-long segment) is simply not found, in our envelope.

@@ -6,12 +6,14 @@ import { parseEnv } from 'node:util';
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
   env: 'development' | 'production' | 'test';
-  http: { host: string; port: number; publicUrl: string; publicOrigin: string; secureCookies: boolean };
+  http: { host: string; port: number; publicUrl: string; publicOrigin: string; secureCookies: boolean; trustProxy: boolean | string[] };
   dataDir: string;
   database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
   secretKey: string;
   logLevel: string;
   mail: { smtpUrl: string | null; from: string };
+  /** Operator endpoint that erases off-site backups on deletion; null means nothing to erase. */
+  backupErasureUrl: string | null;
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
@@ -77,6 +79,11 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   // public address elsewhere could never sign in, so only there is Secure dropped.
   const secureCookies = publicUrl.startsWith('https:') || ['localhost', '127.0.0.1', '[::1]'].includes(publicHost);
 
+  // Behind a reverse proxy, client IPs (rate limits) come from X-Forwarded-For only for these hops.
+  const trustProxyRaw = str('TRUST_PROXY');
+  const trustProxy: boolean | string[] =
+    trustProxyRaw === undefined || trustProxyRaw === 'false' ? false : trustProxyRaw === 'true' ? true : trustProxyRaw.split(',').map((x) => x.trim());
+
   const dataDir = path.resolve(str('DATA_DIR') ?? './data');
 
   const databaseUrl = str('DATABASE_URL') ?? null;
@@ -104,6 +111,9 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL: expected an smtp:// or smtps:// URL');
   const mailFrom = str('MAIL_FROM') ?? `Memory Book <no-reply@${safeHostname(publicUrl) || 'localhost'}>`;
 
+  const backupErasureUrl = str('BACKUP_ERASURE_URL') ?? null;
+  if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
+
   const signInAttempts = int('SIGN_IN_ATTEMPTS', 10, 1, 100000);
   const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
 
@@ -113,12 +123,13 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
 
   return deepFreeze({
     env: nodeEnv as Config['env'],
-    http: { host, port, publicUrl, publicOrigin, secureCookies },
+    http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy },
     dataDir,
     database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
     secretKey,
     logLevel,
     mail: { smtpUrl, from: mailFrom },
+    backupErasureUrl,
     limits: { signInAttempts, signInWindowSeconds },
   } satisfies Config);
 }

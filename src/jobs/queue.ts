@@ -5,7 +5,8 @@
  *  1. Write src/jobs/<job>.ts: `export const fooJob = defineJob({ name: 'area.verb', payload: Type.Object(…), options, handle })`;
  *     the handler calls a service, is idempotent (it may run again after a crash) and stays thin.
  *  2. Add `'area.verb': Static<typeof FooPayload>` to JobPayloads below, and the job to the list in registry.ts.
- *  3. Enqueue in the transaction that makes the state change: `await queue.send('area.verb', payload, { tx })`.
+ *  3. Enqueue in the transaction that makes the state change: `await queue.send('area.verb', payload, { tx })`
+ *     (routes and services get the queue as `deps.queue`).
  *  A payload change that old queued jobs would not pass is a new name (`area.verb.v2`); keep the old handler until it drains.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -18,7 +19,6 @@ import type { Db, Queryable } from '../db/client.js';
 import { createBossDb, transactionBossDb } from './boss-db.js';
 
 /** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface JobPayloads {}
 
 /** pg-boss queue policies: `stately` keeps at most one queued and one running job per singleton key. */
@@ -238,6 +238,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     const lease = setTimeout(() => abort.abort(new Error(`job ran longer than its lease of ${job.expireInSeconds}s`)), expireMs);
     const attempt = job.retryCount + 1;
     const jobLog = log.child({ job: definition.name, job_id: job.id, attempt });
+    let ok = false;
     let failure: unknown;
     try {
       const payload = checked(entry, job.data, 'as stored');
@@ -256,6 +257,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // An abandoned handler may still reject later; that must not become an unhandled rejection.
       handled.catch(() => {});
       await Promise.race([handled, aborted(abort.signal)]);
+      ok = true;
     } catch (err) {
       failure = err;
     } finally {
@@ -263,7 +265,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       running.delete(self);
     }
     try {
-      if (failure === undefined) {
+      if (ok) {
         await boss.complete(definition.name, job.id);
         jobLog.debug('job completed');
       } else {

@@ -41,6 +41,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await db.close();
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await c.connect();
+      // The job queue keeps its tables in a sibling schema.
+      await c.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE`);
       await c.query(`DROP SCHEMA ${schema} CASCADE`);
       await c.end();
     },

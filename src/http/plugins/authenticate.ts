@@ -65,8 +65,13 @@ export function assertCsrf(request: FastifyRequest, config: Config): void {
   if (!isSameOrigin(request, referer, config)) throw errors.csrfFailed('Referer is not this site');
 }
 
+/** This request's own origin, normalised like a Referer's (`http://h:80` is `http://h`). */
 export function requestOrigin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return '';
+  }
 }
 
 function isSameOrigin(request: FastifyRequest, referer: string, config: Config): boolean {

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { newUser, type TestUser } from '../../helpers/factories.js';
+import { newEmail, signUp, webClient, type SubmitOptions } from './web-client.js';
+
+let t: TestApp;
+let u: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  u = await newUser(t);
+});
+afterAll(() => t.close());
+
+const FORMS: [string, () => Record<string, string>][] = [
+  ['/accounts/signup/', () => ({ email: newEmail(), password: 'a long enough password' })],
+  ['/accounts/login/', () => ({ email: u.email, password: u.password })],
+  ['/accounts/logout/', () => ({})],
+];
+
+const FAILURES: [string, SubmitOptions & { dropCookie?: boolean }][] = [
+  ['no hidden field', { csrf: null }],
+  ['a hidden field that does not match the cookie', { csrf: 'A'.repeat(43) }],
+  ['no csrftoken cookie', { dropCookie: true }],
+  ['a foreign Origin', { origin: 'https://evil.example' }],
+  ['Origin null', { origin: 'null' }],
+  ['a foreign Referer and no Origin', { origin: null, referer: 'https://evil.example/accounts/login/' }],
+  ['neither Origin nor Referer', { origin: null }],
+];
+
+describe.each(FORMS)('POST %s', (url, fields) => {
+  it.each(FAILURES)('403 page on %s', async (_what, o) => {
+    const { client } = await signUp(t); // a live session, so logout has something to end
+    const session = client.jar.get('mb_session')!;
+    if (o.dropCookie) {
+      const csrf = client.jar.get('csrftoken')!;
+      client.jar.delete('csrftoken');
+      o = { ...o, csrf };
+    }
+    const res = await client.submit(url, fields(), o);
+    expect(res.status).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('Security check failed');
+    expect(res.cookies.mb_session).toBeUndefined();
+    // Nothing happened: the session is still the same live one.
+    const me = await t.get('/api/v1/auth/me/', { headers: { cookie: `mb_session=${session}` } });
+    expect(me.status).toBe(200);
+  });
+
+  it('accepts a same-origin Referer when the browser sends no Origin', async () => {
+    const { client } = await signUp(t);
+    const res = await client.submit(url, fields(), { origin: null, referer: `${t.config.http.publicOrigin}${url}` });
+    expect(res.status).toBe(303);
+  });
+});
+
+it('a failed sign-up creates no account', async () => {
+  const c = webClient(t);
+  await c.get('/accounts/signup/');
+  const email = newEmail();
+  expect((await c.submit('/accounts/signup/', { email, password: 'a long enough password' }, { csrf: null })).status).toBe(403);
+  expect(await t.db.query(`SELECT id FROM users WHERE email = $1`, [email])).toEqual([]);
+});
+
+it.each(['http://localhost', 'http://localhost:80'])('accepts the request’s own origin even when PUBLIC_URL differs (%s)', async (origin) => {
+  const c = webClient(t);
+  await c.get('/accounts/login/');
+  // inject sends Host: localhost:80, so that is the request's own origin.
+  const res = await c.submit('/accounts/login/', { email: u.email, password: u.password }, { origin });
+  expect(res.status).toBe(303);
+});
