@@ -9,6 +9,7 @@ import { createQuotaService } from './books/quota-service.js';
 import { createIdempotencyStore } from './idempotency/idempotency-store.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSessionService } from './sessions/session-service.js';
+import { createSubmissionService } from './submissions/submission-service.js';
 import { createTokenService } from './tokens/token-service.js';
 import { createUserService } from './users/user-service.js';
 
@@ -34,6 +35,8 @@ export function createServices(deps: AppDeps) {
     books: createBookService({ db, config, cursors }),
     billing: createBillingService({ db }),
     quotas: createQuotaService({ db }),
+    // TODO(lead): enqueueMail: (message, tx) => queue.send('mail.send', message, { tx }) once the mail.send job lands; until then rejections send no email.
+    submissions: createSubmissionService({ db, cursors, enqueueMail: undefined }),
   };
 }
 export type Services = ReturnType<typeof createServices>;
