@@ -130,7 +130,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       jsonOnly(api);
       const idempotency = createIdempotencyHooks(services.idempotency);
       api.addHook('onRequest', createAuthenticate({ config: deps.config, tokens: services.tokens, sessions: services.sessions }));
-      const bookAccess = createBookAccessHooks(deps);
+      const bookAccess = createBookAccessHooks({ db: deps.db, replayIfStored: idempotency.replayIfStored });
       api.addHook('onRequest', bookAccess.loadBook);
       api.addHook('onRequest', addDeprecationHeaders);
       // A body-less POST/PATCH is validated as {} so required fields are reported one by one.

@@ -14,9 +14,14 @@ export interface Config {
   mail: { smtpUrl: string | null; from: string };
   /** Operator endpoint that erases off-site backups on deletion; null means nothing to erase. */
   backupErasureUrl: string | null;
+  /** First wait before retrying that endpoint; doubles on each retry. */
+  backupErasureRetrySeconds: number;
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
+    /** Submission creates per (user, IP) and window; the contract's 30 an hour by default, liftable for benchmarks. */
+    submissionRateLimit: number;
+    submissionRateWindowSeconds: number;
   };
 }
 
@@ -114,8 +119,11 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const backupErasureUrl = str('BACKUP_ERASURE_URL') ?? null;
   if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
 
+  const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30, 1, 86400);
   const signInAttempts = int('SIGN_IN_ATTEMPTS', 10, 1, 100000);
   const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
+  const submissionRateLimit = int('SUBMISSION_RATE_LIMIT', 30, 1, 10_000_000);
+  const submissionRateWindowSeconds = int('SUBMISSION_RATE_WINDOW_SECONDS', 3600, 1, 86400);
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -130,7 +138,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     logLevel,
     mail: { smtpUrl, from: mailFrom },
     backupErasureUrl,
-    limits: { signInAttempts, signInWindowSeconds },
+    backupErasureRetrySeconds,
+    limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds },
   } satisfies Config);
 }
 

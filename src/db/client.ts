@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
+import { lockDataDir } from './dir-lock.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
 export interface Queryable {
@@ -41,7 +42,15 @@ export async function createDb(config: Config): Promise<Db> {
   if (config.database.kind === 'postgres') return createPostgresDb(config.database.url!, config.database);
   const dir = path.join(config.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  return createPgliteDb(dir);
+  const release = lockDataDir(dir);
+  try {
+    const db = await createPgliteDb(dir);
+    const close = db.close;
+    return { ...db, close: async () => { await close(); release(); } };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 export function createPostgresDb(url: string, opts: { poolSize?: number; schema?: string | null } = {}): Db {

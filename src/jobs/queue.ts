@@ -19,7 +19,11 @@ import type { Db, Queryable } from '../db/client.js';
 import { createBossDb, transactionBossDb } from './boss-db.js';
 
 /** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
-export interface JobPayloads {}
+export interface JobPayloads {
+  'mail.send': Static<typeof import('./send-mail.js').SendMailPayload>;
+  'book.erase-backup': Static<typeof import('./delete-book.js').BookIdPayload>;
+  'book.purge': Static<typeof import('./delete-book.js').BookIdPayload>;
+}
 
 /** pg-boss queue policies: `stately` keeps at most one queued and one running job per singleton key. */
 export type QueuePolicy = 'standard' | 'short' | 'singleton' | 'stately';
@@ -76,6 +80,8 @@ export interface SendOptions {
   startAfterSeconds?: number;
   /** Overrides the job's own singletonKey(payload). */
   singletonKey?: string;
+  /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */
+  retryDelaySeconds?: number;
 }
 
 /** A job as stored, for status checks and tests. Timestamps are ISO strings. */
@@ -316,7 +322,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       const o = entry.definition.options ?? {};
       const id = await boss.send(name, payload as object, {
         retryLimit: o.retryLimit ?? DEFAULTS.retryLimit,
-        retryDelay: o.retryDelay ?? DEFAULTS.retryDelay,
+        retryDelay: options.retryDelaySeconds ?? o.retryDelay ?? DEFAULTS.retryDelay,
         retryBackoff: o.retryBackoff ?? DEFAULTS.retryBackoff,
         expireInSeconds: o.expireInSeconds ?? DEFAULTS.expireInSeconds,
         singletonKey: options.singletonKey ?? o.singletonKey?.(payload),

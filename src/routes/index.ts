@@ -5,6 +5,8 @@ import { registerBookRoutes } from './books/index.js';
 import { Book, Plan } from './books/schemas.js';
 import { registerPlanRoutes } from './plans/index.js';
 import { registerMeRoutes } from './me/index.js';
+import { registerSubmissionRoutes } from './submissions/index.js';
+import { MediaSummary, Submission } from './submissions/schemas.js';
 
 /** Every /api/v1 route, registered here so the list reads in one place. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext) {
@@ -12,7 +14,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
   registerMeRoutes(api, ctx);
   registerPlanRoutes(api, ctx);
   registerBookRoutes(api, ctx);
+  registerSubmissionRoutes(api, ctx);
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan];
+export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission];

@@ -1,9 +1,11 @@
 import type { Config } from '../config/config.js';
-import type { Db } from '../db/client.js';
+import type { Db, Queryable } from '../db/client.js';
+import type { MailMessage } from '../mail/mailer.js';
 import type { Queue } from '../jobs/queue.js';
 import { createCursorCodec } from '../http/lists.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
+import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
 import { createQuotaService } from './books/quota-service.js';
 import { createIdempotencyStore } from './idempotency/idempotency-store.js';
@@ -17,13 +19,14 @@ import { createUserService } from './users/user-service.js';
 export interface AppDeps {
   config: Config;
   db: Db;
-  /** The background job queue (started); absent in tests that run no jobs. */
+  /** The background job queue (started). Without it, routes that enqueue (deletion, mail) cannot run: only the OpenAPI export builds an app without one. */
   queue?: Queue;
 }
 
 export function createServices(deps: AppDeps) {
-  const { db, config } = deps;
+  const { db, config, queue } = deps;
   const cursors = createCursorCodec(config.secretKey);
+  const enqueueMail = queue ? (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined) : undefined;
   return {
     users: createUserService({ db }),
     tokens: createTokenService({ db }),
@@ -35,8 +38,8 @@ export function createServices(deps: AppDeps) {
     books: createBookService({ db, config, cursors }),
     billing: createBillingService({ db }),
     quotas: createQuotaService({ db }),
-    // TODO(lead): enqueueMail: (message, tx) => queue.send('mail.send', message, { tx }) once the mail.send job lands; until then rejections send no email.
-    submissions: createSubmissionService({ db, cursors, enqueueMail: undefined }),
+    bookDeletion: createBookDeletion({ db, config, queue }),
+    submissions: createSubmissionService({ db, cursors, enqueueMail }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -6,6 +6,8 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Db } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
+import { createQueue, type Queue } from '../../src/jobs/queue.js';
+import { jobs } from '../../src/jobs/registry.js';
 import { createResponseValidator } from './openapi-validator.js';
 
 export interface TestResponse<T = any> {
@@ -40,6 +42,7 @@ export interface TestApp {
   db: Db;
   config: Config;
   database: TestDatabase;
+  queue: Queue;
   request<T = any>(method: string, url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   get<T = any>(url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   post<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
@@ -62,10 +65,14 @@ let docCache: unknown;
  * TEST_DATABASE_URL is set). Every response is checked against the served
  * OpenAPI document and for X-Request-Id; a mismatch fails the test.
  */
-export async function buildTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await createTestDatabase();
-  const app = await buildApp({ config, db: database.db }, { logger: false });
+  // The real job queue in the test's own schema; handlers run only when the test asks for a worker.
+  const queue = createQueue({ db: database.db, config, jobs, schema: database.schema ? `${database.schema}_pgboss` : undefined, pollIntervalMs: 200 });
+  await queue.start();
+  if (options.worker) queue.work();
+  const app = await buildApp({ config, db: database.db, queue }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
   const doc = (docCache ??= (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
   const validate = createResponseValidator(doc as never);
@@ -110,6 +117,7 @@ export async function buildTestApp(options: { env?: Record<string, string> } = {
     db: database.db,
     config,
     database,
+    queue,
     request,
     get: (url, opts) => request('GET', url, opts),
     post: (url, body, opts) => request('POST', url, { ...opts, body: body ?? opts?.body }),
@@ -117,6 +125,7 @@ export async function buildTestApp(options: { env?: Record<string, string> } = {
     delete: (url, opts) => request('DELETE', url, opts),
     async close() {
       await app.close();
+      await queue.stop({ timeoutMs: 5000 });
       await database.drop();
       rmSync(config.dataDir, { recursive: true, force: true });
     },

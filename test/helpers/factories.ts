@@ -9,6 +9,8 @@ import { createBillingService } from '../../src/services/books/billing-service.j
 import { findBookContext } from '../../src/services/books/book-repository.js';
 import { createQuotaService } from '../../src/services/books/quota-service.js';
 import { upsertMember } from '../../src/services/members/member-repository.js';
+import { insertSubmission } from '../../src/services/submissions/submission-repository.js';
+import { uuidv7 } from '../../src/lib/ids.js';
 
 export const DEFAULT_PASSWORD = 'correct horse battery staple';
 
@@ -72,4 +74,24 @@ export async function addMember(t: TestApp, slug: string, u: TestUser, role: Mem
 
 export async function setGrace(t: TestApp, slug: string, on: boolean) {
   await createBillingService({ db: t.db }).setGracePeriod(slug, on ? null : 'off');
+}
+
+/**
+ * A pending submission by `author`, written straight into the book the way the
+ * web form and inbound channels will (any plan, any member, `source` web by
+ * default). Through the API, use POST …/submissions/ instead.
+ */
+export async function newSubmission(t: TestApp, slug: string, author: TestUser, o: { text?: string; name?: string; source?: string } = {}) {
+  const ctx = await findBookContext(t.db, slug, null);
+  if (!ctx) throw new Error(`no book ${slug}`);
+  return insertSubmission(t.db, {
+    id: uuidv7(),
+    bookId: ctx.book.id,
+    contributorUserId: author.user.id,
+    contributorName: o.name ?? null,
+    contributorEmail: author.email,
+    textContent: o.text ?? `A memory ${randomUUID().slice(0, 6)}`,
+    isPrivate: false,
+    source: o.source ?? 'web',
+  });
 }

@@ -16,14 +16,18 @@ export function accessState(ctx: BookContext): BookAccessState {
  * and role right after authentication (before idempotency, per the contract's
  * order), grace period and plan gates after schema validation.
  */
-export function createBookAccessHooks(deps: { db: Db }) {
-  async function loadBook(request: FastifyRequest, _reply: FastifyReply) {
+export function createBookAccessHooks(deps: { db: Db; replayIfStored: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean> }) {
+  async function loadBook(request: FastifyRequest, reply: FastifyReply) {
     request.book = null;
     const action = request.routeOptions.config.book;
     if (!action) return;
     const slug = (request.params as { slug?: string }).slug ?? '';
     const ctx = SLUG_RE.test(slug) ? await findBookContext(deps.db, slug, request.auth?.user.id ?? null) : undefined;
-    if (!ctx) throw errors.notFound('book');
+    if (!ctx) {
+      // The body is not parsed yet, so only a body-less request (DELETE) can be matched to its stored answer here.
+      if (request.method === 'DELETE' && (await deps.replayIfStored(request, reply))) return reply;
+      throw errors.notFound('book');
+    }
     const state = accessState(ctx);
     if (action === 'visible') assertVisible(state);
     else assertRole(state, action);

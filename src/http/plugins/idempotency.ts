@@ -10,11 +10,12 @@ const REPLAYED_HEADERS = ['etag', 'location', 'content-type'];
 
 /**
  * Responses a retry with the same key must run again rather than replay:
- * anything answered before the route's own work (401, 412, 413, 415, 422, 428),
- * passing conditions (423, 429, grace period, key in use, deletion queued), and 5xx.
+ * anything answered before the route's own rules run (401, 412, 413, 415, 422,
+ * 428, and the grace-period and plan gates), passing conditions (423, 429, key
+ * in use, deletion queued), and 5xx.
  */
 const NOT_STORED_STATUSES = new Set([401, 412, 413, 415, 422, 423, 428, 429]);
-const NOT_STORED_CODES = new Set(['idempotency_key_in_use', 'deletion_queued', 'book_grace_period', 'rate_limited']);
+const NOT_STORED_CODES = new Set(['idempotency_key_in_use', 'deletion_queued', 'book_grace_period', 'feature_gated', 'rate_limited']);
 
 export function isStorable(status: number, code: string | null): boolean {
   if (status >= 500 || NOT_STORED_STATUSES.has(status)) return false;
@@ -111,6 +112,21 @@ export function createIdempotencyHooks(store: IdempotencyStore) {
     return payload;
   }
 
+  /**
+   * For a resource that is gone (a deleted book answers 404 before the claim
+   * runs): a retry of the very request that removed it still gets its stored
+   * answer, as the key promises. Answers nothing when there is none.
+   */
+  async function replayIfStored(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    if (!isUnsafeMethod(request.method) || !request.auth) return false;
+    const key = parseIdempotencyKey(request.headers['idempotency-key']);
+    if (!key || key.length > MAX_KEY_LENGTH) return false;
+    const stored = await store.lookup(request.auth.user.id, key, fingerprint(request));
+    if (!stored) return false;
+    await sendStored(reply, stored);
+    return true;
+  }
+
   /** A request that ended without a response (client gone, crash in a hook) must not hold its key. */
   async function releaseOnAbort(request: FastifyRequest) {
     const idem = request.idempotency;
@@ -120,5 +136,5 @@ export function createIdempotencyHooks(store: IdempotencyStore) {
     }
   }
 
-  return { claim, record, releaseOnAbort };
+  return { claim, record, releaseOnAbort, replayIfStored };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../../services/index.js';
 import { archiveAndRestoreBook } from './archive-book.js';
 import { createBook } from './create-book.js';
+import { deleteBook } from './delete-book.js';
 import { getBilling } from './get-billing.js';
 import { getBook } from './get-book.js';
 import { getPermissions } from './get-permissions.js';
@@ -14,6 +15,7 @@ export function registerBookRoutes(app: FastifyInstance, ctx: RouteContext) {
   getBook(app, ctx);
   updateBook(app, ctx);
   archiveAndRestoreBook(app, ctx);
+  deleteBook(app, ctx);
   getPermissions(app, ctx);
   getBilling(app, ctx);
 }

@@ -1,6 +1,6 @@
 import { createTokenService } from '../../../src/services/tokens/token-service.js';
 import type { SessionCredentials, TestApp } from '../build-test-app.js';
-import { newBook, newSession, newUser, type TestUser } from '../factories.js';
+import { newBook, newSession, newSubmission, newUser, type TestUser } from '../factories.js';
 
 export interface RobustnessFixtures {
   /** The caller for every authenticated case; owns everything below. */
@@ -42,6 +42,8 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
 
   const params: Record<string, string> = {};
   params.slug = (await newBook(t, owner)).slug;
+  // {id} of /books/{slug}/submissions/{id}/…: a submission of that book.
+  params.id = (await newSubmission(t, params.slug, owner)).id;
 
   return { owner, session, revokedToken: spare.plaintext, params };
 }

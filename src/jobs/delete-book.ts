@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { createBookDeletion } from '../services/books/book-deletion.js';
+import { defineJob } from './queue.js';
+
+export const BookIdPayload = Type.Object({ bookId: Type.String({ minLength: 36, maxLength: 36 }) });
+
+/**
+ * Retries backup erasure until the operator's endpoint accepts it; then the
+ * book is deleted for good (404) and the purge is queued. Retries back off
+ * from 30 s and keep going for about a day.
+ */
+export const eraseBookBackupJob = defineJob({
+  name: 'book.erase-backup',
+  payload: BookIdPayload,
+  options: { retryLimit: 25, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately', singletonKey: (p) => p.bookId },
+  async handle({ bookId }, ctx) {
+    const done = await createBookDeletion({ db: ctx.db, config: ctx.config, queue: ctx.queue }).completeErasure(bookId);
+    if (!done) throw new Error('backup erasure endpoint did not confirm; will retry');
+  },
+});
+
+/** Removes a deleted book's rows, files and derived assets; safe to run again. */
+export const purgeBookJob = defineJob({
+  name: 'book.purge',
+  payload: BookIdPayload,
+  options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
+  async handle({ bookId }, ctx) {
+    await createBookDeletion({ db: ctx.db, config: ctx.config, queue: ctx.queue }).purge(bookId);
+  },
+});

@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../config/config.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
+import { defineJob } from './queue.js';
+
+export const SendMailPayload = Type.Object({
+  to: Type.String(),
+  subject: Type.String(),
+  text: Type.String(),
+  html: Type.Optional(Type.String()),
+});
+
+// One transport per configuration (SMTP connections are pooled inside it).
+const mailers = new WeakMap<Config, Mailer>();
+
+/** Delivers one message; sent through the queue so a slow mail server never slows a request. */
+export const sendMailJob = defineJob({
+  name: 'mail.send',
+  payload: SendMailPayload,
+  options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+  async handle(message, ctx) {
+    let mailer = mailers.get(ctx.config);
+    if (!mailer) mailers.set(ctx.config, (mailer = createMailer(ctx.config)));
+    const { messageId } = await mailer.send(message);
+    ctx.log.info({ job: ctx.id, message_id: messageId, transport: mailer.kind }, 'mail sent');
+  },
+});

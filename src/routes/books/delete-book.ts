@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requireBook } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { DeletionQueued, SlugParams } from './schemas.js';
+
+export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().delete(
+    '/books/:slug/',
+    {
+      schema: {
+        operationId: 'deleteBook',
+        tags: ['books'],
+        summary: 'Delete a book',
+        description:
+          'Owner only; allowed during a grace period. 204: the book answers 404 from now on while its rows and files are removed in the background. ' +
+          '202 deletion_queued (with Retry-After): off-site backup erasure is not confirmed yet; the book keeps answering and the service keeps retrying; ' +
+          'retry with the same Idempotency-Key after the wait.',
+        params: SlugParams,
+        response: { 202: DeletionQueued, 204: Type.Null({ description: 'Deleted' }) },
+      },
+      config: { book: 'delete', errors: [403] },
+    },
+    async (request, reply) => {
+      const outcome = await services.bookDeletion.requestDeletion(requireBook(request.book).book.id);
+      if (outcome.state === 'deleted') return reply.code(204).send(null);
+      request.errorCode = 'deletion_queued';
+      return reply
+        .code(202)
+        .header('retry-after', String(outcome.retryAfterSeconds))
+        .send({
+          code: 'deletion_queued',
+          message: 'Deletion is queued: off-site backup erasure is not confirmed yet. The book stays readable until it is; retry after the Retry-After wait.',
+          details: { retry_after_seconds: outcome.retryAfterSeconds },
+          request_id: String(request.id),
+        });
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requireAuth, requireBook } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { SlugParams } from '../books/schemas.js';
+import { CreateSubmissionBody } from './schemas.js';
+
+export function createSubmission(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/books/:slug/submissions/',
+    {
+      schema: {
+        operationId: 'createSubmission',
+        tags: ['submissions'],
+        summary: 'Create a text memory',
+        description:
+          "Owner or admin; the book's plan must include api_access (403 feature_gated). The new row is pending; contributor_email is " +
+          'always your own and cannot be sent (unknown fields: 422). Media is attached afterwards with a separate upload. ' +
+          '30 creates an hour per (user, IP): 429 with Retry-After; idempotent replays do not count.',
+        params: SlugParams,
+        body: CreateSubmissionBody,
+        response: { 201: Type.Ref('Submission') },
+      },
+      config: {
+        book: 'create_submission',
+        rateLimit: {
+          name: 'submission_create',
+          key: (request) => `${request.auth?.user.id}:${request.ip}`,
+          limit: (config) => config.limits.submissionRateLimit,
+          windowSeconds: (config) => config.limits.submissionRateWindowSeconds,
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requireBook(request.book);
+      const submission = await services.submissions.createSubmission(requireAuth(request.auth).user, ctx, request.body);
+      reply.code(201).header('location', `/api/v1/books/${ctx.book.slug}/submissions/${submission.id}/`).header('etag', submission.etag);
+      return submission;
+    },
+  );
+}

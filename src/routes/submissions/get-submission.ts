@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requireBook } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
+
+export function getSubmission(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/books/:slug/submissions/:id/',
+    {
+      schema: {
+        operationId: 'getSubmission',
+        tags: ['submissions'],
+        summary: 'Read a submission',
+        description: 'Owner or admin. An id of another book, or a malformed one, is 404 not_found.',
+        params: SubmissionParams,
+        response: { 200: Type.Ref('Submission') },
+      },
+      config: { book: 'list_submissions', errors: [403] },
+      onRequest: submissionIdMustBeWellFormed,
+    },
+    async (request, reply) => {
+      const submission = await services.submissions.getSubmission(requireBook(request.book), request.params.id);
+      reply.header('etag', submission.etag);
+      return submission;
+    },
+  );
+}

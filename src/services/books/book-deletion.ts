@@ -1,0 +1,75 @@
+import type { Config } from '../../config/config.js';
+import type { Db } from '../../db/client.js';
+import type { Queue } from '../../jobs/queue.js';
+import { createBackupEraser } from './backup-eraser.js';
+
+export type DeletionOutcome = { state: 'deleted' } | { state: 'queued'; retryAfterSeconds: number };
+
+/** How long a client should wait before asking again while erasure is pending. */
+export const DELETION_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * Book deletion. Backup erasure comes first because once a book answers 404
+ * the owner has no way to learn that a copy survives: while the operator's
+ * erasure endpoint is unreachable the book keeps answering and the queue
+ * keeps trying; once erasure is confirmed the book is gone (404) and the
+ * cascade of rows, files and counters runs in the background.
+ */
+export function createBookDeletion(deps: { db: Db; config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>; queue?: Queue }) {
+  const { db, queue } = deps;
+  const eraser = createBackupEraser(deps.config);
+
+  function needQueue(): Queue {
+    if (!queue) throw new Error('book deletion needs the job queue');
+    return queue;
+  }
+
+  /** Marks the book deleted (404 from now on) and queues the purge, in one transaction. */
+  async function finalize(bookId: string): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
+         WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+        [bookId],
+      );
+      if (rows.length) await needQueue().send('book.purge', { bookId }, { tx });
+      return rows.length > 0;
+    });
+  }
+
+  return {
+    async requestDeletion(bookId: string): Promise<DeletionOutcome> {
+      if (await eraser.erase({ kind: 'book', id: bookId })) {
+        await finalize(bookId);
+        return { state: 'deleted' };
+      }
+      await db.transaction(async (tx) => {
+        await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [bookId]);
+        await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      });
+      return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS };
+    },
+
+    /** The erase-backup job: true once erasure is confirmed and the book finalised (or already gone). */
+    async completeErasure(bookId: string): Promise<boolean> {
+      const [book] = await db.query<{ deleted_at: string | null }>(`SELECT deleted_at FROM books WHERE id = $1`, [bookId]);
+      if (!book || book.deleted_at) return true;
+      if (!(await eraser.erase({ kind: 'book', id: bookId }))) return false;
+      await finalize(bookId);
+      return true;
+    },
+
+    /**
+     * The cascade. Rows go with the book through foreign keys (members,
+     * billing, submissions and what hangs off them); stored files and derived
+     * assets are removed by the resources that own them as they are added.
+     */
+    async purge(bookId: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const [book] = await tx.query<{ owner_id: string }>(`SELECT owner_id FROM books WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [bookId]);
+        if (!book) return; // already purged, or not deleted: nothing to do
+        await tx.query(`DELETE FROM books WHERE id = $1`, [bookId]);
+      });
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Queryable } from '../../db/client.js';
+import { AppError, errors } from '../../errors.js';
+import { countApproved, type BookLock } from './submission-repository.js';
+
+/**
+ * Approve needs every attached media file processed and not infected (400
+ * validation_failed otherwise). Media lands in a later issue: until a `media`
+ * table exists (to_regclass looks it up on the search path) there is nothing
+ * attached and this passes. The day the table lands the check is live, so the
+ * media migration must keep these columns: submission_id, processing_status
+ * (complete when ready) and scan_result (infected when found so).
+ */
+export async function assertMediaReady(tx: Queryable, submissionId: string): Promise<void> {
+  const [{ present }] = await tx.query<{ present: boolean }>(`SELECT to_regclass('media') IS NOT NULL AS present`);
+  if (!present) return;
+  const blocking = await tx.query<{ id: string; processing_status: string; scan_result: string | null }>(
+    `SELECT id, processing_status, scan_result FROM media
+     WHERE submission_id = $1 AND (processing_status <> 'complete' OR scan_result = 'infected')
+     ORDER BY id`,
+    [submissionId],
+  );
+  if (blocking.length) {
+    throw errors.validation('Every attached media file must be processed and clean before the submission can be approved.', {
+      media: blocking.map((m) => ({ id: m.id, processing_status: m.processing_status, scan_result: m.scan_result })),
+    });
+  }
+}
+
+/**
+ * The plan's max_approved_submissions_per_book (null = none). Counted inside
+ * the caller's transaction with the book row locked (lockBook), so two
+ * concurrent approvals cannot both take the last place.
+ */
+export async function assertApprovalCap(tx: Queryable, book: BookLock): Promise<void> {
+  const cap = book.max_approved_submissions_per_book;
+  if (cap === null) return;
+  const approved = await countApproved(tx, book.id);
+  if (approved >= cap) {
+    throw new AppError('plan_limit_exceeded', `The ${book.plan_slug} plan allows ${cap} approved memories per book; reject or delete one, or move the book to a larger plan.`, {
+      plan: book.plan_slug,
+      limit: cap,
+      approved,
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import type { SubmissionRow } from './submission-types.js';
+
+export function toSubmission(s: SubmissionRow, bookSlug: string) {
+  return {
+    id: s.id,
+    book_slug: bookSlug,
+    text_content: s.text_content,
+    contributor_name: s.contributor_name,
+    contributor_email: s.contributor_email,
+    contributor_user: s.contributor_user_id
+      ? { id: s.contributor_user_id, first_name: s.contributor_first_name ?? '', last_name: s.contributor_last_name ?? '' }
+      : null,
+    is_private: s.is_private,
+    status: s.status,
+    is_pinned: s.is_pinned,
+    pinned_at: s.pinned_at,
+    rejection_reason: s.rejection_reason,
+    // TODO(media/exports issue): approval renders a share card in the background
+    // into share_card_key; sign it here like media URLs. Until then always null.
+    share_card_url: null,
+    // TODO(media issue): embed the MediaSummary rows of this submission.
+    media: [] as unknown[],
+    source: s.source,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    etag: `"${s.updated_at}"`,
+  };
+}
+export type Submission = ReturnType<typeof toSubmission>;
