@@ -1,16 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newUser, setGrace } from '../../helpers/factories.js';
-
-/** Waits for a condition the background worker brings about. */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const bookRow = (t: TestApp, slug: string) => t.db.query<{ id: string; deleted_at: string | null }>(`SELECT id, deleted_at FROM books WHERE slug = $1`, [slug]);
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newSubmission, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
@@ -19,16 +20,6 @@ const mails = async () => {
   return Promise.all(files.map((f) => simpleParser(readFileSync(path.join(outbox(), f)))));
 };
 const mailsTo = async (email: string) => (await mails()).filter((m) => m.to && !Array.isArray(m.to) && m.to.value[0].address === email);
-
-async function eventually<T>(get: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('POST …/reject/ emails the contributor', () => {
   it('sends one email with the reason; a repeated reject and other moves send none', async () => {
