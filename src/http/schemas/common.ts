@@ -5,11 +5,21 @@ export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-
 export const Id = Type.String({ description: 'Opaque identifier', examples: ['01935f4e-8c2a-7b1e-9a51-2f6f3c1d0e4b'] });
 export const Etag = Type.String({ description: 'Quoted ISO 8601 timestamp; compare for equality only', examples: ['"2026-11-21T10:00:00.123456Z"'] });
 
-/** `T | null` written as a JSON Schema type array where possible (OpenAPI 3.1, fast serialisation). */
+/**
+ * `T | null` written as a JSON Schema type array wherever possible (OpenAPI
+ * 3.1): the response serialiser handles a type array directly, while an
+ * `anyOf` makes it run a validator on every value to pick the branch.
+ */
 export function Nullable<T extends TSchema>(schema: T) {
-  const s = schema as unknown as { type?: unknown };
-  if (typeof s.type === 'string' && s.type !== 'object' && s.type !== 'array') {
+  const s = schema as unknown as { type?: unknown; anyOf?: { const?: unknown; type?: unknown }[] };
+  if (typeof s.type === 'string' && s.type !== 'array') {
     return Type.Unsafe<T['static'] | null>({ ...schema, type: [s.type, 'null'] });
+  }
+  // A union of string literals (an enum): one string-or-null type with the values listed.
+  if (s.anyOf && s.anyOf.every((b) => typeof b.const === 'string')) {
+    const values = s.anyOf.map((b) => b.const as string);
+    const { anyOf: _drop, ...rest } = schema as unknown as Record<string, unknown>;
+    return Type.Unsafe<T['static'] | null>({ ...rest, type: ['string', 'null'], enum: [...values, null] });
   }
   return Type.Union([schema, Type.Null()]);
 }

@@ -1,8 +1,9 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../../db/client.js';
 import { UNIQUE_VIOLATION, one, pgErrorCode } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
-import { randomBase62, safeEqual, sha256 } from '../../lib/secrets.js';
+import { randomBase62, sha256 } from '../../lib/secrets.js';
 import type { UserRow } from '../users/user-types.js';
 
 export const TOKEN_PREFIX = 'svc_live_';
@@ -154,7 +155,9 @@ export function createTokenService(deps: { db: Db }) {
       if (!isTokenShaped(plaintext)) return undefined;
       const hash = sha256(plaintext);
       const row = await lookupBearer(hash);
-      if (!row || !safeEqual(row.t_hash as Buffer, hash)) return undefined;
+      // Both are SHA-256 digests, so the lengths match and one constant-time compare suffices.
+      const stored = row?.t_hash as Uint8Array | undefined;
+      if (!row || !stored || stored.length !== hash.length || !timingSafeEqual(stored, hash)) return undefined;
       const token: TokenRow = {
         id: row.t_id as string,
         user_id: row.id as string,

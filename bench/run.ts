@@ -1,0 +1,726 @@
+/**
+ * `npm run bench`: builds, then for each backend (PostgreSQL in a throw-away
+ * schema, PGlite in a temp data dir) starts the real service as a child
+ * process, seeds a user and an API key with the CLI, and measures every
+ * scenario with autocannon against the ceiling route. Prints a table and
+ * writes bench/results/latest.json.
+ *
+ * Settings (environment): BENCH_BACKENDS=postgres,pglite  BENCH_CONNECTIONS
+ * BENCH_DURATION (seconds per scenario, split into BENCH_ROUNDS turns)  BENCH_WARMUP (seconds)
+ * BENCH_DATABASE_URL  BENCH_SKIP_BUILD=1
+ * BENCH_SCENARIOS=name,name (only those; without the ceiling no ratio is computed)
+ * BENCH_PROFILE=1 (the service runs with --cpu-prof; profiles land in bench/results/profiles/)
+ * BENCH_LOG_LEVEL (default warn: the one-line-per-request access log is off).
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../src/config/config.js';
+import { createDb, type Db } from '../src/db/client.js';
+import { createTokenService } from '../src/services/tokens/token-service.js';
+import { createCursorCodec } from '../src/http/lists.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(ROOT, 'bin', 'memorybook.js');
+const RESULTS_FILE = path.join(ROOT, 'bench', 'results', 'latest.json');
+const PROFILE_DIR = path.join(ROOT, 'bench', 'results', 'profiles');
+
+const settings = {
+  backends: (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean),
+  scenarios: process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean) ?? null,
+  // On 2 cores shared by the load generator, the service and Postgres, 25 keep
+  // the service busy; more mostly add queueing latency. Batched bearer lookups
+  // get cheaper per request as concurrency rises, so compare runs at one value.
+  connections: intEnv('BENCH_CONNECTIONS', 25),
+  durationSeconds: intEnv('BENCH_DURATION', 12),
+  rounds: intEnv('BENCH_ROUNDS', 3),
+  warmupSeconds: intEnv('BENCH_WARMUP', 3, 0),
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  build: process.env.BENCH_SKIP_BUILD !== '1',
+  profile: process.env.BENCH_PROFILE === '1',
+  logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+};
+// Everything is bounded: a stuck child or server must never hang the run.
+const OVERALL_DEADLINE_MS = 12 * 60_000;
+const READY_TIMEOUT_MS = 30_000;
+const CLI_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------- scenarios
+
+/** What a scenario sees: the running service and the seeded caller. */
+export interface BenchContext {
+  baseUrl: string;
+  connections: number;
+  userId: string;
+  email: string;
+  password: string;
+  apiKey: string;
+  /** The service's SECRET_KEY (to mint a cursor deep into a seeded list). */
+  secretKey: string;
+  /** Bag for values a seed/setup step hands to its scenario (ids, slugs). */
+  state: Record<string, unknown>;
+  /** Runs the operator CLI against the same database and returns its JSON line. Only valid in `seed`. */
+  cli(args: string[]): Promise<Record<string, unknown>>;
+  /**
+   * Opens the service's database in this process (same config, the project's
+   * own services) for bulk seeding the CLI would take minutes for. Only valid in `seed`.
+   */
+  withDb<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+}
+
+export interface Scenario {
+  name: string;
+  method: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string | ((ctx: BenchContext) => string);
+  headers?: (ctx: BenchContext) => Record<string, string>;
+  /** Per-connection headers (connection = 0 … connections-1), replacing `headers`. */
+  connectionHeaders?: (ctx: BenchContext, connection: number) => Record<string, string>;
+  /** Headers made fresh for every request (e.g. a new Idempotency-Key). */
+  requestHeaders?: () => Record<string, string>;
+  body?: (ctx: BenchContext) => unknown;
+  /** The constant-cost route every other scenario is compared with (exactly one). */
+  ceiling?: boolean;
+  /**
+   * Before the service starts, through `cli` or `withDb`. PGlite is
+   * single-process, so nothing can open the data directory while the server holds it.
+   */
+  seed?: (ctx: BenchContext) => Promise<void>;
+  /** After the service is ready, over HTTP (e.g. create a book through the API). */
+  setup?: (ctx: BenchContext) => Promise<void>;
+}
+
+const bearer = (ctx: BenchContext) => ({ authorization: `Bearer ${ctx.apiKey}` });
+
+export const scenarios: Scenario[] = [
+  { name: 'healthz', method: 'GET', path: '/healthz', ceiling: true },
+  { name: 'auth-me', method: 'GET', path: '/api/v1/auth/me/', headers: bearer },
+  {
+    // One key per connection: concurrent lookups then share no key, as with many integrators.
+    name: 'auth-me-many-keys',
+    method: 'GET',
+    path: '/api/v1/auth/me/',
+    async seed(ctx) {
+      ctx.state.keys = await ctx.withDb(async (db) => {
+        const tokens = createTokenService({ db });
+        const keys = [ctx.apiKey];
+        for (let i = 1; i < ctx.connections; i++) keys.push((await tokens.issueToken(ctx.userId, `bench-${i}`)).plaintext);
+        return keys;
+      });
+    },
+    connectionHeaders: (ctx, connection) => {
+      const keys = ctx.state.keys as string[];
+      return { authorization: `Bearer ${keys[connection % keys.length]}` };
+    },
+  },
+  // Issue 3: a user with 1,000 books.
+  {
+    name: 'books-list',
+    method: 'GET',
+    path: '/api/v1/books/',
+    headers: bearer,
+    async seed(ctx) {
+      await ctx.withDb((db) => seedBooks(db, ctx.userId, BOOKS_PER_USER));
+    },
+  },
+  { name: 'book-get', method: 'GET', path: '/api/v1/books/bench-book-500/', headers: bearer },
+  // Issue 4: creates with fresh Idempotency-Keys, and list pages in a book of 100,000 memories.
+  {
+    name: 'submission-create',
+    method: 'POST',
+    path: '/api/v1/books/bench-create/submissions/',
+    headers: bearer,
+    requestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+    body: () => ({ text_content: 'A memory sent by the benchmark: the lake at dawn, everyone still asleep.', contributor_name: 'Bench' }),
+    async seed(ctx) {
+      await ctx.withDb((db) => seedBook(db, ctx.userId, 'bench-create', 'plus'));
+    },
+  },
+  {
+    name: 'submissions-page-1',
+    method: 'GET',
+    path: '/api/v1/books/bench-memories/submissions/?limit=50',
+    headers: bearer,
+    async seed(ctx) {
+      ctx.state.deepCursor = await ctx.withDb(async (db) => {
+        const bookId = await seedBook(db, ctx.userId, 'bench-memories', 'plus');
+        await seedSubmissions(db, bookId, ctx.userId, ctx.email, SUBMISSIONS_PER_BOOK);
+        // Page 1,800 of 2,000 at 50 a page: the cursor a client holds after walking 90,000 rows.
+        const [row] = await db.query<{ created_at: string; id: string }>(
+          `SELECT created_at, id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC, id DESC OFFSET 89999 LIMIT 1`,
+          [bookId],
+        );
+        return createCursorCodec(ctx.secretKey).encode('submissions:created', [row.created_at, row.id]);
+      });
+    },
+  },
+  {
+    name: 'submissions-deep-page',
+    method: 'GET',
+    path: (ctx) => `/api/v1/books/bench-memories/submissions/?limit=50&cursor=${encodeURIComponent(String(ctx.state.deepCursor))}`,
+    headers: bearer,
+  },
+];
+
+const BOOKS_PER_USER = 1_000;
+const SUBMISSIONS_PER_BOOK = 100_000;
+
+/** Bulk seeding in SQL: the API would take minutes for 100,000 rows and measure nothing we want. */
+async function seedBooks(db: Db, ownerId: string, n: number) {
+  await db.query(
+    `INSERT INTO books (id, slug, owner_id, title, theme, plan_slug, created_at, updated_at, last_activity_at)
+     SELECT gen_random_uuid(), 'bench-book-' || i, $1, 'Bench book ' || i, 'elegant_classic', 'free',
+            now() - i * interval '1 minute', now() - i * interval '1 minute', now() - i * interval '1 minute'
+     FROM generate_series(1, $2::int) AS i`,
+    [ownerId, n],
+  );
+  await db.query(`INSERT INTO book_members (book_id, user_id, role) SELECT id, $1, 'owner' FROM books WHERE owner_id = $1 AND slug LIKE 'bench-book-%'`, [ownerId]);
+}
+
+async function seedBook(db: Db, ownerId: string, slug: string, plan: string): Promise<string> {
+  const [{ id }] = await db.query<{ id: string }>(
+    `INSERT INTO books (id, slug, owner_id, title, theme, plan_slug) VALUES (gen_random_uuid(), $2, $1, $2, 'elegant_classic', $3) RETURNING id`,
+    [ownerId, slug, plan],
+  );
+  await db.query(`INSERT INTO book_members (book_id, user_id, role) VALUES ($1, $2, 'owner')`, [id, ownerId]);
+  return id;
+}
+
+async function seedSubmissions(db: Db, bookId: string, userId: string, email: string, n: number) {
+  await db.query(
+    `INSERT INTO submissions (id, book_id, contributor_user_id, contributor_name, contributor_email, text_content, created_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, 'Bench', $3, 'Memory number ' || i || ': a summer afternoon by the lake, told by someone who was there.',
+            now() - i * interval '1 second', now() - i * interval '1 second'
+     FROM generate_series(1, $4::int) AS i`,
+    [bookId, userId, email, n],
+  );
+  await db.query('ANALYZE submissions');
+}
+
+// ---------------------------------------------------------------- backends
+
+interface Backend {
+  name: string;
+  /** Creates an empty database and returns the environment that points the service at it. */
+  prepare(): Promise<Record<string, string>>;
+  cleanup(): Promise<void>;
+}
+
+function postgresBackend(): Backend {
+  const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  let created = false;
+  const admin = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: settings.databaseUrl, connectionTimeoutMillis: 5_000 });
+    await client.connect();
+    try {
+      return (await client.query<R>(sql, params)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: 'postgres',
+    async prepare() {
+      await admin(`CREATE SCHEMA ${schema}`);
+      created = true;
+      return { DATABASE_URL: settings.databaseUrl, DATABASE_SCHEMA: schema };
+    },
+    async cleanup() {
+      if (!created) return;
+      // The service also makes schemas of its own beside ours (the job queue's `<schema>_pgboss`).
+      const rows = await admin<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname = $1 OR starts_with(nspname, $1 || '_')`, [schema]);
+      for (const { nspname } of rows) await admin(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    },
+  };
+}
+
+function pgliteBackend(): Backend {
+  let dir: string | undefined;
+  return {
+    name: 'pglite',
+    async prepare() {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-bench-'));
+      return { DATA_DIR: dir };
+    },
+    async cleanup() {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const BACKENDS: Record<string, () => Backend> = { postgres: postgresBackend, pglite: pgliteBackend };
+
+// ---------------------------------------------------------------- processes
+
+const children = new Set<ChildProcess>();
+
+function killAll(signal: NodeJS.Signals) {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+/** Backends still holding a schema or a temp dir, so an interrupted run can still drop them. */
+const pendingCleanups = new Set<() => Promise<void>>();
+
+process.on('exit', () => killAll('SIGKILL'));
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    killAll('SIGKILL');
+    const cleanups = [...pendingCleanups].map((c) => c().catch(() => {}));
+    void Promise.race([Promise.all(cleanups), sleep(5_000)]).then(() => process.exit(130));
+  });
+}
+
+function baseEnv(): Record<string, string> {
+  // Only what the service needs: a stray DATABASE_URL or .env value from the shell must not leak in.
+  const env: Record<string, string> = {};
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k]!;
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    SECRET_KEY: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: settings.logLevel,
+    HOST: '127.0.0.1',
+    // Lifted openly so the create benchmark measures creates, not the 30-an-hour limiter
+    // (the limiter still runs on every create: a one-second window of a million).
+    SUBMISSION_RATE_LIMIT: '1000000',
+    SUBMISSION_RATE_WINDOW_SECONDS: '1',
+  };
+}
+
+function runCli(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: os.tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code !== 0) return reject(new Error(`memorybook ${args.slice(0, 2).join(' ')} exited ${code ?? signal}: ${stderr.trim()}`));
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        reject(new Error(`memorybook ${args.slice(0, 2).join(' ')} printed no JSON: ${stdout}`));
+      }
+    });
+  });
+}
+
+interface Service {
+  baseUrl: string;
+  /** CPU time the service process has used so far, in ms (Linux only; null elsewhere). */
+  cpuMs(): number | null;
+  stop(): Promise<void>;
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  // cwd is a temp dir so the repository's own .env is never read.
+  const nodeFlags = settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const tail: string[] = [];
+  const keep = (d: Buffer) => {
+    tail.push(...d.toString().split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 40));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    children.delete(child);
+  };
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`service exited before it was ready:\n${tail.join('\n')}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return { baseUrl, stop, cpuMs: () => processCpuMs(child.pid) };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`service not ready after ${READY_TIMEOUT_MS} ms:\n${tail.join('\n')}`);
+    }
+    await sleep(100);
+  }
+}
+
+// ---------------------------------------------------------------- measuring
+
+/** One timed slice of one scenario. */
+export interface RoundResult {
+  requests: number;
+  duration_s: number;
+  rps: number;
+  latency_ms: { p50: number; p99: number };
+  service_cpu_us_per_req: number | null;
+  load_avg_1m: number;
+}
+
+export interface Measurement {
+  requests: number;
+  duration_s: number;
+  /** All requests over all rounds divided by their total duration. */
+  rps: number;
+  /** avg and p50 are medians over rounds; p90, p99 and max are the worst round's. */
+  latency_ms: { avg: number; p50: number; p90: number; p99: number; max: number };
+  /** Connection errors, timeouts included. */
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  status_codes: Record<string, number>;
+  /** Median over rounds of this scenario's req/s over the ceiling's in the same round. */
+  ratio_to_ceiling: number | null;
+  ratio_range: [number, number] | null;
+  /**
+   * CPU time of the service process per request, in microseconds: unlike
+   * req/s it barely moves when something else is using the machine.
+   */
+  service_cpu_us_per_req: number | null;
+  /** Highest 1-minute load average seen: well above the CPU count means the figures are noisy. */
+  load_avg_1m: number;
+  rounds: RoundResult[];
+}
+
+function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
+  let nextConnection = 0;
+  const perConnection = scenario.connectionHeaders;
+  const opts = {
+    url: ctx.baseUrl + (typeof scenario.path === 'function' ? scenario.path(ctx) : scenario.path),
+    method: scenario.method,
+    headers: {
+      ...(scenario.body ? { 'content-type': 'application/json' } : {}),
+      ...(scenario.headers?.(ctx) ?? {}),
+    },
+    body: scenario.body ? JSON.stringify(scenario.body(ctx)) : undefined,
+    connections: settings.connections,
+    timeout: 10,
+    requests: scenario.requestHeaders
+      ? [
+          {
+            setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...(req.headers ?? {}), ...scenario.requestHeaders!() } }),
+          },
+        ]
+      : undefined,
+    setupClient: perConnection
+      ? (client: { setHeaders(h: Record<string, string>): void }) =>
+          client.setHeaders({ ...opts.headers, ...perConnection(ctx, nextConnection++ % settings.connections) })
+      : undefined,
+  };
+  return opts;
+}
+
+async function runRound(ctx: BenchContext, service: Service, scenario: Scenario, seconds: number) {
+  const loadAvg = os.loadavg()[0];
+  const cpuBefore = service.cpuMs();
+  const r = await autocannon({ ...autocannonOptions(ctx, scenario), duration: seconds });
+  const cpuAfter = service.cpuMs();
+  const result: RoundResult = {
+    requests: r.requests.total,
+    duration_s: r.duration,
+    rps: round(r.requests.total / r.duration, 0),
+    latency_ms: { p50: r.latency.p50, p99: r.latency.p99 },
+    service_cpu_us_per_req: cpuBefore === null || cpuAfter === null || !r.requests.total ? null : round(((cpuAfter - cpuBefore) * 1000) / r.requests.total, 1),
+    load_avg_1m: round(loadAvg, 2),
+  };
+  return { round: result, raw: r, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+}
+
+type RoundRun = Awaited<ReturnType<typeof runRound>>;
+
+function aggregate(runs: RoundRun[]): Measurement {
+  const requests = runs.reduce((n, r) => n + r.raw.requests.total, 0);
+  const duration = runs.reduce((n, r) => n + r.raw.duration, 0);
+  const cpu = runs.every((r) => r.cpuMs !== null) ? runs.reduce((n, r) => n + r.cpuMs!, 0) : null;
+  const statusCodes: Record<string, number> = {};
+  for (const r of runs) for (const [code, s] of Object.entries(r.raw.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(s.count);
+  const sum = (f: (r: RoundRun) => number) => runs.reduce((n, r) => n + f(r), 0);
+  const worst = (f: (r: RoundRun) => number) => Math.max(...runs.map(f));
+  return {
+    requests,
+    duration_s: round(duration, 2),
+    rps: round(requests / duration, 0),
+    latency_ms: {
+      avg: round(median(runs.map((r) => r.raw.latency.average)), 2),
+      p50: median(runs.map((r) => r.raw.latency.p50)),
+      p90: worst((r) => r.raw.latency.p90),
+      p99: worst((r) => r.raw.latency.p99),
+      max: worst((r) => r.raw.latency.max),
+    },
+    errors: sum((r) => r.raw.errors),
+    timeouts: sum((r) => r.raw.timeouts),
+    non2xx: sum((r) => r.raw.non2xx),
+    status_codes: statusCodes,
+    ratio_to_ceiling: null,
+    ratio_range: null,
+    service_cpu_us_per_req: cpu === null || !requests ? null : round((cpu * 1000) / requests, 1),
+    load_avg_1m: worst((r) => r.round.load_avg_1m),
+    rounds: runs.map((r) => r.round),
+  };
+}
+
+async function runBackend(backend: Backend, selected: Scenario[]): Promise<Record<string, Measurement>> {
+  let service: Service | undefined;
+  const cleanup = () => backend.cleanup();
+  pendingCleanups.add(cleanup);
+  try {
+    const env = { ...baseEnv(), ...(await backend.prepare()) };
+    const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+    const password = randomBytes(12).toString('base64url');
+    const ctx: BenchContext = {
+      baseUrl: '',
+      connections: settings.connections,
+      userId: '',
+      email,
+      password,
+      apiKey: '',
+      secretKey: env.SECRET_KEY,
+      state: {},
+      cli: (args) => runCli(env, args),
+      withDb: async (fn) => {
+        const db = await createDb(loadConfig(env));
+        try {
+          return await fn(db);
+        } finally {
+          await db.close();
+        }
+      },
+    };
+
+    // Seeding goes first: the CLI migrates the fresh database, and on PGlite
+    // nothing else may hold the data directory while the server runs.
+    const user = await ctx.cli(['user', 'create', '--email', email, '--password', password]);
+    ctx.userId = String(user.id);
+    const token = await ctx.cli(['token', 'issue', '--email', email, '--name', 'bench']);
+    ctx.apiKey = String(token.plaintext);
+    for (const s of selected) await s.seed?.(ctx);
+
+    service = await startService(env);
+    ctx.baseUrl = service.baseUrl;
+    const seedOnly = () => Promise.reject(new Error('only available in seed steps'));
+    ctx.cli = seedOnly;
+    ctx.withDb = seedOnly;
+    for (const s of selected) await s.setup?.(ctx);
+
+    // The warm-up lets V8 optimise the hot paths and fills the pools; its figures are dropped.
+    if (settings.warmupSeconds > 0) {
+      for (const s of selected) await autocannon({ ...autocannonOptions(ctx, s), duration: settings.warmupSeconds });
+    }
+    // Scenarios take turns in short rounds, so a burst of load from elsewhere
+    // hits all of them alike instead of skewing one; ratios are taken per round.
+    console.log(`  ${backend.name}: ${selected.length} scenarios × ${settings.rounds} rounds …`);
+    const runs = new Map<string, RoundRun[]>(selected.map((s) => [s.name, []]));
+    const seconds = settings.durationSeconds / settings.rounds;
+    for (let i = 0; i < settings.rounds; i++) {
+      for (const s of selected) runs.get(s.name)!.push(await runRound(ctx, service, s, seconds));
+    }
+
+    const results: Record<string, Measurement> = {};
+    for (const s of selected) results[s.name] = aggregate(runs.get(s.name)!);
+    const ceiling = selected.find((s) => s.ceiling);
+    if (ceiling) {
+      for (const m of Object.values(results)) {
+        const ratios = m.rounds.map((r, i) => r.rps / results[ceiling.name].rounds[i].rps);
+        m.ratio_to_ceiling = round(median(ratios), 3);
+        m.ratio_range = [round(Math.min(...ratios), 3), round(Math.max(...ratios), 3)];
+      }
+    }
+    for (const s of selected) {
+      const m = results[s.name];
+      console.log(`  ${backend.name} ${s.name}: ${m.rps} req/s (rounds: ${m.rounds.map((r) => r.rps).join(', ')}), p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms`);
+    }
+    return results;
+  } finally {
+    await service?.stop();
+    pendingCleanups.delete(cleanup);
+    await cleanup().catch((err) => console.error(`cleanup of ${backend.name} failed: ${err}`));
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const deadline = setTimeout(() => {
+    console.error(`bench: still running after ${OVERALL_DEADLINE_MS / 1000} s, giving up`);
+    killAll('SIGKILL');
+    process.exit(1);
+  }, OVERALL_DEADLINE_MS);
+  deadline.unref();
+
+  const unknown = settings.backends.filter((b) => !BACKENDS[b]);
+  if (unknown.length) throw new Error(`unknown backend(s): ${unknown.join(', ')} (known: ${Object.keys(BACKENDS).join(', ')})`);
+  if (scenarios.filter((s) => s.ceiling).length !== 1) throw new Error('exactly one scenario must be the ceiling');
+  const selected = scenarios.filter((s) => !settings.scenarios || settings.scenarios.includes(s.name));
+  const missing = settings.scenarios?.filter((n) => !scenarios.some((s) => s.name === n)) ?? [];
+  if (missing.length || !selected.length) throw new Error(`unknown scenario(s): ${missing.join(', ')} (known: ${scenarios.map((s) => s.name).join(', ')})`);
+
+  if (settings.build) {
+    console.log('building (tsc -p tsconfig.build.json) …');
+    await runChecked(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], 120_000);
+  }
+  console.log(
+    `bench: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s per scenario ` +
+      `in ${settings.rounds} alternating rounds, ` +
+      `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}`,
+  );
+
+  const results: Record<string, Record<string, Measurement>> = {};
+  for (const name of settings.backends) {
+    results[name] = await runBackend(BACKENDS[name](), selected);
+  }
+
+  printTable(results);
+  mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      {
+        generated_at: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.trim() ?? null, node: process.version, platform: `${os.platform()} ${os.release()}` },
+        settings: {
+          connections: settings.connections,
+          duration_s: settings.durationSeconds,
+          warmup_s: settings.warmupSeconds,
+          rounds: settings.rounds,
+          log_level: settings.logLevel,
+          node_env: 'production',
+        },
+        scenarios: selected.map((s) => ({ name: s.name, method: s.method, path: typeof s.path === 'string' ? s.path : '(computed)', ceiling: !!s.ceiling })),
+        results,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`\nwrote ${path.relative(process.cwd(), RESULTS_FILE)}`);
+
+  const failures = Object.entries(results).flatMap(([b, rs]) =>
+    Object.entries(rs)
+      .filter(([, m]) => m.errors + m.non2xx > 0)
+      .map(([s, m]) => `${b}/${s}: ${m.errors} errors (${m.timeouts} timeouts), ${m.non2xx} non-2xx ${JSON.stringify(m.status_codes)}`),
+  );
+  if (failures.length) {
+    console.error(`\nbench: requests failed (every response must be 2xx):\n  ${failures.join('\n  ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+function printTable(results: Record<string, Record<string, Measurement>>) {
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  const header = ['backend', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'vs ceiling (range)', 'svc CPU µs/req', 'load'];
+  const rows = Object.entries(results).flatMap(([b, rs]) =>
+    Object.entries(rs).map(([s, m]) => [
+      b,
+      s,
+      String(m.rps),
+      String(m.latency_ms.p50),
+      String(m.latency_ms.p99),
+      `${m.errors}/${m.non2xx}`,
+      m.ratio_to_ceiling === null || !m.ratio_range
+        ? ''
+        : `${pct(m.ratio_to_ceiling)} (${pct(m.ratio_range[0])}–${pct(m.ratio_range[1])})`,
+      m.service_cpu_us_per_req === null ? '' : String(m.service_cpu_us_per_req),
+      m.load_avg_1m.toFixed(1),
+    ]),
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log('\n' + line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+  const busiest = Math.max(...Object.values(results).flatMap((rs) => Object.values(rs).map((m) => m.load_avg_1m)));
+  if (busiest > os.cpus().length + 1) {
+    console.log(`\nnote: the 1-minute load average reached ${busiest.toFixed(1)} on ${os.cpus().length} CPUs: something else was busy, so req/s and latencies are noisy (CPU µs/req much less so).`);
+  }
+}
+
+function runChecked(cmd: string, args: string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+    children.add(child);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`${path.basename(args[0] ?? cmd)} exited ${code ?? signal}`));
+    });
+  });
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
+
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined || process.platform !== 'linux') return null;
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function intEnv(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name}: expected a whole number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+main().then(
+  (code) => {
+    killAll('SIGKILL');
+    process.exit(code);
+  },
+  (err) => {
+    console.error(`bench failed: ${err instanceof Error ? err.message : String(err)}`);
+    killAll('SIGKILL');
+    process.exit(1);
+  },
+);
