@@ -44,6 +44,10 @@ export async function spawnServer(o: { schema?: string; dataDir?: string; env?: 
     ...(o.env ?? {}),
   };
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/memorybook.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A test that fails before its afterAll must not leave a server running.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
