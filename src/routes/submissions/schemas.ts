@@ -25,7 +25,7 @@ export async function submissionIdMustBeWellFormed(request: FastifyRequest) {
   if (!isUuid((request.params as { id?: string }).id)) throw errors.notFound('submission');
 }
 
-/** Owned by the media issue, which fills it; listed here because a submission embeds it. */
+/** Filled in by the media resource; listed here because a submission embeds it. */
 export const MediaSummary = Type.Object(
   {
     id: Id,

@@ -4,7 +4,7 @@ import { countApproved, type BookLock } from './submission-repository.js';
 
 /**
  * Approve needs every attached media file processed and not infected (400
- * validation_failed otherwise). Media lands in a later issue: until a `media`
+ * validation_failed otherwise). Media is not built yet: until a `media`
  * table exists (to_regclass looks it up on the search path) there is nothing
  * attached and this passes. The day the table lands the check is live, so the
  * media migration must keep these columns: submission_id, processing_status

@@ -7,7 +7,7 @@ export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 
 /**
  * What can move a submission: a moderation action, or `author_edit` — a
- * contributor author editing their row (and, with the media issue, any media
+ * contributor author editing their row (and, once media exists, any media
  * change), which must send an approved memory back for review.
  */
 export type ModerationTrigger = ModerationAction | 'author_edit';

@@ -15,10 +15,10 @@ export function toSubmission(s: SubmissionRow, bookSlug: string) {
     is_pinned: s.is_pinned,
     pinned_at: s.pinned_at,
     rejection_reason: s.rejection_reason,
-    // TODO(media/exports issue): approval renders a share card in the background
+    // TODO(media, exports): approval renders a share card in the background
     // into share_card_key; sign it here like media URLs. Until then always null.
     share_card_url: null,
-    // TODO(media issue): embed the MediaSummary rows of this submission.
+    // TODO(media): embed the MediaSummary rows of this submission.
     media: [] as unknown[],
     source: s.source,
     created_at: s.created_at,

@@ -124,7 +124,7 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; en
     async deleteSubmission(ctx: BookContext, id: string) {
       mustBeId(id);
       await inBook(ctx, async (tx) => {
-        // TODO(media issue): queue cleanup of this submission's media files,
+        // TODO(media): queue cleanup of this submission's media files,
         // derived assets and the book's storage counter here, in this transaction.
         if (!(await deleteSubmission(tx, ctx.book.id, id))) throw errors.notFound('submission');
         await touchBookActivity(tx, ctx.book.id);
@@ -156,7 +156,7 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; en
         if (action === 'reject' && row.contributor_email && deps.enqueueMail) {
           await deps.enqueueMail(rejectionMessage({ ...row, contributor_email: row.contributor_email }, book, why), tx);
         }
-        // TODO(media/exports issue): on approve, enqueue the share card render here (share_card_url stays null until then).
+        // TODO(media, exports): on approve, enqueue the share card render here (share_card_url stays null until then).
         return { action, changed: true, submission: toSubmission(row, ctx.book.slug) };
       });
     },

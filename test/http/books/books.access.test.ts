@@ -17,7 +17,7 @@ afterAll(() => t.close());
 type Caller = 'owner' | 'admin' | 'contributor' | 'outsider' | 'anonymous' | 'revoked';
 type Min = 'owner' | 'admin' | 'visible';
 
-/** Every /books/{slug}/… route with the least role it needs. Later issues add theirs here. */
+/** Every /books/{slug}/… route with the least role it needs. Routes added later add theirs here. */
 const ROUTES: { name: string; method: string; path: string; body?: unknown; min: Min; write: boolean }[] = [
   { name: 'read book', method: 'GET', path: '', min: 'admin', write: false },
   { name: 'update book', method: 'PATCH', path: '', body: { subtitle: 'x' }, min: 'admin', write: true },

@@ -92,7 +92,7 @@ describe('400 validation_failed while attached media is not ready', () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
     const s = await newSubmission(t, slug, owner);
-    // Stands in for the media issue's table: the columns approval reads.
+    // Stands in for the media table that is yet to come: the columns approval reads.
     await t.db.query(`CREATE TABLE media (id uuid PRIMARY KEY, submission_id uuid NOT NULL, processing_status text NOT NULL, scan_result text)`);
     try {
       const mediaId = crypto.randomUUID();
