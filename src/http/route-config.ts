@@ -52,6 +52,12 @@ declare module 'fastify' {
      * validation for grace period and plan gates. 'visible' only needs visibility.
      */
     book?: BookAction | 'visible';
+    /**
+     * The target's current ETag, for routes that honour If-Match: lets a stale
+     * If-Match answer 412 ahead of the grace-period and plan gates, as the
+     * contract orders them. Only asked when a gate is about to refuse.
+     */
+    currentEtag?: (request: import('fastify').FastifyRequest) => Promise<string | undefined>;
     /** Routes outside the public API (web pages, health) carry no API conventions. */
     internal?: boolean;
   }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { errors } from '../../errors.js';
+import { assertIfMatch } from '../etag.js';
 import { assertGraceAndPlan, assertRole, assertVisible, type BookAccessState } from '../../services/books/book-access.js';
 import { findBookContext } from '../../services/books/book-repository.js';
 import type { BookContext } from '../../services/books/book-types.js';
@@ -35,9 +36,17 @@ export function createBookAccessHooks(deps: { db: Db; replayIfStored: (request: 
   }
 
   async function checkGraceAndPlan(request: FastifyRequest, _reply: FastifyReply) {
-    const action = request.routeOptions.config.book;
+    const { book: action, currentEtag } = request.routeOptions.config;
     if (!action || action === 'visible' || !request.book) return;
-    assertGraceAndPlan(accessState(request.book), action);
+    try {
+      assertGraceAndPlan(accessState(request.book), action);
+    } catch (gate) {
+      // Preconditions come before these gates: a stale If-Match is 412 even in a grace period.
+      const ifMatch = request.headers['if-match'];
+      const current = ifMatch !== undefined && currentEtag ? await currentEtag(request) : undefined;
+      if (current !== undefined) assertIfMatch(ifMatch, current);
+      throw gate;
+    }
   }
 
   return { loadBook, checkGraceAndPlan };

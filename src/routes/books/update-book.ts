@@ -18,7 +18,7 @@ export function updateBook(app: FastifyInstance, { services }: RouteContext) {
         body: UpdateBookBody,
         response: { 200: Type.Ref('Book') },
       },
-      config: { book: 'update', errors: [412] },
+      config: { book: 'update', errors: [412], currentEtag: async (request) => `"${requireBook(request.book).book.updated_at}"` },
     },
     async (request, reply) => {
       const book = await services.books.updateBook(requireBook(request.book), request.body, request.headers['if-match']);

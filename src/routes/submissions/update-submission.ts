@@ -3,9 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requireAuth, requireBook } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
+import { findSubmission } from '../../services/submissions/submission-repository.js';
 import { SubmissionParams, UpdateSubmissionBody, submissionIdMustBeWellFormed } from './schemas.js';
 
-export function updateSubmission(app: FastifyInstance, { services }: RouteContext) {
+export function updateSubmission(app: FastifyInstance, { services, db }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().patch(
     '/books/:slug/submissions/:id/',
     {
@@ -21,7 +22,18 @@ export function updateSubmission(app: FastifyInstance, { services }: RouteContex
         body: UpdateSubmissionBody,
         response: { 200: Type.Ref('Submission') },
       },
-      config: { book: 'edit_own_submission', errors: [412] },
+      config: {
+        book: 'edit_own_submission',
+        errors: [412],
+        currentEtag: async (request) => {
+          const { id } = request.params as { id: string };
+          const ctx = requireBook(request.book);
+          // A contributor only ever sees their own rows; anyone else's stays unknown to them.
+          const authorId = ctx.role === 'contributor' ? requireAuth(request.auth).user.id : undefined;
+          const row = await findSubmission(db, ctx.book.id, id, { authorId });
+          return row ? `"${row.updated_at}"` : undefined;
+        },
+      },
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {

@@ -118,6 +118,18 @@ describe('grace period', () => {
     expect((await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'later' }, { token: owner.token, idempotencyKey: key })).status).toBe(200);
   });
 
+  it('a stale If-Match is 412 before the grace period; a current one meets the 403', async () => {
+    const b = await newBook(t, owner);
+    await setGrace(t, b.slug, true);
+    const etag = (await t.get(`/api/v1/books/${b.slug}/`, { token: owner.token })).body.etag;
+    const stale = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: owner.token, headers: { 'if-match': '"2000-01-01T00:00:00.000000Z"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.details.current_etag).toBe(etag);
+    const current = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: owner.token, headers: { 'if-match': etag } });
+    expect(current.status).toBe(403);
+    expect(current.body.code).toBe('book_grace_period');
+  });
+
   it('schema errors still come before the grace period (422)', async () => {
     const b = await newBook(t, owner);
     await setGrace(t, b.slug, true);
