@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { IdempotencyStore, StoredResponse } from '../../services/idempotency/idempotency-store.js';
@@ -70,7 +70,7 @@ export function createIdempotencyHooks(store: IdempotencyStore) {
     if (request.auth.method === 'api_key' && request.auth.revoked) {
       // Only a replay of the request that revoked this very key is answered.
       const stored = await store.lookup(userId, key, fp);
-      if (!stored) throw new AppError('unauthorized', 'Authentication credentials were not provided or are invalid.', null, { headers: { 'www-authenticate': 'Bearer' } });
+      if (!stored) throw errors.unauthorized();
       return sendStored(reply, stored);
     }
 
