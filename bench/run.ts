@@ -24,7 +24,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { createDb, type Db } from '../src/db/client.js';
 import { createTokenService } from '../src/services/tokens/token-service.js';
-import { createCursorCodec } from '../src/http/lists.js';
+import { createCursorCodec } from '../src/db/pagination.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'memorybook.js');
@@ -155,7 +155,7 @@ export const scenarios: Scenario[] = [
           `SELECT created_at, id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC, id DESC OFFSET 89999 LIMIT 1`,
           [bookId],
         );
-        return createCursorCodec(ctx.secretKey).encode('submissions:created', [row.created_at, row.id]);
+        return createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
       });
     },
   },

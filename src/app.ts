@@ -6,7 +6,7 @@ import { addDeprecationHeaders } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
-import { createBookAccessHooks } from './http/plugins/book-access.js';
+import { createBookAccessHook } from './http/plugins/book-access.js';
 import { createIdempotencyHooks } from './http/plugins/idempotency.js';
 import { createRateLimitHook } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
@@ -15,6 +15,7 @@ import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
+import { runInRequestScope } from './lib/request-scope.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
 
@@ -46,7 +47,7 @@ export interface BuildAppOptions {
 /** Builds the whole HTTP app from its dependencies: no listen, no environment reads. */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const services = createServices(deps);
-  const ctx: RouteContext = { ...deps, services };
+  const ctx: RouteContext = { config: deps.config, services, db: deps.db };
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -81,7 +82,6 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);
-  app.decorateRequest('book', null);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorEnvelope);
   app.addSchema(ValidationErrorBody);
@@ -107,8 +107,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     scope.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // Everything after this runs in the request's own scope (see lib/request-scope.ts).
+    runInRequestScope(done);
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -128,10 +130,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(
     async (api) => {
       jsonOnly(api);
-      const idempotency = createIdempotencyHooks(services.idempotency);
+      const idempotency = createIdempotencyHooks({ db: deps.db, store: services.idempotency });
       api.addHook('onRequest', createAuthenticate({ config: deps.config, tokens: services.tokens, sessions: services.sessions }));
-      const bookAccess = createBookAccessHooks({ db: deps.db, replayIfStored: idempotency.replayIfStored });
-      api.addHook('onRequest', bookAccess.loadBook);
+      api.addHook('onRequest', createBookAccessHook({ access: services.access, replayIfStored: idempotency.replayIfStored }));
       api.addHook('onRequest', addDeprecationHeaders);
       // A body-less POST/PATCH is validated as {} so required fields are reported one by one.
       api.addHook('preValidation', async (request) => {
@@ -141,10 +142,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       });
       api.addHook('preValidation', idempotency.claim);
       api.addHook('preValidation', createRateLimitHook({ config: deps.config, limiter: services.rateLimiter }));
-      api.addHook('preHandler', bookAccess.checkGraceAndPlan);
       api.addHook('onSend', idempotency.record);
-      api.addHook('onRequestAbort', idempotency.releaseOnAbort);
-      api.addHook('onResponse', idempotency.releaseOnAbort);
+      api.addHook('onRequestAbort', idempotency.abandon);
+      api.addHook('onResponse', idempotency.abandon);
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none', internal: true } }, async () => app.swagger());
       await registerApiRoutes(api, ctx);
     },

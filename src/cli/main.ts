@@ -6,17 +6,10 @@ import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { startWorker } from '../worker.js';
-import { createAuditService } from '../services/audit/audit-service.js';
-import { createTokenService } from '../services/tokens/token-service.js';
-import { findUserByEmail } from '../services/users/user-repository.js';
 import { toProfile } from '../services/users/user-mapper.js';
-import { createUserService } from '../services/users/user-service.js';
 import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
-import { createBillingService } from '../services/books/billing-service.js';
-import { findBookContext } from '../services/books/book-repository.js';
-import { createQuotaService } from '../services/books/quota-service.js';
-import { upsertMember } from '../services/members/member-repository.js';
+import { createServices, type Services } from '../services/index.js';
 
 const USAGE = `memorybook: the Memory Book Integrator API service
 
@@ -31,6 +24,7 @@ Usage:
   memorybook book set-plan --slug SLUG --plan P
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
+  memorybook jobs failed [--name N] [--limit N]
   memorybook openapi:export [--out openapi.json]
 
 Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
@@ -49,6 +43,11 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
   } finally {
     await db.close();
   }
+}
+
+/** Commands go through the same services as the API, so every rule holds for them too. */
+function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
+  return withDb(config, (db) => fn(createServices({ config, db })));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -116,8 +115,8 @@ export async function main(argv: string[]): Promise<number> {
           strict: true,
         });
         if (!values.email || !values.password) throw new UsageError('user create needs --email and --password');
-        const user = await withDb(config, (db) =>
-          createUserService({ db }).createUser({
+        const user = await withServices(config, (services) =>
+          services.users.createUser({
             email: values.email!,
             password: values.password!,
             firstName: values['first-name'],
@@ -132,10 +131,9 @@ export async function main(argv: string[]): Promise<number> {
         if (sub !== 'issue') break;
         const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } }, strict: true });
         if (!values.email || !values.name) throw new UsageError('token issue needs --email and --name');
-        const result = await withDb(config, async (db) => {
-          const user = await findUserByEmail(db, values.email!);
-          if (!user) throw new UsageError(`no user with email ${values.email}`);
-          const { token, plaintext } = await createTokenService({ db }).issueToken(user.id, values.name!);
+        const result = await withServices(config, async (services) => {
+          const user = await mustFindUser(services, values.email!);
+          const { token, plaintext } = await services.tokens.issueToken(user.id, values.name!);
           return { id: token.id, name: token.name, user_id: user.id, email: user.email, plaintext, created_at: token.created_at };
         });
         out(result);
@@ -152,9 +150,9 @@ export async function main(argv: string[]): Promise<number> {
         const count = Number(values.count);
         if (!Number.isInteger(count) || count < 1 || count > 10000) throw new UsageError('--count must be a whole number from 1 to 10000');
         out(
-          await withDb(config, async (db) => {
-            const user = await mustFindUser(db, values.email!);
-            return { email: user.email, ...(await createQuotaService({ db }).grantSlots(user.id, values.plan!, count)) };
+          await withServices(config, async (services) => {
+            const user = await mustFindUser(services, values.email!);
+            return { email: user.email, ...(await services.quotas.grantSlots(user.id, values.plan!, count)) };
           }),
         );
         return 0;
@@ -169,13 +167,9 @@ export async function main(argv: string[]): Promise<number> {
         if (!values.book || !values.email) throw new UsageError('member add needs --book and --email');
         if (values.role !== 'admin' && values.role !== 'contributor') throw new UsageError('--role must be admin or contributor');
         out(
-          await withDb(config, async (db) => {
-            const user = await mustFindUser(db, values.email!);
-            const book = await findBookContext(db, values.book!, null);
-            if (!book) throw new UsageError(`no book with slug ${values.book}`);
-            const m = await upsertMember(db, book.book.id, user.id, values.role as 'admin' | 'contributor');
-            if (!m) throw new UsageError(`${values.email} owns ${values.book}; ownership cannot change`);
-            return { book: values.book, user_id: user.id, email: user.email, role: m.role, joined_at: m.joined_at };
+          await withServices(config, async (services) => {
+            const m = await services.members.addMemberAsOwner(values.book!, { email: values.email! }, values.role as 'admin' | 'contributor');
+            return { book: values.book, user_id: m.user_id, email: m.email, role: m.role, joined_at: m.joined_at };
           }),
         );
         return 0;
@@ -189,14 +183,14 @@ export async function main(argv: string[]): Promise<number> {
         if (!values.slug) throw new UsageError(`book ${sub ?? ''} needs --slug`);
         if (sub === 'set-plan') {
           if (!values.plan) throw new UsageError('book set-plan needs --plan');
-          out(await withDb(config, (db) => createBillingService({ db }).setPlan(values.slug!, values.plan!)));
+          out(await withServices(config, (services) => services.billing.setPlan(values.slug!, values.plan!)));
           return 0;
         }
         if (sub === 'grace') {
           if (values.off === Boolean(values.until)) throw new UsageError('book grace needs exactly one of --until ISO8601 or --off');
           const until = values.off ? 'off' : parseTimestampParam(values.until!);
           if (!until) throw new UsageError(`--until is not an ISO 8601 timestamp: ${values.until}`);
-          out(await withDb(config, (db) => createBillingService({ db }).setGracePeriod(values.slug!, until)));
+          out(await withServices(config, (services) => services.billing.setGracePeriod(values.slug!, until)));
           return 0;
         }
         break;
@@ -208,11 +202,19 @@ export async function main(argv: string[]): Promise<number> {
           options: { email: { type: 'string' }, event: { type: 'string' }, limit: { type: 'string' } },
           strict: true,
         });
-        await withDb(config, async (db) => {
-          const user = values.email ? await findUserByEmail(db, values.email) : undefined;
-          if (values.email && !user) throw new UsageError(`no user with email ${values.email}`);
-          for (const e of await createAuditService({ db }).list({ userId: user?.id, event: values.event, limit: Number(values.limit ?? 100) })) out(e);
+        await withServices(config, async (services) => {
+          const user = values.email ? await mustFindUser(services, values.email) : undefined;
+          for (const e of await services.audit.list({ userId: user?.id, event: values.event, limit: Number(values.limit ?? 100) })) out(e);
         });
+        return 0;
+      }
+      case 'jobs': {
+        if (sub !== 'failed') break;
+        const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, limit: { type: 'string' } }, strict: true });
+        const limit = values.limit === undefined ? 50 : Number(values.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+        const { listFailedJobs } = await import('../jobs/failed-jobs.js');
+        for (const job of await withDb(config, (db) => listFailedJobs(db, config, { name: values.name, limit }))) out(job);
         return 0;
       }
       case 'openapi:export': {
@@ -248,8 +250,8 @@ export async function main(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
-async function mustFindUser(db: Db, email: string) {
-  const user = await findUserByEmail(db, email);
+async function mustFindUser(services: Services, email: string) {
+  const user = await services.users.findByEmail(email);
   if (!user) throw new UsageError(`no user with email ${email}`);
   return user;
 }

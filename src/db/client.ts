@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -9,11 +10,43 @@ export interface Queryable {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
 }
 
+/** A transaction's handle: statements, and scripts of several statements (simple protocol). */
+export interface Tx extends Queryable {
+  exec(sql: string): Promise<void>;
+}
+
+/** A transaction its opener ends: the request-wide unit of work of an idempotent request. */
+export interface OpenTransaction extends Tx {
+  readonly open: boolean;
+  commit(): Promise<void>;
+  /** Safe to call more than once, and after a failed commit. */
+  rollback(): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
-  /** Runs fn in one transaction; fn must use the handle it is given, never the Db itself. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Runs a script of several statements (migrations). */
+  /**
+   * Runs fn in one transaction. Inside an ambient transaction (see
+   * `withAmbient`) fn joins it instead, so a service's own transaction and the
+   * request's idempotency record commit or roll back together. fn must not
+   * catch a database error and carry on (use ON CONFLICT instead): the
+   * transaction is aborted by then. A standalone transaction that fails on a
+   * serialization failure or deadlock is run again (a few times).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Opens a transaction the caller commits or rolls back. */
+  begin(): Promise<OpenTransaction>;
+  /** Runs fn with `tx` ambient: `query` and `transaction` on this Db, anywhere below fn, use it while it is open. */
+  withAmbient<T>(tx: OpenTransaction, fn: () => T): T;
+  /** True inside an open ambient transaction. */
+  inTransaction(): boolean;
+  /**
+   * Runs fn in a short transaction of its own, independent of any ambient one
+   * (rate-limit counters). PGlite has a single connection, so there it cannot
+   * be independent: it joins the ambient transaction, if any.
+   */
+  autonomous<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements (simple protocol), outside any transaction. */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,30 +104,48 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
 
-  const db: Db = {
+  return withTransactions({
     kind: 'postgres',
     async query<R>(text: string, params?: unknown[]) {
       const res = await pool.query({ text, values: params as unknown[] });
       return res.rows as R[];
     },
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+    async begin() {
       const client = await pool.connect();
+      let open = true;
+      // A connection whose transaction could not be ended cleanly is destroyed, never reused.
+      const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+        if (!open) return;
+        open = false;
+        try {
+          await client.query(sql);
+          client.release();
+        } catch (err) {
+          client.release(err as Error);
+          if (sql === 'COMMIT') throw err;
+        }
+      };
       try {
         await client.query('BEGIN');
-        const tx: Queryable = {
-          async query<R>(text: string, params?: unknown[]) {
-            return (await client.query({ text, values: params as unknown[] })).rows as R[];
-          },
-        };
-        const result = await fn(tx);
-        await client.query('COMMIT');
-        return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        client.release(err as Error);
         throw err;
-      } finally {
-        client.release();
       }
+      return {
+        get open() {
+          return open;
+        },
+        async query<R>(text: string, params?: unknown[]) {
+          mustBeOpen(open);
+          return (await client.query({ text, values: params as unknown[] })).rows as R[];
+        },
+        async exec(sql: string) {
+          mustBeOpen(open);
+          await client.query(sql);
+        },
+        commit: () => end('COMMIT'),
+        rollback: () => end('ROLLBACK'),
+      };
     },
     async exec(sql: string) {
       await pool.query(sql);
@@ -102,8 +153,7 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
     async close() {
       await pool.end();
     },
-  };
-  return db;
+  });
 }
 
 export async function createPgliteDb(dataDir?: string): Promise<Db> {
@@ -114,21 +164,51 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
   });
   await lite.exec(`SET TIME ZONE 'UTC'`);
   let closed = false;
-  return {
+  return withTransactions({
     kind: 'pglite',
     async query<R>(text: string, params?: unknown[]) {
       return (await lite.query<R>(text, params)).rows;
     },
     // PGlite is one connection: its own mutex makes every other query wait
     // while a transaction is open, which gives the same isolation as a pool.
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return lite.transaction(async (t) =>
-        fn({
-          async query<R>(text: string, params?: unknown[]) {
-            return (await t.query<R>(text, params)).rows;
-          },
-        }),
-      );
+    // Its transaction() holds that mutex for as long as the callback runs, so
+    // an open transaction is a callback waiting to be told how to end.
+    begin() {
+      return new Promise<OpenTransaction>((resolve, reject) => {
+        let open = true;
+        let finish!: (commit: boolean) => void;
+        const decided = new Promise<boolean>((r) => (finish = r));
+        const outcome = lite.transaction(async (t) => {
+          resolve({
+            get open() {
+              return open;
+            },
+            async query<R>(text: string, params?: unknown[]) {
+              mustBeOpen(open);
+              return (await t.query<R>(text, params)).rows;
+            },
+            async exec(sql: string) {
+              mustBeOpen(open);
+              await t.exec(sql);
+            },
+            async commit() {
+              if (!open) return;
+              open = false;
+              finish(true);
+              await outcome;
+            },
+            async rollback() {
+              if (!open) return;
+              open = false;
+              finish(false);
+              await outcome.catch(() => {});
+            },
+          });
+          if (!(await decided)) await t.rollback();
+        });
+        // Fails before the handle exists (BEGIN refused): the caller hears of it.
+        outcome.catch(reject);
+      });
     },
     async exec(sql: string) {
       await lite.exec(sql);
@@ -138,6 +218,73 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
       closed = true;
       await lite.close();
     },
+  });
+}
+
+/** A statement sent on an ended transaction would run on a connection someone else now holds. */
+function mustBeOpen(open: boolean) {
+  if (!open) throw new Error('the transaction has already ended');
+}
+
+interface Connection {
+  kind: Db['kind'];
+  query<R>(text: string, params?: unknown[]): Promise<R[]>;
+  begin(): Promise<OpenTransaction>;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const RETRYABLE_TRANSACTION_ERRORS = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 3;
+
+/**
+ * The transaction behaviour both backends share: an ambient transaction per
+ * async context (AsyncLocalStorage), joined by `query` and `transaction`
+ * while it is open, and standalone transactions retried on serialization
+ * failures and deadlocks.
+ */
+function withTransactions(conn: Connection): Db {
+  const ambient = new AsyncLocalStorage<OpenTransaction>();
+  const current = () => {
+    const tx = ambient.getStore();
+    return tx?.open ? tx : undefined;
+  };
+
+  async function standalone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const tx = await conn.begin();
+      try {
+        // Ambient inside too, so anything fn calls that uses this Db joins the transaction.
+        const result = await ambient.run(tx, () => fn(tx));
+        await tx.commit();
+        return result;
+      } catch (err) {
+        await tx.rollback();
+        if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE_TRANSACTION_ERRORS.has(pgErrorCode(err) ?? '')) continue;
+        throw err;
+      }
+    }
+  }
+
+  return {
+    kind: conn.kind,
+    query<R>(text: string, params?: unknown[]) {
+      return (current() ?? conn).query<R>(text, params);
+    },
+    transaction<T>(fn: (tx: Tx) => Promise<T>) {
+      const tx = current();
+      return tx ? fn(tx) : standalone(fn);
+    },
+    begin: () => conn.begin(),
+    withAmbient: (tx, fn) => ambient.run(tx, fn),
+    inTransaction: () => current() !== undefined,
+    autonomous<T>(fn: (tx: Tx) => Promise<T>) {
+      const tx = current();
+      if (tx && conn.kind === 'pglite') return fn(tx);
+      return ambient.exit(() => standalone(fn));
+    },
+    exec: (sql) => conn.exec(sql),
+    close: () => conn.close(),
   };
 }
 

@@ -16,65 +16,26 @@ export function listMigrations(dir = MIGRATIONS_DIR): { id: string; sql: string 
 /**
  * Applies pending migrations, each in its own transaction. An advisory lock
  * makes concurrent starts (two servers, a server and `memorybook migrate`)
- * apply each migration exactly once.
+ * apply each migration exactly once. A file is sent whole over the simple
+ * query protocol, so the server's own parser splits it into statements
+ * (comments, quotes, dollar-quoted bodies) and a syntax error anywhere fails
+ * the file before any of it runs. A file must not hold its own BEGIN or
+ * COMMIT: it already runs in a transaction.
  */
-export async function migrate(db: Db): Promise<string[]> {
+export async function migrate(db: Db, options: { dir?: string } = {}): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: string[] = [];
-  for (const m of listMigrations()) {
+  for (const m of listMigrations(options.dir)) {
     const did = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(7243017)');
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [m.id]);
       if (done.length) return false;
-      for (const statement of splitSql(m.sql)) await tx.query(statement);
+      await tx.exec(m.sql);
       await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
       return true;
     });
     if (did) applied.push(m.id);
   }
   return applied;
-}
-
-/**
- * Splits a migration into statements for the extended protocol, which takes
- * one statement at a time. Understands comments, quotes and $$ bodies.
- */
-export function splitSql(sql: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      const end = sql.indexOf(c, i + 1);
-      cur += sql.slice(i, end + 1);
-      i = end + 1;
-      continue;
-    }
-    if (c === '$') {
-      const tag = /^\$[a-zA-Z_]*\$/.exec(sql.slice(i))?.[0];
-      if (tag) {
-        const end = sql.indexOf(tag, i + tag.length);
-        cur += sql.slice(i, end + tag.length);
-        i = end + tag.length;
-        continue;
-      }
-    }
-    if (c === ';') {
-      if (cur.trim()) out.push(cur.trim());
-      cur = '';
-      i++;
-      continue;
-    }
-    cur += c;
-    i++;
-  }
-  if (cur.trim()) out.push(cur.trim());
-  return out;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorEnvelope } from '../errors.js';
+import { translatePgError } from '../db/pg-errors.js';
 
 interface AjvError {
   keyword: string;
@@ -136,6 +137,13 @@ export function errorHandler(err: FastifyError | AppError | Error, request: Fast
   }
   if (fe.statusCode === 413) return sendCode(request, reply, 'payload_too_large', 'The request body is too large.', null);
   if (fe.statusCode === 415) return sendCode(request, reply, 'unsupported_media_type', 'Unsupported Content-Type.', null);
+
+  // A database error no service translated, but one the client can act on (a conflict, a timeout): never a 500.
+  const fromDb = translatePgError(err);
+  if (fromDb) {
+    request.log.warn({ err, request_id: request.id, code: fromDb.code }, 'database error answered without a service translating it');
+    return errorHandler(fromDb, request, reply);
+  }
 
   // Anything else is our fault: log everything, tell the client nothing but the request id.
   request.log.error({ err, request_id: request.id }, 'unhandled error');

@@ -2,6 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { assertValidDeprecation } from './deprecation.js';
+import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js';
 import { EmptyBody } from './schemas/common.js';
 
 const SHARED_ERRORS = [400, 404, 500];
@@ -50,6 +51,9 @@ export function installErrorResponses(app: FastifyInstance) {
       route.schema = { ...route.schema, deprecated: true } as typeof route.schema;
     }
     const schema = (route.schema ??= {});
+    // Who may call a book route, machine-readable, from the same table the services enforce.
+    const action = route.config?.book;
+    if (action) (schema as Record<string, unknown>)['x-book-access'] = bookAccessExtension(action);
     // A route that takes no body still rejects one (unknown fields are never silently dropped).
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
     if (!schema.body && methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) schema.body = EmptyBody;
@@ -94,4 +98,26 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string) {
     uiConfig: { deepLinking: true, persistAuthorization: false },
     staticCSP: true,
   });
+}
+
+/**
+ * `x-book-access` on every /books/{slug}/ operation: the action it takes and
+ * what that needs (least role, or 'visible'; whether it writes, and so stops
+ * in a grace period; the plan feature; whether a contributor may act on
+ * their own rows only).
+ */
+export function bookAccessExtension(action: BookAction | 'visible') {
+  if (action === 'visible') {
+    return { action, min_role: 'visible', write: false, allowed_in_grace: true, grace_status: null, feature: null, own_rows_only: false };
+  }
+  const rule: { role: string; write: boolean; feature?: string; allowedInGrace?: boolean; graceStatus?: number } = BOOK_ACTIONS[action];
+  return {
+    action,
+    min_role: rule.role,
+    write: rule.write,
+    allowed_in_grace: !rule.write || rule.allowedInGrace === true,
+    grace_status: rule.write && !rule.allowedInGrace ? (rule.graceStatus ?? 403) : null,
+    feature: rule.feature ?? null,
+    own_rows_only: rule.role === 'contributor',
+  };
 }

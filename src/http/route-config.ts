@@ -1,5 +1,4 @@
 import type { BookAction } from '../services/books/book-access.js';
-import type { BookContext } from '../services/books/book-types.js';
 import type { BearerIdentity } from '../services/tokens/token-service.js';
 import type { UserRow } from '../services/users/user-types.js';
 
@@ -47,25 +46,20 @@ declare module 'fastify' {
     /** A database-backed rate limit, checked after idempotency (replays never count) and before schema validation. */
     rateLimit?: RouteRateLimit;
     /**
-     * A /books/{slug}/… route: the book is loaded and the caller checked for
-     * this action (404 when not visible, 403 insufficient_role), and after
-     * validation for grace period and plan gates. 'visible' only needs visibility.
+     * A /books/{slug}/… route and the action it takes: visibility (404) and
+     * role (403) are answered right after authentication, ahead of
+     * idempotency and schema validation, as the contract orders them. The
+     * service checks the same action again, with the precondition and the
+     * grace-period and plan gates, inside its transaction.
      */
     book?: BookAction | 'visible';
-    /**
-     * The target's current ETag, for routes that honour If-Match: lets a stale
-     * If-Match answer 412 ahead of the grace-period and plan gates, as the
-     * contract orders them. Only asked when a gate is about to refuse.
-     */
-    currentEtag?: (request: import('fastify').FastifyRequest) => Promise<string | undefined>;
     /** Routes outside the public API (web pages, health) carry no API conventions. */
     internal?: boolean;
   }
   interface FastifyRequest {
     auth: Auth | null;
-    idempotency: { userId: string; key: string; storedBody?: string } | null;
+    idempotency: import('./plugins/idempotency.js').IdempotentUnit | null;
     errorCode: string | null;
-    book: BookContext | null;
   }
 }
 
@@ -74,7 +68,7 @@ export function requireAuth(auth: Auth | null): Auth {
   return auth;
 }
 
-export function requireBook(book: BookContext | null): BookContext {
-  if (!book) throw new Error('route reached without its book');
-  return book;
+/** The signed-in user a route acts for (routes behind auth 'required' only). */
+export function actorOf(request: import('fastify').FastifyRequest): UserRow {
+  return requireAuth(request.auth).user;
 }

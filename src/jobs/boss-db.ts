@@ -1,5 +1,4 @@
 import type { Db, Queryable } from '../db/client.js';
-import { splitSql } from '../db/migrate.js';
 
 /** What pg-boss calls to reach the database (its `db` option). */
 export interface BossDb {
@@ -7,13 +6,19 @@ export interface BossDb {
 }
 
 /**
+ * pg-boss 10 sends its schema, migration and maintenance scripts as one
+ * string of several statements between `BEGIN;` and `COMMIT;` (plans.locked()
+ * in its plans.js), and everything else as a single statement.
+ */
+const WRAPPED_SCRIPT = /^\s*BEGIN\s*;([\s\S]*?)\bCOMMIT\s*;?\s*$/i;
+
+/**
  * pg-boss over our Db instead of its own pg Pool, so the queue runs on PGlite
  * (one in-process connection) as well as PostgreSQL and shares our type
- * parsers. Its schema and maintenance scripts arrive as one string of several
- * statements inside BEGIN … COMMIT; the extended protocol takes one statement
- * at a time, so they are split and run in our own transaction, which also
- * rolls back on error (a failed multi-statement string would otherwise leave
- * the connection inside an aborted transaction).
+ * parsers. A wrapped script loses its BEGIN and COMMIT and runs whole over
+ * the simple protocol (the server splits it) inside our own transaction: one
+ * connection, rolled back on error, so nothing is left half-done and no
+ * connection goes back to the pool inside an aborted transaction.
  *
  * Calls in flight are counted so that stopping the queue can wait for them
  * before the database is closed.
@@ -24,15 +29,13 @@ export function createBossDb(db: Db): BossDb & { drain(): Promise<void> } {
 
   async function run(text: string, values?: unknown[]) {
     if (values && values.length) return { rows: await db.query(text, values) };
-    const statements = splitSql(text);
-    if (statements.length === 1) return { rows: await db.query(statements[0]) };
-    const body = statements.filter((s) => !/^(BEGIN|COMMIT)$/i.test(s));
-    const rows = await db.transaction(async (tx) => {
-      let last: unknown[] = [];
-      for (const statement of body) last = await tx.query(statement);
-      return last;
-    });
-    return { rows };
+    const script = WRAPPED_SCRIPT.exec(text);
+    if (script) {
+      await db.transaction((tx) => tx.exec(script[1]));
+      return { rows: [] };
+    }
+    if (/^\s*BEGIN\b/i.test(text)) throw new Error('pg-boss sent a transaction script that does not end in COMMIT; refusing to run part of it');
+    return { rows: await db.query(text) };
   }
 
   return {

@@ -8,6 +8,16 @@
  *  3. Enqueue in the transaction that makes the state change: `await queue.send('area.verb', payload, { tx })`
  *     (routes and services get the queue as `deps.queue`).
  *  A payload change that old queued jobs would not pass is a new name (`area.verb.v2`); keep the old handler until it drains.
+ *
+ * Why our own worker loop and not pg-boss's `work()` (checked against pg-boss 10.4.2, src/manager.js watch()):
+ *  - it calls `this.complete(…)` and `this.fail(…)` without awaiting them, so the worker fetches its next job before
+ *    the outcome is stored, a failure to store it becomes an unhandled rejection (which ends the process), and
+ *    stop() cannot wait for it before the database is closed;
+ *  - the handler gets no AbortSignal: on lease expiry `resolveWithinSeconds` only stops waiting while the handler
+ *    carries on, and `offWork`/`stop` only stop fetching, so a handler is never told to stop;
+ *  - there is no hook between fetching a job and running it, where we check the stored payload against its schema.
+ * The loop below is pg-boss's own fetch/complete/fail API with those three things added; wake-on-send plays the part
+ * of pg-boss's `notifyWorker`.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -16,7 +26,7 @@ import PgBoss from 'pg-boss';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
-import { createBossDb, transactionBossDb } from './boss-db.js';
+import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 
 /** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
 export interface JobPayloads {
@@ -42,6 +52,15 @@ export interface JobOptions<P> {
   policy?: QueuePolicy;
   /** Handlers of this job running at once in one process (default 1). */
   concurrency?: number;
+  /**
+   * Never give up (retryLimit is not used). With backoff, retries back off
+   * from retryDelay while the wait stays within maxDelaySeconds, then go on
+   * every maxDelaySeconds for as long as it takes. pg-boss 10 has no cap on
+   * its backoff, so each stretch is a job row of its own: the row whose
+   * attempts are used up is called off and continued by a new one, in one
+   * transaction (see continueJob).
+   */
+  retryForever?: { maxDelaySeconds: number };
 }
 
 export interface JobContext {
@@ -63,6 +82,8 @@ export interface JobDefinition<N extends string = string, S extends TSchema = TS
   payload: S;
   options?: JobOptions<Static<S>>;
   handle(payload: Static<S>, ctx: JobContext): Promise<void>;
+  /** What `memorybook jobs failed` may show of a payload: ids, never message bodies or secrets (default: nothing). */
+  summarize?(payload: Static<S>): Record<string, unknown>;
 }
 
 export function defineJob<N extends string, S extends TSchema>(definition: JobDefinition<N, S>): JobDefinition<N, S> {
@@ -109,6 +130,8 @@ export interface Queue<M extends object = JobPayloads> {
   work(): void;
   send<N extends keyof M & string>(name: N, payload: M[N], options?: SendOptions): Promise<string | null>;
   getJob(name: string, id: string): Promise<JobRecord | null>;
+  /** Runs pg-boss maintenance now (fails expired leases, archives finished and stale jobs, drops old archive rows); it also runs on a timer. */
+  maintain(): Promise<void>;
   /** Stops polling, waits up to timeoutMs for running handlers (then fails them so they are retried), stops maintenance. Leaves the Db open. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -127,6 +150,48 @@ export interface QueueDeps {
 }
 
 const DEFAULTS = { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 } as const;
+const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
+
+/** How long a job may wait to start (no worker running) before pg-boss archives it unrun: pg-boss's own default. */
+export const QUEUED_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/** Attempts in each continuation row of a retryForever job (about a day at an hourly cap). */
+const CONTINUATION_ATTEMPTS = 24;
+
+interface RetryPlan {
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+  expireInSeconds: number;
+}
+
+/**
+ * Seconds pg-boss must keep a job waiting or retrying before archiving it.
+ * Its keep_until is fixed at send (start_after + retention) and a retry does
+ * not move it, so a retention shorter than the retry horizon archives a job
+ * between two retries and nothing runs it again. The horizon adds up, per
+ * retry, a lease that ran out, the maintenance pass that notices it, and the
+ * longest wait pg-boss may choose (with backoff, retry n waits
+ * retryDelay·2^min(16, n)/2 plus up to as much jitter again).
+ */
+export function retentionSeconds(plan: RetryPlan, maintenanceIntervalSeconds = DEFAULT_MAINTENANCE_INTERVAL_SECONDS): number {
+  let horizon = 0;
+  for (let n = 1; n <= plan.retryLimit; n++) {
+    const wait = plan.retryBackoff ? Math.max(1, plan.retryDelay) * 2 ** Math.min(16, n) : plan.retryDelay;
+    horizon += plan.expireInSeconds + maintenanceIntervalSeconds + wait;
+  }
+  return QUEUED_RETENTION_SECONDS + Math.ceil(horizon);
+}
+
+/** With retryForever and backoff: the retries whose longest wait (retryDelay·2^n) stays within the cap. */
+function retriesWithin(maxDelaySeconds: number, retryDelay: number): number {
+  return Math.max(0, Math.floor(Math.log2(maxDelaySeconds / Math.max(1, retryDelay))));
+}
+
+/** The Postgres schema of the job queue for this configuration. */
+export function configuredQueueSchema(config: Config): string {
+  return queueSchemaName(config.database.kind === 'postgres' ? config.database.schema : null);
+}
 
 /**
  * pg-boss's tables live beside ours: in `pgboss`, or with DATABASE_SCHEMA set
@@ -154,8 +219,9 @@ interface Running {
 export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Queue<M> {
   const { db, config } = deps;
   const log = deps.log ?? pino({ level: config.logLevel, base: { component: 'jobs' } });
-  const schema = deps.schema ?? queueSchemaName(config.database.kind === 'postgres' ? config.database.schema : null);
+  const schema = deps.schema ?? configuredQueueSchema(config);
   const pollIntervalMs = deps.pollIntervalMs ?? 2000;
+  const maintenanceIntervalSeconds = deps.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS;
   const bossDb = createBossDb(db);
   const boss = new PgBoss({
     db: bossDb as PgBoss.Db,
@@ -163,7 +229,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     migrate: true,
     supervise: true,
     schedule: false, // no cron jobs; housekeeping has its own timer
-    maintenanceIntervalSeconds: deps.maintenanceIntervalSeconds ?? 60,
+    maintenanceIntervalSeconds,
   });
   // Maintenance errors (a dropped connection) are emitted; unhandled they would crash the process.
   boss.on('error', (err) => log.warn({ err }, 'job queue maintenance failed; will retry'));
@@ -194,6 +260,51 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     if (entry.check.Check(payload)) return payload;
     const problems = [...entry.check.Errors(payload)].slice(0, 3).map((e) => `${e.path || '/'}: ${e.message}`);
     throw new Error(`job ${entry.definition.name}: payload ${when} does not match its schema (${problems.join('; ')})`);
+  }
+
+  /** Sends with the job's retry plan and a retention that covers it. */
+  async function enqueue(entry: Registered, payload: unknown, plan: RetryPlan, options: { db?: BossDb; singletonKey?: string; startAfterSeconds?: number }) {
+    return boss.send(entry.definition.name, payload as object, {
+      ...plan,
+      retentionSeconds: retentionSeconds(plan, maintenanceIntervalSeconds),
+      singletonKey: options.singletonKey,
+      startAfter: options.startAfterSeconds,
+      db: options.db as PgBoss.Db | undefined,
+    });
+  }
+
+  function firstPlan(definition: JobDefinition, retryDelaySeconds: number | undefined): RetryPlan {
+    const o = definition.options ?? {};
+    const retryDelay = retryDelaySeconds ?? o.retryDelay ?? DEFAULTS.retryDelay;
+    const retryBackoff = o.retryBackoff ?? DEFAULTS.retryBackoff;
+    const expireInSeconds = o.expireInSeconds ?? DEFAULTS.expireInSeconds;
+    if (!o.retryForever) return { retryLimit: o.retryLimit ?? DEFAULTS.retryLimit, retryDelay, retryBackoff, expireInSeconds };
+    // One retry more than the attempts used, kept in reserve (see continueJob).
+    const attempts = retryBackoff ? retriesWithin(Math.max(o.retryForever.maxDelaySeconds, retryDelay), retryDelay) + 1 : CONTINUATION_ATTEMPTS;
+    return { retryLimit: attempts, retryDelay, retryBackoff, expireInSeconds };
+  }
+
+  /**
+   * A retryForever row whose attempts are used up: a new row carries on at a
+   * steady pace (the cap, or the plain retryDelay without backoff), and this
+   * one records the error pointing at it and is cancelled, all or nothing.
+   * It happens one attempt before pg-boss's retryLimit, so a worker that dies
+   * during that attempt leaves a retry in reserve (run by pg-boss once the
+   * lease expires) instead of a row pg-boss fails for good. With the
+   * singleton key already queued (stately) the send returns null: that job
+   * carries on.
+   */
+  async function continueJob(entry: Registered, job: PgBoss.JobWithMetadata, failure: unknown): Promise<string | null> {
+    const every = job.retryBackoff ? Math.max(entry.definition.options!.retryForever!.maxDelaySeconds, job.retryDelay) : job.retryDelay;
+    const plan = { retryLimit: CONTINUATION_ATTEMPTS, retryDelay: every, retryBackoff: false, expireInSeconds: Number(job.expireInSeconds) };
+    return db.transaction(async (tx) => {
+      const txDb = transactionBossDb(tx) as PgBoss.Db;
+      const nextId = await enqueue(entry, job.data, plan, { db: txDb, singletonKey: job.singletonKey ?? undefined, startAfterSeconds: every });
+      // fail() stores the output (the row moves to retry, or to failed on the reserve attempt); cancel() calls the retry off.
+      await boss.fail(entry.definition.name, job.id, { ...errorOutput(failure), continued: true, next_job_id: nextId }, { db: txDb });
+      await boss.cancel(entry.definition.name, job.id, { db: txDb });
+      return nextId;
+    });
   }
 
   function wake(name: string) {
@@ -271,12 +382,16 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       running.delete(self);
     }
     try {
+      const final = attempt > job.retryLimit;
       if (ok) {
         await boss.complete(definition.name, job.id);
         jobLog.debug('job completed');
+      } else if (definition.options?.retryForever && attempt >= job.retryLimit) {
+        const nextId = await continueJob(entry, job, failure);
+        jobLog.warn({ err: failure, next_job_id: nextId }, 'job failed; will retry as a new job');
       } else {
         await boss.fail(definition.name, job.id, errorOutput(failure));
-        const final = attempt > job.retryLimit;
+        // Given up: the operator sees it here and in `memorybook jobs failed`.
         jobLog[final ? 'error' : 'warn']({ err: failure, retry_limit: job.retryLimit }, final ? 'job failed for good' : 'job failed; will retry');
       }
     } catch (err) {
@@ -319,15 +434,10 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // While stopping, handlers that are finishing may still enqueue follow-up jobs.
       if (state !== 'started' && state !== 'stopping') throw new Error(`the job queue is not running (${state}); cannot send ${name}`);
       checked(entry, payload, 'sent');
-      const o = entry.definition.options ?? {};
-      const id = await boss.send(name, payload as object, {
-        retryLimit: o.retryLimit ?? DEFAULTS.retryLimit,
-        retryDelay: options.retryDelaySeconds ?? o.retryDelay ?? DEFAULTS.retryDelay,
-        retryBackoff: o.retryBackoff ?? DEFAULTS.retryBackoff,
-        expireInSeconds: o.expireInSeconds ?? DEFAULTS.expireInSeconds,
-        singletonKey: options.singletonKey ?? o.singletonKey?.(payload),
-        startAfter: options.startAfterSeconds,
-        db: options.tx ? (transactionBossDb(options.tx) as PgBoss.Db) : undefined,
+      const id = await enqueue(entry, payload, firstPlan(entry.definition, options.retryDelaySeconds), {
+        singletonKey: options.singletonKey ?? entry.definition.options?.singletonKey?.(payload),
+        startAfterSeconds: options.startAfterSeconds,
+        db: options.tx ? transactionBossDb(options.tx) : undefined,
       });
       // A local worker looks now instead of at its next poll (inside a
       // transaction it may not see the job yet; the poll catches it then).
@@ -337,6 +447,9 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     async getJob(name, id) {
       const job = await boss.getJobById(name, id, { includeArchive: true });
       return job ? (job as unknown as JobRecord) : null;
+    },
+    async maintain() {
+      await boss.maintain();
     },
     async stop({ timeoutMs = 30_000 } = {}) {
       if (state === 'stopped' || state === 'stopping') return;

@@ -18,6 +18,8 @@ export const sendMailJob = defineJob({
   name: 'mail.send',
   payload: SendMailPayload,
   options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+  // Never the body: it may hold a sign-in or confirmation link.
+  summarize: (m) => ({ to: m.to, subject: m.subject }),
   async handle(message, ctx) {
     let mailer = mailers.get(ctx.config);
     if (!mailer) mailers.set(ctx.config, (mailer = createMailer(ctx.config)));

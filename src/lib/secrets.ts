@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash as argon2Hash, parseOptions, verify as argon2Verify, type Algorithm, type Version } from '@node-rs/argon2';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -29,37 +30,79 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-// scrypt is memory-hard: N=2^15, r=8 uses 32 MiB per hash.
-const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 };
+// The package's Algorithm and Version are const enums with no values at run time; the types check these numbers.
+const ARGON2ID: Algorithm.Argon2id = 2;
+const ARGON2_V19: Version.V0x13 = 1;
 
-function scryptAsync(password: string, salt: Buffer, params: typeof SCRYPT): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, params.keylen, { N: params.N, r: params.r, p: params.p, maxmem: params.maxmem }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
+/**
+ * New passwords: argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane),
+ * stored as a PHC string ($argon2id$v=19$m=19456,t=2,p=1$salt$hash).
+ */
+const ARGON2 = { algorithm: ARGON2ID, version: ARGON2_V19, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+// The same password typed on two keyboards can arrive in two Unicode forms.
+const normalisePassword = (password: string) => password.normalize('NFKC');
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2Hash(normalisePassword(password), ARGON2);
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
-}
+/**
+ * A hash no password matches, with our parameters, so a sign-in for an unknown
+ * email or a password-less account costs one full argon2id run like any other.
+ */
+const DUMMY_HASH = `$argon2id$v=19$m=${ARGON2.memoryCost},t=${ARGON2.timeCost},p=${ARGON2.parallelism}$${phcBase64(randomBytes(16))}$${phcBase64(randomBytes(32))}`;
 
-/** A hash that no password matches, so a login for an unknown email costs the same time. */
-const DUMMY_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${randomBytes(16).toString('base64url')}$${randomBytes(32).toString('base64url')}`;
+function phcBase64(bytes: Buffer): string {
+  return bytes.toString('base64').replace(/=+$/, '');
+}
 
 export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
-  const parts = (stored ?? DUMMY_HASH).split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const hash = stored ?? DUMMY_HASH;
+  let ok: boolean;
+  if (hash.startsWith('$argon2')) {
+    // A stored string the library cannot decode matches no password.
+    ok = await argon2Verify(hash, normalisePassword(password)).catch(() => false);
+  } else if (hash.startsWith('scrypt$')) {
+    ok = await verifyScryptPassword(password, hash);
+  } else {
+    ok = false;
+  }
+  return ok && stored != null;
+}
+
+/**
+ * Whether a hash that just verified should be replaced by hashPassword's:
+ * anything not argon2id, or argon2id with less memory or fewer passes than now.
+ */
+export function passwordNeedsRehash(stored: string): boolean {
+  if (!stored.startsWith('$argon2id$')) return true;
+  try {
+    const o = parseOptions(stored);
+    return o.version !== ARGON2.version || o.memoryCost < ARGON2.memoryCost || o.timeCost < ARGON2.timeCost || o.outputLen < 32;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Hashes written before argon2id: scrypt$N$r$p$salt$key (base64url), N=2^15,
+ * r=8, p=1. Still verified so those accounts can sign in; the sign-in then
+ * replaces the hash.
+ */
+async function verifyScryptPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6) return false;
   const [, n, r, p, salt, key] = parts;
   const expected = Buffer.from(key, 'base64url');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), {
-    ...SCRYPT,
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    keylen: expected.length,
+  if (expected.length === 0) return false;
+  const params = { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 };
+  const actual = await new Promise<Buffer | undefined>((resolve) => {
+    try {
+      scrypt(normalisePassword(password), Buffer.from(salt, 'base64url'), expected.length, params, (err, key) => resolve(err ? undefined : key));
+    } catch {
+      resolve(undefined); // parameters scrypt refuses (a damaged row)
+    }
   });
-  return timingSafeEqual(actual, expected) && stored != null;
+  return actual !== undefined && timingSafeEqual(actual, expected);
 }

@@ -1,12 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import { AppError, errors } from '../errors.js';
-import { requestOrigin } from '../http/plugins/authenticate.js';
-import { randomToken, safeEqual } from '../lib/secrets.js';
+import { AppError } from '../errors.js';
+import { assertCsrf, CSRF_FIELD } from '../http/csrf.js';
+import { randomToken } from '../lib/secrets.js';
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_TTL_SECONDS } from '../services/sessions/session-service.js';
 
-/** The hidden form field that carries the CSRF token (the name Django uses, so clients that know one know the other). */
-export const CSRF_FIELD = 'csrfmiddlewaretoken';
+export { CSRF_FIELD };
 const CSRF_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
 const CSRF_TTL_SECONDS = 365 * 24 * 3600;
 
@@ -74,37 +73,11 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
 }
 
 /**
- * Checks a form POST: the hidden field must equal the csrftoken cookie
- * (double submit), and the request must come from one of our own pages.
- * Browsers send Origin on form POSTs; older ones only a Referer, so one of the
- * two must be present and name this site.
+ * Checks a form POST with the same rule as the API (../http/csrf.ts); a form
+ * may carry the token in its hidden field, first-party script in X-CSRFToken.
  */
 export function assertFormCsrf(request: FastifyRequest, config: Config): void {
-  const cookie = request.cookies[CSRF_COOKIE];
-  const field = formField(request, CSRF_FIELD);
-  if (!cookie || !field || !safeEqual(cookie, field)) {
-    throw errors.csrfFailed('the form’s security token is missing or does not match this browser’s cookie');
-  }
-  const origin = request.headers.origin;
-  const source = typeof origin === 'string' ? origin : request.headers.referer;
-  if (!source) throw errors.csrfFailed('the request carried neither an Origin nor a Referer header');
-  if (!isOwnOrigin(request, config, source)) throw errors.csrfFailed('the form was not sent from this site');
-}
-
-function isOwnOrigin(request: FastifyRequest, config: Config, url: string): boolean {
-  const origin = originOf(url);
-  // "null" (sandboxed frames, opaque origins) does not parse, so it never matches.
-  return origin !== undefined && (origin === config.http.publicOrigin || origin === originOf(requestOrigin(request)));
-}
-
-/** The normalised origin of a URL ("http://x:80" and "http://x" are the same site). */
-function originOf(url: string): string | undefined {
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? undefined : origin;
-  } catch {
-    return undefined;
-  }
+  assertCsrf(request, config, formField(request, CSRF_FIELD));
 }
 
 /** One text field of an urlencoded form body; repeated or non-text values count as absent. */
@@ -115,20 +88,34 @@ export function formField(request: FastifyRequest, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
+// Any origin we own nothing on: paths are resolved against it to see whether they stay on "this" site.
+const PATH_BASE = 'http://same-origin.invalid';
+
 /**
- * Where to go after signing in. Only a path on this site is accepted, so the
- * login page cannot be used to bounce a user to another site.
+ * Where to go after signing in. Only a path on this site is returned, in the
+ * normalised form a browser would resolve, so that it is still this site when
+ * sent back in a Location header: "/.//evil.com" and "/%2e%2e//evil.com"
+ * normalise to "//evil.com", which a browser reads as another host.
  */
 export function safeNextPath(value: unknown, fallback = '/settings/tokens/'): string {
   if (typeof value !== 'string' || value.length > 2000) return fallback;
-  // "//host" and "/\host" are protocol-relative to browsers; control characters are stripped by some.
-  if (!/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  // Backslashes count as slashes to browsers; control characters are stripped by some.
+  if (!value.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  const resolved = sameOriginPath(value);
+  // Resolved again as a Location header would be: the result must be the same same-origin path.
+  return resolved !== undefined && sameOriginPath(resolved) === resolved ? resolved : fallback;
+}
+
+/** The path and query `value` resolves to, or undefined when it leaves the site or is protocol-relative. */
+function sameOriginPath(value: string): string | undefined {
+  let url: URL;
   try {
-    const resolved = new URL(value, 'http://same.invalid');
-    return resolved.origin === 'http://same.invalid' ? resolved.pathname + resolved.search : fallback;
+    url = new URL(value, PATH_BASE);
   } catch {
-    return fallback;
+    return undefined;
   }
+  const path = url.pathname + url.search;
+  return url.origin === PATH_BASE && !/^\/[/\\]/.test(path) ? path : undefined;
 }
 
 export function rateLimitedError(retryAfterSeconds: number): AppError {

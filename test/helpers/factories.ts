@@ -5,10 +5,9 @@ import { createUserService } from '../../src/services/users/user-service.js';
 import type { UserRow } from '../../src/services/users/user-types.js';
 import { randomToken } from '../../src/lib/secrets.js';
 import type { SessionCredentials, TestApp } from './build-test-app.js';
-import { createBillingService } from '../../src/services/books/billing-service.js';
 import { findBookContext } from '../../src/services/books/book-repository.js';
 import { createQuotaService } from '../../src/services/books/quota-service.js';
-import { upsertMember } from '../../src/services/members/member-repository.js';
+import { createServices, type Services } from '../../src/services/index.js';
 import { insertSubmission } from '../../src/services/submissions/submission-repository.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 
@@ -65,15 +64,22 @@ export async function newBook(
   return { slug: res.body.slug, etag: res.body.etag, body: res.body };
 }
 
-/** Adds a member the way the operator CLI does (the members API comes later). */
+const servicesByApp = new WeakMap<TestApp, Services>();
+
+/** The same services the app runs on, for what a test sets up the way the CLI or a job would. */
+export function servicesOf(t: TestApp): Services {
+  let services = servicesByApp.get(t);
+  if (!services) servicesByApp.set(t, (services = createServices({ config: t.config, db: t.db, queue: t.queue })));
+  return services;
+}
+
+/** Adds a member the way the operator CLI does (as the owner, under the same rules). */
 export async function addMember(t: TestApp, slug: string, u: TestUser, role: MemberRole) {
-  const ctx = await findBookContext(t.db, slug, null);
-  if (!ctx) throw new Error(`no book ${slug}`);
-  await upsertMember(t.db, ctx.book.id, u.user.id, role);
+  await servicesOf(t).members.addMemberAsOwner(slug, { userId: u.user.id }, role);
 }
 
 export async function setGrace(t: TestApp, slug: string, on: boolean) {
-  await createBillingService({ db: t.db }).setGracePeriod(slug, on ? null : 'off');
+  await servicesOf(t).billing.setGracePeriod(slug, on ? null : 'off');
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { Db, OpenTransaction } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -7,6 +8,16 @@ import { isUnsafeMethod } from './authenticate.js';
 
 export const MAX_KEY_LENGTH = 200;
 const REPLAYED_HEADERS = ['etag', 'location', 'content-type'];
+
+/** A request running under its Idempotency-Key: its transaction, and what its answer is stored under. */
+export interface IdempotentUnit {
+  userId: string;
+  key: string;
+  fingerprint: string;
+  tx: OpenTransaction;
+  /** The body to store when it must differ from the one sent (POST /auth/token/ never stores the plaintext). */
+  storedBody?: string;
+}
 
 /**
  * Responses a retry with the same key must run again rather than replay:
@@ -22,12 +33,12 @@ export function isStorable(status: number, code: string | null): boolean {
   return !(code && NOT_STORED_CODES.has(code));
 }
 
-/** `Idempotency-Key: "abc"` (a structured-header string) and `abc` are the same key. */
+/** `Idempotency-Key: "abc"` (a structured-header string) and `abc` are the same key; blank either way is no key. */
 export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
   let v = (Array.isArray(raw) ? raw[0] : raw).trim();
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1).replace(/\\(["\\])/g, '$1');
-  return v;
+  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1).replace(/\\(["\\])/g, '$1').trim();
+  return v || undefined;
 }
 
 function fingerprint(request: FastifyRequest): string {
@@ -45,42 +56,52 @@ function sendStored(reply: FastifyReply, stored: StoredResponse) {
   return reply.send(stored.body);
 }
 
-/**
- * The Idempotency-Key mechanism, as two hooks: `claim` (preValidation, after
- * authentication and book access, before rate limits and schema validation)
- * and `record` (onSend). A replay is answered from the stored response.
- */
-export function createIdempotencyHooks(store: IdempotencyStore) {
-  async function claim(request: FastifyRequest, reply: FastifyReply) {
-    request.idempotency = null;
-    const rc = request.routeOptions.config;
-    if (!isUnsafeMethod(request.method) || rc.idempotency === false || !request.auth) return;
+function keyOf(request: FastifyRequest): string {
+  const key = parseIdempotencyKey(request.headers['idempotency-key']);
+  if (!key) throw new AppError('idempotency_key_required', 'This request needs a non-empty Idempotency-Key header (a UUIDv4 is suggested).');
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new AppError('validation_failed', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`, {
+      header: 'Idempotency-Key',
+      max_length: MAX_KEY_LENGTH,
+    });
+  }
+  return key;
+}
 
-    const key = parseIdempotencyKey(request.headers['idempotency-key']);
-    if (!key) throw new AppError('idempotency_key_required', 'This request needs a non-empty Idempotency-Key header (a UUIDv4 is suggested).');
-    if (key.length > MAX_KEY_LENGTH) {
-      throw new AppError('validation_failed', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`, {
-        header: 'Idempotency-Key',
-        max_length: MAX_KEY_LENGTH,
-      });
-    }
-    const userId = request.auth.user.id;
+/**
+ * The Idempotency-Key mechanism. `claim` (preValidation, after authentication
+ * and the book's 404/403, before rate limits and schema validation) opens the
+ * request's transaction under the key's lock and makes it ambient for the
+ * rest of the request, so the route's services write in it. `record`
+ * (onSend) stores the answer in that same transaction and commits before a
+ * byte is sent: an acknowledged effect is committed with its answer, and a
+ * crash before the commit leaves neither. An error answer rolls the effect
+ * back; if it is one to replay, it is stored on its own.
+ */
+export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore }) {
+  const { db, store } = deps;
+
+  async function open(request: FastifyRequest, reply: FastifyReply): Promise<IdempotentUnit | undefined> {
+    const key = keyOf(request);
+    const auth = request.auth!;
+    const userId = auth.user.id;
     const fp = fingerprint(request);
 
-    if (request.auth.method === 'api_key' && request.auth.revoked) {
+    if (auth.method === 'api_key' && auth.revoked) {
       // Only a replay of the request that revoked this very key is answered.
       const stored = await store.lookup(userId, key, fp);
       if (!stored) throw errors.unauthorized();
-      return sendStored(reply, stored);
+      await sendStored(reply, stored);
+      return undefined;
     }
 
     const result = await store.claim(userId, key, fp);
     switch (result.kind) {
       case 'claimed':
-        request.idempotency = { userId, key };
-        return;
+        return { userId, key, fingerprint: fp, tx: result.tx };
       case 'replay':
-        return sendStored(reply, result.response);
+        await sendStored(reply, result.response);
+        return undefined;
       case 'in_use':
         throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', null, {
           headers: { 'retry-after': '1' },
@@ -93,22 +114,45 @@ export function createIdempotencyHooks(store: IdempotencyStore) {
     }
   }
 
+  // A callback hook: the rest of the request (hooks, handler, onSend) runs inside db.withAmbient.
+  function claim(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    request.idempotency = null;
+    const rc = request.routeOptions.config;
+    if (!isUnsafeMethod(request.method) || rc.idempotency === false || !request.auth) return done();
+    open(request, reply).then(
+      (unit) => {
+        if (!unit) return; // answered from the store
+        request.idempotency = unit;
+        db.withAmbient(unit.tx, () => done());
+      },
+      (err) => done(err),
+    );
+  }
+
   async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const idem = request.idempotency;
-    if (!idem) return payload;
+    const unit = request.idempotency;
+    if (!unit) return payload;
     request.idempotency = null;
     const status = reply.statusCode;
-    if (!isStorable(status, request.errorCode)) {
-      await store.release(idem.userId, idem.key);
-      return payload;
-    }
+    const storable = isStorable(status, request.errorCode);
     const headers: Record<string, string> = {};
     for (const h of REPLAYED_HEADERS) {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
-    const body = idem.storedBody ?? (typeof payload === 'string' ? payload : payload === undefined || payload === null ? '' : String(payload));
-    await store.complete(idem.userId, idem.key, { status, headers, body });
+    const answer = {
+      status,
+      headers,
+      body: unit.storedBody ?? (typeof payload === 'string' ? payload : payload === undefined || payload === null ? '' : String(payload)),
+    };
+    if (status < 400) {
+      // The effect and its answer commit together, before the answer leaves.
+      if (storable) await store.saveAnswer(unit.tx, unit.userId, unit.key, unit.fingerprint, answer);
+      await unit.tx.commit();
+      return payload;
+    }
+    await unit.tx.rollback();
+    if (storable) await store.saveAnswer(db, unit.userId, unit.key, unit.fingerprint, answer);
     return payload;
   }
 
@@ -127,14 +171,14 @@ export function createIdempotencyHooks(store: IdempotencyStore) {
     return true;
   }
 
-  /** A request that ended without a response (client gone, crash in a hook) must not hold its key. */
-  async function releaseOnAbort(request: FastifyRequest) {
-    const idem = request.idempotency;
-    if (idem) {
+  /** A request that ended without reaching onSend (client gone mid-way) must not leave its transaction open. */
+  async function abandon(request: FastifyRequest) {
+    const unit = request.idempotency;
+    if (unit) {
       request.idempotency = null;
-      await store.release(idem.userId, idem.key).catch(() => {});
+      await unit.tx.rollback().catch(() => {});
     }
   }
 
-  return { claim, record, releaseOnAbort, replayIfStored };
+  return { claim, record, replayIfStored, abandon };
 }

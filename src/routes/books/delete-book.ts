@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { DeletionQueued, SlugParams } from './schemas.js';
 
@@ -23,7 +23,7 @@ export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
       config: { book: 'delete', errors: [403] },
     },
     async (request, reply) => {
-      const outcome = await services.bookDeletion.requestDeletion(requireBook(request.book).book.id);
+      const outcome = await services.books.deleteBook(actorOf(request), request.params.slug);
       if (outcome.state === 'deleted') return reply.code(204).send(null);
       request.errorCode = 'deletion_queued';
       return reply

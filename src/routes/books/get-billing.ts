@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { BillingRecord, SlugParams } from './schemas.js';
 
@@ -18,6 +18,6 @@ export function getBilling(app: FastifyInstance, { services }: RouteContext) {
       },
       config: { book: 'read_billing', errors: [403] },
     },
-    async (request) => services.billing.getBilling(requireBook(request.book).book),
+    async (request) => services.billing.getBilling(actorOf(request), request.params.slug),
   );
 }

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
-import { toBook } from '../../services/books/book-mapper.js';
 import { SlugParams } from './schemas.js';
 
-export function getBook(app: FastifyInstance, _ctx: RouteContext) {
+export function getBook(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/books/:slug/',
     {
@@ -20,8 +19,7 @@ export function getBook(app: FastifyInstance, _ctx: RouteContext) {
       config: { book: 'view', errors: [403] },
     },
     async (request, reply) => {
-      const ctx = requireBook(request.book);
-      const book = toBook(ctx.book, ctx.role);
+      const book = await services.books.getBook(actorOf(request), request.params.slug);
       reply.header('etag', book.etag);
       return book;
     },

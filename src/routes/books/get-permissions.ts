@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { accessState } from '../../http/plugins/book-access.js';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
-import { allowedActions } from '../../services/books/book-access.js';
-import { PLAN_FEATURES } from '../../services/plans/plan-types.js';
 import { Permissions, SlugParams } from './schemas.js';
 
-export function getPermissions(app: FastifyInstance, _ctx: RouteContext) {
+export function getPermissions(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/books/:slug/permissions/',
     {
@@ -21,10 +18,6 @@ export function getPermissions(app: FastifyInstance, _ctx: RouteContext) {
       },
       config: { book: 'visible' },
     },
-    async (request) => {
-      const ctx = requireBook(request.book);
-      const features = Object.fromEntries(PLAN_FEATURES.filter((f) => f.startsWith('feature_')).map((f) => [f, ctx.planFeatures[f] === true]));
-      return { book_slug: ctx.book.slug, role: ctx.role, ...features, actions: ctx.role ? allowedActions(accessState(ctx)) : [] };
-    },
+    async (request) => services.books.getPermissions(actorOf(request), request.params.slug),
   );
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listWatermark, parseUpdatedSince, setLastModified } from '../../http/lists.js';
-import { requireAuth } from '../../http/route-config.js';
+import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { BookList, ListBooksQuery } from './schemas.js';
 
-export function listBooks(app: FastifyInstance, { services, db }: RouteContext) {
+export function listBooks(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/books/',
     {
@@ -21,15 +21,7 @@ export function listBooks(app: FastifyInstance, { services, db }: RouteContext) 
       },
     },
     async (request, reply) => {
-      const user = requireAuth(request.auth).user;
-      const updatedSince = parseUpdatedSince(request.query.updated_since);
-      const watermark = await listWatermark(db);
-      const page = await services.books.listBooks(user.id, user.books_sort, {
-        limit: request.query.limit ?? 50,
-        cursor: request.query.cursor,
-        updatedSince,
-        status: request.query.status ?? 'active',
-      });
+      const { page, watermark } = await services.books.listBooks(actorOf(request), { ...parseListQuery(request), status: request.query.status ?? 'active' });
       setLastModified(reply, watermark);
       return page;
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams, UpdateBookBody } from './schemas.js';
 
@@ -18,10 +18,10 @@ export function updateBook(app: FastifyInstance, { services }: RouteContext) {
         body: UpdateBookBody,
         response: { 200: Type.Ref('Book') },
       },
-      config: { book: 'update', errors: [412], currentEtag: async (request) => `"${requireBook(request.book).book.updated_at}"` },
+      config: { book: 'update', errors: [412] },
     },
     async (request, reply) => {
-      const book = await services.books.updateBook(requireBook(request.book), request.body, request.headers['if-match']);
+      const book = await services.books.updateBook(actorOf(request), request.params.slug, request.body, request.headers['if-match']);
       reply.header('etag', book.etag);
       return book;
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../../services/index.js';
 
 /** Liveness and readiness, outside /api/v1 and without auth. */
-export function registerHealthRoutes(app: FastifyInstance, { db }: RouteContext) {
+export function registerHealthRoutes(app: FastifyInstance, { services }: RouteContext) {
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;
@@ -10,11 +10,7 @@ export function registerHealthRoutes(app: FastifyInstance, { db }: RouteContext)
   app.get('/healthz', { schema: { hide: true }, config: { internal: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true }, config: { internal: true } }, async (_request, reply) => {
     if (draining) return reply.code(503).send({ status: 'draining' });
-    try {
-      await db.query('SELECT 1');
-      return { status: 'ready', database: db.kind };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', database: db.kind });
-    }
+    const { ready, database } = await services.health.databaseReady();
+    return ready ? { status: 'ready', database } : reply.code(503).send({ status: 'unavailable', database });
   });
 }

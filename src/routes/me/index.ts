@@ -7,7 +7,7 @@ import { toProfile } from '../../services/users/user-mapper.js';
 import { READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
 import { Profile, Quotas, SessionsRevoked, UpdateProfileBody } from './schemas.js';
 
-export function registerMeRoutes(app: FastifyInstance, { services, db }: RouteContext) {
+export function registerMeRoutes(app: FastifyInstance, { services }: RouteContext) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
@@ -71,12 +71,7 @@ export function registerMeRoutes(app: FastifyInstance, { services, db }: RouteCo
     },
     async (request) => {
       const auth = requireAuth(request.auth);
-      const revoked_count = await db.transaction(async (tx) => {
-        const n = await services.tokens.revokeAllTokens(auth.user.id, tx);
-        await services.audit.record('api_sessions_revoked', { userId: auth.user.id, requestId: String(request.id), data: { revoked_count: n, auth_method: auth.method } }, tx);
-        return n;
-      });
-      return { revoked_count };
+      return services.account.revokeAllTokens(auth.user, { requestId: String(request.id), authMethod: auth.method });
     },
   );
 }

@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RouteContext } from '../../services/index.js';
-import { toPlan } from '../../services/plans/plan-mapper.js';
-import { listPlans } from '../../services/plans/plan-repository.js';
 import { PlanList } from '../books/schemas.js';
 
-export function registerPlanRoutes(app: FastifyInstance, { db }: RouteContext) {
+export function registerPlanRoutes(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/plans/',
     {
@@ -19,6 +17,6 @@ export function registerPlanRoutes(app: FastifyInstance, { db }: RouteContext) {
       },
       config: { auth: 'none' },
     },
-    async () => ({ items: (await listPlans(db)).map(toPlan), next_cursor: null, has_more: false }),
+    async () => ({ items: await services.plans.listPlans(), next_cursor: null, has_more: false }),
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requireBook } from '../../http/route-config.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
 
@@ -21,7 +21,7 @@ export function getSubmission(app: FastifyInstance, { services }: RouteContext) 
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {
-      const submission = await services.submissions.getSubmission(requireBook(request.book), request.params.id);
+      const submission = await services.submissions.getSubmission(actorOf(request), request.params.slug, request.params.id);
       reply.header('etag', submission.etag);
       return submission;
     },

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listWatermark, parseUpdatedSince, setLastModified } from '../../http/lists.js';
-import { requireBook } from '../../http/route-config.js';
+import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { ListSubmissionsQuery, SubmissionList } from './schemas.js';
 
-export function listSubmissions(app: FastifyInstance, { services, db }: RouteContext) {
+export function listSubmissions(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/books/:slug/submissions/',
     {
@@ -24,13 +24,7 @@ export function listSubmissions(app: FastifyInstance, { services, db }: RouteCon
       config: { book: 'list_submissions', errors: [403] },
     },
     async (request, reply) => {
-      const updatedSince = parseUpdatedSince(request.query.updated_since);
-      const watermark = await listWatermark(db);
-      const page = await services.submissions.listSubmissions(requireBook(request.book), {
-        limit: request.query.limit ?? 50,
-        cursor: request.query.cursor,
-        updatedSince,
-      });
+      const { page, watermark } = await services.submissions.listSubmissions(actorOf(request), request.params.slug, parseListQuery(request));
       setLastModified(reply, watermark);
       return page;
     },

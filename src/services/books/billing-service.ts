@@ -3,6 +3,7 @@ import { one } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { toPlan } from '../plans/plan-mapper.js';
 import { findPlan } from '../plans/plan-repository.js';
+import type { Actor, BookAccess } from './book-access.js';
 import { appendBillingRecord } from './book-service.js';
 
 interface BillingRow {
@@ -18,10 +19,12 @@ interface BillingRow {
  * book row keeps the current billing state (what the guard reads); every
  * change also appends a billing record (what GET …/billing/ shows).
  */
-export function createBillingService(deps: { db: Db }) {
-  const { db } = deps;
+export function createBillingService(deps: { db: Db; access: BookAccess }) {
+  const { db, access } = deps;
   return {
-    async getBilling(book: { id: string; slug: string; storage_used_bytes: number }) {
+    /** The owner's view of the book's billing: the latest record with its plan and a quota snapshot. */
+    async getBilling(actor: Actor, slug: string) {
+      const { book } = (await access.requireBookAccess(actor, slug, 'read_billing')).ctx;
       const record = await one<BillingRow>(
         db,
         `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at FROM billing_records

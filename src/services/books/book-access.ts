@@ -1,5 +1,11 @@
+import type { Db, Queryable } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
+import { assertIfMatch } from '../../lib/etag.js';
+import { recall, remember } from '../../lib/request-scope.js';
 import { hasFeature, type PlanFeature, type PlanRow } from '../plans/plan-types.js';
+import { findBookContext } from './book-repository.js';
+import type { BookContext } from './book-types.js';
+import { SLUG_RE } from './slug.js';
 
 export type Role = 'owner' | 'admin' | 'contributor';
 
@@ -91,3 +97,83 @@ export function isAllowed(s: BookAccessState, action: BookAction): boolean {
 export function allowedActions(s: BookAccessState): BookAction[] {
   return (Object.keys(BOOK_ACTIONS) as BookAction[]).filter((a) => isAllowed(s, a));
 }
+
+/** Whoever acts: a signed-in user (the API), or the user the operator CLI acts as. */
+export interface Actor {
+  id: string;
+  email: string;
+}
+
+export function accessState(ctx: BookContext): BookAccessState {
+  return { role: ctx.role, isPublic: ctx.book.is_public, inGracePeriod: ctx.inGracePeriod, plan: { features: ctx.planFeatures } };
+}
+
+export interface AccessOptions<T> {
+  /** The request's If-Match, checked against the target's ETag after the role and before the gates. */
+  ifMatch?: string;
+  /**
+   * Loads the action's target once the caller may act on the book (a
+   * submission, say): it may refuse with the target's own 404 or 403, and
+   * gives the ETag If-Match is compared with.
+   */
+  target?: (ctx: BookContext, q: Queryable) => Promise<{ value: T; etag: string }>;
+  /** Row lock on the book for the rest of the transaction (writes that count or serialise per book). */
+  lock?: 'update' | 'share';
+}
+
+/**
+ * The one access rule for everything under /books/{slug}/, used by every
+ * service method whoever calls it (API, CLI, jobs), in the contract's order:
+ * not visible (404), role (403 insufficient_role), the target and its
+ * precondition (412), then grace period and plan gates. The HTTP layer runs
+ * `checkVisibleAndRole` early too, before idempotency and schema validation
+ * as the contract orders them; what it read is remembered for the request,
+ * so a read costs one query. Inside a transaction the book is read afresh
+ * (and locked when asked), so a write decides on what it commits with.
+ */
+export function createBookAccess(deps: { db: Db }) {
+  const { db } = deps;
+
+  async function load(actor: Actor | null, slug: string, lock: 'update' | 'share' | null): Promise<BookContext> {
+    if (!SLUG_RE.test(slug)) throw errors.notFound('book');
+    const key = `book:${slug}:${actor?.id ?? ''}`;
+    const inTx = db.inTransaction() || lock !== null;
+    const remembered = inTx ? undefined : recall<BookContext>(key);
+    if (remembered) return remembered;
+    const ctx = await findBookContext(db, slug, actor?.id ?? null, lock);
+    if (!ctx) throw errors.notFound('book');
+    if (!inTx) remember(key, ctx);
+    return ctx;
+  }
+
+  return {
+    /** 404 when the book is not visible, 403 when the role is short; nothing else. */
+    async checkVisibleAndRole(actor: Actor | null, slug: string, action: BookAction | 'visible'): Promise<BookContext> {
+      const ctx = await load(actor, slug, null);
+      const state = accessState(ctx);
+      if (action === 'visible') assertVisible(state);
+      else assertRole(state, action);
+      return ctx;
+    },
+
+    async requireBookAccess<T = undefined>(
+      actor: Actor,
+      slug: string,
+      action: BookAction,
+      o: AccessOptions<T> = {},
+    ): Promise<{ ctx: BookContext; target: T }> {
+      const ctx = await load(actor, slug, o.lock ?? null);
+      const state = accessState(ctx);
+      assertRole(state, action);
+      let target = undefined as T;
+      if (o.target) {
+        const found = await o.target(ctx, db);
+        target = found.value;
+        assertIfMatch(o.ifMatch, found.etag);
+      }
+      assertGraceAndPlan(state, action);
+      return { ctx, target };
+    },
+  };
+}
+export type BookAccess = ReturnType<typeof createBookAccess>;

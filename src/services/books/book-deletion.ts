@@ -3,6 +3,8 @@ import type { Db } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { createBackupEraser } from './backup-eraser.js';
 
+export type BookDeletion = ReturnType<typeof createBookDeletion>;
+
 export type DeletionOutcome = { state: 'deleted' } | { state: 'queued'; retryAfterSeconds: number };
 
 /** How long a client should wait before asking again while erasure is pending. */

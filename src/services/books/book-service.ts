@@ -1,23 +1,17 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { UNIQUE_VIOLATION, pgErrorCode } from '../../db/client.js';
+import { createdDesc, paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
-import { assertIfMatch } from '../../http/etag.js';
-import { createdDesc, type CursorCodec, type SortKey, toPage } from '../../http/lists.js';
+import { etagOf } from '../../lib/etag.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { findDefaultPlan, findPlan, listPlans } from '../plans/plan-repository.js';
+import { PLAN_FEATURES } from '../plans/plan-types.js';
 import type { BooksSort } from '../users/user-types.js';
+import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
+import type { BookDeletion } from './book-deletion.js';
 import { toBook } from './book-mapper.js';
-import {
-  findBookForUpdate,
-  insertBook,
-  listBooksForUser,
-  setBookStatus,
-  slugExists,
-  updateBookFields,
-  type BookListRow,
-} from './book-repository.js';
-import { DEFAULT_THEME, THEMES, USE_CASES, type BookContext, type BookInput, type BookRow } from './book-types.js';
+import { insertBookIfSlugFree, selectBooksOfMember, setBookStatus, updateBookFields, type BookListRow } from './book-repository.js';
+import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -50,76 +44,97 @@ function assertBookValues(input: BookInput) {
   }
 }
 
-export function createBookService(deps: { db: Db; config: Config; cursors: CursorCodec }) {
-  const { db, config, cursors } = deps;
+export function createBookService(deps: { db: Db; config: Config; cursors: CursorCodec; access: BookAccess; deletion: BookDeletion }) {
+  const { db, config, cursors, access, deletion } = deps;
 
   return {
     /**
-     * Creates a book owned by the caller. A non-default plan consumes one held
+     * Creates a book owned by the actor. A non-default plan consumes one held
      * slot in the same transaction; with none free the answer is 402 with the
      * checkout hint, and nothing is written.
      */
-    async createBook(userId: string, input: BookInput & { title: string; plan?: string }) {
+    async createBook(actor: Actor, input: BookInput & { title: string; plan?: string }) {
       assertBookValues(input);
       const plans = await listPlans(db);
       const plan = input.plan === undefined ? plans.find((p) => p.is_default)! : plans.find((p) => p.slug === input.plan);
       if (!plan) throw errors.validation(`Unknown plan "${input.plan}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
 
-      for (const slug of slugCandidates(input.title)) {
-        if (await slugExists(db, slug)) continue;
-        try {
-          return await db.transaction(async (tx) => {
-            if (!plan.is_default) await consumeSlot(tx, userId, plan.slug, config);
-            const book = await insertBook(tx, {
-              id: uuidv7(),
-              slug,
-              ownerId: userId,
-              title: input.title.trim(),
-              subtitle: input.subtitle ?? '',
-              theme: input.theme ?? DEFAULT_THEME,
-              settings: input.settings ?? {},
-              useCaseSlug: input.use_case_slug ?? null,
-              isPublic: input.is_public ?? false,
-              planSlug: plan.slug,
-            });
-            await appendBillingRecord(tx, book.id, plan.slug, 'active', null);
-            return toBook(book, 'owner');
+      return db.transaction(async (tx) => {
+        if (!plan.is_default) await consumeSlot(tx, actor.id, plan.slug, config);
+        // A slug another book holds (or takes concurrently) is skipped without an error, so the transaction stays usable.
+        for (const slug of slugCandidates(input.title)) {
+          const book = await insertBookIfSlugFree(tx, {
+            id: uuidv7(),
+            slug,
+            ownerId: actor.id,
+            title: input.title.trim(),
+            subtitle: input.subtitle ?? '',
+            theme: input.theme ?? DEFAULT_THEME,
+            settings: input.settings ?? {},
+            useCaseSlug: input.use_case_slug ?? null,
+            isPublic: input.is_public ?? false,
+            planSlug: plan.slug,
           });
-        } catch (err) {
-          // Another book took this slug between the check and the insert: try the next candidate.
-          if (pgErrorCode(err) === UNIQUE_VIOLATION && String((err as { constraint?: string }).constraint ?? '').includes('slug')) continue;
-          if (pgErrorCode(err) === UNIQUE_VIOLATION && /slug/.test(String((err as Error).message))) continue;
-          throw err;
+          if (!book) continue;
+          await appendBillingRecord(tx, book.id, plan.slug, 'active', null);
+          return toBook(book, 'owner');
         }
-      }
-      throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+        throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      });
     },
 
-    async listBooks(userId: string, sort: BooksSort, q: { limit: number; cursor?: string; updatedSince: string | null; status: 'active' | 'archived' }) {
-      const orderingName = q.updatedSince ? 'books:sync' : `books:${sort}`;
-      const keys = BOOK_ORDERINGS[q.updatedSince ? 'sync' : sort];
-      const after = q.cursor ? cursors.decode(orderingName, q.cursor) : null;
-      const rows = await listBooksForUser(db, userId, { status: q.status, updatedSince: q.updatedSince, keys, after, limit: q.limit });
-      const page = toPage<BookListRow & Record<string, unknown>>(rows as (BookListRow & Record<string, unknown>)[], q.limit, keys, cursors, orderingName);
-      return { ...page, items: page.items.map((b) => toBook(b, b.role)) };
+    /** The actor's books where they are owner or admin, in their books_sort (or sync order with updatedSince). */
+    async listBooks(actor: Actor & { books_sort: BooksSort }, query: ListQuery & { status: 'active' | 'archived' }) {
+      const { page, watermark } = await paginate<BookListRow & Record<string, unknown>>(db, cursors, query, {
+        list: `books:${actor.id}:${query.status}`,
+        ordering: { name: actor.books_sort, keys: BOOK_ORDERINGS[actor.books_sort] },
+        sync: BOOK_ORDERINGS.sync,
+        where: [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `b.deleted_at IS NULL`, `b.status = $2`],
+        params: [actor.id, query.status],
+        select: (o) => selectBooksOfMember(db, o) as Promise<(BookListRow & Record<string, unknown>)[]>,
+      });
+      return { page: { ...page, items: page.items.map((b) => toBook(b, b.role)) }, watermark };
+    },
+
+    async getBook(actor: Actor, slug: string) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'view');
+      return toBook(ctx.book, ctx.role);
     },
 
     /** Applies a partial update under an optional If-Match, atomically with the check. */
-    async updateBook(ctx: BookContext, patch: BookInput, ifMatch: string | undefined) {
+    async updateBook(actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
       assertBookValues(patch);
       return db.transaction(async (tx) => {
-        const current = await findBookForUpdate(tx, ctx.book.id);
-        if (!current) throw errors.notFound('book');
-        assertIfMatch(ifMatch, `"${current.updated_at}"`);
+        const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
+          lock: 'update',
+          ifMatch,
+          target: async (c) => ({ value: c.book, etag: etagOf(c.book.updated_at) }),
+        });
         const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
         return toBook(await updateBookFields(tx, ctx.book.id, clean), ctx.role);
       });
     },
 
     /** Archive or restore; moving to the status already held is a no-op that answers the book. */
-    async setStatus(ctx: BookContext, status: 'active' | 'archived') {
-      const moved = await setBookStatus(db, ctx.book.id, status);
-      return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
+    async setStatus(actor: Actor, slug: string, status: 'active' | 'archived') {
+      return db.transaction(async (tx) => {
+        const { ctx } = await access.requireBookAccess(actor, slug, status === 'archived' ? 'archive' : 'restore', { lock: 'update' });
+        const moved = await setBookStatus(tx, ctx.book.id, status);
+        return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
+      });
+    },
+
+    /** Deletion (owner only, allowed in a grace period): see BookDeletion for the backup erasure that comes first. */
+    async deleteBook(actor: Actor, slug: string) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'delete');
+      return deletion.requestDeletion(ctx.book.id);
+    },
+
+    /** The permissions view: any caller who can see the book; derived from the same table the guard enforces. */
+    async getPermissions(actor: Actor, slug: string) {
+      const ctx = await access.checkVisibleAndRole(actor, slug, 'visible');
+      const features = Object.fromEntries(PLAN_FEATURES.filter((f) => f.startsWith('feature_')).map((f) => [f, ctx.planFeatures[f] === true]));
+      return { book_slug: ctx.book.slug, role: ctx.role, ...features, actions: ctx.role ? allowedActions(accessState(ctx)) : [] };
     },
   };
 }

@@ -63,6 +63,12 @@ export interface BookContext {
   role: Role | null;
   inGracePeriod: boolean;
   planFeatures: Record<string, boolean>;
+  planLimits: {
+    max_members_per_book: number;
+    max_approved_submissions_per_book: number | null;
+    max_video_bytes: number;
+    storage_bytes_per_book: number;
+  };
 }
 
 export interface BookInput {

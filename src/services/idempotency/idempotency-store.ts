@@ -1,9 +1,8 @@
-import type { Db } from '../../db/client.js';
+import { createHash } from 'node:crypto';
+import type { Db, OpenTransaction, Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** A claim still 'running' after this long belongs to a request that died; it may be taken over. */
-const ABANDONED_AFTER_SECONDS = 300;
 
 export interface StoredResponse {
   status: number;
@@ -12,95 +11,96 @@ export interface StoredResponse {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; tx: OpenTransaction }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in_use' }
   | { kind: 'reused' };
 
 interface KeyRow {
   fingerprint: string;
-  state: 'running' | 'done';
-  response_status: number | null;
+  response_status: number;
   response_headers: Record<string, string> | null;
-  response_body: string | null;
-  expired: boolean;
-  abandoned: boolean;
+  response_body: string;
 }
 
+/** The advisory lock that stands for (user, key) while its request runs: 64 bits of a digest, as a signed bigint. */
+function lockKey(userId: string, key: string): string {
+  return createHash('sha256').update(`idempotency\0${userId}\0${key}`).digest().readBigInt64BE(0).toString();
+}
+
+const toStored = (row: KeyRow): StoredResponse => ({ status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body });
+
+/**
+ * Idempotency keys, crash-safe. A request with a key runs inside one
+ * transaction that holds a transaction-scoped advisory lock on (user, key):
+ * its effect and its stored answer commit together, so a committed effect
+ * always has its answer, and a crash before the commit leaves neither. The
+ * lock dies with the transaction (and with the connection of a process that
+ * died), so a retry right after a crash runs at once: it replays the
+ * committed answer or runs the request once. Only answers are stored: there
+ * is no "running" row to outlive its process.
+ *
+ * PGlite is one connection: every transaction waits for the one before it,
+ * so there the lock is moot and a second request simply finds the answer.
+ */
 export function createIdempotencyStore(deps: { db: Db }) {
   const { db } = deps;
 
+  async function find(q: Queryable, userId: string, key: string) {
+    return one<KeyRow>(
+      q,
+      `SELECT fingerprint, response_status, response_headers, response_body FROM idempotency_keys
+       WHERE user_id = $1 AND key = $2 AND expires_at > now()`,
+      [userId, key],
+    );
+  }
+
   return {
     /**
-     * Claims (user, key) for a request with this fingerprint, atomically: the
-     * INSERT either creates the claim or finds the existing row. An expired
-     * or abandoned row is taken over with a conditional UPDATE, so of two
-     * racing requests exactly one wins and the other sees 'in_use' or the replay.
+     * Opens the request's transaction and claims (user, key) in it. On
+     * 'claimed' the caller runs the request in `tx` and ends it with
+     * `saveAnswer` + commit, or a rollback; on anything else nothing is open.
      */
     async claim(userId: string, key: string, fingerprint: string): Promise<ClaimResult> {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await db.query(
-          `INSERT INTO idempotency_keys (user_id, key, fingerprint, state, expires_at)
-           VALUES ($1, $2, $3, 'running', now() + make_interval(secs => $4))
-           ON CONFLICT (user_id, key) DO NOTHING RETURNING 1`,
-          [userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS],
-        );
-        if (inserted.length) return { kind: 'claimed' };
-
-        const row = await one<KeyRow>(
-          db,
-          `SELECT fingerprint, state, response_status, response_headers, response_body,
-                  expires_at <= now() AS expired,
-                  (state = 'running' AND created_at < now() - make_interval(secs => $3)) AS abandoned
-           FROM idempotency_keys WHERE user_id = $1 AND key = $2`,
-          [userId, key, ABANDONED_AFTER_SECONDS],
-        );
-        if (!row) continue; // released between our INSERT and SELECT: try again
-        if (row.expired || (row.abandoned && row.fingerprint === fingerprint)) {
-          const taken = await db.query(
-            `UPDATE idempotency_keys SET fingerprint = $3, state = 'running', response_status = NULL,
-               response_headers = NULL, response_body = NULL, created_at = now(),
-               expires_at = now() + make_interval(secs => $4)
-             WHERE user_id = $1 AND key = $2 AND fingerprint = $5 AND state = $6
-               AND (expires_at <= now() OR (state = 'running' AND created_at < now() - make_interval(secs => $7)))
-             RETURNING 1`,
-            [userId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS, row.fingerprint, row.state, ABANDONED_AFTER_SECONDS],
-          );
-          if (taken.length) return { kind: 'claimed' };
-          continue;
+      const tx = await db.begin();
+      try {
+        const [{ locked }] = await tx.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock($1::bigint) AS locked`, [lockKey(userId, key)]);
+        if (!locked) {
+          await tx.rollback();
+          return { kind: 'in_use' };
         }
-        if (row.fingerprint !== fingerprint) return { kind: 'reused' };
-        if (row.state === 'running') return { kind: 'in_use' };
-        return {
-          kind: 'replay',
-          response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
-        };
+        // Read after the lock, in a statement of its own: its snapshot then sees an answer committed by the lock's last holder.
+        const row = await find(tx, userId, key);
+        if (!row) return { kind: 'claimed', tx };
+        await tx.rollback();
+        return row.fingerprint === fingerprint ? { kind: 'replay', response: toStored(row) } : { kind: 'reused' };
+      } catch (err) {
+        await tx.rollback();
+        throw err;
       }
-      return { kind: 'in_use' };
     },
 
-    async complete(userId: string, key: string, response: StoredResponse): Promise<void> {
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_headers = $4, response_body = $5
-         WHERE user_id = $1 AND key = $2 AND state = 'running'`,
-        [userId, key, response.status, JSON.stringify(response.headers), response.body],
+    /**
+     * Stores the answer to replay, in `q`: the request's own transaction for
+     * an answer that follows an effect; for an error answer (whose effect was
+     * rolled back) a short transaction of its own. An expired row is replaced.
+     */
+    async saveAnswer(q: Queryable, userId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
+      await q.query(
+        `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+         ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+           response_headers = EXCLUDED.response_headers, response_body = EXCLUDED.response_body,
+           created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= now()`,
+        [userId, key, fingerprint, response.status, JSON.stringify(response.headers), response.body, IDEMPOTENCY_TTL_SECONDS],
       );
     },
 
-    /** Forgets a claim whose response is not to be replayed, so a retry with the key runs again. */
-    async release(userId: string, key: string): Promise<void> {
-      await db.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND state = 'running'`, [userId, key]);
-    },
-
+    /** The stored answer for exactly this request, if any (a revoked key's replay, a deleted book's DELETE). */
     async lookup(userId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
-      const row = await one<KeyRow>(
-        db,
-        `SELECT fingerprint, state, response_status, response_headers, response_body, false AS expired, false AS abandoned
-         FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND state = 'done' AND expires_at > now()`,
-        [userId, key],
-      );
-      if (!row || row.fingerprint !== fingerprint) return undefined;
-      return { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body ?? '' };
+      const row = await find(db, userId, key);
+      return row && row.fingerprint === fingerprint ? toStored(row) : undefined;
     },
 
     /** Deletes expired keys (housekeeping). */

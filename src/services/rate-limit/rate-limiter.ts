@@ -15,8 +15,13 @@ export interface RateLimitResult {
 export function createRateLimiter(deps: { db: Db }) {
   const { db } = deps;
   return {
+    /**
+     * Counts one hit. It runs in a transaction of its own (db.autonomous),
+     * so the bucket's lock is held for a moment, not for the whole request
+     * the hit belongs to.
+     */
     async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-      return db.transaction(async (tx) => {
+      return db.autonomous(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [bucket]);
         await tx.query(`DELETE FROM rate_limit_hits WHERE bucket = $1 AND hit_at <= clock_timestamp() - make_interval(secs => $2)`, [
           bucket,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
-import { countApproved, type BookLock } from './submission-repository.js';
+import type { BookContext } from '../books/book-types.js';
+import { countApproved } from './submission-repository.js';
 
 /**
  * Approve needs every attached media file processed and not infected (400
@@ -28,16 +29,16 @@ export async function assertMediaReady(tx: Queryable, submissionId: string): Pro
 
 /**
  * The plan's max_approved_submissions_per_book (null = none). Counted inside
- * the caller's transaction with the book row locked (lockBook), so two
+ * the caller's transaction with the book row locked (requireBookAccess with lock 'update'), so two
  * concurrent approvals cannot both take the last place.
  */
-export async function assertApprovalCap(tx: Queryable, book: BookLock): Promise<void> {
-  const cap = book.max_approved_submissions_per_book;
+export async function assertApprovalCap(tx: Queryable, ctx: BookContext): Promise<void> {
+  const cap = ctx.planLimits.max_approved_submissions_per_book;
   if (cap === null) return;
-  const approved = await countApproved(tx, book.id);
+  const approved = await countApproved(tx, ctx.book.id);
   if (approved >= cap) {
-    throw new AppError('plan_limit_exceeded', `The ${book.plan_slug} plan allows ${cap} approved memories per book; reject or delete one, or move the book to a larger plan.`, {
-      plan: book.plan_slug,
+    throw new AppError('plan_limit_exceeded', `The ${ctx.book.plan_slug} plan allows ${cap} approved memories per book; reject or delete one, or move the book to a larger plan.`, {
+      plan: ctx.book.plan_slug,
       limit: cap,
       approved,
     });

@@ -1,6 +1,5 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
-import { keysetCondition, orderBy, type SortKey } from '../../http/lists.js';
 import type { ModerationMove } from './moderation.js';
 import type { SubmissionInput, SubmissionRow } from './submission-types.js';
 
@@ -12,31 +11,6 @@ const FROM = `submissions s LEFT JOIN users u ON u.id = s.contributor_user_id`;
 
 /** Re-reads a written row (a CTE named `s`) with its author joined in. */
 const withAuthor = (cte: string) => `WITH s AS (${cte}) SELECT ${COLUMNS} FROM s LEFT JOIN users u ON u.id = s.contributor_user_id`;
-
-export interface BookLock {
-  id: string;
-  slug: string;
-  title: string;
-  plan_slug: string;
-  /** The plan's cap; null = none. */
-  max_approved_submissions_per_book: number | null;
-}
-
-/**
- * Locks the book row for the rest of the transaction. Every submission write
- * takes it first, so writes in one book run one after another: the approve
- * cap counts under it, and the lock order (book, then submission) is the
- * same everywhere, so two writers never deadlock.
- */
-export function lockBook(q: Queryable, bookId: string) {
-  return one<BookLock>(
-    q,
-    `SELECT b.id, b.slug, b.title, b.plan_slug, p.max_approved_submissions_per_book
-     FROM books b JOIN plans p ON p.slug = b.plan_slug
-     WHERE b.id = $1 AND b.deleted_at IS NULL FOR UPDATE OF b`,
-    [bookId],
-  );
-}
 
 /** books_sort=activity; never moves backwards when an older transaction commits later. */
 export async function touchBookActivity(q: Queryable, bookId: string) {
@@ -72,21 +46,10 @@ export function findSubmission(q: Queryable, bookId: string, id: string, o: { au
   return one<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where}${o.forUpdate ? ' FOR UPDATE OF s' : ''}`, params);
 }
 
-/** A page of a book's submissions in one keyset ordering (limit + 1 rows, to learn has_more). */
-export function listSubmissionsOfBook(q: Queryable, bookId: string, o: { updatedSince: string | null; keys: SortKey[]; after: unknown[] | null; limit: number }) {
-  const params: unknown[] = [bookId];
-  const where = [`s.book_id = $1`];
-  if (o.updatedSince) {
-    params.push(o.updatedSince);
-    where.push(`s.updated_at >= $${params.length}::timestamptz`);
-  }
-  if (o.after) {
-    const k = keysetCondition(o.keys, o.after, params.length + 1);
-    params.push(...k.params);
-    where.push(k.sql);
-  }
-  params.push(o.limit + 1);
-  return q.query<SubmissionRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(o.keys)} LIMIT $${params.length}`, params);
+/** One page of a book's submissions (see paginate for where/params/orderBy). */
+export function selectSubmissionsOfBook(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number }) {
+  const params = [...o.params, o.limit];
+  return q.query<SubmissionRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${params.length}`, params);
 }
 
 /**

@@ -45,3 +45,12 @@ export function updateUserProfile(
     [id, patch.first_name ?? null, patch.last_name ?? null, patch.books_sort ?? null],
   ) as Promise<UserRow>;
 }
+
+/**
+ * Replaces a password hash with a stronger one of the same password, only if
+ * the row still holds `previousHash`: a password changed meanwhile is kept.
+ */
+export async function updatePasswordHash(q: Queryable, userId: string, hash: string, previousHash: string): Promise<boolean> {
+  const row = await one<{ id: string }>(q, `UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3 RETURNING id`, [userId, hash, previousHash]);
+  return row !== undefined;
+}

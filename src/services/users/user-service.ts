@@ -3,8 +3,8 @@ import { UNIQUE_VIOLATION, pgErrorCode } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import { assertIfMatch } from '../../http/etag.js';
-import { findUserById, findUserForUpdate, insertUser, updateUserProfile } from './user-repository.js';
+import { assertIfMatch } from '../../lib/etag.js';
+import { findUserByEmail, findUserById, findUserForUpdate, insertUser, updateUserProfile } from './user-repository.js';
 import { etagOf } from './user-mapper.js';
 import type { UserRow } from './user-types.js';
 
@@ -52,6 +52,10 @@ export function createUserService(deps: { db: Db }) {
         }
         throw err;
       }
+    },
+
+    findByEmail(email: string): Promise<UserRow | undefined> {
+      return findUserByEmail(db, normaliseEmail(email));
     },
 
     async getUser(userId: string): Promise<UserRow> {

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/client.js';
-import { verifyPassword, sha256 } from '../../lib/secrets.js';
+import { hashPassword, passwordNeedsRehash, sha256, verifyPassword } from '../../lib/secrets.js';
 import type { RouteContext } from '../../services/index.js';
-import { findUserByEmail } from '../../services/users/user-repository.js';
+import { findUserByEmail, updatePasswordHash } from '../../services/users/user-repository.js';
 import { normaliseEmail } from '../../services/users/user-service.js';
 import type { UserRow } from '../../services/users/user-types.js';
 import { rateLimitedError } from '../web-security.js';
 
-/** Longer passwords are refused before hashing; scrypt should only ever see human-sized input. */
+/** Longer passwords are refused before hashing; argon2 should only ever see human-sized input. */
 export const MAX_PASSWORD_LENGTH = 1024;
 
 type Limits = Pick<RouteContext, 'config' | 'services'>;
@@ -14,7 +14,7 @@ type Limits = Pick<RouteContext, 'config' | 'services'>;
 /**
  * Counts one sign-in attempt against the caller's address and against the
  * account, and throws 429 when either is spent. It runs before the password
- * is checked, so a blocked guess costs no scrypt and learns nothing. The
+ * is checked, so a blocked guess costs no hashing and learns nothing. The
  * per-account bucket also means one account can be locked for the window by
  * anyone who knows the address: the price of stopping distributed guessing.
  */
@@ -28,7 +28,7 @@ export async function limitSignIn(ctx: Limits, email: string, ip: string): Promi
   if (!byEmail.allowed) throw rateLimitedError(byEmail.retryAfterSeconds);
 }
 
-/** Sign-ups hash a password with scrypt (32 MiB each), so they share the sign-in budget per address. */
+/** Sign-ups hash a password with argon2id (19 MiB each), so they share the sign-in budget per address. */
 export async function limitSignUp(ctx: Limits, ip: string): Promise<void> {
   const { signInAttempts, signInWindowSeconds } = ctx.config.limits;
   const r = await ctx.services.rateLimiter.hit(`web_sign_up:ip:${ip}`, signInAttempts, signInWindowSeconds);
@@ -37,11 +37,16 @@ export async function limitSignUp(ctx: Limits, ip: string): Promise<void> {
 
 /**
  * The active user with this email and password, or undefined. Unknown emails
- * and password-less accounts still run one scrypt (verifyPassword's dummy
- * hash), so timing does not tell which emails have accounts.
+ * and password-less accounts still run one argon2id (verifyPassword's dummy
+ * hash), so timing does not tell which emails have accounts. A hash in an
+ * older format or with weaker parameters is replaced now, while the password
+ * is at hand.
  */
 export async function checkPassword(db: Db, email: string, password: string): Promise<UserRow | undefined> {
   const user = await findUserByEmail(db, normaliseEmail(email));
-  const ok = await verifyPassword(password, user?.password_hash);
-  return ok && user && user.is_active ? user : undefined;
+  const stored = user?.password_hash;
+  const ok = await verifyPassword(password, stored);
+  if (!ok || !user || !user.is_active || !stored) return undefined;
+  if (passwordNeedsRehash(stored)) await updatePasswordHash(db, user.id, await hashPassword(password), stored);
+  return user;
 }

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../src/db/client.js';
-import { createCursorCodec } from '../../../src/http/lists.js';
+import { createCursorCodec } from '../../../src/db/pagination.js';
 import type { MailMessage } from '../../../src/mail/mailer.js';
-import { findBookContext } from '../../../src/services/books/book-repository.js';
+import { createBookAccess } from '../../../src/services/books/book-access.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
@@ -24,6 +24,7 @@ function service() {
   return createSubmissionService({
     db: t.db,
     cursors: createCursorCodec('test'),
+    access: createBookAccess({ db: t.db }),
     async enqueueMail(message, tx) {
       if (failNext) {
         failNext = false;
@@ -43,20 +44,19 @@ describe('reject notifies the contributor', () => {
     const author = await newUser(t);
     const slug = (await newBook(t, owner, { plan: 'plus', title: 'Summer 2026' })).slug;
     const s = await newSubmission(t, slug, author, { name: 'Bea', text: 'The lake at dawn.' });
-    const ctx = (await findBookContext(t.db, slug, owner.user.id))!;
     const svc = service();
     sent.length = 0;
 
-    const res = await svc.moderate(ctx, s.id, 'reject', '  Too blurry  ');
+    const res = await svc.moderate(owner.user, slug, s.id, 'reject', '  Too blurry  ');
     expect(res.changed).toBe(true);
     expect(sent).toHaveLength(1);
     expect(sent[0].message).toMatchObject({ to: author.email, subject: 'Your memory for "Summer 2026" was not included' });
     expect(sent[0].message.text).toContain('The reason given: Too blurry');
     expect(sent[0].message.text).toContain('Hello Bea,');
 
-    await svc.moderate(ctx, s.id, 'reject', 'again');
-    await svc.moderate(ctx, s.id, 'approve');
-    await svc.moderate(ctx, s.id, 'pin');
+    await svc.moderate(owner.user, slug, s.id, 'reject', 'again');
+    await svc.moderate(owner.user, slug, s.id, 'approve');
+    await svc.moderate(owner.user, slug, s.id, 'pin');
     expect(sent).toHaveLength(1);
   });
 
@@ -65,9 +65,8 @@ describe('reject notifies the contributor', () => {
     const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
     const s = await newSubmission(t, slug, owner);
     await t.db.query(`UPDATE submissions SET contributor_email = NULL WHERE id = $1`, [s.id]);
-    const ctx = (await findBookContext(t.db, slug, owner.user.id))!;
     sent.length = 0;
-    expect((await service().moderate(ctx, s.id, 'reject', 'x')).changed).toBe(true);
+    expect((await service().moderate(owner.user, slug, s.id, 'reject', 'x')).changed).toBe(true);
     expect(sent).toHaveLength(0);
   });
 
@@ -75,9 +74,8 @@ describe('reject notifies the contributor', () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
     const s = await newSubmission(t, slug, owner);
-    const ctx = (await findBookContext(t.db, slug, owner.user.id))!;
     failNext = true;
-    await expect(service().moderate(ctx, s.id, 'reject', 'x')).rejects.toThrow('queue down');
+    await expect(service().moderate(owner.user, slug, s.id, 'reject', 'x')).rejects.toThrow('queue down');
     const [row] = await t.db.query<{ status: string; rejection_reason: string | null }>(`SELECT status, rejection_reason FROM submissions WHERE id = $1`, [s.id]);
     expect(row).toEqual({ status: 'pending', rejection_reason: null });
   });

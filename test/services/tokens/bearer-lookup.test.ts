@@ -40,7 +40,7 @@ function instrumented() {
   const gates: (() => void)[] = [];
   const state = { lookups: 0, hold: false, failNext: false };
   const db: Db = {
-    kind: real.kind,
+    ...real,
     async query<R>(text: string, params?: unknown[]) {
       if (!isLookup(text)) return real.query<R>(text, params);
       state.lookups++;
@@ -138,7 +138,7 @@ describe('batched bearer lookups', () => {
     const real = database.db;
     let refreshes = 0;
     const db: Db = {
-      kind: real.kind,
+      ...real,
       query: <R>(text: string, params?: unknown[]) => {
         if (text.startsWith('UPDATE api_tokens SET last_used_at')) refreshes++;
         return real.query<R>(text, params);

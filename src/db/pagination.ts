@@ -1,8 +1,13 @@
-import type { FastifyReply } from 'fastify';
-import type { Queryable } from '../db/client.js';
+import type { Queryable } from './client.js';
 import { errors } from '../errors.js';
 import { hmac, safeEqual } from '../lib/secrets.js';
-import { httpDate, parseTimestampParam } from '../lib/time.js';
+
+/**
+ * The one list path: every `GET …/` list (books, submissions, members,
+ * invitations, subscriptions, exports) pages through `paginate`, so they all
+ * share ordering, keyset cursors bound to their list, `limit` bounds,
+ * `updated_since` and the `Last-Modified` watermark.
+ */
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -17,33 +22,34 @@ export interface SortKey {
   cast?: string;
 }
 
-export interface ListParams {
-  limit: number;
-  updatedSince: string | null;
-  /** Key values of the last row of the previous page. */
-  after: unknown[] | null;
-}
-
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
   has_more: boolean;
 }
 
+/** What a caller asks of a list; `limit` and `updatedSince` are already validated. */
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  /** ISO 8601; with it the list runs in its sync ordering (oldest change first). */
+  updatedSince: string | null;
+}
+
 /**
  * Cursors are keyset positions: the sort keys of the last row, the name of
- * the ordering they belong to, and an HMAC so a client cannot forge or edit
- * one. They stay opaque: base64url JSON plus a truncated MAC.
+ * the list they belong to, and an HMAC so a client cannot forge or edit one.
+ * They stay opaque: base64url JSON plus a truncated MAC.
  */
 export function createCursorCodec(secret: string) {
   const key = `cursor:${secret}`;
   return {
-    encode(ordering: string, values: unknown[]): string {
-      const body = Buffer.from(JSON.stringify({ o: ordering, v: values })).toString('base64url');
+    encode(list: string, values: unknown[]): string {
+      const body = Buffer.from(JSON.stringify({ o: list, v: values })).toString('base64url');
       return `${body}.${hmac(key, body).subarray(0, 16).toString('base64url')}`;
     },
-    decode(ordering: string, cursor: string): unknown[] {
-      const bad = () => errors.queryParam('cursor', cursor, 'The cursor is malformed, was altered, or belongs to another ordering of this list.');
+    decode(list: string, cursor: string): unknown[] {
+      const bad = () => errors.queryParam('cursor', cursor, 'The cursor is malformed, was altered, or belongs to another list or ordering.');
       const [body, mac, extra] = cursor.split('.');
       if (!body || !mac || extra !== undefined) throw bad();
       if (!safeEqual(hmac(key, body).subarray(0, 16).toString('base64url'), mac)) throw bad();
@@ -53,20 +59,12 @@ export function createCursorCodec(secret: string) {
       } catch {
         throw bad();
       }
-      if (parsed.o !== ordering || !Array.isArray(parsed.v)) throw bad();
+      if (parsed.o !== list || !Array.isArray(parsed.v)) throw bad();
       return parsed.v;
     },
   };
 }
 export type CursorCodec = ReturnType<typeof createCursorCodec>;
-
-/** Validates `updated_since` (ISO 8601 or HTTP-date); 400 query_param_invalid with {param, value}. */
-export function parseUpdatedSince(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  const parsed = parseTimestampParam(value);
-  if (!parsed) throw errors.queryParam('updated_since', value, 'updated_since must be an ISO 8601 timestamp or an HTTP-date.');
-  return parsed;
-}
 
 /**
  * The keyset condition "strictly after this row". Mixed directions expand to
@@ -104,29 +102,11 @@ export function createdDesc(alias: string): SortKey[] {
     { sql: `${alias}.id`, dir: 'desc', field: 'id', cast: 'uuid' },
   ];
 }
-export function updatedAsc(alias: string): SortKey[] {
+export function updatedAsc(alias: string, column = 'updated_at'): SortKey[] {
   return [
-    { sql: `${alias}.updated_at`, dir: 'asc', field: 'updated_at', cast: 'timestamptz' },
+    { sql: `${alias}.${column}`, dir: 'asc', field: column, cast: 'timestamptz' },
     { sql: `${alias}.id`, dir: 'asc', field: 'id', cast: 'uuid' },
   ];
-}
-
-/** Trims the extra row fetched to learn `has_more` and builds the next cursor from the last row. */
-export function toPage<T extends Record<string, unknown>>(
-  rows: T[],
-  limit: number,
-  keys: SortKey[],
-  codec: CursorCodec,
-  ordering: string,
-): Page<T> {
-  const has_more = rows.length > limit;
-  const items = has_more ? rows.slice(0, limit) : rows;
-  const last = items[items.length - 1];
-  return {
-    items,
-    has_more,
-    next_cursor: has_more && last ? codec.encode(ordering, keys.map((k) => last[k.field])) : null,
-  };
 }
 
 /**
@@ -145,6 +125,56 @@ export async function listWatermark(q: Queryable): Promise<string> {
   return row.w;
 }
 
-export function setLastModified(reply: FastifyReply, watermark: string) {
-  reply.header('last-modified', httpDate(watermark));
+export interface ListSpec<Row> {
+  /**
+   * Names the list and what it is a list of, e.g. `submissions:<book id>`; a
+   * cursor is only accepted by the list that made it, in the same ordering.
+   */
+  list: string;
+  /** The ordering to use without updated_since, by name (part of the cursor's binding). */
+  ordering: { name: string; keys: SortKey[] };
+  /** The sync ordering (with updated_since); its first key is the change timestamp. */
+  sync: SortKey[];
+  /**
+   * Reads one page: rows matching every condition in `where` (SQL, with
+   * `params` as $1…), in `orderBy`, at most `limit` rows.
+   */
+  select(o: { where: string[]; params: unknown[]; orderBy: string; limit: number }): Promise<Row[]>;
+  /** The first conditions and their params (the list's scope), before paging is added. */
+  where?: string[];
+  params?: unknown[];
+}
+
+/**
+ * Reads one page of a list: watermark first, then limit + 1 rows after the
+ * cursor's position (to learn has_more), and the next cursor from the last.
+ */
+export async function paginate<Row extends Record<string, unknown>>(
+  q: Queryable,
+  codec: CursorCodec,
+  query: ListQuery,
+  spec: ListSpec<Row>,
+): Promise<{ page: Page<Row>; watermark: string }> {
+  const watermark = await listWatermark(q);
+  const [orderingName, keys] = query.updatedSince ? ['sync', spec.sync] : [spec.ordering.name, spec.ordering.keys];
+  const binding = `${spec.list}|${orderingName}`;
+  const where = [...(spec.where ?? [])];
+  const params = [...(spec.params ?? [])];
+  if (query.updatedSince) {
+    params.push(query.updatedSince);
+    where.push(`${keys[0].sql} >= $${params.length}::timestamptz`);
+  }
+  if (query.cursor) {
+    const k = keysetCondition(keys, codec.decode(binding, query.cursor), params.length + 1);
+    params.push(...k.params);
+    where.push(k.sql);
+  }
+  const rows = await spec.select({ where, params, orderBy: orderBy(keys), limit: query.limit + 1 });
+  const has_more = rows.length > query.limit;
+  const items = has_more ? rows.slice(0, query.limit) : rows;
+  const last = items[items.length - 1];
+  return {
+    watermark,
+    page: { items, has_more, next_cursor: has_more && last ? codec.encode(binding, keys.map((k) => last[k.field])) : null },
+  };
 }

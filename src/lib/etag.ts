@@ -1,5 +1,10 @@
 import { errors } from '../errors.js';
 
+/** A row's ETag: its updated_at, quoted (updated_at strictly increases on every change). */
+export function etagOf(updatedAt: string): string {
+  return `"${updatedAt}"`;
+}
+
 /**
  * If-Match with strong comparison (RFC 9110 13.1.1): absent passes (last
  * write wins), `*` passes for any existing resource, a weak validator never

@@ -1,0 +1,62 @@
+import { AppError } from '../errors.js';
+
+/** SQLSTATEs the API can explain; anything else stays a 500 (see the PostgreSQL manual, appendix A). */
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+const CHECK_VIOLATION = '23514';
+const QUERY_CANCELED = '57014'; // statement_timeout, or cancelled by an operator
+const LOCK_NOT_AVAILABLE = '55P03'; // lock_timeout, NOWAIT
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
+const INVALID_TEXT_REPRESENTATION = '22P02';
+const CHARACTER_NOT_IN_REPERTOIRE = '22021'; // bad UTF-8
+const UNTRANSLATABLE_CHARACTER = '22P05';
+
+const RETRYABLE_TRANSACTION_ERRORS = new Set([SERIALIZATION_FAILURE, DEADLOCK_DETECTED]);
+const BUSY = new Set([QUERY_CANCELED, LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE, DEADLOCK_DETECTED]);
+const BAD_VALUE = new Set([INVALID_TEXT_REPRESENTATION, CHARACTER_NOT_IN_REPERTOIRE, UNTRANSLATABLE_CHARACTER]);
+
+/** A transaction that failed only because of other transactions: running it again may well succeed. */
+export function isRetryableTransactionError(err: unknown): boolean {
+  return RETRYABLE_TRANSACTION_ERRORS.has(pgErrorCode(err) ?? '');
+}
+
+/**
+ * The answer for a database error a service did not handle itself, or
+ * undefined for one that is our fault (a 500). Only a constraint's name goes
+ * out, never the database's message: it quotes the row's values (`Key
+ * (email)=(…) already exists`).
+ */
+export function translatePgError(err: unknown): AppError | undefined {
+  const code = pgErrorCode(err);
+  if (!code) return undefined;
+  const constraint = constraintOf(err);
+  if (code === UNIQUE_VIOLATION) {
+    return new AppError('conflict', 'This conflicts with something that already exists.', constraint ? { constraint } : null, { cause: err });
+  }
+  if (code === FOREIGN_KEY_VIOLATION) {
+    return new AppError('conflict', 'This refers to something that does not exist, or is still referred to.', constraint ? { constraint } : null, { cause: err });
+  }
+  if (BUSY.has(code)) {
+    return new AppError('service_unavailable', 'The service is busy; retry after the time in the Retry-After header.', null, {
+      headers: { 'retry-after': '1' },
+      cause: err,
+    });
+  }
+  if (code === CHECK_VIOLATION) {
+    return new AppError('validation_failed', 'A value is not allowed here.', constraint ? { constraint } : null, { cause: err });
+  }
+  if (BAD_VALUE.has(code)) return new AppError('validation_failed', 'A value is not valid for its field.', null, { cause: err });
+  return undefined;
+}
+
+/** The SQLSTATE of a pg or PGlite error. Kept here rather than imported so client.ts can use this module without a cycle. */
+function pgErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+function constraintOf(err: unknown): string | undefined {
+  const constraint = (err as { constraint?: unknown }).constraint;
+  return typeof constraint === 'string' && constraint ? constraint : undefined;
+}

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListQuery } from '../db/pagination.js';
+import { errors } from '../errors.js';
+import { httpDate, parseTimestampParam } from '../lib/time.js';
+
+const PLAIN_LIMIT = /^[0-9]{1,3}$/;
+
+/**
+ * The list query every list route reads: `limit` as a plain decimal integer
+ * from 1 to 200 (the schema's number coercion would take `0x10`, `1e1` or
+ * `+5`, and `limit[]=1` would slip past it), `cursor`, and `updated_since`
+ * (ISO 8601 or the HTTP-date of Last-Modified). Failures: 400 query_param_invalid {param, value}.
+ */
+export function parseListQuery(request: FastifyRequest): ListQuery {
+  const raw = new URLSearchParams(request.url.split('?')[1] ?? '');
+  for (const name of raw.keys()) {
+    if (name !== 'limit' && name.startsWith('limit')) throw errors.queryParam('limit', raw.get(name), 'limit must be a single whole number from 1 to 200.');
+  }
+  const limits = raw.getAll('limit');
+  let limit = DEFAULT_LIMIT;
+  if (limits.length > 1) throw errors.queryParam('limit', limits, 'limit must be a single whole number from 1 to 200.');
+  if (limits.length === 1) {
+    const value = limits[0];
+    if (!PLAIN_LIMIT.test(value) || Number(value) < 1 || Number(value) > MAX_LIMIT) {
+      throw errors.queryParam('limit', value, `limit must be a whole number from 1 to ${MAX_LIMIT}.`);
+    }
+    limit = Number(value);
+  }
+  const cursors = raw.getAll('cursor');
+  if (cursors.length > 1) throw errors.queryParam('cursor', cursors, 'Send one cursor.');
+  const since = raw.getAll('updated_since');
+  if (since.length > 1) throw errors.queryParam('updated_since', since, 'Send one updated_since.');
+  let updatedSince: string | null = null;
+  if (since.length === 1) {
+    updatedSince = parseTimestampParam(since[0]) ?? null;
+    if (!updatedSince) throw errors.queryParam('updated_since', since[0], 'updated_since must be an ISO 8601 timestamp or an HTTP-date.');
+  }
+  return { limit, cursor: cursors[0], updatedSince };
+}
+
+/** The page's sync watermark, for the client to pin its next updated_since to. */
+export function setLastModified(reply: FastifyReply, watermark: string) {
+  reply.header('last-modified', httpDate(watermark));
+}
