@@ -6,6 +6,12 @@ export default defineConfig({
     exclude: ['test/browser/**', 'node_modules/**'],
     pool: 'forks',
     maxWorkers: 2,
+    // Files of one worker run one after another in one process: modules are
+    // imported once and the embedded database is started once per worker
+    // (test/helpers/test-db.ts gives each file a schema of its own).
+    isolate: false,
+    setupFiles: ['test/helpers/per-file-setup.ts'],
+    restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],

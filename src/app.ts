@@ -8,7 +8,7 @@ import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
 import { createBookAccessHook } from './http/plugins/book-access.js';
 import { createIdempotencyHooks } from './http/plugins/idempotency.js';
-import { createRateLimitHook } from './http/plugins/rate-limit.js';
+import { createRateLimit } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
 import { installFallbacks } from './http/routing.js';
 import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
@@ -82,6 +82,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('rateLimited', false);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorEnvelope);
   app.addSchema(ValidationErrorBody);
@@ -130,7 +131,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await app.register(
     async (api) => {
       jsonOnly(api);
-      const idempotency = createIdempotencyHooks({ db: deps.db, store: services.idempotency });
+      const rateLimit = createRateLimit({ config: deps.config, limiter: services.rateLimiter });
+      const idempotency = createIdempotencyHooks({ db: deps.db, store: services.idempotency, rateLimit: rateLimit.apply });
       api.addHook('onRequest', createAuthenticate({ config: deps.config, tokens: services.tokens, sessions: services.sessions }));
       api.addHook('onRequest', createBookAccessHook({ access: services.access, replayIfStored: idempotency.replayIfStored }));
       api.addHook('onRequest', addDeprecationHeaders);
@@ -141,7 +143,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
         }
       });
       api.addHook('preValidation', idempotency.claim);
-      api.addHook('preValidation', createRateLimitHook({ config: deps.config, limiter: services.rateLimiter }));
+      api.addHook('preValidation', rateLimit.hook);
       api.addHook('onSend', idempotency.record);
       api.addHook('onRequestAbort', idempotency.abandon);
       api.addHook('onResponse', idempotency.abandon);

@@ -14,22 +14,27 @@ export const CSRF_FIELD = 'csrfmiddlewaretoken';
  * - double submit: the token in the X-CSRFToken header, or else `formToken`
  *   (a web form's hidden field; API callers pass none), equals the csrftoken
  *   cookie, which a foreign page can neither read nor set;
- * - source: the Origin header (when sent and not "null") or else the Referer
- *   has exactly PUBLIC_URL's origin. The request's own Host is never taken
- *   as ours: the sender chooses it.
+ * - source: every one of Origin (unless "null") and Referer that is sent has
+ *   exactly PUBLIC_URL's origin, and at least one is sent. The API's session
+ *   calls must send the Referer (the contract's rule for POST /auth/token/).
+ *   The request's own Host is never taken as ours: the sender chooses it.
  */
-export function assertCsrf(request: FastifyRequest, config: Config, formToken?: string): void {
+export function assertCsrf(request: FastifyRequest, config: Config, o: { formToken?: string; requireReferer?: boolean } = {}): void {
+  const formToken = o.formToken;
   const cookie = request.cookies?.[CSRF_COOKIE];
   const header = request.headers[CSRF_HEADER];
   const token = typeof header === 'string' && header !== '' ? header : formToken;
   if (!cookie || !token || !safeEqual(cookie, token)) {
     throw errors.csrfFailed('the security token (X-CSRFToken header or form field) is missing or does not match the csrftoken cookie');
   }
-  const origin = request.headers.origin;
   // Sandboxed frames and some redirects send "Origin: null"; the Referer may still say where the request came from.
-  const source = typeof origin === 'string' && origin !== '' && origin !== 'null' ? origin : request.headers.referer;
-  if (!source) throw errors.csrfFailed('the request carried neither an Origin nor a Referer header');
-  if (originOf(source) !== config.http.publicOrigin) throw errors.csrfFailed('the request was not sent from this site');
+  const origin = typeof request.headers.origin === 'string' && request.headers.origin !== '' && request.headers.origin !== 'null' ? request.headers.origin : undefined;
+  const referer = typeof request.headers.referer === 'string' && request.headers.referer !== '' ? request.headers.referer : undefined;
+  if (o.requireReferer && !referer) throw errors.csrfFailed('Referer header missing');
+  if (!origin && !referer) throw errors.csrfFailed('the request carried neither an Origin nor a Referer header');
+  for (const source of [origin, referer]) {
+    if (source !== undefined && originOf(source) !== config.http.publicOrigin) throw errors.csrfFailed('the request was not sent from this site');
+  }
 }
 
 /** The normalised origin of a URL ("http://x:80" and "http://x" are the same site); undefined when it has none. */

@@ -60,6 +60,8 @@ declare module 'fastify' {
     auth: Auth | null;
     idempotency: import('./plugins/idempotency.js').IdempotentUnit | null;
     errorCode: string | null;
+    /** The route's rate limit has been counted for this request. */
+    rateLimited: boolean;
   }
 }
 

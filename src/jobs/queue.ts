@@ -356,9 +356,11 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     const attempt = job.retryCount + 1;
     const jobLog = log.child({ job: definition.name, job_id: job.id, attempt });
     let ok = false;
+    let payloadOk = false;
     let failure: unknown;
     try {
       const payload = checked(entry, job.data, 'as stored');
+      payloadOk = true;
       const ctx: JobContext = {
         id: job.id,
         name: definition.name,
@@ -386,7 +388,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       if (ok) {
         await boss.complete(definition.name, job.id);
         jobLog.debug('job completed');
-      } else if (definition.options?.retryForever && attempt >= job.retryLimit) {
+      } else if (definition.options?.retryForever && attempt >= job.retryLimit && payloadOk) {
+        // (A payload that fails its schema never will pass: it uses up its retries below and is given up.)
         const nextId = await continueJob(entry, job, failure);
         jobLog.warn({ err: failure, next_job_id: nextId }, 'job failed; will retry as a new job');
       } else {

@@ -77,7 +77,7 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
  * may carry the token in its hidden field, first-party script in X-CSRFToken.
  */
 export function assertFormCsrf(request: FastifyRequest, config: Config): void {
-  assertCsrf(request, config, formField(request, CSRF_FIELD));
+  assertCsrf(request, config, { formToken: formField(request, CSRF_FIELD) });
 }
 
 /** One text field of an urlencoded form body; repeated or non-text values count as absent. */

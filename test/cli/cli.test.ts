@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { eventually } from '../helpers/eventually.js';
 import { spawnServer } from '../helpers/spawn-server.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { TEST_DATABASE_URL } from '../helpers/test-db.js';
@@ -73,8 +74,16 @@ describe('memorybook CLI', () => {
     const plan = JSON.parse((await cli('book', 'set-plan', '--slug', 'ops-book', '--plan', 'premium')).stdout);
     expect(plan).toEqual({ slug: 'ops-book', plan: 'premium' });
     await cli('user', 'create', '--email', 'helper@example.test', '--password', 'long enough pw');
+    // The CLI goes through the same rules as the API: no new members while billing is in its grace period.
+    const paused = await cli('member', 'add', '--book', 'ops-book', '--email', 'helper@example.test', '--role', 'contributor').catch((e) => e);
+    expect(paused.code).toBe(1);
+    expect(paused.stderr).toContain('grace period');
+    await cli('book', 'grace', '--slug', 'ops-book', '--off');
     const member = JSON.parse((await cli('member', 'add', '--book', 'ops-book', '--email', 'helper@example.test', '--role', 'contributor')).stdout);
     expect(member).toMatchObject({ book: 'ops-book', role: 'contributor' });
+    const again = await cli('member', 'add', '--book', 'ops-book', '--email', 'helper@example.test', '--role', 'admin').catch((e) => e);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already a member');
   });
 
   it('answers a usage error with exit code 2 and a message', async () => {
@@ -93,13 +102,26 @@ describe('memorybook CLI', () => {
     // PGlite is one process at a time: make the user and key before the server opens the data folder.
     await cli('user', 'create', '--email', 'slow@example.test', '--password', 'long enough pw');
     const token = JSON.parse((await cli('token', 'issue', '--email', 'slow@example.test', '--name', 'slow')).stdout).plaintext;
-    const server = await spawnServer({ schema, dataDir });
-    // A request whose body arrives slowly is in flight when the signal lands.
+    const server = await spawnServer({ schema, dataDir, env: { LOG_LEVEL: 'info' } });
+    let log = '';
+    server.child.stdout!.on('data', (d) => (log += d));
+    // A request whose body arrives slowly is in flight when the signal lands:
+    // "100 Continue" says the server has taken its headers, and the rest of
+    // the body goes only once the server has logged that it is shutting down.
     const { port } = new URL(server.url);
     const body = JSON.stringify({ first_name: 'Graceful' });
+    let headersTaken!: () => void;
+    const inFlight = new Promise<void>((r) => (headersTaken = r));
+    let req!: http.ClientRequest;
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(
-        { host: '127.0.0.1', port, method: 'PATCH', path: '/api/v1/me/', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'idempotency-key': crypto.randomUUID() } },
+      req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'PATCH',
+          path: '/api/v1/me/',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'idempotency-key': crypto.randomUUID(), expect: '100-continue' },
+        },
         (res) => {
           let text = '';
           res.on('data', (d) => (text += d));
@@ -107,11 +129,13 @@ describe('memorybook CLI', () => {
         },
       );
       req.on('error', reject);
+      req.on('continue', headersTaken);
       req.write(body.slice(0, 5));
-      setTimeout(() => req.end(body.slice(5)), 700);
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await inFlight;
     const exited = server.stop('SIGTERM');
+    await eventually(async () => log.includes('shutting down; finishing requests in flight'));
+    req.end(body.slice(5));
     const res = await response;
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).first_name).toBe('Graceful');

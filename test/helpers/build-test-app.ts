@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Db } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
-import { createQueue, type Queue } from '../../src/jobs/queue.js';
+import { createQueue, queueSchemaName, type Queue } from '../../src/jobs/queue.js';
 import { jobs } from '../../src/jobs/registry.js';
 import { createResponseValidator } from './openapi-validator.js';
 
@@ -58,24 +58,25 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8000', ...overrides });
 }
 
-let docCache: unknown;
+/** The served document and its compiled validator, once per worker (every app serves the same document). */
+let validatorCache: ReturnType<typeof createResponseValidator> | undefined;
 
 /**
- * The real app on a fresh migrated database (PGlite, or PostgreSQL when
- * TEST_DATABASE_URL is set). Every response is checked against the served
- * OpenAPI document and for X-Request-Id; a mismatch fails the test.
+ * The real app on a fresh migrated schema (PGlite, or PostgreSQL when
+ * TEST_DATABASE_URL is set), its job queue in `<schema>_pgboss`. Every
+ * response is checked against the served OpenAPI document and for
+ * X-Request-Id; a mismatch fails the test.
  */
 export async function buildTestApp(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await createTestDatabase();
   // The real job queue in the test's own schema; handlers run only when the test asks for a worker.
-  const queue = createQueue({ db: database.db, config, jobs, schema: database.schema ? `${database.schema}_pgboss` : undefined, pollIntervalMs: 200 });
+  const queue = createQueue({ db: database.db, config, jobs, schema: queueSchemaName(database.schema), pollIntervalMs: 200 });
   await queue.start();
   if (options.worker) queue.work();
   const app = await buildApp({ config, db: database.db, queue }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
-  const doc = (docCache ??= (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
-  const validate = createResponseValidator(doc as never);
+  const validate = (validatorCache ??= createResponseValidator((await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()));
 
   async function request<T>(method: string, url: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };

@@ -9,42 +9,87 @@ export const backendName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
 export interface TestDatabase {
   db: Db;
-  /** For PostgreSQL: the schema this test owns (another process can open it with DATABASE_SCHEMA). */
+  /**
+   * The schema this test owns (its job queue uses `<schema>_pgboss`). On
+   * PostgreSQL another process can open it with DATABASE_SCHEMA; on PGlite it
+   * lives in this worker's in-memory instance only.
+   */
   schema: string | null;
   url: string | null;
+  /** Drops the schema and its queue schema, leaving nothing behind. Safe to call twice. */
   drop(): Promise<void>;
 }
 
 /**
- * A fresh, migrated database for one test app. On PostgreSQL each gets its
- * own schema in the shared test database, so files run in parallel without
- * seeing each other's rows; on PGlite each is a new in-memory instance.
+ * A fresh, migrated schema for one test app, in a database shared by the
+ * files of one vitest worker (the suite runs with `isolate: false`).
+ * PostgreSQL: a schema in TEST_DATABASE_URL, so workers run in parallel
+ * without seeing each other's rows. PGlite: one in-memory instance per worker
+ * (starting one costs seconds, a schema a fraction of that), lent to one test
+ * database at a time; a second one alive at the same time gets an instance of
+ * its own.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (!TEST_DATABASE_URL) {
-    const db = await createPgliteDb();
-    await migrate(db);
-    return { db, schema: null, url: null, drop: () => db.close() };
-  }
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  return TEST_DATABASE_URL ? postgresSchema(TEST_DATABASE_URL, schema) : pgliteSchema(schema);
+}
+
+async function postgresSchema(url: string, schema: string): Promise<TestDatabase> {
+  const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const db = createPostgresDb(TEST_DATABASE_URL, { schema, poolSize: 8 });
+  const db = createPostgresDb(url, { schema, poolSize: 8 });
   await migrate(db);
   return {
     db,
     schema,
-    url: TEST_DATABASE_URL,
-    async drop() {
+    url,
+    drop: once(async () => {
       await db.close();
-      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      const c = new pg.Client({ connectionString: url });
       await c.connect();
-      // The job queue keeps its tables in a sibling schema.
-      await c.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE`);
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await c.end();
-    },
+    }),
   };
+}
+
+/** This worker's embedded database, and whether a test database holds it now. */
+let sharedPglite: Promise<Db> | undefined;
+let sharedPgliteLent = false;
+
+async function pgliteSchema(schema: string): Promise<TestDatabase> {
+  const lend = !sharedPgliteLent;
+  let instance: Db;
+  if (lend) {
+    sharedPgliteLent = true;
+    try {
+      instance = await (sharedPglite ??= createPgliteDb());
+    } catch (err) {
+      sharedPglite = undefined;
+      sharedPgliteLent = false;
+      throw err;
+    }
+  } else {
+    instance = await createPgliteDb();
+  }
+  // PGlite is one session, so search_path holds for every statement until drop().
+  await instance.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+  await migrate(instance);
+  const drop = once(async () => {
+    if (!lend) return instance.close();
+    try {
+      await instance.exec(`RESET search_path; DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA ${schema} CASCADE`);
+    } finally {
+      sharedPgliteLent = false;
+    }
+  });
+  // Closing this handle ends the lease: the shared instance stays open for the worker's next file.
+  return { db: { ...instance, close: drop }, schema, url: null, drop };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, queueSchemaName, type JobContext, type Queue } from '../../src/jobs/queue.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { newUser } from '../helpers/factories.js';
-import { dropQueueSchema, sleep, waitFor } from './helpers.js';
+import { dropQueueSchema, waitFor } from './helpers.js';
 
 /** Test-only jobs: the queue is generic over its job map, the service's own map stays in src/jobs/queue.ts. */
 type TestJobs = {
@@ -39,6 +39,17 @@ afterAll(async () => {
 
 const state = async (name: keyof TestJobs, id: string) => (await queue.getJob(name, id))?.state;
 
+/**
+ * Sends one more job of this name and waits for it to complete. One loop per
+ * name takes jobs oldest first, so by then the worker has had its chance to
+ * run an earlier job again: what a fixed sleep would only hope for.
+ */
+async function workerCameRound<N extends keyof TestJobs>(name: N, payload: TestJobs[N]): Promise<string> {
+  const id = (await queue.send(name, payload))!;
+  await waitFor(`the ${name} job sent after it to complete`, async () => (await state(name, id)) === 'completed');
+  return id;
+}
+
 describe('enqueueing', () => {
   it('a job sent inside a transaction exists only if that transaction commits', async () => {
     const seen: number[] = [];
@@ -59,8 +70,8 @@ describe('enqueueing', () => {
 
     const committedId = await t.db.transaction((tx) => queue.send('test.tx', { n: 2 }, { tx }));
     await waitFor('the committed job to complete', async () => (await state('test.tx', committedId!)) === 'completed');
-    await sleep(3 * POLL_MS);
-    expect(seen).toEqual([2]);
+    await workerCameRound('test.tx', { n: 3 });
+    expect(seen).toEqual([2, 3]);
   });
 
   it('refuses a payload that does not match the job schema, and an unknown job', async () => {
@@ -79,8 +90,8 @@ describe('running', () => {
       const j = await queue.getJob('test.once', id);
       return j?.state === 'completed' && j;
     });
-    await sleep(5 * POLL_MS);
-    expect(runs).toHaveLength(1);
+    const next = await workerCameRound('test.once', { n: 8 });
+    expect(runs.map((r) => r.id)).toEqual([id, next]);
     expect(runs[0]).toMatchObject({ id, name: 'test.once', attempt: 1, retryLimit: 3 });
     expect(job).toMatchObject({ retryCount: 0, data: { n: 7 } });
   });
@@ -92,7 +103,8 @@ describe('running', () => {
         name: 'test.flaky',
         payload: N,
         options: { retryLimit: 2, retryDelay: 1, retryBackoff: true },
-        handle: async (_p, ctx) => {
+        handle: async (p, ctx) => {
+          if (p.n === 0) return; // workerCameRound's job
           attempts.push({ attempt: ctx.attempt, at: Date.now() });
           throw new Error(`boom ${ctx.attempt}`);
         },
@@ -103,7 +115,7 @@ describe('running', () => {
       const j = await queue.getJob('test.flaky', id);
       return j?.state === 'failed' && j;
     });
-    await sleep(5 * POLL_MS);
+    await workerCameRound('test.flaky', { n: 0 });
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     // pg-boss backoff: delay·2^n/2 plus up to as much jitter → 1–2 s, then 2–4 s.
     const first = attempts[1].at - attempts[0].at;

@@ -40,7 +40,7 @@ export function createAuthenticate(deps: { config: Config; tokens: TokenService;
     const cookie = request.cookies?.[SESSION_COOKIE];
     const session = cookie ? await sessions.findSession(cookie) : undefined;
     if (session) {
-      if (isUnsafeMethod(request.method)) assertCsrf(request, config);
+      if (isUnsafeMethod(request.method)) assertCsrf(request, config, { requireReferer: true });
       request.auth = { method: 'session', user: session.user, sessionId: session.sessionId };
       if (rc.tokenOnly) throw new AppError('token_required', 'This route needs the API key itself as the bearer credential.');
       return;

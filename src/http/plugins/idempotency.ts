@@ -56,6 +56,9 @@ function sendStored(reply: FastifyReply, stored: StoredResponse) {
   return reply.send(stored.body);
 }
 
+const reusedError = () =>
+  new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request (method, path or body). Use a new key.');
+
 function keyOf(request: FastifyRequest): string {
   const key = parseIdempotencyKey(request.headers['idempotency-key']);
   if (!key) throw new AppError('idempotency_key_required', 'This request needs a non-empty Idempotency-Key header (a UUIDv4 is suggested).');
@@ -78,7 +81,7 @@ function keyOf(request: FastifyRequest): string {
  * crash before the commit leaves neither. An error answer rolls the effect
  * back; if it is one to replay, it is stored on its own.
  */
-export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore }) {
+export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; rateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void> }) {
   const { db, store } = deps;
 
   async function open(request: FastifyRequest, reply: FastifyReply): Promise<IdempotentUnit | undefined> {
@@ -95,6 +98,18 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore }
       return undefined;
     }
 
+    if (request.routeOptions.config.rateLimit) {
+      // Replays first (they never count), then the limit, then the request's transaction.
+      const stored = await store.find(userId, key);
+      if (stored) {
+        if (stored.fingerprint !== fp) throw reusedError();
+        await sendStored(reply, stored.response);
+        return undefined;
+      }
+      request.rateLimited = true;
+      await deps.rateLimit(request, reply);
+    }
+
     const result = await store.claim(userId, key, fp);
     switch (result.kind) {
       case 'claimed':
@@ -107,10 +122,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore }
           headers: { 'retry-after': '1' },
         });
       case 'reused':
-        throw new AppError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request (method, path or body). Use a new key.',
-        );
+        throw reusedError();
     }
   }
 

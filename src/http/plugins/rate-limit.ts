@@ -4,18 +4,29 @@ import { errors } from '../../errors.js';
 import type { RateLimiter } from '../../services/rate-limit/rate-limiter.js';
 
 /**
- * preValidation hook for routes with `config.rateLimit`. It runs after the
- * idempotency claim, so a replay is answered before it and never counts; a
- * 429 is not stored, so the same key may retry after Retry-After.
+ * The rate limit of a route with `config.rateLimit`, counted in a short
+ * transaction of its own. On a route with an Idempotency-Key the claim calls
+ * it, after a replay has been answered (replays never count) and before the
+ * request's own transaction opens, so no request ever holds one connection
+ * while it waits for another. A 429 is not stored: the same key may retry
+ * after Retry-After. Other routes run it as a preValidation hook.
  */
-export function createRateLimitHook(deps: { config: Config; limiter: RateLimiter }) {
-  return async function rateLimit(request: FastifyRequest, reply: FastifyReply) {
+export function createRateLimit(deps: { config: Config; limiter: RateLimiter }) {
+  async function apply(request: FastifyRequest, reply: FastifyReply) {
     const rl = request.routeOptions.config.rateLimit;
-    if (!rl || reply.sent) return;
+    if (!rl) return;
     const limit = rl.limit(deps.config);
     const result = await deps.limiter.hit(`${rl.name}:${rl.key(request)}`, limit, rl.windowSeconds(deps.config));
     reply.header('x-ratelimit-limit', String(limit));
     reply.header('x-ratelimit-remaining', String(result.remaining));
     if (!result.allowed) throw errors.rateLimited(result.retryAfterSeconds, { limit, window_seconds: rl.windowSeconds(deps.config) });
-  };
+  }
+
+  /** The hook, for rate-limited routes the idempotency claim does not cover. */
+  async function hook(request: FastifyRequest, reply: FastifyReply) {
+    if (reply.sent || request.idempotency || request.rateLimited) return;
+    await apply(request, reply);
+  }
+
+  return { apply, hook };
 }

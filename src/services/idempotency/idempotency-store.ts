@@ -97,6 +97,12 @@ export function createIdempotencyStore(deps: { db: Db }) {
       );
     },
 
+    /** The stored answer under (user, key), whatever request it answered. */
+    async find(userId: string, key: string): Promise<{ fingerprint: string; response: StoredResponse } | undefined> {
+      const row = await find(db, userId, key);
+      return row && { fingerprint: row.fingerprint, response: toStored(row) };
+    },
+
     /** The stored answer for exactly this request, if any (a revoked key's replay, a deleted book's DELETE). */
     async lookup(userId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
       const row = await find(db, userId, key);

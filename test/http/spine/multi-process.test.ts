@@ -16,7 +16,7 @@ afterAll(() => t.close());
 describe('shared state lives in the database', () => {
   it('two app instances on one database share the rate-limit count', async () => {
     const limiterA = createRateLimiter({ db: t.db });
-    const second: Db = t.database.schema ? createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema }) : t.db;
+    const second: Db = TEST_DATABASE_URL ? createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema }) : t.db;
     const limiterB = createRateLimiter({ db: second });
     const bucket = `test:${crypto.randomUUID()}`;
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? limiterA : limiterB).hit(bucket, 6, 3600)));

@@ -25,6 +25,14 @@ const FAILURES: [string, SubmitOptions & { dropCookie?: boolean }][] = [
   ['Origin null', { origin: 'null' }],
   ['a foreign Referer and no Origin', { origin: null, referer: 'https://evil.example/accounts/login/' }],
   ['neither Origin nor Referer', { origin: null }],
+  ['a foreign Origin and a same-site Referer', { origin: 'https://evil.example', referer: 'http://localhost:8000/accounts/login/' }],
+  // inject sends Host: localhost:80; the request's own origin is not PUBLIC_URL's, and the sender picks it.
+  ['the Host header’s origin', { origin: 'http://localhost' }],
+  ['the Host header’s origin with its port', { origin: 'http://localhost:80' }],
+  ['the Host header’s origin as Referer', { origin: null, referer: 'http://localhost/accounts/login/' }],
+  ['an attacker’s Host with its own Origin', { origin: 'https://evil.example', headers: { host: 'evil.example' } }],
+  ['a token only in an X-CSRFToken header that does not match', { csrf: null, headers: { 'x-csrftoken': 'A'.repeat(43) } }],
+  ['a wrong X-CSRFToken header beside a right form field', { headers: { 'x-csrftoken': 'A'.repeat(43) } }],
 ];
 
 describe.each(FORMS)('POST %s', (url, fields) => {
@@ -61,10 +69,27 @@ it('a failed sign-up creates no account', async () => {
   expect(await t.db.query(`SELECT id FROM users WHERE email = $1`, [email])).toEqual([]);
 });
 
-it.each(['http://localhost', 'http://localhost:80'])('accepts the request’s own origin even when PUBLIC_URL differs (%s)', async (origin) => {
-  const c = webClient(t);
-  await c.get('/accounts/login/');
-  // inject sends Host: localhost:80, so that is the request's own origin.
-  const res = await c.submit('/accounts/login/', { email: u.email, password: u.password }, { origin });
-  expect(res.status).toBe(303);
+describe('accepted sources', () => {
+  const login = async (o: SubmitOptions) => {
+    const c = webClient(t);
+    await c.get('/accounts/login/');
+    return c.submit('/accounts/login/', { email: u.email, password: u.password }, o);
+  };
+
+  it('PUBLIC_URL’s origin, whatever the Host header says', async () => {
+    expect(t.config.http.publicOrigin).toBe('http://localhost:8000');
+    expect((await login({ headers: { host: 'internal-name:3000' } })).status).toBe(303);
+  });
+
+  it('Origin null falls back to a same-site Referer', async () => {
+    expect((await login({ origin: 'null', referer: 'http://localhost:8000/accounts/login/' })).status).toBe(303);
+  });
+
+  it('a form posted by first-party script with the token only in the X-CSRFToken header', async () => {
+    const c = webClient(t);
+    await c.get('/accounts/login/');
+    const res = await c.submit('/accounts/login/', { email: u.email, password: u.password }, { csrf: null, headers: { 'x-csrftoken': c.jar.get('csrftoken')! } });
+    expect(res.status).toBe(303);
+    expect(res.cookies.mb_session).toBeDefined();
+  });
 });

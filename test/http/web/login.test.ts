@@ -94,6 +94,15 @@ describe('POST /accounts/login/', () => {
     },
   );
 
+  it('keeps a legitimate next from the query through the form', async () => {
+    const u = await newUser(t);
+    const { c, page } = await openLogin(`/accounts/login/?next=${encodeURIComponent('/settings/tokens/?x=1')}`);
+    const next = hiddenNext(page.text);
+    expect(next).toBe('/settings/tokens/?x=1');
+    const res = await c.submit('/accounts/login/', { email: u.email, password: u.password, next: next! });
+    expect(res.headers.location).toBe('/settings/tokens/?x=1');
+  });
+
   it('refuses a wrong password with a page that reveals nothing', async () => {
     const u = await newUser(t);
     const { c } = await openLogin();
@@ -132,5 +141,62 @@ describe('POST /accounts/login/', () => {
     expect(res.status).toBe(400);
     expect(res.text).not.toContain('<img src=x');
     expect(res.text).toContain('value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"');
+  });
+});
+
+// Each normalises (URL dot segments, decoded or not) to "//evil.com", which a browser reads as another host.
+const DOT_SEGMENT_ESCAPES = ['/.//evil.com', '/a/..//evil.com', '/%2e%2e//evil.com', '/%2E%2e//evil.com/x?y=1', '/./.././/evil.com', '/a/%2e%2e/%2e//evil.com'];
+
+/** Asserts a Location a browser would resolve to a path on this site, and not to the attacker's. */
+function expectSameOriginLocation(location: unknown) {
+  const value = String(location);
+  expect(value).toMatch(/^\/(?![/\\])/);
+  expect(value).not.toMatch(/evil/);
+  // What a browser does with it on a page of ours, and again from the redirected page.
+  const resolved = new URL(value, `${t.config.http.publicOrigin}/accounts/login/`);
+  expect(resolved.origin).toBe(t.config.http.publicOrigin);
+  expect(new URL(value, resolved).origin).toBe(t.config.http.publicOrigin);
+}
+
+function hiddenNext(page: string): string | undefined {
+  return /name="next" value="([^"]*)"/.exec(page)?.[1]?.replaceAll('&amp;', '&');
+}
+
+describe('next never leads off-site through dot segments', () => {
+  it.each(DOT_SEGMENT_ESCAPES)('in the form field (next=%s)', async (next) => {
+    const u = await newUser(t);
+    const { c } = await openLogin();
+    const res = await c.submit('/accounts/login/', { email: u.email, password: u.password, next });
+    expect(res.status).toBe(303);
+    expectSameOriginLocation(res.headers.location);
+  });
+
+  it.each(DOT_SEGMENT_ESCAPES)('in the query, carried by the form (next=%s)', async (next) => {
+    const u = await newUser(t);
+    const { c, page } = await openLogin(`/accounts/login/?next=${encodeURIComponent(next)}`);
+    const carried = hiddenNext(page.text);
+    expect(carried).toBeDefined();
+    expectSameOriginLocation(carried);
+    const res = await c.submit('/accounts/login/', { email: u.email, password: u.password, next: carried! });
+    expect(res.status).toBe(303);
+    expectSameOriginLocation(res.headers.location);
+  });
+
+  it.each(DOT_SEGMENT_ESCAPES)('in the query, unencoded (next=%s)', async (next) => {
+    const { page } = await openLogin(`/accounts/login/?next=${next}`);
+    expectSameOriginLocation(hiddenNext(page.text));
+  });
+
+  it.each(DOT_SEGMENT_ESCAPES)('in the query of a signed-in browser, which is sent on at once (next=%s)', async (next) => {
+    const { client } = await signUp(t);
+    const res = await client.get(`/accounts/login/?next=${encodeURIComponent(next)}`);
+    expect(res.status).toBe(303);
+    expectSameOriginLocation(res.headers.location);
+  });
+
+  it('a signed-in browser follows a legitimate next', async () => {
+    const { client } = await signUp(t);
+    const res = await client.get(`/accounts/login/?next=${encodeURIComponent('/settings/tokens/?x=1')}`);
+    expect(res.headers.location).toBe('/settings/tokens/?x=1');
   });
 });
