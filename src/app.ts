@@ -46,8 +46,8 @@ export interface BuildAppOptions {
 
 /** Builds the whole HTTP app from its dependencies: no listen, no environment reads. */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const services = createServices(deps);
-  const ctx: RouteContext = { config: deps.config, services, db: deps.db };
+  const services = deps.services ?? createServices(deps);
+  const ctx: RouteContext = { config: deps.config, services };
 
   const app = Fastify({
     logger: options.logger ?? {

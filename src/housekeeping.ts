@@ -1,15 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from './db/client.js';
-import { createIdempotencyStore } from './services/idempotency/idempotency-store.js';
-import { createRateLimiter } from './services/rate-limit/rate-limiter.js';
+import type { Services } from './services/index.js';
 
 const EVERY_MS = 10 * 60 * 1000;
 const LONGEST_RATE_WINDOW_SECONDS = 2 * 24 * 3600;
 
 /** Periodic clean-up: expired idempotency keys and rate-limit hits that left every window. */
-export function createHousekeeping(deps: { db: Db; log: FastifyBaseLogger }) {
-  const idempotency = createIdempotencyStore(deps);
-  const limiter = createRateLimiter(deps);
+export function createHousekeeping(deps: { services: Pick<Services, 'idempotency' | 'rateLimiter'>; log: FastifyBaseLogger }) {
+  const { idempotency, rateLimiter: limiter } = deps.services;
   let timer: NodeJS.Timeout | undefined;
   const run = async () => {
     try {

@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.js';
 import { createHousekeeping } from './housekeeping.js';
 import { createQueue } from './jobs/queue.js';
 import { jobs } from './jobs/registry.js';
+import { createServices, type Services } from './services/index.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -22,19 +23,22 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const db = await createDb(config);
   await migrate(db);
   // Started before the app so routes can enqueue; it takes jobs only after listen.
-  const queue = createQueue({ db, config, jobs });
+  // One set of services for the routes and the job handlers.
+  let services: Services | undefined;
+  const queue = createQueue({ db, config, jobs, services: () => services! });
+  services = createServices({ config, db, queue });
   let app: FastifyInstance;
   let address: string;
   try {
     await queue.start();
-    app = await buildApp({ config, db, queue });
+    app = await buildApp({ config, db, queue, services });
     address = await app.listen({ host: config.http.host, port: config.http.port });
   } catch (err) {
     await queue.stop();
     await db.close();
     throw err;
   }
-  const housekeeping = createHousekeeping({ db, log: app.log });
+  const housekeeping = createHousekeeping({ services, log: app.log });
   housekeeping.start();
   // The worker runs in-process; `memorybook worker` runs more of them elsewhere.
   queue.work();

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { createBookDeletion } from '../services/books/book-deletion.js';
 import { defineJob } from './queue.js';
 
 export const BookIdPayload = Type.Object({ bookId: Type.String({ minLength: 36, maxLength: 36 }) });
@@ -17,7 +16,7 @@ export const eraseBookBackupJob = defineJob({
   options: { retryForever: { maxDelaySeconds: 3600 }, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately', singletonKey: (p) => p.bookId },
   summarize: (p) => ({ bookId: p.bookId }),
   async handle({ bookId }, ctx) {
-    const done = await createBookDeletion({ db: ctx.db, config: ctx.config, queue: ctx.queue }).completeErasure(bookId);
+    const done = await ctx.services.bookDeletion.completeErasure(bookId);
     if (!done) throw new Error('backup erasure endpoint did not confirm; will retry');
   },
 });
@@ -29,6 +28,6 @@ export const purgeBookJob = defineJob({
   options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
   summarize: (p) => ({ bookId: p.bookId }),
   async handle({ bookId }, ctx) {
-    await createBookDeletion({ db: ctx.db, config: ctx.config, queue: ctx.queue }).purge(bookId);
+    await ctx.services.bookDeletion.purge(bookId);
   },
 });

@@ -26,6 +26,7 @@ import PgBoss from 'pg-boss';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
+import { createServices, type Services } from '../services/index.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 
 /** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
@@ -75,6 +76,8 @@ export interface JobContext {
   config: Config;
   log: FastifyBaseLogger;
   queue: Queue;
+  /** The same services the API runs on: handlers go through them, so every rule holds for jobs too. */
+  services: Services;
 }
 
 export interface JobDefinition<N extends string = string, S extends TSchema = TSchema> {
@@ -147,6 +150,8 @@ export interface QueueDeps {
   pollIntervalMs?: number;
   /** How often expired leases are failed over and old jobs archived (default 60). */
   maintenanceIntervalSeconds?: number;
+  /** The process's services, for the handlers; by default built on first use from this queue's db and config. */
+  services?: () => Services;
 }
 
 const DEFAULTS = { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 } as const;
@@ -233,6 +238,9 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   });
   // Maintenance errors (a dropped connection) are emitted; unhandled they would crash the process.
   boss.on('error', (err) => log.warn({ err }, 'job queue maintenance failed; will retry'));
+
+  let services: Services | undefined;
+  const servicesOf = () => (services ??= deps.services?.() ?? createServices({ db, config, queue: queue as unknown as Queue }));
 
   const registered = new Map<string, Registered>();
   const running = new Set<Running>();
@@ -371,6 +379,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         config,
         log: jobLog,
         queue: queue as unknown as Queue,
+        services: servicesOf(),
       };
       const handled = definition.handle(payload, ctx);
       // An abandoned handler may still reject later; that must not become an unhandled rejection.

@@ -62,13 +62,13 @@ export function createServices(deps: ServiceDeps) {
 }
 export type Services = ReturnType<typeof createServices>;
 
-/** What the app is built from. */
-export type AppDeps = ServiceDeps;
+/** What the app is built from; `services` when the process built them already (shared with its job queue). */
+export interface AppDeps extends ServiceDeps {
+  services?: Services;
+}
 
 /** What a route module is handed: only the services (and config for HTTP concerns). */
 export interface RouteContext {
   config: Config;
   services: Services;
-  /** Only for the web sign-in page's password check, until that moves into the user service. */
-  db: Db;
 }

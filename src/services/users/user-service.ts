@@ -2,9 +2,9 @@ import type { Db } from '../../db/client.js';
 import { UNIQUE_VIOLATION, pgErrorCode } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
-import { hashPassword } from '../../lib/secrets.js';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../lib/secrets.js';
 import { assertIfMatch } from '../../lib/etag.js';
-import { findUserByEmail, findUserById, findUserForUpdate, insertUser, updateUserProfile } from './user-repository.js';
+import { findUserByEmail, findUserById, findUserForUpdate, updatePasswordHash, insertUser, updateUserProfile } from './user-repository.js';
 import { etagOf } from './user-mapper.js';
 import type { UserRow } from './user-types.js';
 
@@ -52,6 +52,22 @@ export function createUserService(deps: { db: Db }) {
         }
         throw err;
       }
+    },
+
+    /**
+     * The active user with this email and password, or undefined. Unknown emails
+     * and password-less accounts still run one argon2id (verifyPassword's dummy
+     * hash), so timing does not tell which emails have accounts. A hash in an
+     * older format or with weaker parameters is replaced now, while the password
+     * is at hand.
+     */
+    async checkPassword(email: string, password: string): Promise<UserRow | undefined> {
+      const user = await findUserByEmail(db, normaliseEmail(email));
+      const stored = user?.password_hash;
+      const ok = await verifyPassword(password, stored);
+      if (!ok || !user || !user.is_active || !stored) return undefined;
+      if (passwordNeedsRehash(stored)) await updatePasswordHash(db, user.id, await hashPassword(password), stored);
+      return user;
     },
 
     findByEmail(email: string): Promise<UserRow | undefined> {

@@ -1,9 +1,6 @@
-import type { Db } from '../../db/client.js';
-import { hashPassword, passwordNeedsRehash, sha256, verifyPassword } from '../../lib/secrets.js';
+import { sha256 } from '../../lib/secrets.js';
 import type { RouteContext } from '../../services/index.js';
-import { findUserByEmail, updatePasswordHash } from '../../services/users/user-repository.js';
 import { normaliseEmail } from '../../services/users/user-service.js';
-import type { UserRow } from '../../services/users/user-types.js';
 import { rateLimitedError } from '../web-security.js';
 
 /** Longer passwords are refused before hashing; argon2 should only ever see human-sized input. */
@@ -35,18 +32,3 @@ export async function limitSignUp(ctx: Limits, ip: string): Promise<void> {
   if (!r.allowed) throw rateLimitedError(r.retryAfterSeconds);
 }
 
-/**
- * The active user with this email and password, or undefined. Unknown emails
- * and password-less accounts still run one argon2id (verifyPassword's dummy
- * hash), so timing does not tell which emails have accounts. A hash in an
- * older format or with weaker parameters is replaced now, while the password
- * is at hand.
- */
-export async function checkPassword(db: Db, email: string, password: string): Promise<UserRow | undefined> {
-  const user = await findUserByEmail(db, normaliseEmail(email));
-  const stored = user?.password_hash;
-  const ok = await verifyPassword(password, stored);
-  if (!ok || !user || !user.is_active || !stored) return undefined;
-  if (passwordNeedsRehash(stored)) await updatePasswordHash(db, user.id, await hashPassword(password), stored);
-  return user;
-}

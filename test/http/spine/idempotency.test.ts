@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyStore } from '../../../src/services/idempotency/idempotency-store.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newSession, newUser } from '../../helpers/factories.js';
+import { newSession, newUser, servicesOf } from '../../helpers/factories.js';
+import { createPostgresDb } from '../../../src/db/client.js';
+import { TEST_DATABASE_URL } from '../../helpers/test-db.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -151,6 +153,55 @@ describe('Idempotency-Key', () => {
     await t.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [u.user.id]);
     expect(await createIdempotencyStore({ db: t.db }).purgeExpired()).toBeGreaterThanOrEqual(1);
     expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE user_id = $1`, [u.user.id])).toHaveLength(0);
+  });
+
+  it('a quoted key that is blank once unquoted is no key: 428', async () => {
+    const u = await newUser(t);
+    for (const key of ['" "', '"   "', '  ', '"\t"']) {
+      const res = await t.patch('/api/v1/me/', { first_name: 'X' }, { token: u.token, idempotencyKey: key });
+      expect(res.status, JSON.stringify(key)).toBe(428);
+      expect(res.body.code).toBe('idempotency_key_required');
+    }
+  });
+
+  it("a route's own refusal is stored and replayed (402), and nothing was written", async () => {
+    const u = await newUser(t);
+    const key = crypto.randomUUID();
+    const refused = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
+    expect(refused.status).toBe(402);
+    expect(refused.body.code).toBe('payment_required');
+    await servicesOf(t).quotas.grantSlots(u.user.id, 'plus', 1);
+    const replay = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
+    expect(replay.status).toBe(402);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect((await t.get('/api/v1/books/', { token: u.token })).body.items).toEqual([]);
+    // A new key runs now that a slot is held.
+    expect((await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token })).status).toBe(201);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('a key whose request is still running answers 409 with Retry-After: 1, then the replay', async () => {
+    const u = await newUser(t);
+    const key = crypto.randomUUID();
+    // Another connection holds the user row, so the first request waits inside its transaction, holding the key.
+    const other = createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema });
+    const blocker = await other.begin();
+    await blocker.query(`SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, [u.user.id]);
+    try {
+      const first = t.patch('/api/v1/me/', { first_name: 'Slow' }, { token: u.token, idempotencyKey: key });
+      await new Promise((r) => setTimeout(r, 300));
+      const second = await t.patch('/api/v1/me/', { first_name: 'Slow' }, { token: u.token, idempotencyKey: key });
+      expect(second.status).toBe(409);
+      expect(second.body.code).toBe('idempotency_key_in_use');
+      expect(second.headers['retry-after']).toBe('1');
+      await blocker.commit();
+      expect((await first).status).toBe(200);
+    } finally {
+      await blocker.rollback();
+      await other.close();
+    }
+    const third = await t.patch('/api/v1/me/', { first_name: 'Slow' }, { token: u.token, idempotencyKey: key });
+    expect(third.status).toBe(200);
+    expect(third.headers['idempotent-replayed']).toBe('true');
   });
 
   it('GET requests need no key', async () => {
