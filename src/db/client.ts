@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import { lockDataDir } from './dir-lock.js';
+import { isRetryableTransactionError, translatePgError } from './pg-errors.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
 export interface Queryable {
@@ -234,8 +235,29 @@ interface Connection {
   close(): Promise<void>;
 }
 
-const RETRYABLE_TRANSACTION_ERRORS = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 3;
+
+/**
+ * Every database error leaves the Db translated once, here: the ones the API
+ * can explain (a unique constraint, a timeout, a deadlock…) as their
+ * AppError, with the database's own error as its cause; the rest unchanged.
+ */
+async function translated<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    throw translatePgError(err) ?? err;
+  }
+}
+
+function translating<Q extends Tx>(q: Q): Q {
+  const query = q.query.bind(q);
+  const exec = q.exec.bind(q);
+  return Object.assign(Object.create(q) as Q, {
+    query: <R>(text: string, params?: unknown[]) => translated(query<R>(text, params)),
+    exec: (sql: string) => translated(exec(sql)),
+  });
+}
 
 /**
  * The transaction behaviour both backends share: an ambient transaction per
@@ -252,7 +274,7 @@ function withTransactions(conn: Connection): Db {
 
   async function standalone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const tx = await conn.begin();
+      const tx = translating(await conn.begin());
       try {
         // Ambient inside too, so anything fn calls that uses this Db joins the transaction.
         const result = await ambient.run(tx, () => fn(tx));
@@ -260,7 +282,7 @@ function withTransactions(conn: Connection): Db {
         return result;
       } catch (err) {
         await tx.rollback();
-        if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE_TRANSACTION_ERRORS.has(pgErrorCode(err) ?? '')) continue;
+        if (attempt < TRANSACTION_ATTEMPTS && isRetryableTransactionError(err)) continue;
         throw err;
       }
     }
@@ -269,13 +291,14 @@ function withTransactions(conn: Connection): Db {
   return {
     kind: conn.kind,
     query<R>(text: string, params?: unknown[]) {
-      return (current() ?? conn).query<R>(text, params);
+      const tx = current();
+      return tx ? tx.query<R>(text, params) : translated(conn.query<R>(text, params));
     },
     transaction<T>(fn: (tx: Tx) => Promise<T>) {
       const tx = current();
       return tx ? fn(tx) : standalone(fn);
     },
-    begin: () => conn.begin(),
+    begin: async () => translating(await conn.begin()),
     withAmbient: (tx, fn) => ambient.run(tx, fn),
     inTransaction: () => current() !== undefined,
     autonomous<T>(fn: (tx: Tx) => Promise<T>) {
@@ -293,11 +316,3 @@ export async function one<R>(q: Queryable, text: string, params?: unknown[]): Pr
   const rows = await q.query<R>(text, params);
   return rows[0];
 }
-
-/** Translates Postgres errors the API can explain (SQLSTATE) into a short tag. */
-export function pgErrorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-export const UNIQUE_VIOLATION = '23505';
-export const FOREIGN_KEY_VIOLATION = '23503';

@@ -22,16 +22,28 @@ export function isRetryableTransactionError(err: unknown): boolean {
 }
 
 /**
+ * Unique constraints whose violation has its own answer in the contract;
+ * every other one is a plain 409 conflict.
+ */
+const CONSTRAINT_ERRORS: Record<string, (err: unknown) => AppError> = {
+  api_tokens_user_name_key: (err) => new AppError('name_taken', 'You already have an API token with this name.', { field: 'name' }, { cause: err }),
+  users_email_key: (err) => new AppError('conflict', 'An account with this email already exists.', { field: 'email' }, { cause: err }),
+};
+
+/**
  * The answer for a database error a service did not handle itself, or
  * undefined for one that is our fault (a 500). Only a constraint's name goes
  * out, never the database's message: it quotes the row's values (`Key
  * (email)=(…) already exists`).
  */
 export function translatePgError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err; // translated already (the Db translates what it raises)
   const code = pgErrorCode(err);
   if (!code) return undefined;
   const constraint = constraintOf(err);
   if (code === UNIQUE_VIOLATION) {
+    const specific = constraint ? CONSTRAINT_ERRORS[constraint] : undefined;
+    if (specific) return specific(err);
     return new AppError('conflict', 'This conflicts with something that already exists.', constraint ? { constraint } : null, { cause: err });
   }
   if (code === FOREIGN_KEY_VIOLATION) {
@@ -50,8 +62,9 @@ export function translatePgError(err: unknown): AppError | undefined {
   return undefined;
 }
 
-/** The SQLSTATE of a pg or PGlite error. Kept here rather than imported so client.ts can use this module without a cycle. */
-function pgErrorCode(err: unknown): string | undefined {
+/** The SQLSTATE of a pg or PGlite error (of its cause, for one already translated). */
+export function pgErrorCode(err: unknown): string | undefined {
+  if (err instanceof AppError) return pgErrorCode(err.cause);
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgErrorCode } from '../../src/db/client.js';
+import { pgErrorCode } from '../../src/db/pg-errors.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 

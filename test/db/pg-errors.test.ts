@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, OpenTransaction } from '../../src/db/client.js';
-import { isRetryableTransactionError, translatePgError } from '../../src/db/pg-errors.js';
+import { isRetryableTransactionError, pgErrorCode, translatePgError } from '../../src/db/pg-errors.js';
 import { AppError } from '../../src/errors.js';
 import { errorHandler } from '../../src/http/error-handler.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/test-db.js';
@@ -122,7 +122,8 @@ describe('translatePgError', () => {
       await b.rollback();
     }
     expect(outcomes).toHaveLength(1);
-    expect((outcomes[0] as { code?: string }).code).toBe('40P01');
+    // The Db translated it on the way out; the database's own error is its cause.
+    expect(pgErrorCode(outcomes[0])).toBe('40P01');
     expect(translatePgError(outcomes[0])).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
     expect(isRetryableTransactionError(outcomes[0])).toBe(true);
   });
@@ -134,7 +135,7 @@ describe('translatePgError', () => {
       await reader.query('SELECT age FROM pe_parent WHERE id = 2');
       await db.query('UPDATE pe_parent SET age = age + 1 WHERE id = 2');
       const err = await errorOf(() => reader.query('UPDATE pe_parent SET age = 0 WHERE id = 2'));
-      expect((err as { code?: string }).code).toBe('40001');
+      expect(pgErrorCode(err)).toBe('40001');
       expect(translatePgError(err)).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
       expect(isRetryableTransactionError(err)).toBe(true);
     } finally {

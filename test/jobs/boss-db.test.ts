@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgErrorCode } from '../../src/db/client.js';
+import { pgErrorCode } from '../../src/db/pg-errors.js';
 import { createBossDb } from '../../src/jobs/boss-db.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 

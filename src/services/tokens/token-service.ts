@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../../db/client.js';
-import { UNIQUE_VIOLATION, one, pgErrorCode } from '../../db/client.js';
-import { AppError } from '../../errors.js';
+import { one } from '../../db/client.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import type { UserRow } from '../users/user-types.js';
@@ -129,20 +128,14 @@ export function createTokenService(deps: { db: Db }) {
     /** Issues a key; the plaintext leaves this function once and is never stored. */
     async issueToken(userId: string, name: string, q: Queryable = db): Promise<{ token: TokenRow; plaintext: string }> {
       const plaintext = TOKEN_PREFIX + randomBase62(40);
-      try {
-        const token = (await one<TokenRow>(
-          q,
-          `INSERT INTO api_tokens (id, user_id, name, token_hash) VALUES ($1, $2, $3, $4)
-           RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
-          [uuidv7(), userId, name, sha256(plaintext)],
-        ))!;
-        return { token, plaintext };
-      } catch (err) {
-        if (pgErrorCode(err) === UNIQUE_VIOLATION) {
-          throw new AppError('name_taken', `You already have an API token named "${name}".`, { field: 'name' });
-        }
-        throw err;
-      }
+      // A name the user already has on a live key is 409 name_taken, translated from api_tokens_user_name_key by the database layer.
+      const token = (await one<TokenRow>(
+        q,
+        `INSERT INTO api_tokens (id, user_id, name, token_hash) VALUES ($1, $2, $3, $4)
+         RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
+        [uuidv7(), userId, name, sha256(plaintext)],
+      ))!;
+      return { token, plaintext };
     },
 
     /**

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { UNIQUE_VIOLATION, pgErrorCode } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../lib/secrets.js';
 import { assertIfMatch } from '../../lib/etag.js';
@@ -37,21 +36,15 @@ export function createUserService(deps: { db: Db }) {
         throw errors.validation('The password must be at least 8 characters.', { field: 'password' });
       }
       const passwordHash = input.password === null ? null : await hashPassword(input.password);
-      try {
-        return await insertUser(db, {
-          id: uuidv7(),
-          email,
-          passwordHash,
-          firstName: input.firstName ?? '',
-          lastName: input.lastName ?? '',
-          isStaff: input.isStaff ?? false,
-        });
-      } catch (err) {
-        if (pgErrorCode(err) === UNIQUE_VIOLATION) {
-          throw new AppError('conflict', 'An account with this email already exists.', { field: 'email' });
-        }
-        throw err;
-      }
+      // A taken email is 409 conflict, translated from users_email_key by the database layer.
+      return insertUser(db, {
+        id: uuidv7(),
+        email,
+        passwordHash,
+        firstName: input.firstName ?? '',
+        lastName: input.lastName ?? '',
+        isStaff: input.isStaff ?? false,
+      });
     },
 
     /**
