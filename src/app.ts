@@ -3,7 +3,9 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { addDeprecationHeaders } from './http/deprecation.js';
+import { answerClientError } from './http/client-errors.js';
 import { errorHandler } from './http/error-handler.js';
+import { installJsonBody, rejectNulStrings } from './http/json-body.js';
 import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
 import { createBookAccessHook } from './http/plugins/book-access.js';
@@ -19,25 +21,9 @@ import { runInRequestScope } from './lib/request-scope.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
 
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_JSON_DEPTH = 64;
+export { jsonDepthExceeds } from './http/json-body.js';
 
-/** True when brackets nest deeper than `max` (strings skipped); no body of ours needs more, and deeper ones only cost stack. */
-export function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface BuildAppOptions {
   /** Pino logger options or false; the process entry passes its own. */
@@ -48,6 +34,7 @@ export interface BuildAppOptions {
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const services = deps.services ?? createServices(deps);
   const ctx: RouteContext = { config: deps.config, services };
+  const timeouts = deps.config.http.timeouts;
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -63,6 +50,19 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
     bodyLimit: 1024 * 1024,
+    // A slow client cannot hold a connection: headers, the whole request (body included) and an idle
+    // keep-alive socket each have a limit. A socket silent for as long as a whole request may take is dead.
+    connectionTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node enforces both limits only when it sweeps its connections (every 30 s by default).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+    },
+    // Errors Node raises before routing (431, 414, bad Content-Length, 408) answer the envelope too.
+    clientErrorHandler: answerClientError,
     trustProxy: deps.config.http.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
@@ -88,25 +88,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addSchema(ValidationErrorBody);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  // Empty JSON bodies are "no body" (POST …/archive/ with Content-Type set); bad JSON is 400 invalid_json.
-  const defaultJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  type Done = (err: Error | null, body?: unknown) => void;
-  const parseJson = (req: Parameters<typeof defaultJson>[0], body: string | Buffer, done: Done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      return done(Object.assign(new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 }));
-    }
-    defaultJson(req, text, done as NonNullable<Parameters<typeof defaultJson>[2]>);
-  };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  // The API speaks JSON only (multipart is added by the upload routes); web pages keep form bodies.
-  const jsonOnly = (scope: FastifyInstance) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-    scope.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson);
-  };
+  // JSON bodies (see http/json-body.ts); `jsonOnly` sets up the API scope, which takes nothing else.
+  const jsonOnly = installJsonBody(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -144,6 +127,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       });
       api.addHook('preValidation', idempotency.claim);
       api.addHook('preValidation', rateLimit.hook);
+      api.addHook('preValidation', rejectNulStrings);
       api.addHook('onSend', idempotency.record);
       api.addHook('onRequestAbort', idempotency.abandon);
       api.addHook('onResponse', idempotency.abandon);

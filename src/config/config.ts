@@ -6,7 +6,16 @@ import { parseEnv } from 'node:util';
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
   env: 'development' | 'production' | 'test';
-  http: { host: string; port: number; publicUrl: string; publicOrigin: string; secureCookies: boolean; trustProxy: boolean | string[] };
+  http: {
+    host: string;
+    port: number;
+    publicUrl: string;
+    publicOrigin: string;
+    secureCookies: boolean;
+    trustProxy: boolean | string[];
+    /** Slow-client limits: request line and headers, the whole request with its body, an idle keep-alive connection. */
+    timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
+  };
   dataDir: string;
   database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
   secretKey: string;
@@ -89,6 +98,14 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const trustProxy: boolean | string[] =
     trustProxyRaw === undefined || trustProxyRaw === 'false' ? false : trustProxyRaw === 'true' ? true : trustProxyRaw.split(',').map((x) => x.trim());
 
+  // A client may not hold a connection by trickling bytes; uploads over slow links may need a longer request timeout.
+  const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 86_400_000);
+  const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  if (headersMs > requestMs) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs}), got "${headersMs}"`);
+  }
+
   const dataDir = path.resolve(str('DATA_DIR') ?? './data');
 
   const databaseUrl = str('DATABASE_URL') ?? null;
@@ -131,7 +148,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
 
   return deepFreeze({
     env: nodeEnv as Config['env'],
-    http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy },
+    http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } },
     dataDir,
     database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
     secretKey,

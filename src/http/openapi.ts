@@ -5,7 +5,8 @@ import { assertValidDeprecation } from './deprecation.js';
 import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js';
 import { EmptyBody } from './schemas/common.js';
 
-const SHARED_ERRORS = [400, 404, 500];
+// 503: the database was busy (a timeout, a deadlock); retry after Retry-After.
+const SHARED_ERRORS = [400, 404, 500, 503];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request (validation_failed, query_param_invalid, invalid_json, …)',
   401: 'Missing, malformed or revoked credentials (unauthorized)',

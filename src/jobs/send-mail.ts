@@ -23,7 +23,7 @@ export const sendMailJob = defineJob({
   async handle(message, ctx) {
     let mailer = mailers.get(ctx.config);
     if (!mailer) mailers.set(ctx.config, (mailer = createMailer(ctx.config)));
-    const { messageId } = await mailer.send(message);
+    const { messageId } = await mailer.send(message, { id: ctx.id });
     ctx.log.info({ job: ctx.id, message_id: messageId, transport: mailer.kind }, 'mail sent');
   },
 });

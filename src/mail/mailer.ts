@@ -12,9 +12,18 @@ export interface MailMessage {
 }
 
 /** The port every sender uses; which transport is behind it is the operator's choice. */
+export interface SendOptions {
+  /**
+   * A stable id for this message (the mail job's id): sent again after a crash,
+   * it carries the same Message-ID, which mail systems use to drop the
+   * duplicate, and the outbox writes the same file again instead of a second.
+   */
+  id?: string;
+}
+
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
-  send(message: MailMessage): Promise<{ messageId: string }>;
+  send(message: MailMessage, options?: SendOptions): Promise<{ messageId: string }>;
   close(): void;
 }
 
@@ -27,12 +36,19 @@ export function createSmtpMailer(url: string, from: string): Mailer {
   const transport = nodemailer.createTransport(url, { from });
   return {
     kind: 'smtp',
-    async send(m) {
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+    async send(m, o = {}) {
+      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: messageIdOf(o.id, from) });
       return { messageId: String(info.messageId) };
     },
     close: () => transport.close(),
   };
+}
+
+/** `<id@sender-domain>` for a stable id; undefined lets nodemailer make a fresh one. */
+function messageIdOf(id: string | undefined, from: string): string | undefined {
+  if (!id) return undefined;
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'memorybook.invalid';
+  return `<${id.replace(/[^A-Za-z0-9._-]/g, '')}@${domain}>`;
 }
 
 /**
@@ -44,10 +60,11 @@ export function createOutboxMailer(dir: string, from: string): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'outbox',
-    async send(m) {
+    async send(m, o = {}) {
       mkdirSync(dir, { recursive: true });
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
-      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${uuidv7()}.eml`;
+      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: messageIdOf(o.id, from) });
+      // One file per message: a message sent again under its stable id replaces its own file.
+      const name = o.id ? `mail-${o.id.replace(/[^A-Za-z0-9._-]/g, '')}.eml` : `${new Date().toISOString().replace(/[:.]/g, '-')}-${uuidv7()}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);
       writeFileSync(tmp, info.message as Buffer, { mode: 0o640 });
       renameSync(tmp, path.join(dir, name));

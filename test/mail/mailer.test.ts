@@ -35,4 +35,17 @@ describe('mailer', () => {
     expect(eml).toContain('Subject: Outbox check');
     expect(eml).toContain('Stored for the operator');
   });
+
+  it('a message sent again under its stable id (a mail job run twice) is one file with one Message-ID', async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'memorybook-outbox-')), 'outbox');
+    const mailer = createOutboxMailer(dir, 'Memory Book <no-reply@example.test>');
+    const message = { to: 'grace@example.test', subject: 'Once', text: 'Only once' };
+    const first = await mailer.send(message, { id: 'job-1234' });
+    const again = await mailer.send(message, { id: 'job-1234' });
+    expect(again.messageId).toBe(first.messageId);
+    expect(first.messageId).toBe('<job-1234@example.test>');
+    const files = readdirSync(dir);
+    expect(files).toEqual(['mail-job-1234.eml']);
+    expect(readFileSync(path.join(dir, files[0]), 'utf8')).toContain('Message-ID: <job-1234@example.test>');
+  });
 });

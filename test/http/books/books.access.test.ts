@@ -1,139 +1,212 @@
+/**
+ * Who may call every /books/{slug}/… operation, generated from the served
+ * OpenAPI document (test/helpers/access-cases.ts): each operation's
+ * `x-book-access` gives the least role, whether it writes, its answer during
+ * the grace period and the plan feature it needs, and every caller on a
+ * public and a private book gets the contract's answer for it. An operation
+ * without the extension fails the first test here. The hand-written cases
+ * at the end pin the order of checks.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newToken, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
+import {
+  accessProblems,
+  arrange,
+  bodyFor,
+  bookOperations,
+  bookState,
+  callersFor,
+  credentials,
+  expectedOutcome,
+  planFor,
+  type BookAccess,
+  type BookOperation,
+  type Outcome,
+  type People,
+  type PlanSummary,
+} from '../../helpers/access-cases.js';
+import { buildTestApp, type TestResponse } from '../../helpers/build-test-app.js';
+import { addMember, newBook, newSubmission, newToken, newUser, setGrace } from '../../helpers/factories.js';
 
-let t: TestApp;
-let owner: TestUser, admin: TestUser, contributor: TestUser, outsider: TestUser;
-let revokedKey: string;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  [owner, admin, contributor, outsider] = await Promise.all([newUser(t), newUser(t), newUser(t), newUser(t)]);
-  revokedKey = await newToken(t, owner);
-  await t.delete('/api/v1/auth/token/', { token: revokedKey });
-});
+// The document is read before the tests are collected, so each case is its own test.
+const t = await buildTestApp();
 afterAll(() => t.close());
+const operations = bookOperations((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
+const declared = operations.filter((op): op is BookOperation & { access: BookAccess } => op.access !== null);
+const label = (op: BookOperation) => `${op.operationId} (${op.method} ${op.template.slice('/api/v1'.length)})`;
+const show = (o: Outcome) => (o.success ? '2xx' : `${o.status} ${o.code}`);
 
-type Caller = 'owner' | 'admin' | 'contributor' | 'outsider' | 'anonymous' | 'revoked';
-type Min = 'owner' | 'admin' | 'visible';
+let people: People;
+let plans: PlanSummary[];
+beforeAll(async () => {
+  const [owner, admin, contributor, otherContributor, outsider] = await Promise.all([newUser(t), newUser(t), newUser(t), newUser(t), newUser(t)]);
+  const revokedKey = await newToken(t, owner);
+  expect((await t.delete('/api/v1/auth/token/', { token: revokedKey })).status).toBe(200);
+  people = { owner, admin, contributor, otherContributor, outsider, revokedKey };
+  plans = (await t.get('/api/v1/plans/')).body.items;
+});
 
-/** Every /books/{slug}/… route with the least role it needs. Routes added later add theirs here. */
-const ROUTES: { name: string; method: string; path: string; body?: unknown; min: Min; write: boolean }[] = [
-  { name: 'read book', method: 'GET', path: '', min: 'admin', write: false },
-  { name: 'update book', method: 'PATCH', path: '', body: { subtitle: 'x' }, min: 'admin', write: true },
-  { name: 'archive', method: 'POST', path: 'archive/', min: 'owner', write: true },
-  { name: 'restore', method: 'POST', path: 'restore/', min: 'owner', write: true },
-  { name: 'permissions', method: 'GET', path: 'permissions/', min: 'visible', write: false },
-  { name: 'billing', method: 'GET', path: 'billing/', min: 'owner', write: false },
-];
-
-function expected(min: Min, caller: Caller, isPublic: boolean): number | 'ok' {
-  if (caller === 'anonymous' || caller === 'revoked') return 401;
-  if (caller === 'outsider') return isPublic ? (min === 'visible' ? 'ok' : 403) : 404;
-  if (min === 'visible' || caller === 'owner') return 'ok';
-  if (caller === 'admin') return min === 'admin' ? 'ok' : 403;
-  return 403; // contributor
+/** Sends the operation's request and checks the answer; a refused request must leave the book as it was. */
+async function check(op: BookOperation, want: Outcome, bookId: string, send: () => Promise<TestResponse>) {
+  const before = await bookState(t, bookId);
+  const res = await send();
+  if (want.success) {
+    expect(res.status >= 200 && res.status < 300, `${label(op)}: expected 2xx, got ${res.status} ${res.text.slice(0, 300)}`).toBe(true);
+  } else {
+    expect({ status: res.status, code: res.body?.code }, res.text.slice(0, 300)).toEqual({ status: want.status, code: want.code });
+    expect(await bookState(t, bookId), 'a refused request changed the book').toBe(before);
+  }
 }
 
-function credentials(caller: Caller) {
-  const users = { owner, admin, contributor, outsider } as Record<string, TestUser>;
-  if (caller === 'anonymous') return {};
-  if (caller === 'revoked') return { token: revokedKey };
-  return { token: users[caller].token };
-}
-
-describe.each([false, true])('book routes by role (public book: %s)', (isPublic) => {
-  let slug: string;
-  beforeAll(async () => {
-    slug = (await newBook(t, owner, { isPublic })).slug;
-    await addMember(t, slug, admin, 'admin');
-    await addMember(t, slug, contributor, 'contributor');
+describe('the served document', () => {
+  it('has operations under /books/{slug}/, each with a well-formed x-book-access', () => {
+    expect(operations.length).toBeGreaterThan(0);
+    expect(operations.flatMap(accessProblems)).toEqual([]);
   });
+});
 
-  for (const route of ROUTES) {
-    for (const caller of ['owner', 'admin', 'contributor', 'outsider', 'anonymous', 'revoked'] as Caller[]) {
-      const want = expected(route.min, caller, isPublic);
-      it(`${route.name} as ${caller} → ${want}`, async () => {
-        const res = await t.request(route.method, `/api/v1/books/${slug}/${route.path}`, { ...credentials(caller), body: route.body });
-        if (want === 'ok') {
-          expect(res.status).toBe(200);
-        } else {
-          expect(res.status).toBe(want);
-          expect(res.body.code).toBe({ 401: 'unauthorized', 403: 'insufficient_role', 404: 'not_found' }[want]);
-        }
+describe.each(declared.map((op) => [label(op), op] as const))('%s', (_name, op) => {
+  const a = op.access;
+  for (const isPublic of [false, true]) {
+    for (const caller of callersFor(op)) {
+      const want = expectedOutcome(a, caller, isPublic);
+      it(`on a ${isPublic ? 'public' : 'private'} book, as ${caller} → ${show(want)}`, async () => {
+        // Where rows are the contributor's own only, the others' rows are another contributor's;
+        // elsewhere the row is the contributor's own, which must grant nothing.
+        const ownRow = a.own_rows_only ? caller === 'contributor, own row' : true;
+        const { bookId, url } = await arrange(t, people, op, { isPublic, plan: planFor(a, plans).slug, ownRow });
+        await check(op, want, bookId, () => t.request(op.method, url, { ...credentials(people, caller), body: bodyFor(op) }));
       });
     }
   }
 
-  it('an outsider of a public book sees role null and no actions', async () => {
-    if (!isPublic) return;
-    const res = await t.get(`/api/v1/books/${slug}/permissions/`, { token: outsider.token });
-    expect(res.body).toMatchObject({ role: null, actions: [] });
+  const inGrace: Outcome = a.write && !a.allowed_in_grace ? { success: false, status: a.grace_status!, code: 'book_grace_period' } : { success: true };
+  it(`for the owner during the grace period → ${show(inGrace)}`, async () => {
+    const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: planFor(a, plans).slug, ownRow: false, grace: true });
+    await check(op, inGrace, bookId, () => t.request(op.method, url, { token: people.owner.token, body: bodyFor(op) }));
   });
+
+  if (a.feature) {
+    it(`for the owner on a plan without ${a.feature} → 403 feature_gated`, async () => {
+      const without = plans.find((p) => !p.features[a.feature!]);
+      expect(without, `a shipped plan without ${a.feature}`).toBeDefined();
+      const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: without!.slug, ownRow: false });
+      await check(op, { success: false, status: 403, code: 'feature_gated' }, bookId, () => t.request(op.method, url, { token: people.owner.token, body: bodyFor(op) }));
+    });
+  }
+
+  // Role comes before idempotency: a contributor refused by role is told so, not asked for a key.
+  if (a.write && !expectedOutcome(a, 'contributor', false).success) {
+    it('as contributor without an Idempotency-Key → 403 insufficient_role', async () => {
+      const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: planFor(a, plans).slug, ownRow: true });
+      const send = () => t.request(op.method, url, { token: people.contributor.token, body: bodyFor(op), idempotencyKey: false });
+      await check(op, { success: false, status: 403, code: 'insufficient_role' }, bookId, send);
+    });
+  }
 });
 
-describe('unknown and malformed slugs', () => {
-  it.each(['no-such-book', 'UPPER', '..', 'a'.repeat(150)])('404 not_found for %s', async (slug) => {
-    const res = await t.get(`/api/v1/books/${encodeURIComponent(slug)}/`, { token: owner.token });
+describe('visibility', () => {
+  it('an outsider of a public book sees role null and no actions', async () => {
+    const b = await newBook(t, people.owner, { isPublic: true });
+    const res = await t.get(`/api/v1/books/${b.slug}/permissions/`, { token: people.outsider.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ role: null, actions: [] });
+  });
+
+  it.each(['no-such-book', 'UPPER', '..', 'a'.repeat(150)])('404 not_found for the slug %s', async (slug) => {
+    const res = await t.get(`/api/v1/books/${encodeURIComponent(slug)}/`, { token: people.owner.token });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
   });
 
-  it('a non-member with a stale If-Match gets 404, not 412', async () => {
-    const b = await newBook(t, owner);
-    const res = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: outsider.token, headers: { 'if-match': '"stale"' } });
-    expect(res.status).toBe(404);
+  it("an outsider of a private book gets 404 even with a malformed row id or a real one", async () => {
+    const b = await newBook(t, people.owner, { plan: 'plus' });
+    const s = await newSubmission(t, b.slug, people.owner);
+    for (const id of ['not-a-uuid', s.id]) {
+      const res = await t.get(`/api/v1/books/${b.slug}/submissions/${id}/`, { token: people.outsider.token });
+      expect(res.status, id).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
   });
 
-  it('a contributor without an Idempotency-Key gets 403 (role before idempotency)', async () => {
-    const b = await newBook(t, owner);
-    await addMember(t, b.slug, contributor, 'contributor');
-    const res = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: contributor.token, idempotencyKey: false });
-    expect(res.status).toBe(403);
+  it('the row id is looked at only after authentication and role: 401, then 403, then 404', async () => {
+    const b = await newBook(t, people.owner, { plan: 'plus' });
+    await addMember(t, b.slug, people.contributor, 'contributor');
+    const url = `/api/v1/books/${b.slug}/submissions/not-an-id/approve/`;
+    expect((await t.post(url, undefined, {})).status).toBe(401);
+    expect((await t.post(url, undefined, { token: people.contributor.token })).status).toBe(403);
+    expect((await t.post(url, undefined, { token: people.owner.token })).status).toBe(404);
+  });
+});
+
+describe('preconditions and the order of checks', () => {
+  it('a non-member of a private book with a stale If-Match gets 404, not 412', async () => {
+    const b = await newBook(t, people.owner);
+    const res = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: people.outsider.token, headers: { 'if-match': '"stale"' } });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
+  it("another contributor's stale If-Match on a submission gets 403, not 412; the author's gets 412", async () => {
+    const b = await newBook(t, people.owner, { plan: 'plus' });
+    await addMember(t, b.slug, people.contributor, 'contributor');
+    await addMember(t, b.slug, people.otherContributor, 'contributor');
+    const s = await newSubmission(t, b.slug, people.contributor);
+    const url = `/api/v1/books/${b.slug}/submissions/${s.id}/`;
+    const other = await t.patch(url, { text_content: 'x' }, { token: people.otherContributor.token, headers: { 'if-match': '"stale"' } });
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('insufficient_role');
+    const mine = await t.patch(url, { text_content: 'x' }, { token: people.contributor.token, headers: { 'if-match': '"stale"' } });
+    expect(mine.status).toBe(412);
+    expect(mine.body.details.current_etag).toBe(`"${s.updated_at}"`);
+  });
+
+  it('an admin may edit any submission, without resetting its moderation', async () => {
+    const b = await newBook(t, people.owner, { plan: 'plus' });
+    await addMember(t, b.slug, people.admin, 'admin');
+    const s = await newSubmission(t, b.slug, people.owner);
+    expect((await t.post(`/api/v1/books/${b.slug}/submissions/${s.id}/approve/`, undefined, { token: people.owner.token })).status).toBe(200);
+    const res = await t.patch(`/api/v1/books/${b.slug}/submissions/${s.id}/`, { text_content: 'tidied' }, { token: people.admin.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ text_content: 'tidied', status: 'approved' });
   });
 });
 
 describe('grace period', () => {
-  it('every write answers 403 book_grace_period; reads still work; lifting it restores writes', async () => {
-    const b = await newBook(t, owner);
+  it('billing and permissions show it; a refused write is not stored, so the same key works once billing is settled', async () => {
+    const b = await newBook(t, people.owner);
     await setGrace(t, b.slug, true);
-    for (const route of ROUTES.filter((r) => r.write)) {
-      const res = await t.request(route.method, `/api/v1/books/${b.slug}/${route.path}`, { token: owner.token, body: route.body });
-      expect(res.status, route.name).toBe(403);
-      expect(res.body.code).toBe('book_grace_period');
-    }
-    for (const route of ROUTES.filter((r) => !r.write)) {
-      expect((await t.request(route.method, `/api/v1/books/${b.slug}/${route.path}`, { token: owner.token })).status, route.name).toBe(200);
-    }
-    const billing = await t.get(`/api/v1/books/${b.slug}/billing/`, { token: owner.token });
+    const billing = await t.get(`/api/v1/books/${b.slug}/billing/`, { token: people.owner.token });
     expect(billing.body.status).toBe('grace_period');
-    const perms = await t.get(`/api/v1/books/${b.slug}/permissions/`, { token: owner.token });
+    const perms = await t.get(`/api/v1/books/${b.slug}/permissions/`, { token: people.owner.token });
     expect(perms.body.actions).not.toContain('update');
     expect(perms.body.actions).toContain('delete');
 
-    // A grace-period 403 is not stored: the same key works once billing is settled.
     const key = crypto.randomUUID();
-    expect((await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'later' }, { token: owner.token, idempotencyKey: key })).status).toBe(403);
+    const refused = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'later' }, { token: people.owner.token, idempotencyKey: key });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('book_grace_period');
     await setGrace(t, b.slug, false);
-    expect((await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'later' }, { token: owner.token, idempotencyKey: key })).status).toBe(200);
+    const settled = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'later' }, { token: people.owner.token, idempotencyKey: key });
+    expect(settled.status).toBe(200);
+    expect(settled.body.subtitle).toBe('later');
   });
 
   it('a stale If-Match is 412 before the grace period; a current one meets the 403', async () => {
-    const b = await newBook(t, owner);
+    const b = await newBook(t, people.owner);
     await setGrace(t, b.slug, true);
-    const etag = (await t.get(`/api/v1/books/${b.slug}/`, { token: owner.token })).body.etag;
-    const stale = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: owner.token, headers: { 'if-match': '"2000-01-01T00:00:00.000000Z"' } });
+    const etag = (await t.get(`/api/v1/books/${b.slug}/`, { token: people.owner.token })).body.etag;
+    const stale = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: people.owner.token, headers: { 'if-match': '"2000-01-01T00:00:00.000000Z"' } });
     expect(stale.status).toBe(412);
     expect(stale.body.details.current_etag).toBe(etag);
-    const current = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: owner.token, headers: { 'if-match': etag } });
+    const current = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: people.owner.token, headers: { 'if-match': etag } });
     expect(current.status).toBe(403);
     expect(current.body.code).toBe('book_grace_period');
   });
 
   it('schema errors still come before the grace period (422)', async () => {
-    const b = await newBook(t, owner);
+    const b = await newBook(t, people.owner);
     await setGrace(t, b.slug, true);
-    const res = await t.patch(`/api/v1/books/${b.slug}/`, { slug: 'new-slug' }, { token: owner.token });
+    const res = await t.patch(`/api/v1/books/${b.slug}/`, { slug: 'new-slug' }, { token: people.owner.token });
     expect(res.status).toBe(422);
   });
 });

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+
+interface ClientError extends Error {
+  code?: string;
+  /** The chunk being parsed when Node's HTTP parser gave up, and how far into it. */
+  rawPacket?: Buffer;
+  bytesParsed?: number;
+}
+
+const REQUEST_LINE_START = /^[A-Z]+ /;
+
+/** Node counts the request line toward its header limit; when the first chunk overflows before any line break, the URL alone is too long. */
+function isUriOverflow(err: ClientError): boolean {
+  const packet = err.rawPacket;
+  if (!packet || !REQUEST_LINE_START.test(packet.subarray(0, 16).toString('latin1'))) return false;
+  return !packet.subarray(0, err.bytesParsed ?? packet.length).includes('\r\n');
+}
+
+function classify(err: ClientError): { code: ErrorCode; message: string } {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 'request_timeout', message: 'The request was not received in time.' };
+    case 'HPE_HEADER_OVERFLOW':
+      return isUriOverflow(err)
+        ? { code: 'uri_too_long', message: 'The request URL is too long.' }
+        : { code: 'request_header_fields_too_large', message: 'The request headers are too large.' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { code: 'payload_too_large', message: 'The request body is too large.' };
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return { code: 'bad_request', message: 'The Content-Length header is invalid.' };
+    default:
+      return { code: 'bad_request', message: 'The request is malformed.' };
+  }
+}
+
+/**
+ * Fastify's clientErrorHandler: errors Node raises before a request reaches
+ * routing (bad framing, oversized headers, slow clients) answer the same
+ * envelope and X-Request-Id as every other error, then the connection closes,
+ * since the parser cannot find where the next request would start.
+ */
+export function answerClientError(this: FastifyInstance, err: ClientError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { code, message } = classify(err);
+  const status = ERROR_STATUS[code];
+  const requestId = randomUUID();
+  this.log.info({ status, code, request_id: requestId, parser_error: err.code }, 'client error before routing');
+  // Never write into a response already under way (a body timing out after the route answered would be corrupted).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ code, message, details: null, request_id: requestId });
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+}
