@@ -119,7 +119,9 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
         if (!open) return;
         open = false;
         try {
-          await client.query(sql);
+          const res = await client.query(sql);
+          // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: it must not pass for a commit.
+          if (sql === 'COMMIT' && res.command === 'ROLLBACK') throw new Error('the transaction was aborted by an earlier error and rolled back');
           client.release();
         } catch (err) {
           client.release(err as Error);

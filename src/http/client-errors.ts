@@ -1,26 +1,24 @@
-import type { FastifyInstance } from 'fastify';
+import type { ConnectionError, FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 
-interface ClientError extends Error {
-  code?: string;
-  /** The chunk being parsed when Node's HTTP parser gave up, and how far into it. */
-  rawPacket?: Buffer;
-  bytesParsed?: number;
-}
-
 const REQUEST_LINE_START = /^[A-Z]+ /;
 
-/** Node counts the request line toward its header limit; when the first chunk overflows before any line break, the URL alone is too long. */
-function isUriOverflow(err: ClientError): boolean {
-  const packet = err.rawPacket;
-  if (!packet || !REQUEST_LINE_START.test(packet.subarray(0, 16).toString('latin1'))) return false;
+/**
+ * Node counts the request line toward its header limit. When the chunk that
+ * overflowed starts a request and holds no line break up to the overflow,
+ * the URL alone is too long (a URL trickled over several chunks stays 431).
+ */
+function isUriOverflow(err: ConnectionError): boolean {
+  // A Buffer at run time, whatever Fastify's type says.
+  const packet: unknown = err.rawPacket;
+  if (!Buffer.isBuffer(packet) || !REQUEST_LINE_START.test(packet.subarray(0, 16).toString('latin1'))) return false;
   return !packet.subarray(0, err.bytesParsed ?? packet.length).includes('\r\n');
 }
 
-function classify(err: ClientError): { code: ErrorCode; message: string } {
+function classify(err: ConnectionError): { code: ErrorCode; message: string } {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { code: 'request_timeout', message: 'The request was not received in time.' };
@@ -44,7 +42,7 @@ function classify(err: ClientError): { code: ErrorCode; message: string } {
  * envelope and X-Request-Id as every other error, then the connection closes,
  * since the parser cannot find where the next request would start.
  */
-export function answerClientError(this: FastifyInstance, err: ClientError, socket: Socket): void {
+export function answerClientError(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { code, message } = classify(err);
   const status = ERROR_STATUS[code];
