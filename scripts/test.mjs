@@ -18,6 +18,7 @@ let exitCode = 0;
 for (const b of backends) {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'memorybook-vitest-')), 'report.json');
   console.log(`\n=== test suite on ${b.name} ===`);
+  const started = Date.now();
   const run = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...extra], {
     stdio: 'inherit',
     env: { ...process.env, ...b.env },
@@ -28,7 +29,7 @@ for (const b of backends) {
     totals.passed += r.numPassedTests;
     totals.failed += r.numFailedTests;
     totals.skipped += r.numPendingTests + (r.numTodoTests ?? 0);
-    console.log(`${b.name}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+    console.log(`${b.name}: ${r.numPassedTests} passed, ${r.numFailedTests} failed in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch {
     console.log(`${b.name}: no report (vitest exited ${run.status})`);
     exitCode ||= 1;

@@ -47,7 +47,7 @@ export function answerClientError(this: FastifyInstance, err: ConnectionError, s
   const { code, message } = classify(err);
   const status = ERROR_STATUS[code];
   const requestId = randomUUID();
-  this.log.info({ status, code, request_id: requestId, parser_error: err.code }, 'client error before routing');
+  this.log.info({ status, code, request_id: requestId, parser_error: err.code }, 'client connection error answered');
   // Never write into a response already under way (a body timing out after the route answered would be corrupted).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {

@@ -63,10 +63,10 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export function installJsonBody(app: FastifyInstance): (scope: FastifyInstance) => void {
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   type Done = (err: Error | null, body?: unknown) => void;
-  const parseJson = (request: FastifyRequest, body: string | Buffer, done: Done) => {
+  const parseJson = (request: FastifyRequest, body: Buffer, done: Done) => {
     let text: string;
     try {
-      text = typeof body === 'string' ? body : strictUtf8.decode(body);
+      text = strictUtf8.decode(body);
     } catch {
       return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'));
     }

@@ -44,4 +44,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(/SECRET_KEY: required/);
     expect(existsSync(path.join(dataDir, 'secret_key'))).toBe(false);
   });
+
+  it('limits slow clients by default (10 s headers, 60 s request, 5 s keep-alive) and takes other limits from the environment', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).http.timeouts).toEqual({ headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 });
+    const c = loadConfig({ DATA_DIR: dir(), HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3600000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '750' });
+    expect(c.http.timeouts).toEqual({ headersMs: 2000, requestMs: 3_600_000, keepAliveMs: 750 });
+  });
+
+  it('refuses timeouts that are not whole milliseconds in range, or headers allowed longer than the whole request', () => {
+    const problemsFor = (env: Record<string, string>) => {
+      try {
+        loadConfig({ DATA_DIR: dir(), ...env });
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+      return [];
+    };
+    const bad = problemsFor({ HTTP_HEADERS_TIMEOUT_MS: '0', HTTP_REQUEST_TIMEOUT_MS: '1.5', HTTP_KEEP_ALIVE_TIMEOUT_MS: 'forever' });
+    expect(bad.map((p) => p.split(':')[0])).toEqual(['HTTP_HEADERS_TIMEOUT_MS', 'HTTP_REQUEST_TIMEOUT_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS']);
+    const inverted = problemsFor({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
+    expect(inverted).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (20000), got "30000"']);
+  });
 });

@@ -74,17 +74,22 @@ async function pgliteSchema(schema: string): Promise<TestDatabase> {
   } else {
     instance = await createPgliteDb();
   }
-  // PGlite is one session, so search_path holds for every statement until drop().
-  await instance.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
-  await migrate(instance);
   const drop = once(async () => {
     if (!lend) return instance.close();
     try {
-      await instance.exec(`RESET search_path; DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA ${schema} CASCADE`);
+      await instance.exec(`RESET search_path; DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     } finally {
       sharedPgliteLent = false;
     }
   });
+  try {
+    // PGlite is one session, so search_path holds for every statement until drop().
+    await instance.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+    await migrate(instance);
+  } catch (err) {
+    await drop().catch(() => {});
+    throw err;
+  }
   // Closing this handle ends the lease: the shared instance stays open for the worker's next file.
   return { db: { ...instance, close: drop }, schema, url: null, drop };
 }

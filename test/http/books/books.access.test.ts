@@ -118,7 +118,7 @@ describe('visibility', () => {
     expect(res.body.code).toBe('not_found');
   });
 
-  it("an outsider of a private book gets 404 even with a malformed row id or a real one", async () => {
+  it('an outsider of a private book gets 404 even with a malformed row id or a real one', async () => {
     const b = await newBook(t, people.owner, { plan: 'plus' });
     const s = await newSubmission(t, b.slug, people.owner);
     for (const id of ['not-a-uuid', s.id]) {
