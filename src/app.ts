@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.setErrorHandler(errorHandler);
   await app.register(cookie);
   await app.register(formbody);
-  await registerOpenApi(app, deps.config.http.publicUrl);
+  await registerOpenApi(app);
 
   registerHealthRoutes(app, ctx);
   await app.register(

@@ -97,7 +97,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; work
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     }
     const res = await app.inject(inject);
-    const problems = validate(method, url, res.statusCode, res.headers['content-type'] as string | undefined, res.body);
+    const problems = validate(method, url, res.statusCode, res.headers['content-type'] as string | undefined, res.body, res.headers);
     if (!res.headers['x-request-id']) problems.push('no X-Request-Id header');
     const ct = String(res.headers['content-type'] ?? '');
     let body: any = res.body;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, StrictObject, Timestamp } from '../../http/schemas/common.js';
+import { Id, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 
 export const CreateTokenBody = StrictObject({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique among your live tokens', examples: ['ci-deploy'] }),
@@ -13,21 +13,21 @@ export const CreatedToken = Type.Object(
     replayed: Type.Boolean(),
     created_at: Timestamp,
   },
-  { title: 'CreatedToken', additionalProperties: false },
+  { title: 'CreatedToken', description: 'The new API key; its plaintext is shown this once' },
 );
 
 export const RevokedToken = Type.Object(
   { revoked: Type.Boolean(), name: Type.String(), revoked_at: Timestamp },
-  { title: 'RevokedToken', additionalProperties: false },
+  { title: 'RevokedToken', description: 'The key is revoked; it answers 401 from now on' },
 );
 
 export const AuthMe = Type.Object(
   {
-    user: Type.Object({ id: Id, email: Type.String(), first_name: Type.String(), last_name: Type.String() }, { additionalProperties: false }),
-    auth_method: Type.Union([Type.Literal('api_key'), Type.Literal('session')]),
+    user: Type.Object({ id: Id, email: Type.String(), first_name: Type.String(), last_name: Type.String() }),
+    auth_method: StringEnum(['api_key', 'session']),
     token: Nullable(
-      Type.Object({ name: Type.String(), created_at: Timestamp, last_used_at: Nullable(Timestamp) }, { additionalProperties: false }),
+      Type.Object({ name: Type.String(), created_at: Timestamp, last_used_at: Nullable(Timestamp) }, { description: 'The API key making this call; null for a session' }),
     ),
   },
-  { title: 'AuthMe', additionalProperties: false },
+  { title: 'AuthMe', description: 'Who is calling, and how they authenticated' },
 );

@@ -1,23 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { Etag, ListEnvelope, ListQuery, Nullable, StrictObject, Timestamp } from '../../http/schemas/common.js';
+import { Etag, ListEnvelope, ListQuery, Nullable, ServiceCheckedEnum, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { BOOK_ACTIONS } from '../../services/books/book-access.js';
+import { BOOK_STATUSES, THEMES, USE_CASES } from '../../services/books/book-types.js';
 import { PLAN_FEATURES } from '../../services/plans/plan-types.js';
 
-const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('contributor')]);
+const Role = StringEnum(['owner', 'admin', 'contributor'], { description: "The caller's role on the book" });
 const Settings = Type.Object({}, { additionalProperties: true, maxProperties: 100, description: 'Free-form display settings (at most 16 KiB of JSON)' });
 
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200, description: 'Book slug' }) });
 
 export const Book = Type.Object(
   {
-    slug: Type.String(),
+    slug: Type.String({ description: 'Derived from the title; unique and immutable' }),
     title: Type.String(),
     subtitle: Type.String(),
-    theme: Type.String(),
-    settings: Type.Object({}, { additionalProperties: true }),
-    use_case_slug: Nullable(Type.String()),
+    theme: StringEnum(THEMES, { description: 'Export theme' }),
+    settings: Type.Object({}, { additionalProperties: true, description: 'Free-form display settings' }),
+    use_case_slug: Nullable(StringEnum(USE_CASES, { description: 'What the book is for' })),
     is_public: Type.Boolean(),
-    status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+    status: StringEnum(BOOK_STATUSES),
     plan: Type.String({ description: 'Plan slug' }),
     role: Nullable(Role),
     created_at: Timestamp,
@@ -25,21 +26,45 @@ export const Book = Type.Object(
     archived_at: Nullable(Timestamp),
     etag: Etag,
   },
-  { $id: 'Book', title: 'Book', additionalProperties: false },
+  {
+    $id: 'Book',
+    title: 'Book',
+    description: 'A memory book',
+    examples: [
+      {
+        slug: 'grandma-turns-90',
+        title: 'Grandma turns 90',
+        subtitle: 'Stories from the family',
+        theme: 'storybook',
+        settings: {},
+        use_case_slug: 'birthday',
+        is_public: false,
+        status: 'active',
+        plan: 'free',
+        role: 'owner',
+        created_at: '2026-11-21T10:00:00.123456Z',
+        updated_at: '2026-11-21T10:05:00.654321Z',
+        archived_at: null,
+        etag: '"2026-11-21T10:05:00.654321Z"',
+      },
+    ],
+  },
 );
 
-export const BookList = ListEnvelope(Type.Ref('Book'), 'BookList');
+export const BookList = ListEnvelope(Type.Ref('Book'), 'BookList', 'One page of books');
 
 export const ListBooksQuery = Type.Composite([
   ListQuery,
-  Type.Object({ status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')], { default: 'active' })) }),
+  Type.Object({ status: Type.Optional(StringEnum(BOOK_STATUSES, { default: 'active', description: 'Archived books are listed only with status=archived' })) }),
 ]);
 
 const editable = {
   subtitle: Type.Optional(Type.String({ maxLength: 300 })),
-  theme: Type.Optional(Type.String({ maxLength: 100, description: 'One of the export themes; unknown: 400 with details.offered' })),
+  theme: Type.Optional(ServiceCheckedEnum(THEMES, { maxLength: 100, description: 'One of the export themes; unknown: 400 validation_failed with details.offered' })),
   settings: Type.Optional(Settings),
-  use_case_slug: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  use_case_slug: Type.Optional(
+    Nullable(ServiceCheckedEnum(USE_CASES, { maxLength: 100, description: 'One of the shipped use cases; unknown: 400 validation_failed with details.offered' })),
+  ),
   is_public: Type.Optional(Type.Boolean()),
 };
 
@@ -59,9 +84,9 @@ export const Permissions = Type.Object(
     book_slug: Type.String(),
     role: Nullable(Role),
     ...Object.fromEntries(PLAN_FEATURES.filter((f) => f.startsWith('feature_')).map((f) => [f, Type.Boolean()])),
-    actions: Type.Array(Type.Union(Object.keys(BOOK_ACTIONS).map((a) => Type.Literal(a)))),
+    actions: Type.Array(StringEnum(Object.keys(BOOK_ACTIONS)), { description: 'The actions you may take on this book now' }),
   },
-  { title: 'Permissions', additionalProperties: false },
+  { title: 'Permissions', description: 'Your role on the book, its plan features, and the actions you may take' },
 );
 
 export const Plan = Type.Object(
@@ -69,26 +94,24 @@ export const Plan = Type.Object(
     slug: Type.String(),
     name: Type.String(),
     is_default: Type.Boolean(),
-    price: Nullable(
-      Type.Object({ amount_cents: Type.Integer(), currency: Type.String(), interval: Type.String() }, { additionalProperties: false }),
-    ),
-    features: Type.Object(Object.fromEntries(PLAN_FEATURES.map((f) => [f, Type.Boolean()])), { additionalProperties: false }),
+    price: Nullable(Type.Object({ amount_cents: Type.Integer(), currency: Type.String(), interval: Type.String() })),
+    features: Type.Object(Object.fromEntries(PLAN_FEATURES.map((f) => [f, Type.Boolean()]))),
     max_members_per_book: Type.Integer(),
     max_video_bytes: Type.Integer(),
     storage_bytes_per_book: Type.Integer(),
     max_approved_submissions_per_book: Nullable(Type.Integer()),
     channels: Type.Array(Type.String()),
   },
-  { $id: 'Plan', title: 'Plan', additionalProperties: false },
+  { $id: 'Plan', title: 'Plan', description: 'A plan of the catalog: its price, features and limits' },
 );
 
-export const PlanList = ListEnvelope(Type.Ref('Plan'), 'PlanList');
+export const PlanList = ListEnvelope(Type.Ref('Plan'), 'PlanList', 'The plan catalog');
 
 export const BillingRecord = Type.Object(
   {
     book_slug: Type.String(),
     plan: Type.Ref('Plan'),
-    status: Type.Union([Type.Literal('active'), Type.Literal('grace_period'), Type.Literal('canceled')]),
+    status: StringEnum(['active', 'grace_period', 'canceled']),
     period_start: Timestamp,
     period_end: Nullable(Timestamp),
     grace_period_ends_at: Nullable(Timestamp),
@@ -99,13 +122,20 @@ export const BillingRecord = Type.Object(
         storage_used_bytes: Type.Integer(),
         storage_limit_bytes: Type.Integer(),
       },
-      { additionalProperties: false },
     ),
   },
-  { title: 'BillingRecord', additionalProperties: false },
+  { title: 'BillingRecord', description: "The book's latest billing record, with its plan and a quota snapshot" },
 );
 
 export const DeletionQueued = Type.Object(
-  { code: Type.Literal('deletion_queued'), message: Type.String(), details: Nullable(Type.Object({}, { additionalProperties: true })), request_id: Type.String() },
-  { title: 'DeletionQueued', additionalProperties: false },
+  {
+    code: StringEnum(['deletion_queued']),
+    message: Type.String(),
+    details: Nullable(Type.Object({ retry_after_seconds: Type.Optional(Type.Integer()) }, { additionalProperties: true })),
+    request_id: Type.String(),
+  },
+  {
+    title: 'DeletionQueued',
+    description: 'Deletion is queued: off-site backup erasure is not confirmed yet. The book keeps answering; retry with the same Idempotency-Key after Retry-After',
+  },
 );

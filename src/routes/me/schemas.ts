@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Etag, Id, Nullable, StrictObject, Timestamp } from '../../http/schemas/common.js';
+import { Etag, Id, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { BOOKS_SORTS, READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
 
-export const BooksSort = Type.Union(BOOKS_SORTS.map((s) => Type.Literal(s)), { description: 'Order of GET /books/' });
+export const BooksSort = StringEnum(BOOKS_SORTS, { description: 'Order of GET /books/' });
 
 export const Profile = Type.Object(
   {
@@ -20,7 +20,27 @@ export const Profile = Type.Object(
     updated_at: Timestamp,
     etag: Etag,
   },
-  { title: 'Profile', additionalProperties: false },
+  {
+    title: 'Profile',
+    description: 'Your profile',
+    examples: [
+      {
+        id: '01935f4d-0b6e-7f3a-8c1d-3e2a9b7c6d5e',
+        email: 'ada@example.com',
+        phone_number: null,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        books_sort: 'activity',
+        telegram_chat_id: null,
+        telegram_username: null,
+        imessage_identifier: null,
+        is_staff: false,
+        date_joined: '2026-11-01T09:00:00.000000Z',
+        updated_at: '2026-11-21T10:00:00.123456Z',
+        etag: '"2026-11-21T10:00:00.123456Z"',
+      },
+    ],
+  },
 );
 
 /** Writable fields, plus the read-only ones accepted by the schema so the route can answer 400 naming them. */
@@ -33,15 +53,15 @@ export const UpdateProfileBody = StrictObject({
 
 export const Quotas = Type.Object(
   {
-    storage: Type.Object({ used_bytes: Type.Integer(), limit_bytes: Type.Integer() }, { additionalProperties: false }),
+    storage: Type.Object({ used_bytes: Type.Integer(), limit_bytes: Type.Integer() }),
     book_slots: Type.Array(
-      Type.Object(
-        { plan: Type.String(), purchased: Type.Integer(), used: Type.Integer(), available: Type.Integer() },
-        { additionalProperties: false },
-      ),
+      Type.Object({ plan: Type.String(), purchased: Type.Integer(), used: Type.Integer(), available: Type.Integer() }),
     ),
   },
-  { title: 'Quotas', additionalProperties: false },
+  { title: 'Quotas', description: 'Storage used and book slots held' },
 );
 
-export const SessionsRevoked = Type.Object({ revoked_count: Type.Integer() }, { title: 'SessionsRevoked', additionalProperties: false });
+export const SessionsRevoked = Type.Object(
+  { revoked_count: Type.Integer({ description: 'API keys revoked, the calling one included' }) },
+  { title: 'SessionsRevoked', description: 'Every API key you held is revoked' },
+);

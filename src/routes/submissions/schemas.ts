@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../errors.js';
-import { Etag, Id, ListEnvelope, ListQuery, Nullable, StrictObject, Timestamp } from '../../http/schemas/common.js';
+import { Etag, Id, ListEnvelope, ListQuery, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { isUuid } from '../../lib/ids.js';
 import { MODERATION_ACTIONS } from '../../services/submissions/moderation.js';
 import {
@@ -29,21 +29,43 @@ export async function submissionIdMustBeWellFormed(request: FastifyRequest) {
 export const MediaSummary = Type.Object(
   {
     id: Id,
-    kind: Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('video')]),
+    kind: StringEnum(['image', 'audio', 'video']),
     mime_type: Type.String(),
     size_bytes: Type.Integer(),
     width: Nullable(Type.Integer()),
     height: Nullable(Type.Integer()),
     duration_seconds: Nullable(Type.Number()),
-    processing_status: Type.Union(['pending', 'processing', 'complete', 'failed'].map((s) => Type.Literal(s))),
-    scan_result: Type.Union(['pending', 'clean', 'infected', 'skipped_by_policy', 'not_scanned'].map((s) => Type.Literal(s))),
+    processing_status: StringEnum(['pending', 'processing', 'complete', 'failed']),
+    scan_result: StringEnum(['pending', 'clean', 'infected', 'skipped_by_policy', 'not_scanned']),
     download_url: Nullable(Type.String()),
-    download_status: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+    download_status: StringEnum(['available', 'unavailable']),
     thumbnail_url: Nullable(Type.String()),
     urls_expire_at: Nullable(Timestamp),
     created_at: Timestamp,
   },
-  { $id: 'MediaSummary', title: 'MediaSummary', additionalProperties: false },
+  {
+    $id: 'MediaSummary',
+    title: 'MediaSummary',
+    description: 'A media file attached to a submission; its URLs are signed and lapse at urls_expire_at',
+    examples: [
+      {
+        id: '01935f4e-9d10-7c44-8b2e-5a1c7e3f9b20',
+        kind: 'image',
+        mime_type: 'image/jpeg',
+        size_bytes: 482133,
+        width: 1600,
+        height: 1200,
+        duration_seconds: null,
+        processing_status: 'complete',
+        scan_result: 'clean',
+        download_url: 'https://files.example.org/media/01935f4e-9d10/original.jpg?sig=…',
+        download_status: 'available',
+        thumbnail_url: 'https://files.example.org/media/01935f4e-9d10/thumb.jpg?sig=…',
+        urls_expire_at: '2026-11-21T11:00:00.000000Z',
+        created_at: '2026-11-21T10:01:00.000000Z',
+      },
+    ],
+  },
 );
 
 export const Submission = Type.Object(
@@ -54,10 +76,10 @@ export const Submission = Type.Object(
     contributor_name: Nullable(Type.String()),
     contributor_email: Nullable(Type.String({ description: "Through the API, always the email of the caller who created it; it cannot be supplied" })),
     contributor_user: Nullable(
-      Type.Object({ id: Id, first_name: Type.String(), last_name: Type.String() }, { additionalProperties: false, description: 'The author; may edit the row' }),
+      Type.Object({ id: Id, first_name: Type.String(), last_name: Type.String() }, { description: 'The author; may edit the row' }),
     ),
     is_private: Type.Boolean(),
-    status: Type.Union(SUBMISSION_STATUSES.map((s) => Type.Literal(s)), { description: 'Every new row starts pending' }),
+    status: StringEnum(SUBMISSION_STATUSES, { description: 'Every new row starts pending' }),
     is_pinned: Type.Boolean(),
     pinned_at: Nullable(Timestamp),
     rejection_reason: Nullable(Type.String()),
@@ -68,10 +90,35 @@ export const Submission = Type.Object(
     updated_at: Timestamp,
     etag: Etag,
   },
-  { $id: 'Submission', title: 'Submission', additionalProperties: false },
+  {
+    $id: 'Submission',
+    title: 'Submission',
+    description: 'A memory sent into a book',
+    examples: [
+      {
+        id: '01935f4e-8c2a-7b1e-9a51-2f6f3c1d0e4b',
+        book_slug: 'grandma-turns-90',
+        text_content: 'The summer she taught us all to swim in the lake.',
+        contributor_name: 'Ada',
+        contributor_email: 'ada@example.com',
+        contributor_user: { id: '01935f4d-0b6e-7f3a-8c1d-3e2a9b7c6d5e', first_name: 'Ada', last_name: 'Lovelace' },
+        is_private: false,
+        status: 'approved',
+        is_pinned: false,
+        pinned_at: null,
+        rejection_reason: null,
+        share_card_url: null,
+        media: [],
+        source: 'api',
+        created_at: '2026-11-21T10:00:00.123456Z',
+        updated_at: '2026-11-21T10:30:00.000001Z',
+        etag: '"2026-11-21T10:30:00.000001Z"',
+      },
+    ],
+  },
 );
 
-export const SubmissionList = ListEnvelope(Type.Ref('Submission'), 'SubmissionList');
+export const SubmissionList = ListEnvelope(Type.Ref('Submission'), 'SubmissionList', 'One page of submissions');
 export const ListSubmissionsQuery = ListQuery;
 
 const TextContent = Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, description: '1 to 20,000 characters; not blank' });
@@ -98,9 +145,9 @@ export const RejectBody = Nullable(
 
 export const ModerationResult = Type.Object(
   {
-    action: Type.Union(MODERATION_ACTIONS.map((a) => Type.Literal(a))),
+    action: StringEnum(MODERATION_ACTIONS),
     changed: Type.Boolean({ description: 'False when the submission already was in the state the action leads to; nothing was written' }),
     submission: Type.Ref('Submission'),
   },
-  { title: 'ModerationResult', additionalProperties: false },
+  { title: 'ModerationResult', description: 'What the action did, and the submission as it now stands' },
 );

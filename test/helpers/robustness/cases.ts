@@ -155,16 +155,20 @@ export function casesFor(op: Operation, fx: RobustnessFixtures, caller: RequestO
     add(`query ${p.name} repeated`, { ...caller }, reach({ status: 400, code: 'query_param_invalid', queryParam: { param: p.name } }), `${url}?${p.name}=1&${p.name}=2`);
   }
 
-  if (unsafe && op.statuses.has(428)) {
+  const keyParam = op.headerParams.find((p) => p.name.toLowerCase() === 'idempotency-key');
+  if (unsafe && keyParam) {
     const body = invalidBody(op);
     const required: Expectation = { status: 428, code: 'idempotency_key_required' };
     const tooLong: Expectation = { status: 400, code: 'validation_failed' };
-    add('Idempotency-Key missing', { ...caller, body, idempotencyKey: false }, reach(required));
-    add('Idempotency-Key empty', { ...caller, body, idempotencyKey: '' }, reach(required));
-    add('Idempotency-Key blank', { ...caller, body, idempotencyKey: '   ' }, reach(required));
-    add('Idempotency-Key quoted empty', { ...caller, body, idempotencyKey: '""' }, reach(required));
-    add('Idempotency-Key 201 characters', { ...caller, body, idempotencyKey: 'k'.repeat(201) }, reach(tooLong));
-    add('Idempotency-Key quoted, 201 inside', { ...caller, body, idempotencyKey: `"${'k'.repeat(201)}"` }, reach(tooLong));
+    const over = 'k'.repeat((keyParam.schema.maxLength ?? 200) + 1);
+    if (keyParam.required) {
+      add('Idempotency-Key missing', { ...caller, body, idempotencyKey: false }, reach(required));
+      add('Idempotency-Key empty', { ...caller, body, idempotencyKey: '' }, reach(required));
+      add('Idempotency-Key blank', { ...caller, body, idempotencyKey: '   ' }, reach(required));
+      add('Idempotency-Key quoted empty', { ...caller, body, idempotencyKey: '""' }, reach(required));
+    }
+    add(`Idempotency-Key ${over.length} characters`, { ...caller, body, idempotencyKey: over }, reach(tooLong));
+    add(`Idempotency-Key quoted, ${over.length} inside`, { ...caller, body, idempotencyKey: `"${over}"` }, reach(tooLong));
     // A quoted key is a valid key: the request goes on and stops at the body.
     if (op.body) add('Idempotency-Key quoted', { ...caller, body, idempotencyKey: `"robustness-${rand()}"` }, reach(unprocessable(['body'])));
   }

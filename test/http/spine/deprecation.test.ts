@@ -14,7 +14,7 @@ async function appWithDeprecatedRoute() {
   app.addSchema(ErrorEnvelope);
   app.addSchema(ValidationErrorBody);
   installErrorResponses(app);
-  await registerOpenApi(app, 'http://localhost');
+  await registerOpenApi(app);
   await app.register(
     async (api) => {
       api.addHook('onRequest', addDeprecationHeaders);
