@@ -38,7 +38,7 @@ afterAll(async () => {
   if (!schema) return;
   const c = new pg.Client({ connectionString: TEST_DATABASE_URL! });
   await c.connect();
-  await c.query(`DROP SCHEMA ${schema} CASCADE`);
+  await c.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA ${schema} CASCADE`);
   await c.end();
 });
 
