@@ -117,7 +117,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       const rateLimit = createRateLimit({ config: deps.config, limiter: services.rateLimiter });
       const idempotency = createIdempotencyHooks({ db: deps.db, store: services.idempotency, rateLimit: rateLimit.apply });
       api.addHook('onRequest', createAuthenticate({ config: deps.config, tokens: services.tokens, sessions: services.sessions }));
-      api.addHook('onRequest', createBookAccessHook({ access: services.access, replayIfStored: idempotency.replayIfStored }));
+      api.addHook(
+        'onRequest',
+        createBookAccessHook({ access: services.access, submissionAuthor: services.submissions.authorOf, replayIfStored: idempotency.replayIfStored }),
+      );
       api.addHook('onRequest', addDeprecationHeaders);
       // A body-less POST/PATCH is validated as {} so required fields are reported one by one.
       api.addHook('preValidation', async (request) => {

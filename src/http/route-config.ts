@@ -53,6 +53,11 @@ declare module 'fastify' {
      * grace-period and plan gates, inside its transaction.
      */
     book?: BookAction | 'visible';
+    /**
+     * For a contributor, the `{id}` in the path must name a submission they
+     * wrote: another member's is 403 insufficient_role, answered with the role.
+     */
+    ownRow?: 'submission';
     /** Routes outside the public API (web pages, health) carry no API conventions. */
     internal?: boolean;
   }

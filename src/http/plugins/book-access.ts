@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import type { BookAccess } from '../../services/books/book-access.js';
 
 /**
@@ -10,13 +10,24 @@ import type { BookAccess } from '../../services/books/book-access.js';
  * grace-period and plan gates) inside its own transaction; what this read
  * is remembered for the request, so a read costs one query.
  */
-export function createBookAccessHook(deps: { access: BookAccess; replayIfStored: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean> }) {
+export function createBookAccessHook(deps: {
+  access: BookAccess;
+  /** Who wrote a submission of the book (undefined when there is none): for `config.ownRow`. */
+  submissionAuthor: (bookId: string, id: string) => Promise<string | null | undefined>;
+  replayIfStored: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+}) {
   return async function checkBookAccess(request: FastifyRequest, reply: FastifyReply) {
-    const action = request.routeOptions.config.book;
+    const { book: action, ownRow } = request.routeOptions.config;
     if (!action) return;
-    const slug = (request.params as { slug?: string }).slug ?? '';
+    const params = request.params as { slug?: string; id?: string };
+    const actor = request.auth?.user ?? null;
     try {
-      await deps.access.checkVisibleAndRole(request.auth?.user ?? null, slug, action);
+      const ctx = await deps.access.checkVisibleAndRole(actor, params.slug ?? '', action);
+      // A contributor may act only on a row they wrote; another member's row is a matter of role, so 403 comes here, before idempotency.
+      if (ownRow && ctx.role === 'contributor' && actor && params.id) {
+        const author = await deps.submissionAuthor(ctx.book.id, params.id);
+        if (author !== undefined && author !== actor.id) throw errors.insufficientRole('owner or admin');
+      }
     } catch (err) {
       // A book deleted by this very request's first attempt is gone now; its retry still gets the stored answer.
       // The body is not parsed yet, so only a body-less request (DELETE) can be matched to it here.

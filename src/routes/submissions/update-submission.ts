@@ -21,7 +21,7 @@ export function updateSubmission(app: FastifyInstance, { services }: RouteContex
         body: UpdateSubmissionBody,
         response: { 200: Type.Ref('Submission') },
       },
-      config: { book: 'edit_own_submission', errors: [403, 412] },
+      config: { book: 'edit_own_submission', ownRow: 'submission', errors: [403, 412] },
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {

@@ -60,6 +60,12 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
   const { db, cursors, access } = deps;
 
   return {
+    /** Who wrote a submission of this book: a user id, null for one sent without an account, undefined when there is none. */
+    async authorOf(bookId: string, id: string): Promise<string | null | undefined> {
+      if (!isUuid(id)) return undefined;
+      return (await findSubmission(db, bookId, id))?.contributor_user_id;
+    },
+
     /**
      * A new pending memory by the actor: contributor_email is always the
      * actor's own (it cannot be supplied), the source is `api`.

@@ -160,6 +160,20 @@ describe('preconditions and the order of checks', () => {
     expect(mine.body.details.current_etag).toBe(`"${s.updated_at}"`);
   });
 
+  it("another member's submission is a matter of role: a contributor gets 403 ahead of 428 and 422, the author 428", async () => {
+    const b = await newBook(t, people.owner, { plan: 'plus' });
+    await addMember(t, b.slug, people.contributor, 'contributor');
+    await addMember(t, b.slug, people.otherContributor, 'contributor');
+    const s = await newSubmission(t, b.slug, people.contributor);
+    const url = `/api/v1/books/${b.slug}/submissions/${s.id}/`;
+    const noKey = await t.patch(url, { text_content: 'x' }, { token: people.otherContributor.token, idempotencyKey: false });
+    expect({ status: noKey.status, code: noKey.body.code }).toEqual({ status: 403, code: 'insufficient_role' });
+    const badBody = await t.patch(url, { text_content: 42 }, { token: people.otherContributor.token });
+    expect({ status: badBody.status, code: badBody.body.code }).toEqual({ status: 403, code: 'insufficient_role' });
+    const author = await t.patch(url, { text_content: 'x' }, { token: people.contributor.token, idempotencyKey: false });
+    expect(author.status).toBe(428);
+  });
+
   it('an admin may edit any submission, without resetting its moderation', async () => {
     const b = await newBook(t, people.owner, { plan: 'plus' });
     await addMember(t, b.slug, people.admin, 'admin');
