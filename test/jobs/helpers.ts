@@ -14,8 +14,8 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | null | unde
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * On PostgreSQL pg-boss keeps its tables in `<test schema>_pgboss`, which the
- * test database's own drop() does not know about.
+ * Drops a job queue's schema on PostgreSQL. The test database's drop() removes
+ * `<its schema>_pgboss` too; this also covers a queue given a schema of its own.
  */
 export async function dropQueueSchema(db: Db, schema: string) {
   if (db.kind === 'postgres') await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

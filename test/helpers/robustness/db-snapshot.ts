@@ -3,8 +3,8 @@ import type { Db } from '../../../src/db/client.js';
 /**
  * Tables a rejected request may legitimately touch: request bookkeeping, not
  * data. Everything else in the current schema must be byte-for-byte the same
- * after a malformed request. (current_schema() is the per-test schema on
- * PostgreSQL and `public` on PGlite; a job queue's own schema is never in it.)
+ * after a malformed request. (current_schema() is the test's own schema on
+ * both backends; a job queue's own schema is never in it.)
  */
 const BOOKKEEPING_TABLES = new Set(['rate_limit_hits', 'idempotency_keys', 'audit_events', 'schema_migrations']);
 
