@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -87,6 +88,24 @@ export async function createDb(config: Config): Promise<Db> {
   }
 }
 
+const statementNames = new Map<string, string>();
+
+/**
+ * Statements with parameters are prepared once per connection under a name
+ * derived from their text, so PostgreSQL parses and plans each hot query once
+ * instead of on every call. Statements without parameters stay unnamed: some
+ * are one-off scripts.
+ */
+function statement(text: string, params: unknown[] | undefined): pg.QueryConfig {
+  if (!params || params.length === 0) return { text };
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `mb_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    if (statementNames.size < 5000) statementNames.set(text, name);
+  }
+  return { name, text, values: params };
+}
+
 export function createPostgresDb(url: string, opts: { poolSize?: number; schema?: string | null } = {}): Db {
   const types = {
     getTypeParser(oid: number, format?: string) {
@@ -108,7 +127,7 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
   return withTransactions({
     kind: 'postgres',
     async query<R>(text: string, params?: unknown[]) {
-      const res = await pool.query({ text, values: params as unknown[] });
+      const res = await pool.query(statement(text, params));
       return res.rows as R[];
     },
     async begin() {
@@ -140,7 +159,7 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
         },
         async query<R>(text: string, params?: unknown[]) {
           mustBeOpen(open);
-          return (await client.query({ text, values: params as unknown[] })).rows as R[];
+          return (await client.query(statement(text, params))).rows as R[];
         },
         async exec(sql: string) {
           mustBeOpen(open);
