@@ -43,11 +43,11 @@ export interface Db extends Queryable {
   /** True inside an open ambient transaction. */
   inTransaction(): boolean;
   /**
-   * Runs fn in a short transaction of its own, independent of any ambient one
-   * (rate-limit counters). PGlite has a single connection, so there it cannot
-   * be independent: it joins the ambient transaction, if any.
+   * Runs fn outside any ambient transaction: its statements autocommit on
+   * their own (rate-limit counters). PGlite has a single connection, so there
+   * they cannot be independent: they join the ambient transaction, if any.
    */
-  autonomous<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  outside<T>(fn: () => Promise<T>): Promise<T>;
   /** Runs a script of several statements (simple protocol), outside any transaction. */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -322,10 +322,8 @@ function withTransactions(conn: Connection): Db {
     begin: async () => translating(await conn.begin()),
     withAmbient: (tx, fn) => ambient.run(tx, fn),
     inTransaction: () => current() !== undefined,
-    autonomous<T>(fn: (tx: Tx) => Promise<T>) {
-      const tx = current();
-      if (tx && conn.kind === 'pglite') return fn(tx);
-      return ambient.exit(() => standalone(fn));
+    outside<T>(fn: () => Promise<T>) {
+      return conn.kind === 'pglite' ? fn() : ambient.exit(fn);
     },
     exec: (sql) => conn.exec(sql),
     close: () => conn.close(),

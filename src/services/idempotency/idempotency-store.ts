@@ -64,14 +64,14 @@ export function createIdempotencyStore(deps: { db: Db }) {
     async claim(userId: string, key: string, fingerprint: string): Promise<ClaimResult> {
       const tx = await db.begin();
       try {
-        const [{ locked }] = await tx.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock($1::bigint) AS locked`, [lockKey(userId, key)]);
-        if (!locked) {
+        // The lock, then the stored answer read in a statement of its own (migrations/0006_idempotency_claim.sql).
+        const [claim] = await tx.query<{ locked: boolean } & Partial<KeyRow>>(`SELECT * FROM idempotency_claim($1, $2, $3)`, [userId, key, lockKey(userId, key)]);
+        if (!claim.locked) {
           await tx.rollback();
           return { kind: 'in_use' };
         }
-        // Read after the lock, in a statement of its own: its snapshot then sees an answer committed by the lock's last holder.
-        const row = await find(tx, userId, key);
-        if (!row) return { kind: 'claimed', tx };
+        if (claim.fingerprint == null) return { kind: 'claimed', tx };
+        const row = claim as KeyRow;
         await tx.rollback();
         return row.fingerprint === fingerprint ? { kind: 'replay', response: toStored(row) } : { kind: 'reused' };
       } catch (err) {

@@ -9,36 +9,22 @@ export interface RateLimitResult {
 
 /**
  * Sliding-window limiter kept in the database, so every server process
- * shares one count. A transaction-scoped advisory lock per bucket serialises
- * the count-then-insert, so two racing requests never both take the last slot.
+ * shares one count (see migrations/0005_rate_limit_hit.sql).
  */
 export function createRateLimiter(deps: { db: Db }) {
   const { db } = deps;
   return {
     /**
-     * Counts one hit. It runs in a transaction of its own (db.autonomous),
-     * so the bucket's lock is held for a moment, not for the whole request
-     * the hit belongs to.
+     * Counts one hit: one statement (the rate_limit_hit function, which
+     * serialises its bucket with an advisory lock), run outside any request
+     * transaction so the bucket is held for a moment, not for a whole request.
      */
     async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-      return db.autonomous(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [bucket]);
-        await tx.query(`DELETE FROM rate_limit_hits WHERE bucket = $1 AND hit_at <= clock_timestamp() - make_interval(secs => $2)`, [
-          bucket,
-          windowSeconds,
-        ]);
-        const [state] = await tx.query<{ n: number; wait: number | null }>(
-          `SELECT count(*)::int AS n,
-                  EXTRACT(EPOCH FROM (min(hit_at) + make_interval(secs => $2) - clock_timestamp()))::float8 AS wait
-           FROM rate_limit_hits WHERE bucket = $1`,
-          [bucket, windowSeconds],
-        );
-        if (state.n >= limit) {
-          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(state.wait ?? windowSeconds)), remaining: 0 };
-        }
-        await tx.query('INSERT INTO rate_limit_hits (bucket) VALUES ($1)', [bucket]);
-        return { allowed: true, retryAfterSeconds: 0, remaining: limit - state.n - 1 };
-      });
+      const [r] = await db.outside(() =>
+        db.query<{ allowed: boolean; wait_seconds: number; remaining: number }>(`SELECT * FROM rate_limit_hit($1, $2, $3)`, [bucket, limit, windowSeconds]),
+      );
+      if (!r.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(r.wait_seconds)), remaining: 0 };
+      return { allowed: true, retryAfterSeconds: 0, remaining: r.remaining };
     },
 
     /** Drops hits that have left every window (called by the housekeeping timer). */
