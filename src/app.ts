@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       api.addHook('preValidation', rateLimit.hook);
       api.addHook('preValidation', rejectNulStrings);
       api.addHook('onSend', idempotency.record);
-      api.addHook('onRequestAbort', idempotency.abandon);
+      // No rollback on a client abort: the handler may still be writing, and onSend ends the transaction either way.
       api.addHook('onResponse', idempotency.abandon);
       api.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none', internal: true } }, async () => app.swagger());
       await registerApiRoutes(api, ctx);

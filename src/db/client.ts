@@ -133,10 +133,21 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
     async begin() {
       const client = await pool.connect();
       let open = true;
+      // The pool stops listening while a connection is checked out; a connection lost mid-transaction
+      // must not become an uncaught 'error' that ends the process. Its next statement fails instead.
+      let lost: Error | undefined;
+      const onError = (err: Error) => (lost = err);
+      client.on('error', onError);
       // A connection whose transaction could not be ended cleanly is destroyed, never reused.
       const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
         if (!open) return;
         open = false;
+        client.off('error', onError);
+        if (lost) {
+          client.release(lost);
+          if (sql === 'COMMIT') throw lost;
+          return;
+        }
         try {
           const res = await client.query(sql);
           // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: it must not pass for a commit.
@@ -150,6 +161,7 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
       try {
         await client.query('BEGIN');
       } catch (err) {
+        client.off('error', onError);
         client.release(err as Error);
         throw err;
       }

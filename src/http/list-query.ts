@@ -28,6 +28,7 @@ export function parseListQuery(request: FastifyRequest): ListQuery {
   }
   const cursors = raw.getAll('cursor');
   if (cursors.length > 1) throw errors.queryParam('cursor', cursors, 'Send one cursor.');
+  if (cursors[0] === '') throw errors.queryParam('cursor', '', 'The cursor is empty; leave it out for the first page.');
   const since = raw.getAll('updated_since');
   if (since.length > 1) throw errors.queryParam('updated_since', since, 'Send one updated_since.');
   let updatedSince: string | null = null;

@@ -144,7 +144,19 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
   async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const unit = request.idempotency;
     if (!unit) return payload;
-    request.idempotency = null;
+    try {
+      await finish(request, reply, unit, payload);
+    } catch (err) {
+      // The answer could not be made durable: end the transaction, and let the error answer instead.
+      await unit.tx.rollback().catch(() => {});
+      throw err;
+    } finally {
+      request.idempotency = null;
+    }
+    return payload;
+  }
+
+  async function finish(request: FastifyRequest, reply: FastifyReply, unit: IdempotentUnit, payload: unknown) {
     const status = reply.statusCode;
     const storable = isStorable(status, request.errorCode);
     const headers: Record<string, string> = {};
@@ -161,11 +173,23 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
       // The effect and its answer commit together, before the answer leaves.
       if (storable) await store.saveAnswer(unit.tx, unit.userId, unit.key, unit.fingerprint, answer);
       await unit.tx.commit();
-      return payload;
+      return;
     }
-    await unit.tx.rollback();
-    if (storable) await store.saveAnswer(db, unit.userId, unit.key, unit.fingerprint, answer);
-    return payload;
+    if (!storable) {
+      await unit.tx.rollback();
+      return;
+    }
+    // An error answer to replay: undo the effect, keep the key's lock, and store the answer in the
+    // same transaction, so no retry can slip in between and run the request again.
+    try {
+      await unit.tx.query('ROLLBACK TO SAVEPOINT effect');
+    } catch {
+      await unit.tx.rollback(); // the transaction itself failed: nothing of the effect is left to undo
+      await store.saveAnswer(db, unit.userId, unit.key, unit.fingerprint, answer);
+      return;
+    }
+    await store.saveAnswer(unit.tx, unit.userId, unit.key, unit.fingerprint, answer);
+    await unit.tx.commit();
   }
 
   /**

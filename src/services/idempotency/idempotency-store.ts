@@ -70,7 +70,11 @@ export function createIdempotencyStore(deps: { db: Db }) {
           await tx.rollback();
           return { kind: 'in_use' };
         }
-        if (claim.fingerprint == null) return { kind: 'claimed', tx };
+        if (claim.fingerprint == null) {
+          // The effect starts here: an error answer rolls back to this point and is stored in the same transaction.
+          await tx.query('SAVEPOINT effect');
+          return { kind: 'claimed', tx };
+        }
         const row = claim as KeyRow;
         await tx.rollback();
         return row.fingerprint === fingerprint ? { kind: 'replay', response: toStored(row) } : { kind: 'reused' };
