@@ -69,6 +69,14 @@ describe('a cursor is bound to its list', () => {
     expect(other.body).toMatchObject({ code: 'query_param_invalid', details: { param: 'cursor' } });
   });
 
+  it('an empty cursor is 400, not the first page', async () => {
+    for (const list of LISTS()) {
+      const res = await t.get(`${list}?cursor=`, { token: u.token });
+      expect(res.status, list).toBe(400);
+      expect(res.body).toMatchObject({ code: 'query_param_invalid', details: { param: 'cursor', value: '' } });
+    }
+  });
+
   it("another route's cursor, and another caller's, are refused", async () => {
     const books = await t.get('/api/v1/books/?limit=1', { token: u.token });
     const subs = await t.get(`/api/v1/books/${bookA}/submissions/?limit=1`, { token: u.token });
