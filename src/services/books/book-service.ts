@@ -103,13 +103,13 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
 
     /** Applies a partial update under an optional If-Match, atomically with the check. */
     async updateBook(actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
-      assertBookValues(patch);
       return db.transaction(async (tx) => {
         const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
           lock: 'update',
           ifMatch,
           target: async (c) => ({ value: c.book, etag: etagOf(c.book.updated_at) }),
         });
+        assertBookValues(patch); // the route's own rules come after the precondition and the gates
         const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
         return toBook(await updateBookFields(tx, ctx.book.id, clean), ctx.role);
       });

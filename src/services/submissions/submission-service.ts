@@ -71,9 +71,9 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
      * actor's own (it cannot be supplied), the source is `api`.
      */
     async createSubmission(actor: Actor, slug: string, input: SubmissionInput & { text_content: string }) {
-      assertText(input);
       return db.transaction(async (tx) => {
         const { ctx } = await access.requireBookAccess(actor, slug, 'create_submission', { lock: 'update' });
+        assertText(input); // the route's own rules come after the gates
         const row = await insertSubmission(tx, {
           id: uuidv7(),
           bookId: ctx.book.id,
@@ -117,7 +117,6 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
      * are not a change: nothing is written.
      */
     async updateSubmission(actor: Actor, slug: string, id: string, patch: SubmissionInput, ifMatch: string | undefined) {
-      assertText(patch);
       return db.transaction(async (tx) => {
         const { ctx, target: current } = await access.requireBookAccess(actor, slug, 'edit_own_submission', {
           lock: 'update',
@@ -128,6 +127,7 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
             return found;
           },
         });
+        assertText(patch);
         const changes: SubmissionInput = {};
         for (const k of ['text_content', 'contributor_name', 'is_private'] as const) {
           if (patch[k] !== undefined && patch[k] !== current[k]) (changes as Record<string, unknown>)[k] = patch[k];

@@ -174,6 +174,16 @@ describe('preconditions and the order of checks', () => {
     expect(author.status).toBe(428);
   });
 
+  it("the route's own value checks come after the precondition and the gates", async () => {
+    const free = await newBook(t, people.owner);
+    const blank = await t.post(`/api/v1/books/${free.slug}/submissions/`, { text_content: '   ' }, { token: people.owner.token });
+    expect({ status: blank.status, code: blank.body.code }).toEqual({ status: 403, code: 'feature_gated' });
+    const stale = await t.patch(`/api/v1/books/${free.slug}/`, { theme: 'no-such-theme' }, { token: people.owner.token, headers: { 'if-match': '"2000-01-01T00:00:00.000000Z"' } });
+    expect(stale.status).toBe(412);
+    const current = await t.patch(`/api/v1/books/${free.slug}/`, { theme: 'no-such-theme' }, { token: people.owner.token, headers: { 'if-match': free.etag } });
+    expect({ status: current.status, code: current.body.code }).toEqual({ status: 400, code: 'validation_failed' });
+  });
+
   it('an admin may edit any submission, without resetting its moderation', async () => {
     const b = await newBook(t, people.owner, { plan: 'plus' });
     await addMember(t, b.slug, people.admin, 'admin');
