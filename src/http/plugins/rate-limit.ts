@@ -24,7 +24,7 @@ export function createRateLimit(deps: { config: Config; limiter: RateLimiter }) 
 
   /** The hook, for rate-limited routes the idempotency claim does not cover. */
   async function hook(request: FastifyRequest, reply: FastifyReply) {
-    if (reply.sent || request.idempotency || request.rateLimited) return;
+    if (reply.sent || request.rateLimited) return;
     await apply(request, reply);
   }
 

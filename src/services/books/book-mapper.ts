@@ -1,3 +1,4 @@
+import { etagOf } from '../../lib/etag.js';
 import type { Role } from './book-access.js';
 import type { BookRow } from './book-types.js';
 
@@ -16,6 +17,6 @@ export function toBook(b: BookRow, role: Role | null) {
     created_at: b.created_at,
     updated_at: b.updated_at,
     archived_at: b.archived_at,
-    etag: `"${b.updated_at}"`,
+    etag: etagOf(b.updated_at),
   };
 }

@@ -1,3 +1,4 @@
+import { etagOf } from '../../lib/etag.js';
 import type { SubmissionRow } from './submission-types.js';
 
 export function toSubmission(s: SubmissionRow, bookSlug: string) {
@@ -23,7 +24,7 @@ export function toSubmission(s: SubmissionRow, bookSlug: string) {
     source: s.source,
     created_at: s.created_at,
     updated_at: s.updated_at,
-    etag: `"${s.updated_at}"`,
+    etag: etagOf(s.updated_at),
   };
 }
 export type Submission = ReturnType<typeof toSubmission>;

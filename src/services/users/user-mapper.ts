@@ -1,6 +1,5 @@
+import { etagOf } from '../../lib/etag.js';
 import type { UserRow } from './user-types.js';
-
-export const etagOf = (updatedAt: string) => `"${updatedAt}"`;
 
 export function toProfile(u: UserRow) {
   return {

@@ -4,7 +4,7 @@ import { uuidv7 } from '../../lib/ids.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../lib/secrets.js';
 import { assertIfMatch } from '../../lib/etag.js';
 import { findUserByEmail, findUserById, findUserForUpdate, updatePasswordHash, insertUser, updateUserProfile } from './user-repository.js';
-import { etagOf } from './user-mapper.js';
+import { etagOf } from '../../lib/etag.js';
 import type { UserRow } from './user-types.js';
 
 export interface CreateUserInput {
