@@ -11,6 +11,9 @@
  * BENCH_SCENARIOS=name,name (only those; without the ceiling no ratio is computed)
  * BENCH_PROFILE=1 (the service runs with --cpu-prof; profiles land in bench/results/profiles/)
  * BENCH_LOG_LEVEL (default warn: the one-line-per-request access log is off).
+ *
+ * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
+ * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -567,6 +570,10 @@ const median = (xs: number[]) => {
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
+  // `npm run bench -- media`: the media upload bench (bench/media-upload.ts) instead of the request benchmarks.
+  if (process.argv.slice(2).includes('media')) return (await import('./media-upload.js')).runMediaBench();
+  // `npm run bench -- exports`: PDF, JSON and ZIP exports of a 1,000-memory book (bench/exports.ts).
+  if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
   const deadline = setTimeout(() => {
     console.error(`bench: still running after ${OVERALL_DEADLINE_MS / 1000} s, giving up`);
     killAll('SIGKILL');

@@ -17,6 +17,8 @@ import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
+import { registerFileRoutes } from './routes/files/file-routes.js';
+import { registerWebhookRoutes } from './routes/webhooks/webhook-routes.js';
 import { runInRequestScope } from './lib/request-scope.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
@@ -82,6 +84,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('errorTransient', false);
   app.decorateRequest('rateLimited', false);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorEnvelope);
@@ -111,6 +114,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   await registerOpenApi(app);
 
   registerHealthRoutes(app, ctx);
+  registerFileRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
   await app.register(
     async (api) => {
       jsonOnly(api);

@@ -35,10 +35,14 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   conflict: 409,
   export_failed: 410,
+  invitation_expired: 410,
+  invitation_revoked: 410,
+  invitation_accepted: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   idempotency_key_reused: 422,
   locked: 423,
   idempotency_key_required: 428,
@@ -62,16 +66,19 @@ export interface ErrorEnvelope {
 export class AppError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** A condition that may pass on its own (space freed, a race lost): never stored as a key's answer, so a retry runs again. */
+  readonly transient: boolean;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> | null = null,
-    options: { status?: number; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.status = options.status ?? ERROR_STATUS[code];
     this.headers = options.headers ?? {};
+    this.transient = options.transient ?? false;
   }
 }
 

@@ -19,7 +19,7 @@ export interface RunningServer {
  * The process entry for `memorybook serve`: database, migrations, app,
  * listen, and a graceful close that lets requests in flight finish.
  */
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(config: Config, options: { worker?: boolean } = {}): Promise<RunningServer> {
   const db = await createDb(config);
   await migrate(db);
   // Started before the app so routes can enqueue; it takes jobs only after listen.
@@ -38,11 +38,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await db.close();
     throw err;
   }
-  const housekeeping = createHousekeeping({ services, log: app.log });
+  const housekeeping = createHousekeeping({ services, log: app.log, requestTimeoutMs: config.http.timeouts.requestMs });
   housekeeping.start();
-  // The worker runs in-process; `memorybook worker` runs more of them elsewhere.
-  queue.work();
-  app.log.info({ address, database: db.kind, public_url: config.http.publicUrl }, 'memorybook listening');
+  // The worker runs in-process unless the operator runs it apart (`serve --no-worker` beside `memorybook worker`).
+  const worker = options.worker ?? true;
+  if (worker) queue.work();
+  app.log.info({ address, database: db.kind, public_url: config.http.publicUrl, worker }, 'memorybook listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -50,6 +51,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       housekeeping.stop();
       await app.close(); // stops accepting, waits for requests in flight
       await queue.stop(); // lets running jobs finish (30 s at most)
+      await services!.store.close();
       await db.close();
     })());
   return { app, db, address, close };

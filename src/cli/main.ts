@@ -14,18 +14,22 @@ import { createServices, type Services } from '../services/index.js';
 const USAGE = `memorybook: the Memory Book Integrator API service
 
 Usage:
-  memorybook serve                       run the API and the job worker (migrates first)
+  memorybook serve [--no-worker]         run the API and the job worker (migrates first); --no-worker
+                                         serves only the API, for running \`memorybook worker\` apart (PostgreSQL only)
   memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
   memorybook migrate                     apply database migrations
   memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
   memorybook token issue --email E --name N
   memorybook slots grant --email E --plan P [--count N]
   memorybook member add --book SLUG --email E --role admin|contributor
+  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram]
   memorybook book set-plan --slug SLUG --plan P
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
   memorybook jobs failed [--name N] [--limit N]
   memorybook openapi:export [--out openapi.json]
+  memorybook demo [--force]              a demo user, API key, book and memories to try the API with
+                                         (refuses a database that already has users unless --force)
 
 Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
 DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL. See the README.`;
@@ -71,7 +75,12 @@ export async function main(argv: string[]): Promise<number> {
           console.error(USAGE);
           return 2;
         }
-        const server = await startServer(config);
+        const { values: serveFlags } = parseArgs({ args: argv.slice(1), options: { 'no-worker': { type: 'boolean', default: false } }, strict: true });
+        // With the embedded database no other process can run the jobs: they would never run.
+        if (serveFlags['no-worker'] && config.database.kind !== 'postgres') {
+          throw new UsageError('serve --no-worker needs DATABASE_URL; with the embedded database only `memorybook serve` itself can run the jobs');
+        }
+        const server = await startServer(config, { worker: !serveFlags['no-worker'] });
         const stop = async (signal: string) => {
           server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
           await server.close();
@@ -174,6 +183,28 @@ export async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case 'subscription': {
+        if (sub !== 'create') break;
+        const { values } = parseArgs({
+          args: rest,
+          options: { book: { type: 'string' }, email: { type: 'string' }, kind: { type: 'string' }, channel: { type: 'string', default: 'email' } },
+          strict: true,
+        });
+        if (!values.book || !values.email || !values.kind) throw new UsageError('subscription create needs --book, --email and --kind');
+        if (values.kind !== 'new_submission' && values.kind !== 'digest') throw new UsageError('--kind must be new_submission or digest');
+        if (!['email', 'sms', 'telegram'].includes(values.channel!)) throw new UsageError('--channel must be email, sms or telegram');
+        out(
+          await withServices(config, (services) =>
+            services.subscriptions.createSubscription({
+              slug: values.book!,
+              email: values.email!,
+              kind: values.kind as 'new_submission' | 'digest',
+              channel: values.channel as 'email' | 'sms' | 'telegram',
+            }),
+          ),
+        );
+        return 0;
+      }
       case 'book': {
         const { values } = parseArgs({
           args: rest,
@@ -216,6 +247,20 @@ export async function main(argv: string[]): Promise<number> {
         const { listFailedJobs } = await import('../jobs/failed-jobs.js');
         for (const job of await withDb(config, (db) => listFailedJobs(db, config, { name: values.name, limit }))) out(job);
         return 0;
+      }
+      case 'demo': {
+        const { values } = parseArgs({ args: argv.slice(1), options: { force: { type: 'boolean', default: false } }, strict: true });
+        const { runDemo, DemoRefused } = await import('./demo.js');
+        try {
+          const demo = await runDemo(config, { force: values.force });
+          out(demo.output);
+          for (const line of demo.hints) console.error(line);
+          return 0;
+        } catch (err) {
+          if (!(err instanceof DemoRefused)) throw err;
+          console.error(`memorybook: ${err.message}`);
+          return 1;
+        }
       }
       case 'openapi:export': {
         const { values } = parseArgs({ args: [sub, ...rest].filter(Boolean) as string[], options: { out: { type: 'string' } }, strict: true });

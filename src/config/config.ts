@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
@@ -25,12 +26,49 @@ export interface Config {
   backupErasureUrl: string | null;
   /** First wait before retrying that endpoint; doubles on each retry. */
   backupErasureRetrySeconds: number;
+  /** Where files live: local disk under DATA_DIR/objects (default), or an S3-compatible store. */
+  storage: {
+    kind: 'local' | 's3';
+    s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean } | null;
+  };
+  media: {
+    /** ffmpeg and ffprobe binaries: the ones shipped in node_modules unless the operator names others. */
+    ffmpegPath: string | null;
+    ffprobePath: string | null;
+    /** clamd over TCP; null means images are not scanned (scan_result not_scanned). */
+    clamav: { host: string; port: number; timeoutMs: number } | null;
+  };
+  /**
+   * Messaging channels beyond email. Each provider is null until the operator
+   * configures it (all of its variables, or none); the secrets here never
+   * leave the server (the channel status rows show only public addresses).
+   */
+  messaging: {
+    /** Region (ISO 3166 alpha-2) for phone numbers written without a country code. */
+    phoneRegion: string;
+    /** Domain of the books' inbound mail addresses (`<slug>@domain`); the public host when unset. */
+    inboundMailDomain: string;
+    /** SMS over a Twilio-compatible REST API. */
+    twilio: { accountSid: string; authToken: string; fromNumber: string; apiBase: string } | null;
+    /**
+     * The Telegram bot contributors talk to. `webhookSecret` is the secret_token
+     * given to setWebhook: updates must carry it in X-Telegram-Bot-Api-Secret-Token
+     * (without it every update is refused).
+     */
+    telegram: { botUsername: string; botToken: string; apiBase: string; webhookSecret: string | null } | null;
+    rcs: { agentId: string; apiKey: string } | null;
+    imessage: { businessId: string; apiToken: string } | null;
+    whatsapp: { phoneNumber: string; accessToken: string } | null;
+  };
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
     /** Submission creates per (user, IP) and window; the contract's 30 an hour by default, liftable for benchmarks. */
     submissionRateLimit: number;
     submissionRateWindowSeconds: number;
+    /** Memories sent through a book's public web form (/b/{slug}/) per client IP and window. */
+    webFormRateLimit: number;
+    webFormRateWindowSeconds: number;
   };
 }
 
@@ -141,6 +179,30 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
   const submissionRateLimit = int('SUBMISSION_RATE_LIMIT', 30, 1, 10_000_000);
   const submissionRateWindowSeconds = int('SUBMISSION_RATE_WINDOW_SECONDS', 3600, 1, 86400);
+  const webFormRateLimit = int('WEB_FORM_RATE_LIMIT', 60, 1, 10_000_000);
+  const webFormRateWindowSeconds = int('WEB_FORM_RATE_WINDOW_SECONDS', 3600, 1, 86400);
+
+  const storageKind = str('STORAGE') ?? 'local';
+  if (storageKind !== 'local' && storageKind !== 's3') problems.push(`STORAGE: expected local or s3, got "${storageKind}"`);
+  let s3: Config['storage']['s3'] = null;
+  if (storageKind === 's3') {
+    const endpoint = str('S3_ENDPOINT') ?? null;
+    if (endpoint && !/^https?:\/\//.test(endpoint)) problems.push('S3_ENDPOINT: expected an http(s) URL');
+    const bucket = str('S3_BUCKET');
+    if (!bucket) problems.push('S3_BUCKET: required when STORAGE=s3');
+    const accessKeyId = str('S3_ACCESS_KEY_ID') ?? str('AWS_ACCESS_KEY_ID') ?? null;
+    const secretAccessKey = str('S3_SECRET_ACCESS_KEY') ?? str('AWS_SECRET_ACCESS_KEY') ?? null;
+    if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither (neither uses the AWS default credential chain)');
+    const pathStyle = str('S3_FORCE_PATH_STYLE') ?? (endpoint ? 'true' : 'false');
+    if (pathStyle !== 'true' && pathStyle !== 'false') problems.push(`S3_FORCE_PATH_STYLE: expected true or false, got "${pathStyle}"`);
+    s3 = { endpoint, bucket: bucket ?? '', region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1', accessKeyId, secretAccessKey, forcePathStyle: pathStyle === 'true' };
+  }
+
+  const clamavHost = str('CLAMAV_HOST') ?? null;
+  const clamavPort = int('CLAMAV_PORT', 3310, 1, 65535);
+  const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
+
+  const messaging = parseMessaging(str, problems, publicHost);
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -156,8 +218,69 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     mail: { smtpUrl, from: mailFrom },
     backupErasureUrl,
     backupErasureRetrySeconds,
-    limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds },
+    storage: { kind: storageKind as 'local' | 's3', s3 },
+    media: {
+      ffmpegPath: str('FFMPEG_PATH') ?? null,
+      ffprobePath: str('FFPROBE_PATH') ?? null,
+      clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
+    },
+    messaging,
+    limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
   } satisfies Config);
+}
+
+/**
+ * The messaging providers: each one all-or-nothing, so a half-configured
+ * channel is a start-up error rather than a channel that fails at run time.
+ */
+function parseMessaging(str: (name: string) => string | undefined, problems: string[], publicHost: string): Config['messaging'] {
+  const group = <K extends string>(names: Record<K, string>): Record<K, string> | null => {
+    const values = Object.fromEntries(Object.entries<string>(names).map(([k, env]) => [k, str(env)])) as Record<K, string | undefined>;
+    const set = Object.values(values).filter((v) => v !== undefined).length;
+    if (set === 0) return null;
+    if (set < Object.keys(names).length) {
+      problems.push(`${Object.values(names).join(', ')}: set all of them or none`);
+      return null;
+    }
+    return values as Record<K, string>;
+  };
+  const url = (name: string, fallback: string) => {
+    const v = str(name) ?? fallback;
+    if (!/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name}: expected an http(s) URL, got "${v}"`);
+    return v.replace(/\/+$/, '');
+  };
+
+  const phoneRegion = (str('INVITATION_PHONE_REGION') ?? 'US').toUpperCase();
+  if (!isSupportedCountry(phoneRegion)) problems.push(`INVITATION_PHONE_REGION: expected a two-letter region code such as US or GB, got "${phoneRegion}"`);
+  const inboundMailDomain = (str('MAIL_INBOUND_DOMAIN') ?? (publicHost || 'localhost')).toLowerCase();
+  if (!/^[a-z0-9.-]+$/.test(inboundMailDomain)) problems.push(`MAIL_INBOUND_DOMAIN: expected a domain name, got "${inboundMailDomain}"`);
+
+  const twilioApiBase = url('TWILIO_API_BASE', 'https://api.twilio.com');
+  const twilio = group({ accountSid: 'TWILIO_ACCOUNT_SID', authToken: 'TWILIO_AUTH_TOKEN', fromNumber: 'TWILIO_FROM_NUMBER' });
+  if (twilio && !/^\+[1-9]\d{6,14}$/.test(twilio.fromNumber)) problems.push(`TWILIO_FROM_NUMBER: expected an E.164 number such as +15551234567, got "${twilio.fromNumber}"`);
+  const telegramApiBase = url('TELEGRAM_API_BASE', 'https://api.telegram.org');
+  const telegram = group({ botUsername: 'TELEGRAM_BOT_USERNAME', botToken: 'TELEGRAM_BOT_TOKEN' });
+  if (telegram) {
+    telegram.botUsername = telegram.botUsername.replace(/^@/, '');
+    if (!/^[A-Za-z][A-Za-z0-9_]{3,31}$/.test(telegram.botUsername)) problems.push(`TELEGRAM_BOT_USERNAME: expected a bot username such as memorybook_bot, got "${telegram.botUsername}"`);
+  }
+  // Telegram allows 1 to 256 of A-Z, a-z, 0-9, _ and - in a webhook's secret_token.
+  const telegramWebhookSecret = str('TELEGRAM_WEBHOOK_SECRET') ?? null;
+  if (telegramWebhookSecret !== null && !/^[A-Za-z0-9_-]{1,256}$/.test(telegramWebhookSecret)) {
+    problems.push('TELEGRAM_WEBHOOK_SECRET: expected 1 to 256 letters, digits, _ or -');
+  }
+  if (telegramWebhookSecret !== null && !telegram) problems.push('TELEGRAM_WEBHOOK_SECRET: needs TELEGRAM_BOT_USERNAME and TELEGRAM_BOT_TOKEN');
+  const whatsapp = group({ phoneNumber: 'WHATSAPP_PHONE_NUMBER', accessToken: 'WHATSAPP_ACCESS_TOKEN' });
+  if (whatsapp && !/^\+[1-9]\d{6,14}$/.test(whatsapp.phoneNumber)) problems.push(`WHATSAPP_PHONE_NUMBER: expected an E.164 number, got "${whatsapp.phoneNumber}"`);
+  return {
+    phoneRegion,
+    inboundMailDomain,
+    twilio: twilio && { ...twilio, apiBase: twilioApiBase },
+    telegram: telegram && { ...telegram, apiBase: telegramApiBase, webhookSecret: telegramWebhookSecret },
+    rcs: group({ agentId: 'RCS_AGENT_ID', apiKey: 'RCS_API_KEY' }),
+    imessage: group({ businessId: 'IMESSAGE_BUSINESS_ID', apiToken: 'IMESSAGE_API_TOKEN' }),
+    whatsapp,
+  };
 }
 
 function safeHostname(url: string): string {

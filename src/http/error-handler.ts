@@ -88,6 +88,7 @@ function envelope(request: FastifyRequest, code: string, message: string, detail
 export function errorHandler(err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (err instanceof AppError) {
     request.errorCode = err.code;
+    request.errorTransient = err.transient;
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
     return reply.code(err.status).send(envelope(request, err.code, err.message, err.details));
   }

@@ -55,6 +55,8 @@ interface OperationFacts {
   idempotent: boolean;
   /** Honours If-Match: it is the routes that answer 412 precondition_failed. */
   ifMatch: boolean;
+  /** A multipart/form-data body read as a stream by the handler (no body schema to validate). */
+  multipart?: { fileField: string; description: string };
   /** Takes no body: the route schema only has the EmptyBody that rejects one. */
   bodyless: boolean;
   rateLimited: boolean;
@@ -80,7 +82,7 @@ export function installErrorResponses(app: FastifyInstance) {
     if (action) (schema as Record<string, unknown>)['x-book-access'] = bookAccessExtension(action);
     // A route that takes no body still rejects one (unknown fields are never silently dropped).
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
-    if (!schema.body && methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) schema.body = EmptyBody;
+    if (!schema.body && !route.config?.multipart && methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) schema.body = EmptyBody;
     const response = ((schema as { response?: Record<string, unknown> }).response ??= {});
     const statuses = errorStatusesFor(route);
     for (const status of statuses) {
@@ -96,6 +98,7 @@ export function installErrorResponses(app: FastifyInstance) {
         idempotent: statuses.includes(428),
         ifMatch: statuses.includes(412),
         bodyless: schema.body === EmptyBody,
+        multipart: route.config?.multipart,
         rateLimited: Boolean(route.config?.rateLimit),
         deprecated: Boolean(route.config?.deprecated),
       });
@@ -113,8 +116,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'media', description: 'Photos, audio and video attached to submissions.' },
   { name: 'members', description: 'Who else works on a book, and in which role.' },
   { name: 'invitations', description: 'Invitations to join a book.' },
+  { name: 'channels', description: 'How contributors reach a book: web, email, SMS, RCS, iMessage, WhatsApp and Telegram.' },
+  { name: 'notifications', description: "Notification subscriptions: who hears about a book's new memories (each one, or a daily digest) and over which channel." },
   { name: 'exports', description: 'PDF, JSON and ZIP exports of a book.' },
-  { name: 'account', description: 'Your account as a whole: data export and deletion.' },
+  { name: 'account', description: 'Your account as a whole: data export, deletion with a step-up, and the mail streams you can leave.' },
 ];
 
 /** Request headers, declared as parameters of the operations that read them (never validated as a schema). */
@@ -254,7 +259,23 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         headerParams.forEach((p) => usedParameters.add(p));
       }
 
-      if (f?.bodyless) delete op.requestBody;
+      if (f?.multipart) {
+        op.requestBody = {
+          required: true,
+          description: f.multipart.description,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: [f.multipart.fileField],
+                properties: { [f.multipart.fileField]: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file' } },
+                additionalProperties: false,
+              },
+              encoding: { [f.multipart.fileField]: { contentType: 'image/*, audio/*, video/*' } },
+            },
+          },
+        };
+      } else if (f?.bodyless) delete op.requestBody;
       else if (op.requestBody && mayBeOmitted(op.requestBody.content?.['application/json']?.schema)) op.requestBody.required = false;
 
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
@@ -264,8 +285,9 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         const names = ['X-Request-Id'];
         if (code >= 200 && code < 300 && sendsEtag(response, doc)) names.push('ETag');
         if (code === 200 && method === 'get' && (op.parameters ?? []).some((p: Json) => p.in === 'query' && p.name === 'updated_since')) names.push('Last-Modified');
-        if (code === 201) names.push('Location');
-        if ([202, 429, 503].includes(code) || (code === 409 && f?.idempotent)) names.push('Retry-After');
+        // A 202 that answers with the job it started (POST …/exports/) says where to poll it: `x-location-on-202` on the route schema.
+        if (code === 201 || (code === 202 && op['x-location-on-202'] === true)) names.push('Location');
+        if ([202, 429, 502, 503].includes(code) || (code === 409 && f?.idempotent)) names.push('Retry-After');
         if (f?.idempotent && (code < 300 || isStorable(code, null))) names.push('Idempotent-Replayed');
         if (code === 401) names.push('WWW-Authenticate');
         if (code === 405) names.push('Allow');
@@ -273,6 +295,7 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         if (f?.deprecated || op.deprecated) names.push('Deprecation', 'Sunset', 'Link');
         response.headers = Object.fromEntries(names.map((n) => [n, ref(n)]));
       }
+      delete op['x-location-on-202'];
     }
   }
 

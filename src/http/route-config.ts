@@ -20,6 +20,14 @@ export interface RouteRateLimit {
   key: (request: import('fastify').FastifyRequest) => string;
   limit: (config: import('../config/config.js').Config) => number;
   windowSeconds: (config: import('../config/config.js').Config) => number;
+  /**
+   * A limit the route's service counts from its own rows (one data export per
+   * day: only exports that exist count), instead of the shared hit counter.
+   * Runs in the same place: after a replay is answered, before the request's
+   * transaction and schema validation. It only reads: the service checks
+   * again, under a lock, where it writes.
+   */
+  check?: (request: import('fastify').FastifyRequest) => Promise<import('../services/rate-limit/rate-limiter.js').RateLimitResult>;
 }
 
 export type Auth =
@@ -36,8 +44,13 @@ declare module 'fastify' {
     tokenOnly?: boolean;
     /** Lets a revoked key through to the idempotency replay (and nothing else). */
     replayWithRevokedToken?: boolean;
-    /** Idempotency-Key handling; defaults to required on every non-GET signed-in route. */
-    idempotency?: boolean;
+    /**
+     * Idempotency-Key handling; defaults to required on every non-GET signed-in route.
+     * 'deferred': required, but claimed by the handler once the body is read (uploads; see runIdempotent).
+     */
+    idempotency?: boolean | 'deferred';
+    /** The body is multipart/form-data read by the handler as a stream (uploads); documented as such. */
+    multipart?: { fileField: string; description: string };
     /** Binds the key to the calling token as well (for routes whose effect is on the token). */
     idempotencyPerToken?: boolean;
     /** Statuses this route can answer besides the shared ones, for the OpenAPI document. */
@@ -65,8 +78,20 @@ declare module 'fastify' {
     auth: Auth | null;
     idempotency: import('./plugins/idempotency.js').IdempotentUnit | null;
     errorCode: string | null;
+    /** The error answered may pass on its own: not stored for replay (AppError.transient). */
+    errorTransient: boolean;
     /** The route's rate limit has been counted for this request. */
     rateLimited: boolean;
+    /**
+     * On an `idempotency: 'deferred'` route: claims the key for this body
+     * (`digest` stands for it) and runs the effect in the request's
+     * transaction, or answers the stored reply (replayed: true).
+     */
+    runIdempotent?: <T>(digest: string, effect: () => Promise<T>) => Promise<{ replayed: true } | { replayed: false; value: T }>;
+    /** On an `idempotency: 'deferred'` route: whether an answer is already stored under this request's key (a retry), looked up before the body is read. */
+    hasStoredAnswer?: () => Promise<boolean>;
+    /** An upload streamed into the store and not (yet) taken by its row; removed after the response if still here. */
+    stagedUpload?: import('../services/media/media-service.js').StagedUpload;
   }
 }
 

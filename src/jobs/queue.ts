@@ -32,8 +32,23 @@ import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 /** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
 export interface JobPayloads {
   'mail.send': Static<typeof import('./send-mail.js').SendMailPayload>;
+  'sms.send': Static<typeof import('./send-sms.js').SendSmsPayload>;
+  'telegram.send': Static<typeof import('./send-telegram.js').SendTelegramPayload>;
   'book.erase-backup': Static<typeof import('./delete-book.js').BookIdPayload>;
   'book.purge': Static<typeof import('./delete-book.js').BookIdPayload>;
+  'account.erase-backup': Static<typeof import('./account.js').UserIdPayload>;
+  'account.purge': Static<typeof import('./account.js').UserIdPayload>;
+  'account.export': Static<typeof import('./account-export.js').AccountExportIdPayload>;
+  'account.export-expire': Static<typeof import('./account-export.js').AccountExportIdPayload>;
+  'mail.digests': Static<typeof import('./account.js').DayPayload>;
+  'mail.activity-reminders': Static<typeof import('./account.js').DayPayload>;
+  'media.process': Static<typeof import('./media.js').MediaIdPayload>;
+  'storage.delete-objects': Static<typeof import('./media.js').DeleteObjectsPayload>;
+  'share-card.render': Static<typeof import('./media.js').ShareCardPayload>;
+  'export.render': Static<typeof import('./exports.js').ExportIdPayload>;
+  'export.expire': Static<typeof import('./exports.js').ExportIdPayload>;
+  'notifications.new-submission': Static<typeof import('./notifications.js').SubmissionIdPayload>;
+  'notifications.digest': Static<typeof import('./notifications.js').DayPayload>;
 }
 
 /** pg-boss queue policies: `stately` keeps at most one queued and one running job per singleton key. */

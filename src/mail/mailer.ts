@@ -9,6 +9,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Extra header fields (List-Unsubscribe and List-Unsubscribe-Post on stream mail). */
+  headers?: Record<string, string>;
 }
 
 /** The port every sender uses; which transport is behind it is the operator's choice. */
@@ -37,7 +39,7 @@ export function createSmtpMailer(url: string, from: string): Mailer {
   return {
     kind: 'smtp',
     async send(m, o = {}) {
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: messageIdOf(o.id, from) });
+      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
       return { messageId: String(info.messageId) };
     },
     close: () => transport.close(),
@@ -62,7 +64,7 @@ export function createOutboxMailer(dir: string, from: string): Mailer {
     kind: 'outbox',
     async send(m, o = {}) {
       mkdirSync(dir, { recursive: true });
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: messageIdOf(o.id, from) });
+      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
       // One file per message: a message sent again under its stable id replaces its own file.
       const name = o.id ? `mail-${o.id.replace(/[^A-Za-z0-9._-]/g, '')}.eml` : `${new Date().toISOString().replace(/[:.]/g, '-')}-${uuidv7()}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);

@@ -4,6 +4,8 @@ import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { Queue } from '../jobs/queue.js';
 import { createAccountService } from './account/account-service.js';
+import { createAccountExportService } from './account/account-export-service.js';
+import { createMailStreamService } from './account/mail-streams.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
 import { createBookAccess } from './books/book-access.js';
@@ -13,12 +15,26 @@ import { createQuotaService } from './books/quota-service.js';
 import { createHealthService } from './health/health-service.js';
 import { createIdempotencyStore } from './idempotency/idempotency-store.js';
 import { createMemberService } from './members/member-service.js';
+import { createInvitationDispatch } from './invitations/invitation-dispatch.js';
+import { createInvitationService } from './invitations/invitation-service.js';
+import { createChannelService } from './channels/channel-service.js';
+import { createInboundService } from './inbound/inbound-service.js';
+import { createNotificationService } from './subscriptions/notification-service.js';
+import { createSubscriptionService } from './subscriptions/subscription-service.js';
 import { createPlanService } from './plans/plan-service.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSessionService } from './sessions/session-service.js';
 import { createSubmissionService } from './submissions/submission-service.js';
 import { createTokenService } from './tokens/token-service.js';
 import { createUserService } from './users/user-service.js';
+import { createMediaService } from './media/media-service.js';
+import { createMediaProcessing } from './media/media-processing.js';
+import { createMediaViews } from './media/media-views.js';
+import { createShareCards } from './media/share-cards.js';
+import { createExportService } from './exports/export-service.js';
+import { createExportRendering } from './exports/export-rendering.js';
+import { createObjectStore } from '../storage/index.js';
+import type { ObjectStore } from '../storage/object-store.js';
 
 /** What the services are built from: the process entry creates these, tests create their own. */
 export interface ServiceDeps {
@@ -26,6 +42,8 @@ export interface ServiceDeps {
   db: Db;
   /** The background job queue. Without it, what enqueues (deletion, mail) cannot run: only the OpenAPI export builds services without one. */
   queue?: Queue;
+  /** The object store; built from config when not given (a test may hand in one it has wrapped). */
+  store?: ObjectStore;
 }
 
 /**
@@ -40,14 +58,29 @@ export function createServices(deps: ServiceDeps) {
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });
-  const bookDeletion = createBookDeletion({ db, config, queue });
+  const store = deps.store ?? createObjectStore(config);
+  const views = createMediaViews({ store });
+  const media = createMediaService({ db, config, access, store, views, queue });
+  const exports = createExportService({ db, access, store, cursors, queue });
+  // A purge removes the book's media files and its export artifacts.
+  const releaseBookFiles = async (q: Queryable, bookId: string) => {
+    await media.releaseBookFiles(q, bookId);
+    await exports.releaseBookFiles(q, bookId);
+  };
+  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles });
+  const notifications = createNotificationService({ db, config, queue });
+  const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
+  const accountExports = createAccountExportService({ db, store, queue });
   return {
+    store,
     access,
     users: createUserService({ db }),
     tokens,
     sessions: createSessionService({ db }),
     audit,
-    account: createAccountService({ db, tokens, audit }),
+    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
+    accountExports,
+    mailStreams: createMailStreamService({ db, config, queue }),
     rateLimiter: createRateLimiter({ db }),
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
@@ -56,8 +89,18 @@ export function createServices(deps: ServiceDeps) {
     billing: createBillingService({ db, access }),
     quotas: createQuotaService({ db }),
     bookDeletion,
-    members: createMemberService({ db, access }),
-    submissions: createSubmissionService({ db, cursors, access, enqueueMail }),
+    members: createMemberService({ db, access, cursors }),
+    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
+    channels: createChannelService({ db, config, access }),
+    subscriptions: createSubscriptionService({ db, cursors, access }),
+    notifications,
+    inbound: createInboundService({ db, config, submissions }),
+    submissions,
+    media,
+    mediaProcessing: createMediaProcessing({ db, config, store, queue }),
+    shareCards: createShareCards({ db, store }),
+    exports,
+    exportRendering: createExportRendering({ db, store, queue }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

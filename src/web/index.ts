@@ -4,12 +4,15 @@ import type { RouteContext } from '../services/index.js';
 import { registerLoginPage } from './accounts/login-page.js';
 import { registerLogoutPage } from './accounts/logout-page.js';
 import { registerSignupPage } from './accounts/signup-page.js';
+import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
+import { registerWebFormPage } from './contribute/web-form-page.js';
+import { registerInvitationPage } from './invitations/invitation-page.js';
 import { renderMessagePage, sendHtml } from './layout.js';
 import { registerTokensPage } from './settings/tokens-page.js';
 import { registerStaticRoutes } from './static/static-routes.js';
 import { ensureCsrfToken, setPageSecurityHeaders } from './web-security.js';
 
-/** Server-rendered pages outside /api/v1: sign up, sign in, sign out, API tokens. */
+/** Server-rendered pages outside /api/v1: sign up, sign in, sign out, API tokens, invitation links, books' contributor forms. */
 export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) {
   web.addHook('onRequest', async (_request, reply) => {
     setPageSecurityHeaders(reply);
@@ -22,6 +25,9 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   registerLoginPage(web, ctx);
   registerLogoutPage(web, ctx);
   registerTokensPage(web, ctx);
+  registerUnsubscribePage(web, ctx);
+  registerInvitationPage(web, ctx);
+  await registerWebFormPage(web, ctx);
 }
 
 /** People read these answers, so errors are pages, not the API's JSON envelope. */

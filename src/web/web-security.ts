@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import { AppError } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import { assertCsrf, CSRF_FIELD } from '../http/csrf.js';
-import { randomToken } from '../lib/secrets.js';
+import { randomToken, safeEqual } from '../lib/secrets.js';
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_TTL_SECONDS } from '../services/sessions/session-service.js';
 
 export { CSRF_FIELD };
@@ -23,6 +23,13 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The contributor pages add two sources, both our own: the book title's
+ * typeface (/static/fonts/) and the preview of a chosen photo, which the
+ * browser shows from a blob: URL of the local file (nothing is fetched).
+ */
+export const BOOK_PAGE_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("img-src 'self'", "img-src 'self' blob:") + "; font-src 'self'";
 
 export function setPageSecurityHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
@@ -78,6 +85,31 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
  */
 export function assertFormCsrf(request: FastifyRequest, config: Config): void {
   assertCsrf(request, config, { formToken: formField(request, CSRF_FIELD) });
+}
+
+/**
+ * For a multipart form, whose hidden token field arrives inside the body:
+ * what can be checked before a byte of it is read. The csrftoken cookie must
+ * be there and the source must be this site; an X-CSRFToken header, when
+ * sent, must match the cookie (then the form field is not needed). Returns
+ * whether the form field must still be checked (assertFormCsrfToken), which
+ * the caller requires before it takes any other part of the body.
+ */
+export function assertCsrfBeforeBody(request: FastifyRequest, config: Config): { needsFormToken: boolean } {
+  const cookie = request.cookies[CSRF_COOKIE];
+  const header = request.headers['x-csrftoken'];
+  const hasHeader = typeof header === 'string' && header !== '';
+  // With no header, the shared check compares the cookie with itself: what remains is the source check.
+  assertCsrf(request, config, { formToken: hasHeader ? undefined : cookie });
+  return { needsFormToken: !hasHeader };
+}
+
+/** The hidden field's token, read from a multipart body, against the csrftoken cookie. */
+export function assertFormCsrfToken(request: FastifyRequest, token: string): void {
+  const cookie = request.cookies[CSRF_COOKIE];
+  if (!cookie || !safeEqual(cookie, token)) {
+    throw errors.csrfFailed('the security token (form field) is missing or does not match the csrftoken cookie');
+  }
 }
 
 /** One text field of an urlencoded form body; repeated or non-text values count as absent. */

@@ -8,8 +8,10 @@
  * at the end of this file.
  */
 import type { RequestOptions, TestApp } from './build-test-app.js';
-import { addMember, newBook, newSubmission, setGrace, type TestUser } from './factories.js';
+import { addMember, newBook, newSubmission, newUser, servicesOf, setGrace, type TestUser } from './factories.js';
+import { findBookOwner } from '../../src/services/members/member-repository.js';
 import { fillPath, listOperations, type Operation } from './robustness/operations.js';
+import { Readable } from 'node:stream';
 
 export const BOOK_ROUTES = '/api/v1/books/{slug}/';
 
@@ -146,15 +148,30 @@ export async function arrange(t: TestApp, people: People, op: BookOperation, o: 
   const params: Record<string, string> = { slug: book.slug };
   for (const p of op.pathParams) {
     if (p.name === 'slug') continue;
-    const row = ROW_PARAMS[p.name];
+    const row = ROW_PARAMS[`${op.operationId}:${p.name}`] ?? ROW_PARAMS[p.name];
     if (!row) throw new Error(`${op.operationId}: no fixture for the path parameter {${p.name}}; add one to ROW_PARAMS in test/helpers/access-cases.ts`);
-    params[p.name] = await row(t, book.slug, o.ownRow ? people.contributor : people.otherContributor);
+    params[p.name] = await row(t, book.slug, o.ownRow ? people.contributor : people.otherContributor, params);
   }
   const url = fillPath(op.template, params);
   await PREPARE[op.operationId]?.(t, people, params);
   if (o.grace) await setGrace(t, book.slug, true);
   const [{ id }] = await t.db.query<{ id: string }>('SELECT id FROM books WHERE slug = $1', [book.slug]);
   return { bookId: id, slug: book.slug, url };
+}
+
+/** A 1×1 PNG: the smallest real image, for upload routes. */
+const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+/** How to send the operation a valid request: a JSON body (bodyFor), or a file for an upload route. */
+export function sendFor(op: BookOperation): RequestOptions {
+  if (!op.multipart) return { body: bodyFor(op) };
+  const boundary = 'accesscase';
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="access.png"\r\nContent-Type: image/png\r\n\r\n`),
+    TINY_PNG,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 /** A valid body for the operation (VALID_BODIES, else none where the schema allows that, else `{}`), checked against its schema. */
@@ -174,7 +191,10 @@ export async function bookState(t: TestApp, bookId: string): Promise<string> {
        (SELECT to_jsonb(b)::text FROM books b WHERE b.id = $1),
        (SELECT string_agg(to_jsonb(m)::text, ',' ORDER BY m.user_id) FROM book_members m WHERE m.book_id = $1),
        (SELECT string_agg(to_jsonb(r)::text, ',' ORDER BY r.id) FROM billing_records r WHERE r.book_id = $1),
-       (SELECT string_agg(to_jsonb(s)::text, ',' ORDER BY s.id) FROM submissions s WHERE s.book_id = $1)) AS state`,
+       (SELECT string_agg(to_jsonb(s)::text, ',' ORDER BY s.id) FROM submissions s WHERE s.book_id = $1),
+       (SELECT string_agg(to_jsonb(md)::text, ',' ORDER BY md.id) FROM media md WHERE md.book_id = $1),
+       (SELECT string_agg(to_jsonb(i)::text, ',' ORDER BY i.id) FROM invitations i WHERE i.book_id = $1),
+       (SELECT string_agg(to_jsonb(n)::text, ',' ORDER BY n.id) FROM notification_subscriptions n WHERE n.book_id = $1)) AS state`,
     [bookId],
   );
   return row.state;
@@ -182,10 +202,42 @@ export async function bookState(t: TestApp, bookId: string): Promise<string> {
 
 // ---- The tables to extend when routes land ----
 
-/** Path parameters that name a row of the book, and how to make one written by `author`. */
-const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser) => Promise<string>> = {
+/**
+ * Path parameters that name a row of the book, and how to make one written by
+ * `author`: by name, or by `operationId:name` where one name means different
+ * rows on different routes (`{id}` is a submission or an invitation).
+ */
+const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, params: Record<string, string>) => Promise<string>> = {
   id: async (t, slug, author) => (await newSubmission(t, slug, author)).id,
+  // A photo on the submission {id} (path parameters are filled in order), uploaded by the owner.
+  media_id: async (t, slug, _author, params) => {
+    const owner = await findBookOwner(t.db, slug);
+    const media = servicesOf(t).media;
+    const staged = await media.stageUpload(owner, slug, params.id, { stream: Readable.from([TINY_PNG]), filename: 'access.png', declaredType: 'image/png' });
+    return (await media.attachUpload(owner, slug, params.id, staged)).id;
+  },
+  // A member of the book (the contributor among the case's people).
+  user_id: async (_t, _slug, author) => author.user.id,
+  'revokeBookInvitation:id': async (t, slug) => {
+    const owner = await findBookOwner(t.db, slug);
+    const invitation = await servicesOf(t).invitations.createInvitation(owner, slug, { identifier_type: 'email', identifier: `row-${crypto.randomUUID().slice(0, 8)}@example.test` });
+    return invitation.id;
+  },
+  // A notification subscription of `author` (the caller's own when the case is about own rows), made as the operator CLI does.
+  'cancelBookSubscription:id': async (t, slug, author) =>
+    (await servicesOf(t).subscriptions.createSubscription({ slug, email: author.email, kind: 'new_submission' })).id,
+  // An export of the book (JSON: the default plan's format), requested by the owner; still pending (no worker runs here).
+  job_id: async (t, slug) => (await servicesOf(t).exports.requestExport(await findBookOwner(t.db, slug), slug, { theme: 'modern_clean', export_format: 'json' })).id,
+  // The artifact needs a finished export: rendered here, as the worker would.
+  'getExportArtifact:job_id': async (t, slug) => {
+    const job = await servicesOf(t).exports.requestExport(await findBookOwner(t.db, slug), slug, { theme: 'modern_clean', export_format: 'json' });
+    await servicesOf(t).exportRendering.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
+    return job.id;
+  },
 };
+
+/** A user with an account who is a member of none of the cases' books: addBookMember adds them. */
+const ACCESS_NEWCOMER = 'access-newcomer@example.test';
 
 /** Bodies for operations whose schema needs more than nothing or `{}`, by operationId. */
 const VALID_BODIES: Record<string, unknown> = {
@@ -193,10 +245,17 @@ const VALID_BODIES: Record<string, unknown> = {
   createSubmission: { text_content: 'An access check' },
   updateSubmission: { text_content: 'Edited in an access check' },
   rejectSubmission: { reason: 'An access check' },
+  addBookMember: { email: ACCESS_NEWCOMER, role: 'contributor' },
+  createBookInvitation: { identifier_type: 'email', identifier: 'access-invitee@example.test' },
+  createExport: { theme: 'modern_clean', export_format: 'json' },
 };
 
 /** State an operation needs before it can succeed, by operationId (set up by the owner). */
 const PREPARE: Record<string, (t: TestApp, people: People, params: Record<string, string>) => Promise<void>> = {
+  addBookMember: async (t) => {
+    const [known] = await t.db.query(`SELECT 1 FROM users WHERE email = $1`, [ACCESS_NEWCOMER]);
+    if (!known) await newUser(t, { email: ACCESS_NEWCOMER });
+  },
   restoreBook: async (t, p, { slug }) => must(await t.post(`/api/v1/books/${slug}/archive/`, undefined, { token: p.owner.token })),
   pinSubmission: async (t, p, { slug, id }) => must(await t.post(`/api/v1/books/${slug}/submissions/${id}/approve/`, undefined, { token: p.owner.token })),
   unpinSubmission: async (t, p, { slug, id }) => {

@@ -25,7 +25,7 @@ export interface IdempotentUnit {
  * 428, and the grace-period and plan gates), passing conditions (423, 429, key
  * in use, deletion queued), and 5xx.
  */
-const NOT_STORED_STATUSES = new Set([401, 412, 413, 415, 422, 423, 428, 429]);
+const NOT_STORED_STATUSES = new Set([401, 408, 412, 413, 415, 422, 423, 428, 429]);
 const NOT_STORED_CODES = new Set(['idempotency_key_in_use', 'deletion_queued', 'book_grace_period', 'feature_gated', 'rate_limited']);
 
 export function isStorable(status: number, code: string | null): boolean {
@@ -126,11 +126,57 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     }
   }
 
+  /**
+   * A deferred route (an upload) claims its key only once the body has been
+   * read, since the key is bound to the bytes: `digest` stands for them. No
+   * transaction is held while they stream in. The effect then runs in the
+   * request's transaction like any other; a stored answer is replayed
+   * instead (or 422 when the digest differs). Two uploads racing with one
+   * key both stream, then one runs and the other replays: never twice.
+   */
+  async function runDeferred<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    digest: string,
+    effect: () => Promise<T>,
+  ): Promise<{ replayed: true } | { replayed: false; value: T }> {
+    const key = keyOf(request);
+    const auth = request.auth!;
+    const fp = sha256(`${fingerprint(request)}\n${digest}`).toString('hex');
+    const result = await store.claim(auth.user.id, key, fp);
+    switch (result.kind) {
+      case 'replay':
+        await sendStored(reply, result.response);
+        return { replayed: true };
+      case 'in_use':
+        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', null, {
+          headers: { 'retry-after': '1' },
+        });
+      case 'reused':
+        throw reusedError();
+      case 'claimed': {
+        const unit: IdempotentUnit = { userId: auth.user.id, key, fingerprint: fp, tx: result.tx };
+        request.idempotency = unit;
+        return { replayed: false, value: await db.withAmbient(unit.tx, effect) };
+      }
+    }
+  }
+
   // A callback hook: the rest of the request (hooks, handler, onSend) runs inside db.withAmbient.
   function claim(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     request.idempotency = null;
     const rc = request.routeOptions.config;
     if (!isUnsafeMethod(request.method) || rc.idempotency === false || !request.auth) return done();
+    if (rc.idempotency === 'deferred') {
+      try {
+        keyOf(request); // 428 and 400 come now, before the body is read
+      } catch (err) {
+        return done(err as Error);
+      }
+      request.runIdempotent = (digest, effect) => runDeferred(request, reply, digest, effect);
+      request.hasStoredAnswer = async () => Boolean(await store.find(request.auth!.user.id, keyOf(request)));
+      return done();
+    }
     open(request, reply).then(
       (unit) => {
         if (!unit) return; // answered from the store
@@ -158,7 +204,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
 
   async function finish(request: FastifyRequest, reply: FastifyReply, unit: IdempotentUnit, payload: unknown) {
     const status = reply.statusCode;
-    const storable = isStorable(status, request.errorCode);
+    const storable = isStorable(status, request.errorCode) && !request.errorTransient;
     const headers: Record<string, string> = {};
     for (const h of REPLAYED_HEADERS) {
       const v = reply.getHeader(h);

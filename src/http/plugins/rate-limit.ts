@@ -16,7 +16,7 @@ export function createRateLimit(deps: { config: Config; limiter: RateLimiter }) 
     const rl = request.routeOptions.config.rateLimit;
     if (!rl) return;
     const limit = rl.limit(deps.config);
-    const result = await deps.limiter.hit(`${rl.name}:${rl.key(request)}`, limit, rl.windowSeconds(deps.config));
+    const result = rl.check ? await rl.check(request) : await deps.limiter.hit(`${rl.name}:${rl.key(request)}`, limit, rl.windowSeconds(deps.config));
     reply.header('x-ratelimit-limit', String(limit));
     reply.header('x-ratelimit-remaining', String(result.remaining));
     if (!result.allowed) throw errors.rateLimited(result.retryAfterSeconds, { limit, window_seconds: rl.windowSeconds(deps.config) });

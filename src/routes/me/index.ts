@@ -5,9 +5,13 @@ import { requireAuth } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { toProfile } from '../../services/users/user-mapper.js';
 import { READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
+import { registerAccountExportRoutes } from './account-export.js';
+import { registerDeleteAccountRoutes } from './delete-account.js';
 import { Profile, Quotas, SessionsRevoked, UpdateProfileBody } from './schemas.js';
+import { registerUnsubscribeRoutes } from './unsubscribe.js';
 
-export function registerMeRoutes(app: FastifyInstance, { services }: RouteContext) {
+export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) {
+  const { services } = ctx;
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
@@ -74,4 +78,8 @@ export function registerMeRoutes(app: FastifyInstance, { services }: RouteContex
       return services.account.revokeAllTokens(auth.user, { requestId: String(request.id), authMethod: auth.method });
     },
   );
+
+  registerAccountExportRoutes(app, ctx);
+  registerDeleteAccountRoutes(app, ctx);
+  await registerUnsubscribeRoutes(app, ctx);
 }

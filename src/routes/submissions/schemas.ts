@@ -25,49 +25,6 @@ export async function submissionIdMustBeWellFormed(request: FastifyRequest) {
   if (!isUuid((request.params as { id?: string }).id)) throw errors.notFound('submission');
 }
 
-/** Filled in by the media resource; listed here because a submission embeds it. */
-export const MediaSummary = Type.Object(
-  {
-    id: Id,
-    kind: StringEnum(['image', 'audio', 'video']),
-    mime_type: Type.String(),
-    size_bytes: Type.Integer(),
-    width: Nullable(Type.Integer()),
-    height: Nullable(Type.Integer()),
-    duration_seconds: Nullable(Type.Number()),
-    processing_status: StringEnum(['pending', 'processing', 'complete', 'failed']),
-    scan_result: StringEnum(['pending', 'clean', 'infected', 'skipped_by_policy', 'not_scanned']),
-    download_url: Nullable(Type.String()),
-    download_status: StringEnum(['available', 'unavailable']),
-    thumbnail_url: Nullable(Type.String()),
-    urls_expire_at: Nullable(Timestamp),
-    created_at: Timestamp,
-  },
-  {
-    $id: 'MediaSummary',
-    title: 'MediaSummary',
-    description: 'A media file attached to a submission; its URLs are signed and lapse at urls_expire_at',
-    examples: [
-      {
-        id: '01935f4e-9d10-7c44-8b2e-5a1c7e3f9b20',
-        kind: 'image',
-        mime_type: 'image/jpeg',
-        size_bytes: 482133,
-        width: 1600,
-        height: 1200,
-        duration_seconds: null,
-        processing_status: 'complete',
-        scan_result: 'clean',
-        download_url: 'https://files.example.org/media/01935f4e-9d10/original.jpg?sig=…',
-        download_status: 'available',
-        thumbnail_url: 'https://files.example.org/media/01935f4e-9d10/thumb.jpg?sig=…',
-        urls_expire_at: '2026-11-21T11:00:00.000000Z',
-        created_at: '2026-11-21T10:01:00.000000Z',
-      },
-    ],
-  },
-);
-
 export const Submission = Type.Object(
   {
     id: Id,

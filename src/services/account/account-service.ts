@@ -1,10 +1,79 @@
-import type { Db } from '../../db/client.js';
+import type { Config } from '../../config/config.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import { AppError, errors } from '../../errors.js';
+import type { Queue } from '../../jobs/queue.js';
+import { verifyPassword } from '../../lib/secrets.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { createBackupEraser } from '../books/backup-eraser.js';
+import { DELETION_RETRY_AFTER_SECONDS, type BookDeletion, type DeletionOutcome } from '../books/book-deletion.js';
+import type { SubmissionService } from '../submissions/submission-service.js';
 import type { TokenService } from '../tokens/token-service.js';
+import { findUserById } from '../users/user-repository.js';
+import { maskEmail, maskPhone, reauthCodeMail, reauthCodeSms } from './account-messages.js';
+import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reauth.js';
+
+export interface AccountServiceDeps {
+  db: Db;
+  config: Pick<Config, 'secretKey' | 'backupErasureUrl' | 'backupErasureRetrySeconds' | 'messaging'>;
+  queue?: Queue;
+  tokens: TokenService;
+  audit: AuditService;
+  bookDeletion: BookDeletion;
+  submissions: Pick<SubmissionService, 'eraseAuthoredBy'>;
+  /** Removes the user's data exports and queues their files' removal (in the purge's transaction). */
+  releaseExports?: (q: Queryable, userId: string) => Promise<void>;
+}
+
+const reauthRequired = () =>
+  new AppError(
+    'reauth_required',
+    'Deleting the account needs a fresh step-up: POST /me/delete/reauth/ with your password or a one-time code, then send its reauth_token here (a browser session may send {password} instead). A grant works once, for five minutes.',
+  );
+const invalidCredentials = () => new AppError('invalid_credentials', 'The password or code is not correct.');
 
 /** Account self-service: what a signed-in user does to their own credentials and data. */
-export function createAccountService(deps: { db: Db; tokens: TokenService; audit: AuditService }) {
+export function createAccountService(deps: AccountServiceDeps) {
   const { db, tokens, audit } = deps;
+  const reauth = createReauthStore({ secretKey: deps.config.secretKey });
+  const eraser = createBackupEraser(deps.config);
+
+  function needQueue(): Queue {
+    if (!deps.queue) throw new Error('account deletion needs the job queue');
+    return deps.queue;
+  }
+
+  async function passwordMatches(userId: string, password: string): Promise<boolean> {
+    const user = await findUserById(db, userId);
+    // A password-less account still costs one argon2id run (verifyPassword's dummy hash).
+    return (await verifyPassword(password, user?.password_hash)) && user !== undefined;
+  }
+
+  /**
+   * The part of deletion that happens at once: personal data off the user
+   * row (a unique tombstone email, so the address can sign up again), every
+   * key revoked and session ended, and the purge queued. False when the
+   * account was already gone.
+   */
+  async function finalize(q: Queryable, userId: string, requestId: string | null): Promise<boolean> {
+    const row = await one<{ id: string }>(
+      q,
+      `UPDATE users SET email = 'deleted-' || id || '@invalid', password_hash = NULL, first_name = '', last_name = '',
+         phone_number = NULL, telegram_chat_id = NULL, telegram_username = NULL, imessage_identifier = NULL,
+         is_staff = false, is_active = false, deleted_at = now(), deletion_requested_at = NULL
+       WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+      [userId],
+    );
+    if (!row) return false;
+    await tokens.revokeAllTokens(userId, q);
+    await q.query(`UPDATE web_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
+    await reauth.forget(q, userId);
+    await q.query(`DELETE FROM mail_unsubscribe_tokens WHERE user_id = $1`, [userId]);
+    await audit.record('account_deleted', { userId, requestId }, q);
+    await needQueue().send('account.purge', { userId }, { tx: q });
+    return true;
+  }
+
   return {
     /**
      * Revokes every API key the user holds (the calling one included; browser
@@ -17,5 +86,130 @@ export function createAccountService(deps: { db: Db; tokens: TokenService; audit
         return { revoked_count };
       });
     },
+
+    /**
+     * Step-up for deletion: the password, or the code from `sendReauthCode`,
+     * buys a single-use grant for five minutes. A wrong secret is 403
+     * invalid_credentials (a wrong code also uses one of its five attempts).
+     * The route counts the tries (five per 15 minutes) before this runs.
+     */
+    async reauthenticate(actor: { id: string }, secret: { password?: string; otp?: string }) {
+      if (secret.password !== undefined) {
+        if (!(await passwordMatches(actor.id, secret.password))) throw invalidCredentials();
+        return reauth.issueGrant(db, actor.id);
+      }
+      // The attempt is committed whether or not the code matches.
+      const grant = await db.transaction(async (tx) => ((await reauth.useCode(tx, actor.id, secret.otp ?? '')) ? reauth.issueGrant(tx, actor.id) : null));
+      if (!grant) throw invalidCredentials();
+      return grant;
+    },
+
+    /**
+     * Sends a six-digit code for the step-up to the user's own address or
+     * phone: email through the mail queue, SMS through the SMS queue. A new
+     * code replaces any earlier one.
+     */
+    async sendReauthCode(actor: { id: string }, channel: CodeChannel) {
+      const user = await findUserById(db, actor.id);
+      if (!user) throw errors.unauthorized();
+      if (channel === 'sms') {
+        if (!user.phone_number) throw errors.validation('Your account has no phone number; ask for the code by email.', { field: 'channel', value: 'sms' });
+        if (!deps.config.messaging.twilio) throw errors.validation('SMS is not available on this service; ask for the code by email.', { field: 'channel', value: 'sms' });
+      }
+      const minutes = REAUTH_CODE_SECONDS / 60;
+      return db.transaction(async (tx) => {
+        const { code, expires_in } = await reauth.issueCode(tx, user.id, channel);
+        if (channel === 'sms') {
+          await needQueue().send('sms.send', { to: user.phone_number!, body: reauthCodeSms(code, minutes) }, { tx });
+          return { channel, sent_to: maskPhone(user.phone_number!), expires_in };
+        }
+        await needQueue().send('mail.send', reauthCodeMail(user.email, user.first_name, code, minutes), { tx });
+        return { channel, sent_to: maskEmail(user.email), expires_in };
+      });
+    },
+
+    /**
+     * Deletes the caller's account. The step-up comes first: a grant from
+     * the reauth route (spent here), or on a browser session the password;
+     * anything else is 403 reauth_required. (An idempotent replay never gets
+     * here: it is answered before, so it spends nothing.) Then off-site
+     * backup erasure, as for a book: once confirmed, the account is scrubbed
+     * and signed out in this transaction and the rest queued; while it is
+     * not, 202 deletion_queued, the grant is given back for the retry with
+     * the same key, and the queue keeps trying and finishes the deletion.
+     */
+    async deleteAccount(
+      actor: { id: string },
+      input: { reauthToken?: string; password?: string },
+      o: { authMethod: 'api_key' | 'session'; requestId: string },
+    ): Promise<DeletionOutcome> {
+      return db.transaction(async (tx) => {
+        // The user row's lock orders this request with the queue's finishing of an earlier 202: a
+        // deletion the queue completed while this retry was on its way is simply done.
+        const current = await one<{ deleted_at: string | null }>(tx, `SELECT deleted_at FROM users WHERE id = $1 FOR UPDATE`, [actor.id]);
+        if (!current || current.deleted_at) return { state: 'deleted' } as const;
+        let grantId: string | undefined;
+        if (input.reauthToken !== undefined) {
+          grantId = await reauth.spendGrant(tx, actor.id, input.reauthToken);
+          if (!grantId) throw reauthRequired();
+        } else if (input.password !== undefined && o.authMethod === 'session') {
+          if (!(await passwordMatches(actor.id, input.password))) throw invalidCredentials();
+        } else {
+          throw reauthRequired();
+        }
+
+        if (await eraser.erase({ kind: 'user', id: actor.id })) {
+          await finalize(tx, actor.id, o.requestId);
+          return { state: 'deleted' } as const;
+        }
+        if (grantId) await reauth.restoreGrant(tx, grantId);
+        await tx.query(`UPDATE users SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [actor.id]);
+        await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+        return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
+      });
+    },
+
+    /** The erase-backup job: true once erasure is confirmed and the account deleted (or there is nothing to do). */
+    async completeErasure(userId: string): Promise<boolean> {
+      const user = await one<{ deleted_at: string | null; deletion_requested_at: string | null }>(
+        db,
+        `SELECT deleted_at, deletion_requested_at FROM users WHERE id = $1`,
+        [userId],
+      );
+      if (!user || user.deleted_at || !user.deletion_requested_at) return true;
+      if (!(await eraser.erase({ kind: 'user', id: userId }))) return false;
+      await db.transaction((tx) => finalize(tx, userId, null));
+      return true;
+    },
+
+    /**
+     * The rest of a deletion, on the queue; safe to run again. Owned books go
+     * through book deletion (their own backup erasure and purge), memories
+     * the user wrote in other people's books through the submission service
+     * (which removes their media), then the user's history: memberships,
+     * audit trail, stored answers, sessions, key names, stream settings, data
+     * exports (rows and files). The answer to the deletion request itself
+     * (and its audit event) stays, so a retry with the same key still
+     * replays it.
+     */
+    async purge(userId: string): Promise<void> {
+      const user = await one<{ deleted_at: string | null }>(db, `SELECT deleted_at FROM users WHERE id = $1`, [userId]);
+      if (!user?.deleted_at) return;
+      const owned = await db.query<{ id: string }>(`SELECT id FROM books WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY id`, [userId]);
+      for (const book of owned) await deps.bookDeletion.requestDeletion(book.id);
+      await deps.submissions.eraseAuthoredBy(userId);
+      await db.transaction(async (tx) => {
+        await tx.query(`DELETE FROM book_members WHERE user_id = $1 AND role <> 'owner'`, [userId]);
+        await tx.query(`DELETE FROM audit_events WHERE user_id = $1 AND event <> 'account_deleted'`, [userId]);
+        await tx.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND created_at < $2`, [userId, user.deleted_at]);
+        await tx.query(`DELETE FROM web_sessions WHERE user_id = $1`, [userId]);
+        await tx.query(`UPDATE api_tokens SET name = 'deleted', last_used_at = NULL WHERE user_id = $1`, [userId]);
+        await tx.query(`DELETE FROM mail_stream_optouts WHERE user_id = $1`, [userId]);
+        await tx.query(`DELETE FROM mail_stream_sends WHERE user_id = $1`, [userId]);
+        await tx.query(`DELETE FROM mail_unsubscribe_tokens WHERE user_id = $1`, [userId]);
+        await deps.releaseExports?.(tx, userId);
+      });
+    },
   };
 }
+export type AccountService = ReturnType<typeof createAccountService>;

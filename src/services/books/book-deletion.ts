@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db } from '../../db/client.js';
+import type { Db, Queryable } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { createBackupEraser } from './backup-eraser.js';
 
@@ -17,7 +17,13 @@ export const DELETION_RETRY_AFTER_SECONDS = 30;
  * keeps trying; once erasure is confirmed the book is gone (404) and the
  * cascade of rows, files and counters runs in the background.
  */
-export function createBookDeletion(deps: { db: Db; config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>; queue?: Queue }) {
+export function createBookDeletion(deps: {
+  db: Db;
+  config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>;
+  queue?: Queue;
+  /** Queues removal of the book's stored files, in the purge's transaction. */
+  releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
+}) {
   const { db, queue } = deps;
   const eraser = createBackupEraser(deps.config);
 
@@ -63,13 +69,15 @@ export function createBookDeletion(deps: { db: Db; config: Pick<Config, 'backupE
 
     /**
      * The cascade. Rows go with the book through foreign keys (members,
-     * billing, submissions and what hangs off them); stored files and derived
-     * assets are removed by the resources that own them as they are added.
+     * billing, submissions, media and what hangs off them); its stored files
+     * (originals, poster frames, share cards) are queued for removal in the
+     * same transaction.
      */
     async purge(bookId: string): Promise<void> {
       await db.transaction(async (tx) => {
         const [book] = await tx.query<{ owner_id: string }>(`SELECT owner_id FROM books WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [bookId]);
         if (!book) return; // already purged, or not deleted: nothing to do
+        await deps.releaseBookFiles?.(tx, bookId);
         await tx.query(`DELETE FROM books WHERE id = $1`, [bookId]);
       });
     },

@@ -1,38 +1,57 @@
-import type { Db } from '../../db/client.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
+import type { BookContext } from '../books/book-types.js';
 import { findUserByEmail, findUserById } from '../users/user-repository.js';
-import { countMembers, findBookOwner, insertMember } from './member-repository.js';
+import { toMember } from './member-mapper.js';
+import {
+  countMembers,
+  deleteMember,
+  findBookOwner,
+  findMember,
+  insertMember,
+  MEMBER_ORDERINGS,
+  selectMembersOfBook,
+  type MemberRow,
+} from './member-repository.js';
 
 export type MemberRole = 'admin' | 'contributor';
 
 /**
- * Members of a book. Every path that adds one (the API, the operator CLI,
- * eager invitations) goes through addMember, so the plan's member cap holds
- * for all of them; the book row is locked while counting, so two adds cannot
- * both take the last place.
+ * Makes a user a member of a book, under the plan's cap (the owner counts):
+ * 409 already_a_member, then 402 member_limit_exceeded. The caller holds the
+ * book's row lock (requireBookAccess with lock 'update') in the same
+ * transaction, so two adds cannot both take the last place. Every path that
+ * adds a member goes through here: the API, the operator CLI, invitations
+ * (eager and, later, inbound activation).
  */
-export function createMemberService(deps: { db: Db; access: BookAccess }) {
-  const { db, access } = deps;
+export async function joinBook(tx: Queryable, ctx: BookContext, userId: string, role: MemberRole): Promise<MemberRow> {
+  const cap = ctx.planLimits.max_members_per_book;
+  const count = await countMembers(tx, ctx.book.id);
+  // Inserted before the cap is judged, so an existing member answers 409 rather than 402; a refusal rolls it back.
+  const inserted = await insertMember(tx, ctx.book.id, userId, role);
+  if (!inserted) throw new AppError('already_a_member', 'That user is already a member of this book.', { user_id: userId });
+  if (count >= cap) {
+    throw new AppError('member_limit_exceeded', `The ${ctx.book.plan_slug} plan allows ${cap} members per book, the owner included.`, {
+      plan: ctx.book.plan_slug,
+      limit: cap,
+    });
+  }
+  return (await findMember(tx, ctx.book.id, userId))!;
+}
+
+/** Members of a book: list, add (owner or admin), remove (owner only). */
+export function createMemberService(deps: { db: Db; access: BookAccess; cursors: CursorCodec }) {
+  const { db, access, cursors } = deps;
 
   async function addMember(actor: Actor, slug: string, who: { email: string } | { userId: string }, role: MemberRole = 'admin') {
     return db.transaction(async (tx) => {
       const { ctx } = await access.requireBookAccess(actor, slug, 'manage_members', { lock: 'update' });
       const user = 'email' in who ? await findUserByEmail(tx, who.email) : isUuid(who.userId) ? await findUserById(tx, who.userId) : undefined;
       if (!user) throw new AppError('user_not_found', 'No user matches that email or user_id.');
-      const cap = ctx.planLimits.max_members_per_book;
-      const count = await countMembers(tx, ctx.book.id);
-      // Inserted before the cap is judged, so an existing member answers 409 rather than 402; a refusal rolls it back.
-      const member = await insertMember(tx, ctx.book.id, user.id, role);
-      if (!member) throw new AppError('already_a_member', 'That user is already a member of this book.', { user_id: user.id });
-      if (count >= cap) {
-        throw new AppError('member_limit_exceeded', `The ${ctx.book.plan_slug} plan allows ${cap} members per book, the owner included.`, {
-          plan: ctx.book.plan_slug,
-          limit: cap,
-        });
-      }
-      return { user_id: user.id, email: user.email, first_name: user.first_name, last_name: user.last_name, ...member };
+      return toMember(await joinBook(tx, ctx, user.id, role));
     });
   }
 
@@ -44,6 +63,34 @@ export function createMemberService(deps: { db: Db; access: BookAccess }) {
       const owner = await findBookOwner(db, slug);
       if (!owner) throw errors.notFound('book');
       return addMember(owner, slug, who, role);
+    },
+
+    /** Owners and admins see every member, the owner included. */
+    async listMembers(actor: Actor, slug: string, query: ListQuery) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'list_members');
+      const { page, watermark } = await paginate<MemberRow & Record<string, unknown>>(db, cursors, query, {
+        list: `members:${ctx.book.id}`,
+        ordering: { name: 'joined', keys: MEMBER_ORDERINGS.joined },
+        sync: MEMBER_ORDERINGS.sync,
+        where: [`m.book_id = $1`],
+        params: [ctx.book.id],
+        select: (o) => selectMembersOfBook(db, o) as Promise<(MemberRow & Record<string, unknown>)[]>,
+      });
+      return { page: { ...page, items: page.items.map(toMember) }, watermark };
+    },
+
+    /**
+     * Owner only. Ownership cannot be given up this way: removing the owner is
+     * 400 cannot_remove_owner. A user who is not (or no longer) a member is a
+     * success too, so a retry after a lost answer is harmless.
+     */
+    async removeMember(actor: Actor, slug: string, userId: string) {
+      await db.transaction(async (tx) => {
+        const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { lock: 'update' });
+        if (!isUuid(userId)) throw errors.notFound('member');
+        if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
+        await deleteMember(tx, ctx.book.id, userId);
+      });
     },
   };
 }

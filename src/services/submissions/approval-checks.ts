@@ -5,15 +5,9 @@ import { countApproved } from './submission-repository.js';
 
 /**
  * Approve needs every attached media file processed and not infected (400
- * validation_failed otherwise). Media is not built yet: until a `media`
- * table exists (to_regclass looks it up on the search path) there is nothing
- * attached and this passes. The day the table lands the check is live, so the
- * media migration must keep these columns: submission_id, processing_status
- * (complete when ready) and scan_result (infected when found so).
+ * validation_failed otherwise, naming the files that hold it back).
  */
 export async function assertMediaReady(tx: Queryable, submissionId: string): Promise<void> {
-  const [{ present }] = await tx.query<{ present: boolean }>(`SELECT to_regclass('media') IS NOT NULL AS present`);
-  if (!present) return;
   const blocking = await tx.query<{ id: string; processing_status: string; scan_result: string | null }>(
     `SELECT id, processing_status, scan_result FROM media
      WHERE submission_id = $1 AND (processing_status <> 'complete' OR scan_result = 'infected')

@@ -7,10 +7,11 @@ export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 
 /**
  * What can move a submission: a moderation action, or `author_edit` — a
- * contributor author editing their row (and, once media exists, any media
- * change), which must send an approved memory back for review.
+ * contributor author editing their row, or `media_change` — any upload or
+ * deletion of its media, by whoever may make it — which must send an approved
+ * memory back for review.
  */
-export type ModerationTrigger = ModerationAction | 'author_edit';
+export type ModerationTrigger = ModerationAction | 'author_edit' | 'media_change';
 
 export interface ModerationState {
   status: SubmissionStatus;
@@ -32,8 +33,8 @@ const go = (next: ModerationState, clearShareCard = false): ModerationMove => ({
  * The one moderation state machine; every status or pin change goes through it.
  * approve: pending|rejected → approved. reject: pending|approved → rejected
  * (unpinned, share card cleared). pin: only approved (else 409 invalid_state).
- * unpin: pinned → unpinned, otherwise a no-op in any state. author_edit:
- * approved → pending (unpinned, share card cleared), otherwise a no-op.
+ * unpin: pinned → unpinned, otherwise a no-op in any state. author_edit and
+ * media_change: approved → pending (unpinned, share card cleared), otherwise a no-op.
  * A move to the state already held is a no-op (`changed: false`).
  */
 export function nextModerationState(current: ModerationState, trigger: ModerationTrigger): ModerationMove {
@@ -54,6 +55,7 @@ export function nextModerationState(current: ModerationState, trigger: Moderatio
     case 'unpin':
       return current.isPinned ? go({ status: current.status, isPinned: false }) : stay(current);
     case 'author_edit':
+    case 'media_change':
       return current.status === 'approved' ? go({ status: 'pending', isPinned: false }, true) : stay(current);
   }
 }

@@ -1,7 +1,9 @@
 import { etagOf } from '../../lib/etag.js';
+import type { MediaView } from '../media/media-views.js';
 import type { SubmissionRow } from './submission-types.js';
 
-export function toSubmission(s: SubmissionRow, bookSlug: string) {
+/** `media` and `shareCardUrl` come signed from the media views (see the submission service's present). */
+export function toSubmission(s: SubmissionRow, bookSlug: string, media: MediaView[], shareCardUrl: string | null) {
   return {
     id: s.id,
     book_slug: bookSlug,
@@ -16,11 +18,8 @@ export function toSubmission(s: SubmissionRow, bookSlug: string) {
     is_pinned: s.is_pinned,
     pinned_at: s.pinned_at,
     rejection_reason: s.rejection_reason,
-    // TODO(media, exports): approval renders a share card in the background
-    // into share_card_key; sign it here like media URLs. Until then always null.
-    share_card_url: null,
-    // TODO(media): embed the MediaSummary rows of this submission.
-    media: [] as unknown[],
+    share_card_url: shareCardUrl,
+    media,
     source: s.source,
     created_at: s.created_at,
     updated_at: s.updated_at,

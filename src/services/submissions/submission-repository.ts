@@ -5,7 +5,7 @@ import type { SubmissionInput, SubmissionRow } from './submission-types.js';
 
 /** Every query names `s` (submissions) and `u` (the author, left-joined). */
 const COLUMNS = `s.id, s.book_id, s.contributor_user_id, s.contributor_name, s.contributor_email, s.text_content, s.is_private,
-  s.status, s.is_pinned, s.pinned_at, s.rejection_reason, s.share_card_key, s.source, s.created_at, s.updated_at,
+  s.status, s.is_pinned, s.pinned_at, s.rejection_reason, s.share_card_key, s.share_card_token, s.source, s.created_at, s.updated_at,
   u.first_name AS contributor_first_name, u.last_name AS contributor_last_name`;
 const FROM = `submissions s LEFT JOIN users u ON u.id = s.contributor_user_id`;
 
@@ -98,7 +98,21 @@ function moveSets(move: ModerationMove, params: unknown[]): string[] {
     `pinned_at = CASE WHEN $${pinned}::boolean THEN COALESCE(pinned_at, now()) ELSE NULL END`,
   ];
   if (move.clearShareCard) sets.push(`share_card_key = NULL`);
+  // A card is rendered for one approval (see the share-card job): a new approval gets a new token, leaving approved drops it.
+  sets.push(`share_card_token = CASE WHEN $${status}::text = 'approved' THEN COALESCE(share_card_token, gen_random_uuid()) ELSE NULL END`);
   return sets;
+}
+
+/**
+ * A media change on the row: moves moderation when it must (approved →
+ * pending, unpinned, card dropped) and otherwise still moves updated_at, since
+ * the submission embeds its media (its ETag and updated_since follow them).
+ */
+export async function applyMediaChange(q: Queryable, bookId: string, id: string, move: ModerationMove): Promise<SubmissionRow> {
+  const params: unknown[] = [bookId, id];
+  const sets = move.changed ? moveSets(move, params) : [`updated_at = now()`];
+  const row = await one<SubmissionRow>(q, withAuthor(`UPDATE submissions SET ${sets.join(', ')} WHERE book_id = $1 AND id = $2 RETURNING *`), params);
+  return row!;
 }
 
 /** Deletes one row of the book; false when there was none. */

@@ -6,6 +6,9 @@ import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
+import type { MediaService, StagedUpload } from '../media/media-service.js';
+import type { MediaViews } from '../media/media-views.js';
+import type { Queue } from '../../jobs/queue.js';
 import { assertApprovalCap, assertMediaReady } from './approval-checks.js';
 import { nextModerationState, type ModerationAction } from './moderation.js';
 import { rejectionMessage } from './notifications.js';
@@ -19,7 +22,9 @@ import {
   touchBookActivity,
   updateSubmission,
 } from './submission-repository.js';
-import type { SubmissionInput, SubmissionRow } from './submission-types.js';
+import { MAX_CONTRIBUTOR_NAME_LENGTH, MAX_TEXT_LENGTH, type SubmissionInput, type SubmissionRow } from './submission-types.js';
+import { findBookContext } from '../books/book-repository.js';
+import { findOpenChannelBook, isSwitchedOff } from '../channels/channel-service.js';
 
 /** Puts a message on the mail queue inside the caller's transaction, so it is sent only if the change commits. */
 export type EnqueueMail = (message: MailMessage, tx: Queryable) => Promise<void>;
@@ -40,6 +45,32 @@ function assertText(input: SubmissionInput): void {
 
 const stateOf = (s: SubmissionRow) => ({ status: s.status, isPinned: s.is_pinned });
 
+/** What a person types into the public web form, before it is checked. */
+export interface WebSubmissionInput {
+  text: string;
+  name: string;
+}
+
+/**
+ * The web form's fields as they will be stored, or 400 validation_failed
+ * naming the field, with a message meant for the person at the form. Line
+ * breaks are normalised (browsers send CRLF) and the ends trimmed; NUL, which
+ * no text column can hold, is dropped. Exported so the page can check the
+ * fields before it takes in a photo.
+ */
+export function checkWebSubmission(input: WebSubmissionInput): WebSubmissionInput {
+  const clean = (v: string) => v.replace(/\u0000/g, '').replace(/\r\n?/g, '\n').trim();
+  const name = clean(input.name).replace(/\s+/g, ' ');
+  const text = clean(input.text);
+  if (!name) throw errors.validation('Please tell us your name.', { field: 'name' });
+  if (name.length > MAX_CONTRIBUTOR_NAME_LENGTH) throw errors.validation(`Your name can be at most ${MAX_CONTRIBUTOR_NAME_LENGTH} characters.`, { field: 'name' });
+  if (!text) throw errors.validation('Please write your memory.', { field: 'text' });
+  if (text.length > MAX_TEXT_LENGTH) {
+    throw errors.validation(`Your memory can be at most ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; this one has ${text.length.toLocaleString('en')}.`, { field: 'text' });
+  }
+  return { text, name };
+}
+
 /** The submission a route names, of this book; another book's id is simply not found. */
 function submissionTarget(id: string, forUpdate: boolean) {
   return async (ctx: BookContext, q: Queryable) => {
@@ -56,8 +87,32 @@ function submissionTarget(id: string, forUpdate: boolean) {
  * cap counts under it, and the lock order (book, then submission) is the same
  * everywhere, so two writers never deadlock.
  */
-export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; access: BookAccess; enqueueMail?: EnqueueMail }) {
-  const { db, cursors, access } = deps;
+export function createSubmissionService(deps: {
+  db: Db;
+  cursors: CursorCodec;
+  access: BookAccess;
+  views: MediaViews;
+  media: Pick<MediaService, 'releaseSubmissionFiles' | 'attachStaged'>;
+  queue?: Queue;
+  enqueueMail?: EnqueueMail;
+  /** Queues the new-memory notifications of a submission just written, in its transaction (NotificationService.announce). */
+  announce?: (tx: Queryable, submission: { id: string; book_id: string }) => Promise<void>;
+}) {
+  const { db, cursors, access, views } = deps;
+
+  /** Submissions as the API shows them: each with its media and share card, URLs signed afresh. */
+  async function present(q: Queryable, rows: SubmissionRow[], bookSlug: string) {
+    const media = await views.summariesFor(
+      q,
+      rows.map((r) => r.id),
+    );
+    return Promise.all(rows.map(async (r) => toSubmission(r, bookSlug, media.get(r.id) ?? [], await views.shareCardUrl(r.share_card_key))));
+  }
+  /** A card cleared from the row (it left approved): its file goes once the change commits. */
+  async function dropShareCard(q: Queryable, before: SubmissionRow) {
+    if (before.share_card_key && deps.queue) await deps.queue.send('storage.delete-objects', { keys: [before.share_card_key] }, { tx: q });
+  }
+  const presentOne = async (q: Queryable, row: SubmissionRow, bookSlug: string) => (await present(q, [row], bookSlug))[0];
 
   return {
     /** Who wrote a submission of this book: a user id, null for one sent without an account, undefined when there is none. */
@@ -85,7 +140,78 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
           source: 'api',
         });
         await touchBookActivity(tx, ctx.book.id);
-        return toSubmission(row, ctx.book.slug);
+        await deps.announce?.(tx, row);
+        // A new memory has no media and no share card yet: nothing to look up.
+        return toSubmission(row, ctx.book.slug, [], null);
+      });
+    },
+
+    /**
+     * A memory that came in over a messaging channel (an SMS, a Telegram
+     * message) from a member of the book: a pending submission with that
+     * `source`, written as the member. The book must take memories over the
+     * channel now: live and active (not archived, not being deleted, not in
+     * its grace period), its plan allowing the channel and the owner not
+     * having switched it off. Otherwise nothing is written and the reason
+     * comes back (the sender's message is dropped, not bounced).
+     */
+    async receiveInbound(input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram'; contributorName: string | null }) {
+      return db.transaction(async (tx): Promise<{ submission: SubmissionRow } | { refused: string }> => {
+        const ctx = await findBookContext(tx, input.slug, input.userId, 'update');
+        if (!ctx || ctx.book.deletion_requested_at) return { refused: 'book_gone' };
+        if (ctx.role === null) return { refused: 'not_a_member' };
+        if (ctx.book.status !== 'active') return { refused: 'book_archived' };
+        if (ctx.inGracePeriod) return { refused: 'book_grace_period' };
+        const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+        if (!plan?.channels.includes(input.source) || isSwitchedOff(ctx.book.settings, input.source)) return { refused: 'channel_not_enabled' };
+        // The same bounds as the API's text_content (1 to 20,000 characters); a provider never sends more than a few thousand.
+        const text = input.text.trim().slice(0, 20_000);
+        if (!text) return { refused: 'empty' };
+        const [author] = await tx.query<{ email: string | null }>(`SELECT email FROM users WHERE id = $1`, [input.userId]);
+        const row = await insertSubmission(tx, {
+          id: uuidv7(),
+          bookId: ctx.book.id,
+          contributorUserId: input.userId,
+          contributorName: input.contributorName,
+          contributorEmail: author?.email ?? null,
+          textContent: text,
+          isPrivate: false,
+          source: input.source,
+        });
+        await touchBookActivity(tx, ctx.book.id);
+        await deps.announce?.(tx, row);
+        return { submission: row };
+      });
+    },
+
+    /**
+     * A memory sent through the book's public web form (the `web` channel)
+     * by anyone with the link: a pending submission with source `web`, no
+     * user and no email, the name as typed. The book must take memories
+     * over the web now (else 404, like a book that does not exist), judged
+     * again under its row lock. A photo, already streamed in by
+     * MediaService.stageWebPhoto, is attached in the same transaction; the
+     * caller discards it if this throws.
+     */
+    async createWebSubmission(slug: string, input: WebSubmissionInput, photo?: StagedUpload) {
+      return db.transaction(async (tx) => {
+        const ctx = await findOpenChannelBook(tx, slug, 'web', 'update');
+        if (!ctx) throw errors.notFound('book');
+        const { text, name } = checkWebSubmission(input);
+        const row = await insertSubmission(tx, {
+          id: uuidv7(),
+          bookId: ctx.book.id,
+          contributorUserId: null,
+          contributorName: name,
+          contributorEmail: null,
+          textContent: text,
+          isPrivate: false,
+          source: 'web',
+        });
+        if (photo) await deps.media.attachStaged(tx, ctx, row, photo, null);
+        await touchBookActivity(tx, ctx.book.id);
+        await deps.announce?.(tx, row);
+        return { id: row.id, book: { slug: ctx.book.slug, title: ctx.book.title } };
       });
     },
 
@@ -100,12 +226,12 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
         params: [ctx.book.id],
         select: (o) => selectSubmissionsOfBook(db, o) as Promise<(SubmissionRow & Record<string, unknown>)[]>,
       });
-      return { page: { ...page, items: page.items.map((s) => toSubmission(s, ctx.book.slug)) }, watermark };
+      return { page: { ...page, items: await present(db, page.items, ctx.book.slug) }, watermark };
     },
 
     async getSubmission(actor: Actor, slug: string, id: string) {
       const { ctx, target } = await access.requireBookAccess(actor, slug, 'list_submissions', { target: submissionTarget(id, false) });
-      return toSubmission(target, ctx.book.slug);
+      return presentOne(db, target, ctx.book.slug);
     },
 
     /**
@@ -132,23 +258,50 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
         for (const k of ['text_content', 'contributor_name', 'is_private'] as const) {
           if (patch[k] !== undefined && patch[k] !== current[k]) (changes as Record<string, unknown>)[k] = patch[k];
         }
-        if (!Object.keys(changes).length) return toSubmission(current, ctx.book.slug);
+        if (!Object.keys(changes).length) return presentOne(tx, current, ctx.book.slug);
         const move = ctx.role === 'contributor' ? nextModerationState(stateOf(current), 'author_edit') : null;
         const row = await updateSubmission(tx, ctx.book.id, id, changes, move);
+        if (move?.clearShareCard) await dropShareCard(tx, current);
         await touchBookActivity(tx, ctx.book.id);
-        return toSubmission(row, ctx.book.slug);
+        return presentOne(tx, row, ctx.book.slug);
       });
     },
 
     /** Permanent. */
     async deleteSubmission(actor: Actor, slug: string, id: string) {
       await db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'delete_submission', { lock: 'update', target: submissionTarget(id, true) });
-        // TODO(media): queue cleanup of this submission's media files,
-        // derived assets and the book's storage counter here, in this transaction.
+        const { ctx, target } = await access.requireBookAccess(actor, slug, 'delete_submission', { lock: 'update', target: submissionTarget(id, true) });
+        // Its files go in the background once this commits; the storage they held is given back now.
+        await deps.media.releaseSubmissionFiles(tx, ctx.book.id, target);
         if (!(await deleteSubmission(tx, ctx.book.id, id))) throw errors.notFound('submission');
         await touchBookActivity(tx, ctx.book.id);
       });
+    },
+
+    /**
+     * Account deletion (on the queue): every memory the user wrote in other
+     * people's books goes, with its files, the way deleteSubmission removes
+     * one, whatever their role there now. (Their own books go whole.) One
+     * transaction per row, book locked first as everywhere; safe to run again.
+     */
+    async eraseAuthoredBy(userId: string): Promise<number> {
+      const rows = await db.query<{ id: string; book_id: string }>(
+        `SELECT s.id, s.book_id FROM submissions s JOIN books b ON b.id = s.book_id
+         WHERE s.contributor_user_id = $1 AND b.owner_id <> $1 ORDER BY s.id`,
+        [userId],
+      );
+      let erased = 0;
+      for (const r of rows) {
+        await db.transaction(async (tx) => {
+          await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [r.book_id]);
+          const target = await findSubmission(tx, r.book_id, r.id, { authorId: userId, forUpdate: true });
+          if (!target) return;
+          await deps.media.releaseSubmissionFiles(tx, r.book_id, target);
+          if (await deleteSubmission(tx, r.book_id, r.id)) erased++;
+          await touchBookActivity(tx, r.book_id);
+        });
+      }
+      return erased;
     },
 
     /**
@@ -163,7 +316,7 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
       return db.transaction(async (tx) => {
         const { ctx, target: current } = await access.requireBookAccess(actor, slug, bookAction, { lock: 'update', target: submissionTarget(id, true) });
         const move = nextModerationState(stateOf(current), action);
-        if (!move.changed) return { action, changed: false, submission: toSubmission(current, ctx.book.slug) };
+        if (!move.changed) return { action, changed: false, submission: await presentOne(tx, current, ctx.book.slug) };
         if (action === 'approve') {
           await assertMediaReady(tx, id);
           await assertApprovalCap(tx, ctx);
@@ -175,8 +328,12 @@ export function createSubmissionService(deps: { db: Db; cursors: CursorCodec; ac
         if (action === 'reject' && row.contributor_email && deps.enqueueMail) {
           await deps.enqueueMail(rejectionMessage({ ...row, contributor_email: row.contributor_email }, ctx.book, why), tx);
         }
-        // TODO(media, exports): on approve, enqueue the share card render here (share_card_url stays null until then).
-        return { action, changed: true, submission: toSubmission(row, ctx.book.slug) };
+        if (move.clearShareCard) await dropShareCard(tx, current);
+        // Approval renders the share card in the background; share_card_url stays null until it is there.
+        if (action === 'approve' && row.share_card_token && deps.queue) {
+          await deps.queue.send('share-card.render', { submissionId: row.id, token: row.share_card_token }, { tx });
+        }
+        return { action, changed: true, submission: await presentOne(tx, row, ctx.book.slug) };
       });
     },
   };

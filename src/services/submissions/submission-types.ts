@@ -15,6 +15,8 @@ export interface SubmissionRow {
   pinned_at: string | null;
   rejection_reason: string | null;
   share_card_key: string | null;
+  /** Set while approved: the approval a share card is being (or was) rendered for. */
+  share_card_token: string | null;
   source: string;
   created_at: string;
   updated_at: string;

@@ -30,13 +30,15 @@ export function isTokenShaped(value: string): boolean {
 // Refreshing last_used_at on every request would turn reads into writes; once a minute is plenty.
 const LAST_USED_RESOLUTION = "interval '60 seconds'";
 
+// A revoked key is found even when its account is gone: it authenticates nothing but the
+// replay of its own stored answer (replayWithRevokedToken), such as POST /me/delete/'s.
 const BEARER_LOOKUP_SQL = `SELECT t.id AS t_id, t.name AS t_name, t.token_hash AS t_hash, t.created_at AS t_created_at,
        t.last_used_at AS t_last_used_at, t.revoked_at AS t_revoked_at,
        (t.last_used_at IS NULL OR t.last_used_at < now() - ${LAST_USED_RESOLUTION}) AS t_stale,
        u.id, u.email, u.first_name, u.last_name, u.books_sort, u.phone_number, u.telegram_chat_id,
        u.telegram_username, u.imessage_identifier, u.is_staff, u.is_active, u.date_joined, u.updated_at
 FROM api_tokens t JOIN users u ON u.id = t.user_id
-WHERE t.token_hash = ANY ($1::bytea[]) AND u.deleted_at IS NULL AND u.is_active`;
+WHERE t.token_hash = ANY ($1::bytea[]) AND ((u.deleted_at IS NULL AND u.is_active) OR t.revoked_at IS NOT NULL)`;
 
 const MAX_LOOKUPS_IN_FLIGHT = 2;
 // Taken at load, so a test that later installs fake timers cannot stall authentication.

@@ -67,6 +67,12 @@ export function createUserService(deps: { db: Db }) {
       return findUserByEmail(db, normaliseEmail(email));
     },
 
+    /** How many accounts the database holds, deactivated and scrubbed ones included (`memorybook demo` wants an empty one). */
+    async countUsers(): Promise<number> {
+      const [row] = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM users`);
+      return Number(row.n);
+    },
+
     async getUser(userId: string): Promise<UserRow> {
       const user = await findUserById(db, userId);
       if (!user) throw errors.notFound('user');

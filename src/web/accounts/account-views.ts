@@ -6,7 +6,13 @@ function errorBox(message: string | undefined) {
   return message ? html`<div class="alert error" role="alert"><p>${message}</p></div>` : '';
 }
 
-export function signupPage(o: { csrf: string; error?: string; email?: string; firstName?: string; lastName?: string }): string {
+/** `?next=` for a link between the two forms, kept only when it leads somewhere other than the default. */
+function nextQuery(next: string | undefined): string {
+  return next && next !== DEFAULT_NEXT ? `?next=${encodeURIComponent(next)}` : '';
+}
+const DEFAULT_NEXT = '/settings/tokens/';
+
+export function signupPage(o: { csrf: string; next?: string; error?: string; email?: string; firstName?: string; lastName?: string }): string {
   return renderPage({
     title: 'Create an account',
     csrf: o.csrf,
@@ -17,6 +23,7 @@ export function signupPage(o: { csrf: string; error?: string; email?: string; fi
   ${errorBox(o.error)}
   <form method="post" action="/accounts/signup/">
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
+    ${o.next && o.next !== DEFAULT_NEXT ? html`<input type="hidden" name="next" value="${o.next}">` : ''}
     <label for="email">Email</label>
     <input type="email" id="email" name="email" value="${o.email ?? ''}" required maxlength="254" autocomplete="email" autofocus>
     <label for="password">Password</label>
@@ -35,7 +42,7 @@ export function signupPage(o: { csrf: string; error?: string; email?: string; fi
     <div class="actions"><button type="submit">Create account</button></div>
   </form>
 </section>
-<p class="foot">Already have an account? <a href="/accounts/login/">Sign in</a></p>`,
+<p class="foot">Already have an account? <a href="/accounts/login/${nextQuery(o.next)}">Sign in</a></p>`,
   });
 }
 
@@ -57,7 +64,7 @@ export function loginPage(o: { csrf: string; next: string; error?: string; email
     <div class="actions"><button type="submit">Sign in</button></div>
   </form>
 </section>
-<p class="foot">New here? <a href="/accounts/signup/">Create an account</a></p>`,
+<p class="foot">New here? <a href="/accounts/signup/${nextQuery(o.next)}">Create an account</a></p>`,
   });
 }
 

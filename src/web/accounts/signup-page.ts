@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import type { RouteContext } from '../../services/index.js';
 import { sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
-import { assertFormCsrf, ensureCsrfToken, formField } from '../web-security.js';
+import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
 import { signupPage } from './account-views.js';
 import { limitSignUp, MAX_PASSWORD_LENGTH } from './sign-in.js';
@@ -12,8 +12,10 @@ const MAX_NAME_LENGTH = 150;
 
 export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
   web.get('/accounts/signup/', PAGE_ROUTE, async (request, reply) => {
-    if (await currentSession(request, ctx)) return reply.redirect('/settings/tokens/', 303);
-    return sendHtml(reply, 200, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config) }));
+    // Where to go once signed up (an invitation link, say): a path on this site only, as for sign-in.
+    const next = safeNextPath((request.query as Record<string, unknown>).next);
+    if (await currentSession(request, ctx)) return reply.redirect(next, 303);
+    return sendHtml(reply, 200, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next }));
   });
 
   web.post('/accounts/signup/', PAGE_ROUTE, async (request, reply) => {
@@ -23,8 +25,9 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     const password = formField(request, 'password') ?? '';
     const firstName = (formField(request, 'first_name') ?? '').trim();
     const lastName = (formField(request, 'last_name') ?? '').trim();
+    const next = safeNextPath(formField(request, 'next'));
     const again = (status: number, error: string) =>
-      sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), error, email, firstName, lastName }));
+      sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName }));
 
     if (password.length > MAX_PASSWORD_LENGTH) return again(400, `The password may be at most ${MAX_PASSWORD_LENGTH} characters.`);
     if (firstName.length > MAX_NAME_LENGTH || lastName.length > MAX_NAME_LENGTH) {
@@ -40,6 +43,8 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     }
     await beginSession(request, reply, ctx, userId);
     await ctx.services.audit.record('web_signed_up', { userId, requestId: String(request.id) });
-    return reply.redirect('/settings/tokens/', 303);
+    // The onboarding stream: a welcome mail now, a follow-up in a few days.
+    await ctx.services.mailStreams.startOnboarding(userId);
+    return reply.redirect(next, 303);
   });
 }

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
+import { loadFontFile } from '../../services/media/tools/themes.js';
+import { BOOK_CSS, THEME_TITLE_FONTS } from './book-css.js';
 import { TOKENS_JS } from './tokens-js.js';
 import { WEB_CSS } from './web-css.js';
+import { WEB_FORM_JS } from './web-form-js.js';
 
 interface Asset {
   path: string;
@@ -19,6 +22,8 @@ function asset(path: string, contentType: string, body: string): Asset {
 export const ASSETS = {
   css: asset('/static/web.css', 'text/css; charset=utf-8', WEB_CSS),
   tokensJs: asset('/static/tokens.js', 'text/javascript; charset=utf-8', TOKENS_JS),
+  bookCss: asset('/static/book.css', 'text/css; charset=utf-8', BOOK_CSS),
+  webFormJs: asset('/static/web-form.js', 'text/javascript; charset=utf-8', WEB_FORM_JS),
 } as const;
 
 export function registerStaticRoutes(web: FastifyInstance) {
@@ -26,6 +31,13 @@ export function registerStaticRoutes(web: FastifyInstance) {
     web.get(a.path, { schema: { hide: true }, config: { internal: true, auth: 'none' } }, async (_request, reply) => {
       reply.header('content-type', a.contentType).header('cache-control', 'public, max-age=31536000, immutable');
       return a.body;
+    });
+  }
+  // Each theme's title face (OFL, from its npm package), for the contributor pages' book title.
+  for (const [url, face] of Object.entries(THEME_TITLE_FONTS)) {
+    web.get(url, { schema: { hide: true }, config: { internal: true, auth: 'none' } }, async (_request, reply) => {
+      reply.header('content-type', 'font/ttf').header('cache-control', 'public, max-age=604800');
+      return loadFontFile(face);
     });
   }
 }

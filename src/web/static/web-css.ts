@@ -17,7 +17,8 @@ a { color: var(--accent); }
 }
 .brand { font-family: Georgia, "Times New Roman", serif; font-size: 1.25rem; font-weight: 700; color: var(--ink); text-decoration: none; }
 .top nav { display: flex; align-items: center; gap: 1rem; font-size: 0.95rem; }
-.top nav .who { color: var(--muted); }
+.top nav .who { color: var(--muted); overflow-wrap: anywhere; }
+.top nav a, .top nav button { white-space: nowrap; }
 .top nav form { margin: 0; }
 main { max-width: 46rem; margin: 2rem auto; padding: 0 1rem; }
 main.narrow { max-width: 26rem; }
@@ -60,5 +61,17 @@ th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color
 td.name { font-weight: 600; word-break: break-all; }
 .empty { color: var(--muted); }
 .foot { text-align: center; font-size: 0.9rem; color: var(--muted); }
+.eyebrow { margin: 0 0 0.35rem; font-size: 0.78rem; font-weight: 600; letter-spacing: 0.12em; text-transform: uppercase; color: var(--muted); }
+.invite h1 { overflow-wrap: anywhere; }
+a.button {
+  display: inline-block; font-weight: 600; padding: 0.55rem 1.1rem; border-radius: 6px; text-decoration: none; text-align: center;
+  border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink);
+}
+a.button.secondary { background: transparent; color: var(--accent); }
+.wide { display: block; width: 100%; min-height: 3rem; font-size: 1.05rem; }
+a.button.wide { display: flex; align-items: center; justify-content: center; }
+.stack { display: flex; flex-direction: column; gap: 0.75rem; }
+.center { text-align: center; }
+p.alert.success { margin: 1rem 0; }
 [hidden] { display: none !important; }
 `;

@@ -1,6 +1,6 @@
 import { createTokenService } from '../../../src/services/tokens/token-service.js';
 import type { SessionCredentials, TestApp } from '../build-test-app.js';
-import { newBook, newSession, newSubmission, newUser, type TestUser } from '../factories.js';
+import { newBook, newSession, newSubmission, newUser, servicesOf, type TestUser } from '../factories.js';
 
 export interface RobustnessFixtures {
   /** The caller for every authenticated case; owns everything below. */
@@ -15,9 +15,13 @@ export interface RobustnessFixtures {
 /**
  * A malformed path parameter answers 404 not_found. An operation whose
  * contract documents another answer for a parameter that names nothing
- * lists that status here, by operationId (none do yet).
+ * lists that status here, by operationId.
  */
-export const OTHER_PATH_PARAM_ANSWERS: Record<string, number[]> = {};
+export const OTHER_PATH_PARAM_ANSWERS: Record<string, number[]> = {
+  // {stream} that names no mail stream: 400 unknown_stream with details.offered (the contract).
+  unsubscribeFromStream: [400],
+  unsubscribeWithToken: [400],
+};
 
 /**
  * THE ONE PLACE TO EXTEND when a route with a new path parameter lands.
@@ -44,6 +48,13 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
   params.slug = (await newBook(t, owner)).slug;
   // {id} of /books/{slug}/submissions/{id}/…: a submission of that book.
   params.id = (await newSubmission(t, params.slug, owner)).id;
+  // {user_id} of /books/{slug}/members/{user_id}/: a member of that book (its owner; the cases never get as far as removing).
+  params.user_id = owner.user.id;
+  // {job_id} of /books/{slug}/exports/{job_id}/…: an export of that book (JSON, the default plan's format).
+  params.job_id = (await servicesOf(t).exports.requestExport(owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' })).id;
+
+  // {stream} of /me/unsubscribe/{stream}/…: the one stream the token route takes.
+  params.stream = 'onboarding';
 
   return { owner, session, revokedToken: spare.plaintext, params };
 }

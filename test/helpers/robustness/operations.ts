@@ -19,6 +19,8 @@ export interface Operation {
   queryParams: Param[];
   /** Declared request headers (Idempotency-Key, If-Match). */
   headerParams: Param[];
+  /** Takes a multipart/form-data body (an upload) rather than JSON. */
+  multipart: boolean;
   /** The JSON request body, when the operation declares one. */
   body: { schema: JsonSchema; contentTypes: string[]; isValid(value: unknown): boolean; isValidProperty(name: string, value: unknown): boolean } | null;
   /** False for `security: []` (public routes). */
@@ -89,6 +91,8 @@ export function listOperations(doc: Doc): Operation[] {
         queryParams: params.filter((p) => p.in === 'query'),
         headerParams: params.filter((p) => p.in === 'header'),
         body,
+        // An upload takes multipart only; a route that takes JSON as well (the one-click unsubscribe form) is not one.
+        multipart: Boolean(content?.['multipart/form-data']) && !content?.['application/json'],
         needsAuth: security.length > 0 && !security.some((s: Record<string, string[]>) => Object.keys(s).length === 0),
         statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
       });

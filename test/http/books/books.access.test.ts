@@ -12,6 +12,7 @@ import {
   accessProblems,
   arrange,
   bodyFor,
+  sendFor,
   bookOperations,
   bookState,
   callersFor,
@@ -74,7 +75,7 @@ describe.each(declared.map((op) => [label(op), op] as const))('%s', (_name, op) 
         // elsewhere the row is the contributor's own, which must grant nothing.
         const ownRow = a.own_rows_only ? caller === 'contributor, own row' : true;
         const { bookId, url } = await arrange(t, people, op, { isPublic, plan: planFor(a, plans).slug, ownRow });
-        await check(op, want, bookId, () => t.request(op.method, url, { ...credentials(people, caller), body: bodyFor(op) }));
+        await check(op, want, bookId, () => t.request(op.method, url, { ...credentials(people, caller), ...sendFor(op) }));
       });
     }
   }
@@ -82,7 +83,7 @@ describe.each(declared.map((op) => [label(op), op] as const))('%s', (_name, op) 
   const inGrace: Outcome = a.write && !a.allowed_in_grace ? { success: false, status: a.grace_status!, code: 'book_grace_period' } : { success: true };
   it(`for the owner during the grace period → ${show(inGrace)}`, async () => {
     const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: planFor(a, plans).slug, ownRow: false, grace: true });
-    await check(op, inGrace, bookId, () => t.request(op.method, url, { token: people.owner.token, body: bodyFor(op) }));
+    await check(op, inGrace, bookId, () => t.request(op.method, url, { token: people.owner.token, ...sendFor(op) }));
   });
 
   if (a.feature) {
@@ -90,7 +91,7 @@ describe.each(declared.map((op) => [label(op), op] as const))('%s', (_name, op) 
       const without = plans.find((p) => !p.features[a.feature!]);
       expect(without, `a shipped plan without ${a.feature}`).toBeDefined();
       const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: without!.slug, ownRow: false });
-      await check(op, { success: false, status: 403, code: 'feature_gated' }, bookId, () => t.request(op.method, url, { token: people.owner.token, body: bodyFor(op) }));
+      await check(op, { success: false, status: 403, code: 'feature_gated' }, bookId, () => t.request(op.method, url, { token: people.owner.token, ...sendFor(op) }));
     });
   }
 
@@ -98,7 +99,7 @@ describe.each(declared.map((op) => [label(op), op] as const))('%s', (_name, op) 
   if (a.write && !expectedOutcome(a, 'contributor', false).success) {
     it('as contributor without an Idempotency-Key → 403 insufficient_role', async () => {
       const { bookId, url } = await arrange(t, people, op, { isPublic: false, plan: planFor(a, plans).slug, ownRow: true });
-      const send = () => t.request(op.method, url, { token: people.contributor.token, body: bodyFor(op), idempotencyKey: false });
+      const send = () => t.request(op.method, url, { token: people.contributor.token, ...sendFor(op), idempotencyKey: false });
       await check(op, { success: false, status: 403, code: 'insufficient_role' }, bookId, send);
     });
   }

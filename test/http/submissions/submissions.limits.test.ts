@@ -87,28 +87,7 @@ describe('402 plan_limit_exceeded', () => {
   });
 });
 
-describe('400 validation_failed while attached media is not ready', () => {
-  it('checks the media table once it exists: pending or infected blocks approval, complete and clean passes', async () => {
-    const owner = await newUser(t);
-    const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
-    const s = await newSubmission(t, slug, owner);
-    // Stands in for the media table that is yet to come: the columns approval reads.
-    await t.db.query(`CREATE TABLE media (id uuid PRIMARY KEY, submission_id uuid NOT NULL, processing_status text NOT NULL, scan_result text)`);
-    try {
-      const mediaId = crypto.randomUUID();
-      await t.db.query(`INSERT INTO media VALUES ($1, $2, 'processing', 'pending')`, [mediaId, s.id]);
-      const pending = await approve(slug, s.id, owner);
-      expect(pending.status).toBe(400);
-      expect(pending.body).toMatchObject({ code: 'validation_failed', details: { media: [{ id: mediaId, processing_status: 'processing' }] } });
-      await t.db.query(`UPDATE media SET processing_status = 'complete', scan_result = 'infected'`);
-      expect((await approve(slug, s.id, owner)).status).toBe(400);
-      await t.db.query(`UPDATE media SET scan_result = 'clean'`);
-      expect((await approve(slug, s.id, owner)).status).toBe(200);
-    } finally {
-      await t.db.query(`DROP TABLE media`);
-    }
-  });
-});
+// Approval held back by media that is not ready: test/http/media/media.moderation.test.ts.
 
 describe('grace period', () => {
   it('approve answers 423 book_grace_period, every other write 403; reads work; nothing changes; the same key works afterwards', async () => {

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { TestApp } from '../../helpers/build-test-app.js';
+import { multipart, type Part } from '../../helpers/multipart.js';
 
 export interface SetCookie {
   name: string;
@@ -51,7 +52,7 @@ export function webClient(t: TestApp, o: { ip?: string } = {}) {
   const ip = o.ip ?? `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
   const site = t.config.http.publicOrigin;
 
-  async function send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: string): Promise<PageResponse> {
+  async function send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: string | Buffer): Promise<PageResponse> {
     const all = { ...headers };
     if (jar.size && !('cookie' in all)) all.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await t.app.inject({ method, url, headers: all, payload, remoteAddress: ip });
@@ -79,6 +80,20 @@ export function webClient(t: TestApp, o: { ip?: string } = {}) {
       if (origin !== null) headers.origin = origin;
       if (so.referer) headers.referer = so.referer;
       return send('POST', url, headers, body.toString());
+    },
+    /**
+     * POSTs a multipart form as a browser on this site would: the hidden CSRF
+     * field first (unless `csrf` is null), then `parts` in their order.
+     */
+    submitMultipart(url: string, parts: Part[], so: SubmitOptions = {}) {
+      const csrf = so.csrf === undefined ? jar.get('csrftoken') : so.csrf;
+      const all: Part[] = [...(csrf !== null && csrf !== undefined ? [{ name: 'csrfmiddlewaretoken', data: csrf }] : []), ...parts];
+      const body = multipart(all);
+      const headers: Record<string, string> = { 'content-type': body.contentType, ...(so.headers ?? {}) };
+      const origin = so.origin === undefined ? site : so.origin;
+      if (origin !== null) headers.origin = origin;
+      if (so.referer) headers.referer = so.referer;
+      return send('POST', url, headers, body.payload);
     },
     cookieHeader: () => [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
     /** The jar as API credentials for t.request (session cookie, CSRF header, Referer). */

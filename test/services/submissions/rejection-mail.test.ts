@@ -9,7 +9,8 @@ import type { MailMessage } from '../../../src/mail/mailer.js';
 import { createBookAccess } from '../../../src/services/books/book-access.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
+import { newBook, newSubmission, newUser, servicesOf } from '../../helpers/factories.js';
+import { createMediaViews } from '../../../src/services/media/media-views.js';
 
 let t: TestApp;
 const sent: { message: MailMessage; tx: Queryable }[] = [];
@@ -25,6 +26,8 @@ function service() {
     db: t.db,
     cursors: createCursorCodec('test'),
     access: createBookAccess({ db: t.db }),
+    views: servicesOf(t).store && createMediaViews({ store: servicesOf(t).store }),
+    media: servicesOf(t).media,
     async enqueueMail(message, tx) {
       if (failNext) {
         failNext = false;

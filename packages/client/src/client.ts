@@ -1,0 +1,149 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { Call, CallOptions, CallResult, FetchFile } from './call.js';
+import { MemorybookError, ok } from './errors.js';
+import { createExportHelpers, type ExportHelpers } from './exports.js';
+import { createMediaHelpers, type MediaHelpers } from './media.js';
+import { createTransport, type TransportOptions } from './transport.js';
+import type { BodyOf, ListArgs, ListArgsParam, ListItem, ListPath, Page, PathParamsOf, paths, ResponseOf, SyncPath, UpdatablePath } from './types.js';
+
+export interface MemorybookClientOptions extends TransportOptions {
+  /** Where the service runs, e.g. `http://localhost:8000` (the paths carry `/api/v1`). */
+  baseUrl: string;
+  /** An API key (`svc_live_…`), sent as `Authorization: Bearer`. */
+  apiKey?: string;
+  /** More headers for every call. */
+  headers?: Record<string, string>;
+}
+
+export type SyncArgs<P extends SyncPath> = ListArgs<P> & {
+  /** The `since` of the previous sync (its Last-Modified); none for the first, which reads every row. */
+  since?: string | null;
+};
+
+export interface SyncResult<I> {
+  /** The rows changed since `since` (every row on a first sync). A row may come twice over two syncs, never be missed. */
+  items: I[];
+  /** Keep it and pass it as `since` next time: the server's Last-Modified, not your clock. */
+  since: string;
+}
+
+export interface UpdateOptions {
+  /** Reads and tries again on 412 precondition_failed this many times in all (default 3). */
+  attempts?: number;
+  signal?: AbortSignal;
+}
+
+type UpdateArgs<P extends UpdatablePath> = ([PathParamsOf<P>] extends [never] ? { path?: undefined } : { path: PathParamsOf<P> }) & { signal?: AbortSignal };
+
+/**
+ * The typed client: openapi-fetch's `GET`, `POST`, `PATCH`, `DELETE` over
+ * every path in the document (they answer `{data, error, response}`; `ok()`
+ * turns that into the data or a thrown MemorybookError), plus the helpers
+ * below, which throw MemorybookError themselves.
+ */
+export interface MemorybookClient extends Client<paths> {
+  readonly baseUrl: string;
+  /** Every page of a list, following `next_cursor` until `has_more` is false. */
+  pages<P extends ListPath>(path: P, ...args: ListArgsParam<P>): AsyncGenerator<Page<ListItem<P>>, void, undefined>;
+  /** Every row of a list, page after page: `for await (const s of mb.items(…))`. */
+  items<P extends ListPath>(path: P, ...args: ListArgsParam<P>): AsyncGenerator<ListItem<P>, void, undefined>;
+  /**
+   * The rows changed since the previous sync: lists with `updated_since`
+   * pinned to the `since` it answered last time (the server's Last-Modified).
+   */
+  sync<P extends SyncPath>(path: P, args: SyncArgs<P>): Promise<SyncResult<ListItem<P>>>;
+  /**
+   * Read, change, write with If-Match: `change` gets the current resource and
+   * answers the patch. When someone else wrote in between (412
+   * precondition_failed) it reads again and calls `change` again.
+   */
+  update<P extends UpdatablePath>(
+    path: P,
+    args: UpdateArgs<P>,
+    change: (current: ResponseOf<P, 'get'>) => BodyOf<P, 'patch'> | Promise<BodyOf<P, 'patch'>>,
+    options?: UpdateOptions,
+  ): Promise<ResponseOf<P, 'patch'>>;
+  /** Upload, processing, fresh URLs and downloads of media files. */
+  readonly media: MediaHelpers;
+  /** Book exports: request, poll, artifact. */
+  readonly exports: ExportHelpers;
+}
+
+/**
+ * A client for one service and one credential:
+ *
+ *     const mb = createMemorybookClient({ baseUrl: 'http://localhost:8000', apiKey: process.env.MEMORYBOOK_KEY });
+ *     const me = ok(await mb.GET('/api/v1/auth/me/'));
+ */
+export function createMemorybookClient(options: MemorybookClientOptions): MemorybookClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
+  const api = createClient<paths>({ baseUrl, headers, fetch: createTransport(options) });
+  const plainFetch = options.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
+
+  const call: Call = async <T>(method: 'get' | 'post' | 'patch' | 'delete', path: string, o: CallOptions = {}) => {
+    const result = await api.request(method, path as never, {
+      params: { path: o.path, query: o.query },
+      body: o.body,
+      headers: o.headers,
+      signal: o.signal,
+    } as never);
+    return { data: ok(result as { data?: unknown; error?: unknown; response: Response }) as T, response: result.response };
+  };
+  // Signed URLs carry their own authorisation; the API key is not sent along (they may point at another host).
+  const fetchFile: FetchFile = (url, signal) => plainFetch(new Request(new URL(url, baseUrl), { signal }));
+
+  type RawPage = { items: unknown[]; next_cursor: string | null; has_more: boolean };
+  async function* pages(path: string, args: ListArgs<ListPath> | undefined, since?: string | null): AsyncGenerator<Page<unknown>, void, undefined> {
+    let cursor: string | null = null;
+    for (;;) {
+      const query: Record<string, unknown> = { ...args?.query, ...(since ? { updated_since: since } : {}), ...(cursor ? { cursor } : {}) };
+      const { data, response }: CallResult<RawPage> = await call<RawPage>('get', path, {
+        path: args?.path,
+        query,
+        signal: args?.signal,
+      });
+      yield { ...data, lastModified: response.headers.get('last-modified') };
+      if (!data.has_more || !data.next_cursor) return;
+      cursor = data.next_cursor;
+    }
+  }
+
+  const helpers = {
+    baseUrl,
+    pages: (path: string, args?: ListArgs<ListPath>) => pages(path, args),
+    async *items(path: string, args?: ListArgs<ListPath>) {
+      for await (const page of pages(path, args)) yield* page.items;
+    },
+    async sync(path: string, args: SyncArgs<SyncPath>) {
+      const items: unknown[] = [];
+      // The earliest watermark of the pages (the first page's): rows that commit while we page are after it.
+      let watermark: { at: number; value: string } | null = null;
+      for await (const page of pages(path, args, args.since)) {
+        items.push(...page.items);
+        const at = page.lastModified ? Date.parse(page.lastModified) : NaN;
+        if (!Number.isNaN(at) && (!watermark || at < watermark.at)) watermark = { at, value: page.lastModified! };
+      }
+      if (!watermark) throw new Error(`${path} answered no Last-Modified header: it cannot be synced`);
+      return { items, since: watermark.value };
+    },
+    async update(path: string, args: { path?: object; signal?: AbortSignal }, change: (current: any) => unknown, o: UpdateOptions = {}) {
+      const attempts = o.attempts ?? 3;
+      const signal = o.signal ?? args.signal;
+      for (let attempt = 1; ; attempt++) {
+        const { data: current, response } = await call<{ etag?: string }>('get', path, { path: args.path, signal });
+        const etag = current.etag ?? response.headers.get('etag');
+        const body = await change(current);
+        try {
+          return (await call('patch', path, { path: args.path, body, headers: etag ? { 'If-Match': etag } : undefined, signal })).data;
+        } catch (err) {
+          if (!MemorybookError.is(err, 'precondition_failed') || attempt >= attempts) throw err;
+        }
+      }
+    },
+    media: createMediaHelpers({ call, fetchFile }),
+    exports: createExportHelpers({ call, fetchFile }),
+  };
+  return Object.assign(api, helpers) as unknown as MemorybookClient;
+}

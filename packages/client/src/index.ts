@@ -1,0 +1,38 @@
+/**
+ * memorybook-client: a typed client for the Memory Book Integrator API.
+ * See README.md for a first call in five minutes.
+ */
+export { createMemorybookClient, type MemorybookClient, type MemorybookClientOptions, type SyncArgs, type SyncResult, type UpdateOptions } from './client.js';
+export {
+  ExportFailedError,
+  MediaProcessingError,
+  MediaUnavailableError,
+  MemorybookError,
+  ok,
+  SCHEMA_VALIDATION_CODE,
+  WaitTimeoutError,
+  type ValidationIssue,
+} from './errors.js';
+export type { ExportArtifact, ExportJob, ExportRequest, ExportWaitOptions, ExportHelpers } from './exports.js';
+export type { FileInput, FreshOptions, MediaHelpers, MediaRef, UploadOptions, WaitOptions } from './media.js';
+export { backoffMs, newIdempotencyKey, retryDelayMs, type RetryOptions, type TransportOptions } from './transport.js';
+export type {
+  Book,
+  BodyOf,
+  components,
+  ErrorEnvelope,
+  Invitation,
+  ListItem,
+  ListPath,
+  Media,
+  Member,
+  operations,
+  Page,
+  paths,
+  Plan,
+  ResponseOf,
+  Submission,
+  SyncPath,
+  UpdatablePath,
+  ValidationErrorBody,
+} from './types.js';

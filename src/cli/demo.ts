@@ -1,0 +1,166 @@
+/**
+ * `memorybook demo`: an empty database made ready to try in one command. A
+ * demo user with an API key, a book on the plan with every feature (its slot
+ * granted as `slots grant` does), memories in every moderation state and a
+ * real photo, uploaded and processed through the media service. Everything
+ * goes through the services, so the demo data obeys the same rules as data
+ * made through the API.
+ */
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import pino from 'pino';
+import sharp from 'sharp';
+import type { Config } from '../config/config.js';
+import { createDb } from '../db/client.js';
+import { migrate } from '../db/migrate.js';
+import { createQueue } from '../jobs/queue.js';
+import { jobs } from '../jobs/registry.js';
+import { randomBase62 } from '../lib/secrets.js';
+import type { Actor } from '../services/books/book-access.js';
+import { createServices, type Services } from '../services/index.js';
+
+/** The database already has users and `--force` was not given. */
+export class DemoRefused extends Error {}
+
+export interface DemoOptions {
+  /** Add the demo to a database that already has users. */
+  force?: boolean;
+}
+
+export interface DemoResult {
+  /** What stdout gets, as one JSON object. */
+  output: Record<string, unknown>;
+  /** Lines for people, on stderr. */
+  hints: string[];
+}
+
+const MEMORIES = [
+  { text: 'The summer she taught all of us to swim in the lake behind the cabin, one grandchild at a time.', name: 'Aunt May', photo: true, moderation: ['approve', 'pin'] },
+  { text: 'Her apple pie recipe, written on the back of a train ticket from 1961. We still use it every Thanksgiving.', name: 'Sam', moderation: ['approve'] },
+  { text: 'She still beats everyone at Scrabble, and she still will not tell us her secret.', name: 'Lena', moderation: [] },
+  { text: 'A note for Grandma only: thank you for every Sunday dinner.', name: 'Theo', private: true, moderation: [] },
+] as const;
+
+/** A summer lake at sunset, drawn and encoded by sharp: a real JPEG for the media pipeline. */
+async function demoPhoto(): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800">
+    <defs>
+      <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f6a15a"/><stop offset="1" stop-color="#fbe3b5"/></linearGradient>
+      <linearGradient id="lake" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#4f86a8"/><stop offset="1" stop-color="#1f4e6b"/></linearGradient>
+    </defs>
+    <rect width="1200" height="800" fill="url(#sky)"/>
+    <circle cx="840" cy="430" r="90" fill="#fff4d6"/>
+    <path d="M0 470 Q250 330 520 450 T1200 420 V800 H0 Z" fill="#5d7b4a"/>
+    <rect y="520" width="1200" height="280" fill="url(#lake)"/>
+    <path d="M120 600 h260 M700 650 h320 M300 720 h420" stroke="#9cc3d8" stroke-width="6" stroke-linecap="round"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** The catalog's plan with the most features (premium as shipped; the operator may have edited the catalog). */
+async function fullestPlan(services: Services) {
+  const plans = await services.plans.listPlans();
+  const score = (p: (typeof plans)[number]) => Object.values(p.features).filter(Boolean).length;
+  return [...plans].sort((a, b) => score(b) - score(a) || Number(b.max_members_per_book) - Number(a.max_members_per_book))[0];
+}
+
+async function seed(services: Services, config: Config): Promise<DemoResult> {
+  const email = (await services.users.findByEmail('demo@example.com')) ? `demo+${randomBase62(6).toLowerCase()}@example.com` : 'demo@example.com';
+  const password = randomBase62(20);
+  const user = await services.users.createUser({ email, password, firstName: 'Demo', lastName: 'Owner' });
+  const actor: Actor = { id: user.id, email: user.email };
+  const { plaintext: apiKey } = await services.tokens.issueToken(user.id, 'demo');
+
+  const plan = await fullestPlan(services);
+  if (!plan.is_default) await services.quotas.grantSlots(user.id, plan.slug, 1);
+  const book = await services.books.createBook(actor, {
+    title: 'Grandma Rose turns 90',
+    subtitle: 'Stories from the family',
+    theme: 'storybook',
+    use_case_slug: 'birthday',
+    plan: plan.slug,
+  });
+
+  const submissions: { id: string; status: string; is_pinned: boolean; is_private: boolean; media: number }[] = [];
+  for (const m of MEMORIES) {
+    const created = await services.submissions.createSubmission(actor, book.slug, {
+      text_content: m.text,
+      contributor_name: m.name,
+      is_private: 'private' in m ? m.private : false,
+    });
+    let media = 0;
+    if ('photo' in m) {
+      const staged = await services.media.stageUpload(actor, book.slug, created.id, {
+        stream: Readable.from(await demoPhoto()),
+        filename: 'summer-at-the-lake.jpg',
+        declaredType: 'image/jpeg',
+      });
+      const uploaded = await services.media.attachUpload(actor, book.slug, created.id, staged);
+      // Processed here rather than by a worker, so the photo is ready (and the memory approvable) when the command ends.
+      await services.mediaProcessing.process(uploaded.id, { signal: AbortSignal.timeout(120_000), lastAttempt: true });
+      const processed = await services.media.getMedia(actor, book.slug, created.id, uploaded.id);
+      if (processed.processing_status !== 'complete') throw new Error(`the demo photo could not be processed (${processed.processing_status})`);
+      media = 1;
+    }
+    let current = created;
+    for (const action of m.moderation) current = (await services.submissions.moderate(actor, book.slug, created.id, action)).submission;
+    submissions.push({ id: current.id, status: current.status, is_pinned: current.is_pinned, is_private: current.is_private, media });
+  }
+
+  const base = config.http.publicUrl;
+  const auth = `-H 'Authorization: Bearer ${apiKey}'`;
+  const pending = submissions.find((s) => s.status === 'pending' && !s.is_private)!;
+  const tryThese = [
+    `curl -s '${base}/api/v1/books/${book.slug}/submissions/?limit=2' ${auth}`,
+    `curl -s -X POST '${base}/api/v1/books/${book.slug}/submissions/' ${auth} -H 'Content-Type: application/json' -H 'Idempotency-Key: ${randomUUID()}' -d '{"text_content": "Happy birthday, Grandma! Sent from curl.", "contributor_name": "Me"}'`,
+    `curl -s -X POST '${base}/api/v1/books/${book.slug}/submissions/${pending.id}/approve/' ${auth} -H 'Idempotency-Key: ${randomUUID()}'`,
+  ];
+  const docsUrl = `${base}/api/v1/docs`;
+  return {
+    output: {
+      user: { id: user.id, email: user.email, password },
+      api_key: apiKey,
+      book: { slug: book.slug, title: book.title, plan: book.plan },
+      submissions,
+      docs_url: docsUrl,
+      openapi_url: `${base}/api/v1/openapi.json`,
+      sign_in_url: `${base}/accounts/login/`,
+      try: tryThese,
+    },
+    hints: [
+      `Demo ready: ${user.email} owns "${book.title}" (plan ${book.plan}) with ${submissions.length} memories, one with a photo.`,
+      `Start the service (\`npm start\`, or \`npx memorybook serve\`), then open ${docsUrl} and authorize with the API key:`,
+      `  ${apiKey}`,
+      'Three calls to try (the second replays its first answer when sent twice with the same Idempotency-Key):',
+      ...tryThese.map((c) => `  ${c}`),
+    ],
+  };
+}
+
+/** Runs the demo on the configured database (migrating it first); refuses one that already has users unless forced. */
+export async function runDemo(config: Config, options: DemoOptions = {}): Promise<DemoResult> {
+  const db = await createDb(config);
+  try {
+    await migrate(db);
+    // Media uploads enqueue their processing (done here too) and approvals their share cards: the queue is needed for the sends.
+    // Its log goes to stderr: stdout carries only the result.
+    let services: Services | undefined;
+    const queue = createQueue({ db, config, jobs, services: () => services!, log: pino({ level: config.logLevel, base: { component: 'jobs' } }, pino.destination(2)) });
+    services = createServices({ config, db, queue });
+    const users = await services.users.countUsers();
+    if (users > 0 && !options.force) {
+      throw new DemoRefused(
+        `this database already has ${users} user${users === 1 ? '' : 's'}; the demo is meant for an empty one. ` +
+          'Point DATA_DIR (or DATABASE_URL) at a fresh database, or pass --force to add the demo user and book anyway.',
+      );
+    }
+    await queue.start();
+    try {
+      return await seed(services, config);
+    } finally {
+      await queue.stop();
+    }
+  } finally {
+    await db.close();
+  }
+}

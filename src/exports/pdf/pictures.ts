@@ -1,0 +1,69 @@
+import sharp from 'sharp';
+
+/**
+ * Photos and poster frames for the PDF, at print resolution: resampled to
+ * 300 dpi at the size they are printed (never above it: a larger original
+ * is scaled down, so the file stays small and the printer gets what it can
+ * use) and never scaled up (a smaller original keeps its pixels). A small
+ * picture is not blown up past 150 dpi either: it is printed smaller, so
+ * nothing in the book looks blurred.
+ */
+
+// libvips' operation cache keeps decoded pixels of recent files for reuse; an export reads each photo
+// once, so for a book of hundreds of photos the cache only adds to the memory a render holds.
+sharp.cache(false);
+
+export const PRINT_DPI = 300;
+export const MIN_DPI = 150;
+
+export interface PreparedPicture {
+  jpeg: Buffer;
+  /** Pixels of the embedded image. */
+  widthPx: number;
+  heightPx: number;
+  /** Printed size in points. */
+  width: number;
+  height: number;
+}
+
+/** Printed size (points) of a picture of w×h pixels fitted into a box, at no less than MIN_DPI. */
+export function printedSize(w: number, h: number, box: { w: number; h: number }): { width: number; height: number } {
+  const aspect = w / h;
+  let width = Math.min(box.w, box.h * aspect);
+  width = Math.min(width, (w / MIN_DPI) * 72);
+  return { width, height: width / aspect };
+}
+
+/**
+ * Reads the file, turns it upright (EXIF orientation), fits it into `box`
+ * (points) and encodes it as an sRGB JPEG at 300 dpi of its printed size.
+ * Transparent areas take `background`. Null when the file is not a picture
+ * sharp can decode (an unsupported format): the book is still worth having.
+ */
+export async function preparePicture(file: string, box: { w: number; h: number }, background: string): Promise<PreparedPicture | null> {
+  let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+  try {
+    meta = await sharp(file, { failOn: 'none' }).metadata();
+  } catch {
+    return null;
+  }
+  if (!meta.width || !meta.height) return null;
+  const turned = (meta.orientation ?? 1) >= 5;
+  const w = turned ? meta.height : meta.width;
+  const h = turned ? meta.width : meta.height;
+  const size = printedSize(w, h, box);
+  const targetW = Math.min(w, Math.max(1, Math.round((size.width / 72) * PRINT_DPI)));
+  const targetH = Math.min(h, Math.max(1, Math.round((size.height / 72) * PRINT_DPI)));
+  try {
+    const { data, info } = await sharp(file, { failOn: 'none', limitInputPixels: 268_402_689 })
+      .rotate()
+      .resize(targetW, targetH, { fit: 'fill', withoutEnlargement: true })
+      .flatten({ background })
+      .toColorspace('srgb')
+      .jpeg({ quality: 86, chromaSubsampling: '4:2:0', optimiseCoding: false })
+      .toBuffer({ resolveWithObject: true });
+    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: size.width, height: size.height };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,70 @@
+import PDFDocument from 'pdfkit';
+import { describe, expect, it } from 'vitest';
+import { EMOJI_FONT, fontFilePath, THEME_STYLES } from '../../services/media/tools/themes.js';
+import { bookGeometry, mm } from './geometry.js';
+import { breakLines, normalizeText, TextMeasurer, type TextStyle } from './text-layout.js';
+
+const doc = new PDFDocument({ autoFirstPage: false });
+doc.registerFont('quote', fontFilePath(THEME_STYLES.elegant_classic.quote));
+doc.registerFont('emoji', fontFilePath(EMOJI_FONT));
+const measure = new TextMeasurer(doc);
+const style: TextStyle = { face: 'quote', fallback: 'emoji', size: 12, leading: 1.4 };
+const text = (lines: ReturnType<typeof breakLines>) => lines.map((l) => l.runs.map((r) => r.text).join(''));
+
+describe('line breaking', () => {
+  it('fills lines up to the width and never past it, keeping every word', () => {
+    const words = 'The summer the pier broke you taught every one of us to swim in the lake while we held our breath'.repeat(5);
+    const lines = breakLines(measure, words, style, 200);
+    expect(lines.length).toBeGreaterThan(5);
+    for (const l of lines) {
+      expect(l.width).toBeLessThanOrEqual(200);
+      doc.font('quote').fontSize(12);
+      expect(Math.abs(doc.widthOfString(l.runs.map((r) => r.text).join('')) - l.width)).toBeLessThan(0.01);
+    }
+    expect(text(lines).join(' ')).toBe(normalizeText(words));
+  });
+
+  it('keeps paragraphs apart and drops empty lines between them', () => {
+    const lines = breakLines(measure, 'First\r\n\r\n\r\nSecond\nThird', style, 400);
+    expect(text(lines)).toEqual(['First', 'Second', 'Third']);
+    expect(lines.map((l) => l.paragraphStart)).toEqual([false, true, true]);
+  });
+
+  it('sets what the typeface lacks (emoji) in the fallback face, mid-line', () => {
+    const [line] = breakLines(measure, 'Happy birthday 🎉 Grandma', style, 400);
+    expect(line.runs.map((r) => [r.face, r.text])).toEqual([
+      ['quote', 'Happy birthday '],
+      ['emoji', '🎉'],
+      ['quote', ' Grandma'],
+    ]);
+  });
+
+  it('breaks a word longer than the line between graphemes, and ideographs anywhere', () => {
+    const long = breakLines(measure, 'x'.repeat(400), style, 100);
+    expect(long.length).toBeGreaterThan(3);
+    expect(long.every((l) => l.width <= 100)).toBe(true);
+    const cjk = breakLines(measure, '我们在湖边学会了游泳。'.repeat(8), { ...style, fallback: null }, 120);
+    expect(cjk.length).toBeGreaterThan(1);
+    // A closing full stop never starts a line.
+    expect(text(cjk).some((l) => l.startsWith('。'))).toBe(false);
+  });
+
+  it('breaks after a dash inside a word', () => {
+    const lines = breakLines(measure, 'well-known mother-in-law', style, measure.width('quote', 12, 'well-known mother-'));
+    expect(text(lines)).toEqual(['well-known mother-', 'in-law']);
+  });
+});
+
+describe('page geometry', () => {
+  it('is the trim plus the bleed, with the gutter on the inner side', () => {
+    const g = bookGeometry(3, 15);
+    expect(g.page).toBeCloseTo(mm(216), 6);
+    expect(g.trimBox).toEqual([mm(3), mm(3), mm(213), mm(213)]);
+    expect(g.bleedBox).toEqual([0, 0, g.page, g.page]);
+    // Recto (odd): the binding is on the left. Verso (even): on the right.
+    expect(g.content(3).x).toBeCloseTo(mm(3 + 18 + 15), 6);
+    expect(g.content(4).x).toBeCloseTo(mm(3 + 18), 6);
+    expect(g.content(4).x + g.content(4).w).toBeCloseTo(mm(3 + 210 - 18 - 15), 6);
+    expect(g.content(3).w).toBe(g.content(4).w);
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Line breaking for the PDF, done here rather than by PDFKit's own wrapper
+ * so that each line is placed by us: a memory can flow across pages whose
+ * left edge moves with the gutter, a line never straddles a page, and
+ * characters the theme's typeface lacks (emoji, mostly) are set in the
+ * fallback face, mid-line. Break opportunities come from Intl.Segmenter
+ * (words, and ideographs, which may break anywhere).
+ */
+
+/** What PDFKit offers for measuring and drawing; the document itself in practice. */
+export interface TextDoc {
+  font(name: string): unknown;
+  fontSize(size: number): unknown;
+  widthOfString(text: string, options?: { characterSpacing?: number }): number;
+}
+
+export interface TextStyle {
+  /** Registered PDFKit font names: the theme's face, and the fallback for what it lacks. */
+  face: string;
+  fallback: string | null;
+  size: number;
+  /** Line pitch as a multiple of the size. */
+  leading: number;
+  characterSpacing?: number;
+}
+
+export interface Run {
+  face: string;
+  text: string;
+  width: number;
+}
+
+export interface Line {
+  runs: Run[];
+  width: number;
+  /** The first line of a paragraph after the first (a little space is kept above it). */
+  paragraphStart: boolean;
+}
+
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+/** Never at the start of a line (closing punctuation, CJK included). */
+const NO_START = /^[\p{Pe}\p{Pf}!%),.:;?\]}、。，．：；！？）」』】〉》ー]/u;
+const BREAK_AFTER = /[-‐‒–—/]$/;
+
+/** Measures text per face and size, with a cache (memories repeat their words a lot). */
+export class TextMeasurer {
+  private readonly widths = new Map<string, number>();
+  private readonly coverage = new Map<string, (cp: number) => boolean>();
+
+  constructor(private readonly doc: TextDoc) {}
+
+  width(face: string, size: number, text: string, characterSpacing = 0): number {
+    const key = `${face}\u0000${size}\u0000${characterSpacing}\u0000${text}`;
+    let w = this.widths.get(key);
+    if (w === undefined) {
+      if (this.widths.size > 50_000) this.widths.clear();
+      this.doc.font(face);
+      this.doc.fontSize(size);
+      w = this.doc.widthOfString(text, { characterSpacing });
+      this.widths.set(key, w);
+    }
+    return w;
+  }
+
+  /** Whether the face draws this code point (PDFKit's embedded fonts carry their fontkit font). */
+  has(face: string, cp: number): boolean {
+    let known = this.coverage.get(face);
+    if (!known) {
+      const font = this.doc.font(face) as { _font?: { font?: { hasGlyphForCodePoint?(cp: number): boolean } } };
+      const fk = font._font?.font;
+      const seen = new Map<number, boolean>();
+      known = (c: number) => {
+        let yes = seen.get(c);
+        if (yes === undefined) {
+          yes = fk?.hasGlyphForCodePoint ? fk.hasGlyphForCodePoint(c) : true;
+          seen.set(c, yes);
+        }
+        return yes;
+      };
+      this.coverage.set(face, known);
+    }
+    return known(cp);
+  }
+}
+
+/** Invisible or layout-only characters that go with whatever face their neighbour has. */
+const isJoiner = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0x20e3 || (cp >= 0x1f3fb && cp <= 0x1f3ff);
+
+/** Splits a piece of text into runs by the face that can draw each grapheme. */
+export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
+  // Nearly always the theme's face draws every character: one run, no grapheme segmentation.
+  let covered = true;
+  for (const ch of text) {
+    if (!m.has(style.face, ch.codePointAt(0)!)) {
+      covered = false;
+      break;
+    }
+  }
+  if (covered || !style.fallback) return [{ face: style.face, text, width: m.width(style.face, style.size, text, style.characterSpacing) }];
+  const runs: Run[] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    const cp = segment.codePointAt(0)!;
+    let face = style.face;
+    if (!m.has(style.face, cp) && !isJoiner(cp) && m.has(style.fallback, cp)) face = style.fallback;
+    const last = runs[runs.length - 1];
+    if (last && last.face === face) last.text += segment;
+    else runs.push({ face, text: segment, width: 0 });
+  }
+  for (const r of runs) r.width = m.width(r.face, style.size, r.text, style.characterSpacing);
+  return runs;
+}
+
+/** Text as it is laid out: CRLF to LF, tabs and runs of spaces to one space, at most one empty line in a row. */
+export function normalizeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\t\f\v\u00a0\u2000-\u200a\u202f\u205f]+/g, ' ')
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
+interface Unit {
+  text: string;
+  space: boolean;
+}
+
+/** The pieces of a paragraph between which a line may break (spaces are their own pieces). */
+function unitsOf(paragraph: string): Unit[] {
+  // Without ideographs, breaks are at spaces and after dashes: no need for the (slow) word segmenter.
+  if (!CJK.test(paragraph)) {
+    const units: Unit[] = [];
+    for (const piece of paragraph.split(/( )/)) {
+      if (!piece) continue;
+      if (piece === ' ') units.push({ text: ' ', space: true });
+      else for (const part of piece.split(/(?<=[^-‐‒–—/][-‐‒–—/]+)(?=[^-‐‒–—/\p{P}])/u)) units.push({ text: part, space: false });
+    }
+    return units;
+  }
+  const units: Unit[] = [];
+  let prev = '';
+  for (const { segment } of words.segment(paragraph)) {
+    const space = /^\s+$/.test(segment);
+    const last = units[units.length - 1];
+    if (space) {
+      units.push({ text: ' ', space: true });
+    } else if (
+      last &&
+      !last.space &&
+      !((BREAK_AFTER.test(prev) || CJK.test(prev.slice(-1)) || CJK.test(segment[0])) && !NO_START.test(segment))
+    ) {
+      last.text += segment; // no break allowed here: glue to the previous piece
+    } else {
+      units.push({ text: segment, space: false });
+    }
+    prev = segment;
+  }
+  return units;
+}
+
+/** Breaks normalised text into lines no wider than `maxWidth`. */
+export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxWidth: number): Line[] {
+  const lines: Line[] = [];
+  const spaceWidth = m.width(style.face, style.size, ' ', style.characterSpacing);
+  const paragraphs = normalizeText(text).split('\n');
+  paragraphs.forEach((paragraph, p) => {
+    if (!paragraph) return; // an empty line between paragraphs: the paragraph spacing stands for it
+    let line: Line = { runs: [], width: 0, paragraphStart: p > 0 };
+    let pendingSpace = false;
+    const push = () => {
+      if (line.runs.length) lines.push(line);
+      line = { runs: [], width: 0, paragraphStart: false };
+      pendingSpace = false;
+    };
+    const append = (runs: Run[], width: number) => {
+      if (pendingSpace && line.runs.length) {
+        const last = line.runs[line.runs.length - 1];
+        if (last.face === style.face) {
+          last.text += ' ';
+          last.width += spaceWidth;
+        } else line.runs.push({ face: style.face, text: ' ', width: spaceWidth });
+        line.width += spaceWidth;
+      }
+      pendingSpace = false;
+      for (const r of runs) {
+        const last = line.runs[line.runs.length - 1];
+        if (last && last.face === r.face) {
+          last.text += r.text;
+          last.width += r.width;
+        } else line.runs.push({ ...r });
+      }
+      line.width += width;
+    };
+    for (const unit of unitsOf(paragraph)) {
+      if (unit.space) {
+        pendingSpace = line.runs.length > 0;
+        continue;
+      }
+      const runs = runsOf(m, unit.text, style);
+      const width = runs.reduce((n, r) => n + r.width, 0);
+      const gap = pendingSpace && line.runs.length ? spaceWidth : 0;
+      if (line.width + gap + width <= maxWidth) {
+        append(runs, width);
+        continue;
+      }
+      if (line.runs.length) push();
+      if (width <= maxWidth) {
+        append(runs, width);
+        continue;
+      }
+      // Longer than a whole line (a URL, a long word): broken between graphemes.
+      for (const { segment } of graphemes.segment(unit.text)) {
+        const piece = runsOf(m, segment, style);
+        const w = piece.reduce((n, r) => n + r.width, 0);
+        if (line.width + w > maxWidth && line.runs.length) push();
+        append(piece, w);
+      }
+    }
+    push();
+  });
+  return lines;
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { actorOf } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { SlugParams } from '../books/schemas.js';
+import { CreateExportBody } from './schemas.js';
+
+export function createExport(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/books/:slug/exports/',
+    {
+      schema: {
+        operationId: 'createExport',
+        tags: ['exports'],
+        summary: 'Request an export of the book',
+        description:
+          'Owner or admin; allowed during a billing grace period. Renders in the background: answers 202 with the pending job (Location says ' +
+          'where to poll it). The book as it is when rendering starts: its approved memories, pinned first, then oldest first, with their media. ' +
+          'pdf: a 210 × 210 mm book in the theme (page = trim + 2 × bleed, TrimBox and BleedBox set, the gutter added to the inner margin). ' +
+          'json: {format_version, exported_at, book, submissions}. zip: that JSON and the original media files. A format the plan lacks, or an ' +
+          'unknown theme (details.offered): 400 validation_failed. An identical request while one is still pending answers that job.',
+        params: SlugParams,
+        body: CreateExportBody,
+        response: { 202: Type.Ref('ExportJob', { description: 'Accepted: the export job, pending' }) },
+        'x-location-on-202': true,
+      },
+      config: { book: 'export', errors: [403] },
+    },
+    async (request, reply) => {
+      const job = await services.exports.requestExport(actorOf(request), request.params.slug, request.body);
+      reply.code(202).header('location', `/api/v1/books/${job.book_slug}/exports/${job.id}/`);
+      return job;
+    },
+  );
+}

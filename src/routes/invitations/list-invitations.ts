@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { actorOf } from '../../http/route-config.js';
+import type { RouteContext } from '../../services/index.js';
+import { SlugParams } from '../books/schemas.js';
+import { InvitationList, ListInvitationsQuery } from './schemas.js';
+
+export function listInvitations(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/books/:slug/invitations/',
+    {
+      schema: {
+        operationId: 'listBookInvitations',
+        tags: ['invitations'],
+        summary: "List a book's invitations",
+        description:
+          'Owner or admin: every invitation in every state, or those with ?status=pending|accepted|expired|revoked. Newest first; ' +
+          'with updated_since, oldest change first. Pin the next updated_since to the Last-Modified header.',
+        params: SlugParams,
+        querystring: ListInvitationsQuery,
+        response: { 200: InvitationList },
+      },
+      config: { book: 'list_invitations', errors: [403] },
+    },
+    async (request, reply) => {
+      const query = { ...parseListQuery(request), status: request.query.status };
+      const { page, watermark } = await services.invitations.listInvitations(actorOf(request), request.params.slug, query);
+      setLastModified(reply, watermark);
+      return page;
+    },
+  );
+}

@@ -1,0 +1,121 @@
+import type { Config } from '../../config/config.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { errors } from '../../errors.js';
+import type { Actor, BookAccess } from '../books/book-access.js';
+import { findBookContext } from '../books/book-repository.js';
+import type { BookContext, BookRow } from '../books/book-types.js';
+import { SLUG_RE } from '../books/slug.js';
+
+export const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export interface ChannelStatus {
+  channel: Channel;
+  enabled: boolean;
+  plan_allowed: boolean;
+  platform_configured: boolean;
+  address: string | null;
+  deep_link: string | null;
+}
+
+/** Whether the operator has set the channel up (web and email need nothing beyond the service itself). */
+export function isPlatformConfigured(config: Config, channel: Channel): boolean {
+  const m = config.messaging;
+  switch (channel) {
+    case 'web':
+    case 'email':
+      return true;
+    case 'sms':
+      return m.twilio !== null;
+    case 'telegram':
+      return m.telegram !== null;
+    case 'rcs':
+      return m.rcs !== null;
+    case 'imessage':
+      return m.imessage !== null;
+    case 'whatsapp':
+      return m.whatsapp !== null;
+  }
+}
+
+/** The owner may switch a channel off for one book: `settings.channels.<channel>` set to false. */
+export function isSwitchedOff(settings: Record<string, unknown>, channel: Channel): boolean {
+  const channels = settings.channels;
+  return typeof channels === 'object' && channels !== null && (channels as Record<string, unknown>)[channel] === false;
+}
+
+/**
+ * The book, when it takes memories over `channel` right now: live (not being
+ * deleted), active (not archived), not in its billing grace period, its plan
+ * allowing the channel and the owner not having switched it off (whether the
+ * operator configured the channel is the caller's to check; web needs
+ * nothing). Otherwise undefined: to someone outside the book, a closed book
+ * and no book look the same. `lock` takes the book's row lock for the
+ * caller's transaction.
+ */
+export async function findOpenChannelBook(q: Queryable, slug: string, channel: Channel, lock: 'update' | null = null): Promise<BookContext | undefined> {
+  if (!SLUG_RE.test(slug)) return undefined;
+  const ctx = await findBookContext(q, slug, null, lock);
+  if (!ctx || ctx.book.deletion_requested_at || ctx.book.status !== 'active' || ctx.inGracePeriod) return undefined;
+  if (isSwitchedOff(ctx.book.settings, channel)) return undefined;
+  const [plan] = await q.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+  return plan?.channels.includes(channel) ? ctx : undefined;
+}
+
+/**
+ * Where a contributor reaches the book on a channel: public addresses and
+ * links only, built from the operator's configuration. Provider credentials
+ * and webhook secrets never appear here.
+ */
+function contactOf(config: Config, book: Pick<BookRow, 'slug'>, channel: Channel): { address: string | null; deep_link: string | null } {
+  const m = config.messaging;
+  switch (channel) {
+    case 'web':
+      return { address: null, deep_link: `${config.http.publicUrl}/b/${book.slug}/` };
+    case 'email': {
+      const address = `${book.slug}@${m.inboundMailDomain}`;
+      return { address, deep_link: `mailto:${address}` };
+    }
+    case 'sms':
+      return m.twilio ? { address: m.twilio.fromNumber, deep_link: `sms:${m.twilio.fromNumber}` } : { address: null, deep_link: null };
+    case 'telegram':
+      return m.telegram ? { address: `@${m.telegram.botUsername}`, deep_link: `https://t.me/${m.telegram.botUsername}?start=${book.slug}` } : { address: null, deep_link: null };
+    case 'rcs':
+      return { address: m.rcs?.agentId ?? null, deep_link: null };
+    case 'imessage':
+      return m.imessage ? { address: null, deep_link: `https://bcrw.apple.com/urn:biz:${m.imessage.businessId}` } : { address: null, deep_link: null };
+    case 'whatsapp':
+      return m.whatsapp ? { address: m.whatsapp.phoneNumber, deep_link: `https://wa.me/${m.whatsapp.phoneNumber.slice(1)}` } : { address: null, deep_link: null };
+  }
+}
+
+/** One status row per channel for a book: what its plan allows, what the operator configured, and how to reach it. */
+export function createChannelService(deps: { db: Db; config: Config; access: BookAccess }) {
+  const { db, config, access } = deps;
+  return {
+    async listChannels(actor: Actor, slug: string): Promise<ChannelStatus[]> {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'read_channels');
+      const [plan] = await db.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      const allowed = new Set(plan?.channels ?? []);
+      return CHANNELS.map((channel) => {
+        const plan_allowed = allowed.has(channel);
+        const platform_configured = isPlatformConfigured(config, channel);
+        return {
+          channel,
+          enabled: plan_allowed && platform_configured && !isSwitchedOff(ctx.book.settings, channel),
+          plan_allowed,
+          platform_configured,
+          ...contactOf(config, ctx.book, channel),
+        };
+      });
+    },
+
+    /** What the public web form of a book shows (/b/{slug}/); 404 when the book does not take memories over the web now. */
+    async openWebForm(slug: string): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'>> {
+      const ctx = await findOpenChannelBook(db, slug, 'web');
+      if (!ctx) throw errors.notFound('book');
+      return { slug: ctx.book.slug, title: ctx.book.title, subtitle: ctx.book.subtitle, theme: ctx.book.theme };
+    },
+  };
+}
+export type ChannelService = ReturnType<typeof createChannelService>;

@@ -1,0 +1,119 @@
+import type { Queryable } from '../../db/client.js';
+import type { MediaKind, ProcessingStatus, ScanResult } from '../media/media-policy.js';
+
+/** The book as an export shows it. */
+export interface ExportBook {
+  id: string;
+  slug: string;
+  title: string;
+  subtitle: string;
+  theme: string;
+  use_case_slug: string | null;
+  settings: Record<string, unknown>;
+  is_public: boolean;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExportMedia {
+  id: string;
+  submission_id: string;
+  kind: MediaKind;
+  mime_type: string;
+  original_filename: string | null;
+  size_bytes: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration_seconds: number | null;
+  processing_status: ProcessingStatus;
+  scan_result: ScanResult;
+  storage_key: string;
+  thumbnail_key: string | null;
+  created_at: string;
+}
+
+export interface ExportSubmission {
+  id: string;
+  text_content: string;
+  contributor_name: string | null;
+  contributor_email: string | null;
+  contributor_user_id: string | null;
+  contributor_first_name: string | null;
+  contributor_last_name: string | null;
+  is_private: boolean;
+  is_pinned: boolean;
+  pinned_at: string | null;
+  source: string;
+  created_at: string;
+  updated_at: string;
+  media: ExportMedia[];
+}
+
+/** Rows read per query while walking a book; bounds memory whatever the book's size. */
+const CHUNK = 200;
+
+export async function readExportBook(q: Queryable, bookId: string): Promise<ExportBook | null> {
+  const [book] = await q.query<ExportBook>(
+    `SELECT id, slug, title, subtitle, theme, use_case_slug, settings, is_public, status, created_at, updated_at
+     FROM books WHERE id = $1 AND deleted_at IS NULL`,
+    [bookId],
+  );
+  return book ?? null;
+}
+
+/**
+ * The ids of the book's approved memories in book order: pinned first, then
+ * oldest first. Taken once when rendering starts, so the book's contents are
+ * fixed then (a memory approved meanwhile waits for the next export; one
+ * deleted meanwhile is left out when its chunk is read).
+ */
+export async function approvedSubmissionIds(q: Queryable, bookId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT id FROM submissions WHERE book_id = $1 AND status = 'approved' ORDER BY is_pinned DESC, created_at, id`,
+    [bookId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A file that may be handed out: never one found infected, nor one still waiting for its scan. */
+export const isReleasable = (m: Pick<ExportMedia, 'scan_result'>) => m.scan_result !== 'infected' && m.scan_result !== 'pending';
+
+/**
+ * Walks the memories named by `ids` in that order, a chunk at a time, each
+ * with its media in upload order. Each chunk is its own short query, so no
+ * transaction stays open while a renderer works.
+ */
+export async function* readExportSubmissions(q: Queryable, bookId: string, ids: string[]): AsyncGenerator<ExportSubmission> {
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    const rows = await q.query<Omit<ExportSubmission, 'media'>>(
+      `SELECT s.id, s.text_content, s.contributor_name, s.contributor_email, s.contributor_user_id, s.is_private, s.is_pinned, s.pinned_at,
+              s.source, s.created_at, s.updated_at, u.first_name AS contributor_first_name, u.last_name AS contributor_last_name
+       FROM submissions s LEFT JOIN users u ON u.id = s.contributor_user_id
+       WHERE s.book_id = $1 AND s.id = ANY($2::uuid[]) AND s.status = 'approved'`,
+      [bookId, chunk],
+    );
+    const media = await q.query<ExportMedia>(
+      `SELECT id, submission_id, kind, mime_type, original_filename, size_bytes, sha256, width, height, duration_seconds,
+              processing_status, scan_result, storage_key, thumbnail_key, created_at
+       FROM media WHERE book_id = $1 AND submission_id = ANY($2::uuid[]) ORDER BY submission_id, created_at, id`,
+      [bookId, chunk],
+    );
+    const byId = new Map(rows.map((r) => [r.id, { ...r, media: [] as ExportMedia[] }]));
+    for (const m of media) byId.get(m.submission_id)?.media.push({ ...m, size_bytes: Number(m.size_bytes) });
+    for (const id of chunk) {
+      const s = byId.get(id);
+      if (s) yield s;
+    }
+  }
+}
+
+/** The name a memory is signed with: the name given with it, else its author's, else none. */
+export function signatureOf(s: Pick<ExportSubmission, 'contributor_name' | 'contributor_first_name' | 'contributor_last_name'>): string | null {
+  const given = s.contributor_name?.trim();
+  if (given) return given;
+  const account = [s.contributor_first_name, s.contributor_last_name].filter(Boolean).join(' ').trim();
+  return account || null;
+}

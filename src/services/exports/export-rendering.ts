@@ -1,0 +1,219 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import type { Queue } from '../../jobs/queue.js';
+import { jsonExportChunks } from '../../exports/json-export.js';
+import { renderPdfBook, type PdfMemory } from '../../exports/pdf/pdf-book.js';
+import { writeZipExport } from '../../exports/zip-export.js';
+import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
+import {
+  approvedSubmissionIds,
+  isReleasable,
+  readExportBook,
+  readExportSubmissions,
+  signatureOf,
+  type ExportBook,
+  type ExportSubmission,
+} from './export-content.js';
+import { completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
+import { ARTIFACT_RETENTION_SECONDS, exportObjectKey, FORMAT_FILES, type ExportRow } from './export-types.js';
+
+/** Why a render stopped, in words a client may see (paths, hosts and stacks stay in the logs). */
+class RenderError extends Error {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options);
+    this.name = 'RenderError';
+  }
+}
+
+const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
+
+export interface RenderRun {
+  signal: AbortSignal;
+  /** 1 on the first run. */
+  attempt: number;
+  /** Renders allowed in all; the run after the last one (there only when the last died) records the failure. */
+  attempts: number;
+  log?: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+}
+
+/**
+ * Rendering of exports, run by the `export.render` job: pending →
+ * processing (when a worker takes it) → complete, or failed with a reason
+ * once its renders are spent. A run that dies half way (the worker was
+ * killed) leaves the job processing; the queue runs it again once the lease
+ * lapses, and it starts over: the artifact only appears, whole, when the
+ * store has it all. Finished files are kept 7 days (`export.expire`).
+ */
+export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?: Queue; now?: () => Date }) {
+  const { db, store } = deps;
+
+  function needQueue(): Queue {
+    if (!deps.queue) throw new Error('exports need the job queue');
+    return deps.queue;
+  }
+
+  async function renderPdf(job: ExportRow, book: ExportBook, key: string, signal: AbortSignal, log: RenderRun['log']) {
+    const ids = await approvedSubmissionIds(db, book.id);
+    const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-export-'));
+    try {
+      const file = path.join(dir, FORMAT_FILES.pdf.file);
+      const result = await renderPdfBook({
+        title: book.title,
+        subtitle: book.subtitle,
+        theme: job.theme,
+        bleedMm: job.bleed_mm,
+        gutterMm: job.gutter_mm,
+        memoryCount: ids.length,
+        memories: pdfMemories(readExportSubmissions(db, book.id, ids)),
+        openPicture: async (pictureKey) => {
+          try {
+            return await store.localCopy(pictureKey, { signal });
+          } catch (err) {
+            if (err instanceof ObjectNotFoundError || signal.aborted) throw err;
+            throw new RenderError('A photo could not be read from storage.', { cause: err });
+          }
+        },
+        isMissing: (err) => err instanceof ObjectNotFoundError,
+        onPictureSkipped: (pictureKey, why) => log?.warn({ export: job.id, key: pictureKey, why }, 'picture left out of the export'),
+        output: createWriteStream(file, { mode: 0o600 }),
+        signal,
+        now: deps.now?.(),
+      });
+      const { size } = await stat(file);
+      await putArtifact(key, createReadStream(file), 'pdf', signal);
+      return { bytes: size, pageCount: result.pageCount };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function putArtifact(key: string, body: Readable, format: ExportRow['export_format'], signal: AbortSignal) {
+    try {
+      return await store.put(key, body, { contentType: FORMAT_FILES[format].contentType, signal });
+    } catch (err) {
+      if (signal.aborted || err instanceof RenderError) throw err;
+      throw new RenderError('The finished file could not be saved to storage.', { cause: err });
+    }
+  }
+
+  async function render(job: ExportRow, book: ExportBook, signal: AbortSignal, log: RenderRun['log']): Promise<{ key: string; bytes: number; pageCount: number | null }> {
+    const key = exportObjectKey(book.id, job.id, job.export_format);
+    const exportedAt = isoMicro(deps.now?.() ?? new Date());
+    if (job.export_format === 'pdf') return { key, ...(await renderPdf(job, book, key, signal, log)) };
+    const ids = await approvedSubmissionIds(db, book.id);
+    if (job.export_format === 'json') {
+      const body = Readable.from(jsonExportChunks({ book, exportedAt, submissions: readExportSubmissions(db, book.id, ids) }));
+      const { sizeBytes } = await putArtifact(key, body, 'json', signal);
+      return { key, bytes: sizeBytes, pageCount: null };
+    }
+    const zipped = await writeZipExport(
+      {
+        book,
+        exportedAt,
+        walk: () => readExportSubmissions(db, book.id, ids),
+        openMedia: async (mediaKey) => {
+          try {
+            return await store.get(mediaKey);
+          } catch (err) {
+            if (err instanceof ObjectNotFoundError) throw err;
+            throw new RenderError('A media file could not be read from storage.', { cause: err });
+          }
+        },
+        isMissing: (err) => err instanceof ObjectNotFoundError,
+      },
+      (archive) => putArtifact(key, archive, 'zip', signal),
+    );
+    if (zipped.missing) log?.warn({ export: job.id, missing: zipped.missing }, 'media files gone from the store were left out of the export');
+    return { key, bytes: zipped.sink.sizeBytes, pageCount: null };
+  }
+
+  function reasonOf(err: unknown, signal: AbortSignal): string {
+    if (err instanceof RenderError) return err.reason;
+    if (signal.aborted) return 'Rendering took longer than allowed, or its worker stopped.';
+    return 'Rendering failed unexpectedly.';
+  }
+
+  return {
+    /** One run of the job. */
+    async run(exportId: string, o: RenderRun): Promise<void> {
+      const log = o.log;
+      const job = await startExport(db, exportId, o.attempt);
+      if (!job) return; // finished already, or its book was purged
+      const lastRender = o.attempt >= o.attempts;
+      if (o.attempt > o.attempts) {
+        // The last render never reported back (its worker died): this run only records that.
+        await failExport(db, job.id, `Export failed after ${o.attempts} attempts: rendering did not finish (job ${job.id}).`);
+        log?.error({ export: job.id }, 'export failed for good: its last render never finished');
+        return;
+      }
+      const book = await readExportBook(db, job.book_id);
+      if (!book) {
+        await failExport(db, job.id, 'The book was deleted before the export was rendered.');
+        return;
+      }
+      let made: Awaited<ReturnType<typeof render>>;
+      try {
+        made = await render(job, book, o.signal, log);
+      } catch (err) {
+        if (!lastRender) throw err; // the queue retries it
+        const attempts = o.attempt === 1 ? '1 attempt' : `${o.attempt} attempts`;
+        await failExport(db, job.id, `Export failed after ${attempts}: ${reasonOf(err, o.signal)} (job ${job.id})`);
+        log?.error({ err, export: job.id }, 'export failed for good');
+        return;
+      }
+      const done = await db.transaction(async (tx) => {
+        const row = await completeExport(tx, job.id, { key: made.key, bytes: made.bytes, pageCount: made.pageCount, retentionSeconds: ARTIFACT_RETENTION_SECONDS });
+        if (row) await needQueue().send('export.expire', { exportId: job.id }, { tx, startAfterSeconds: ARTIFACT_RETENTION_SECONDS });
+        return row;
+      });
+      // Its book was purged meanwhile (or another run finished it first): nothing will ever point at this file.
+      if (!done) {
+        const now = await findExportById(db, job.id);
+        if (!now || now.artifact_key !== made.key) await store.delete(made.key);
+      } else {
+        log?.info({ export: job.id, format: job.export_format, bytes: made.bytes, pages: made.pageCount }, 'export rendered');
+      }
+    },
+
+    /** The `export.expire` job: the artifact's 7 days are over; its file goes, the job row stays (410 from now on). */
+    async expire(exportId: string): Promise<void> {
+      const job = await findExportById(db, exportId);
+      if (!job || job.status !== 'complete' || job.artifact_removed_at || !job.artifact_key) return;
+      const left = (new Date(job.expires_at!).getTime() - (deps.now?.() ?? new Date()).getTime()) / 1000;
+      if (left > 60) {
+        // Run early (a clock moved): look again when it is due.
+        await needQueue().send('export.expire', { exportId }, { startAfterSeconds: Math.ceil(left) });
+        return;
+      }
+      await store.delete(job.artifact_key);
+      await markArtifactRemoved(db, job.id);
+    },
+  };
+}
+export type ExportRendering = ReturnType<typeof createExportRendering>;
+
+/** The memories as the PDF shows them: the pictures it can print, the recordings it mentions. */
+async function* pdfMemories(source: AsyncIterable<ExportSubmission>): AsyncGenerator<PdfMemory> {
+  for await (const s of source) {
+    const usable = s.media.filter((m) => isReleasable(m) && m.processing_status === 'complete');
+    yield {
+      id: s.id,
+      text: s.text_content,
+      signature: signatureOf(s),
+      date: s.created_at,
+      pinned: s.is_pinned,
+      pictures: usable.flatMap((m): PdfMemory['pictures'] =>
+        m.kind === 'image' ? [{ key: m.storage_key, kind: 'photo' }] : m.kind === 'video' && m.thumbnail_key ? [{ key: m.thumbnail_key, kind: 'video' }] : [],
+      ),
+      recordings: usable.filter((m) => m.kind === 'audio').map((m) => m.duration_seconds),
+    };
+  }
+}

@@ -1,0 +1,187 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Queryable } from '../../db/client.js';
+import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
+import { AppError, errors } from '../../errors.js';
+import type { Queue } from '../../jobs/queue.js';
+import { etagOf } from '../../lib/etag.js';
+import { isUuid, uuidv7 } from '../../lib/ids.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import type { Actor, BookAccess } from '../books/book-access.js';
+import type { BookContext } from '../books/book-types.js';
+import { THEMES } from '../books/book-types.js';
+import { toExportJob } from './export-mapper.js';
+import {
+  artifactKeysOfBook,
+  EXPORT_ORDERINGS,
+  findExport,
+  findPendingTwin,
+  insertExport,
+  selectExportsOfBook,
+} from './export-repository.js';
+import {
+  ARTIFACT_RETRY_AFTER_SECONDS,
+  ARTIFACT_URL_TTL_SECONDS,
+  DEFAULT_FORMAT,
+  DEFAULT_INTENT,
+  FORMAT_FEATURES,
+  FORMAT_FILES,
+  INTENTS,
+  type ExportFormat,
+  type ExportIntent,
+  type ExportRequest,
+  type ExportRow,
+} from './export-types.js';
+
+/** Objects go to the delete job in batches of this many. */
+const DELETE_BATCH = 200;
+
+const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
+
+/** An export job of this book named in a path; any other id is simply not found. */
+function exportOf(id: string) {
+  return async (ctx: BookContext, q: Queryable) => {
+    if (!isUuid(id)) throw errors.notFound('export');
+    const row = await findExport(q, ctx.book.id, id);
+    if (!row) throw errors.notFound('export');
+    return { value: row, etag: etagOf(row.updated_at) };
+  };
+}
+
+function storageUnavailable(cause: unknown) {
+  return new AppError('storage_unavailable', 'A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).', null, {
+    headers: { 'retry-after': String(ARTIFACT_RETRY_AFTER_SECONDS) },
+    cause,
+  });
+}
+
+/**
+ * Exports of a book: requests, their state, and signed links to the
+ * finished files. Rendering itself runs in the background (see
+ * export-rendering.ts); a request only records the job and queues it, in one
+ * transaction.
+ */
+export function createExportService(deps: { db: Db; access: BookAccess; store: ObjectStore; cursors: CursorCodec; queue?: Queue; log?: Pick<FastifyBaseLogger, 'warn'> }) {
+  const { db, access, store, cursors } = deps;
+
+  function needQueue(): Queue {
+    if (!deps.queue) throw new Error('exports need the job queue');
+    return deps.queue;
+  }
+
+  return {
+    /**
+     * Owner or admin, also during a grace period. The format needs its plan
+     * feature and the theme must be one of the eleven (both 400
+     * validation_failed). An identical request while one is still pending
+     * answers that job instead of rendering the book twice.
+     */
+    async requestExport(actor: Actor, slug: string, body: ExportRequest) {
+      return db.transaction(async (tx) => {
+        const { ctx } = await access.requireBookAccess(actor, slug, 'export', { lock: 'update' });
+        const format = (body.export_format ?? DEFAULT_FORMAT) as ExportFormat;
+        const intent = (body.intent ?? DEFAULT_INTENT) as ExportIntent;
+        const feature = FORMAT_FEATURES[format];
+        // The plan gate first (the contract's order: plan gates, then the route's own rules).
+        if (ctx.planFeatures[feature] !== true) {
+          throw errors.validation(`The book's plan (${ctx.book.plan_slug}) does not include ${feature}, which ${format} exports need.`, {
+            field: 'export_format',
+            export_format: format,
+            feature,
+            plan: ctx.book.plan_slug,
+          });
+        }
+        if (!(THEMES as readonly string[]).includes(body.theme)) {
+          throw errors.validation(`Unknown theme "${body.theme}".`, { field: 'theme', offered: [...THEMES] });
+        }
+        const twin = await findPendingTwin(tx, ctx.book.id, { theme: body.theme, intent, format });
+        if (twin) return toExportJob(twin);
+        const { bleedMm, gutterMm } = INTENTS[intent];
+        const row = await insertExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
+        await needQueue().send('export.render', { exportId: row.id }, { tx });
+        return toExportJob(row);
+      });
+    },
+
+    async getExport(actor: Actor, slug: string, id: string) {
+      const { target } = await access.requireBookAccess(actor, slug, 'read_exports', { target: exportOf(id) });
+      return toExportJob(target);
+    },
+
+    /** A book's exports, newest first (oldest change first with updated_since), on the shared list path. */
+    async listExports(actor: Actor, slug: string, query: ListQuery) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'read_exports');
+      const { page, watermark } = await paginate<ExportRow & Record<string, unknown>>(db, cursors, query, {
+        list: `exports:${ctx.book.id}`,
+        ordering: { name: 'created', keys: EXPORT_ORDERINGS.created },
+        sync: EXPORT_ORDERINGS.sync,
+        where: [`e.book_id = $1`],
+        params: [ctx.book.id],
+        select: (o) => selectExportsOfBook(db, o) as Promise<(ExportRow & Record<string, unknown>)[]>,
+      });
+      return { page: { ...page, items: page.items.map(toExportJob) }, watermark };
+    },
+
+    /**
+     * A signed link to the finished file, valid 15 minutes (never past the
+     * file's own retention). 409 export_not_ready while it renders; 410
+     * export_failed when rendering failed, the file's 7 days are over or the
+     * file is gone; 502 storage_unavailable (Retry-After) when the store
+     * cannot be asked or the link cannot be signed just now: the file is kept.
+     */
+    async getArtifact(actor: Actor, slug: string, id: string, now = new Date()) {
+      const { target: job } = await access.requireBookAccess(actor, slug, 'read_exports', { target: exportOf(id) });
+      if (job.status === 'pending' || job.status === 'processing') {
+        throw new AppError('export_not_ready', 'The export is still being rendered; poll the job until its status is complete.', { status: job.status });
+      }
+      if (job.status === 'failed') {
+        throw new AppError('export_failed', job.error ?? 'The export failed.', { status: job.status, reason: 'failed', error: job.error });
+      }
+      const expiresAt = new Date(job.expires_at!);
+      if (job.artifact_removed_at || expiresAt.getTime() <= now.getTime()) {
+        throw new AppError('export_failed', 'The export has expired: files are kept 7 days. Request a new export.', {
+          status: job.status,
+          reason: 'expired',
+          expired_at: job.expires_at,
+        });
+      }
+      let found: Awaited<ReturnType<ObjectStore['head']>>;
+      try {
+        found = await store.head(job.artifact_key!);
+      } catch (err) {
+        deps.log?.warn({ err, export: job.id }, 'could not look up an export artifact');
+        throw storageUnavailable(err);
+      }
+      if (!found) {
+        throw new AppError('export_failed', "The export's file is gone. Request a new export.", { status: job.status, reason: 'missing' });
+      }
+      const ttlSeconds = Math.max(1, Math.min(ARTIFACT_URL_TTL_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)));
+      try {
+        const signed = await store.signedUrl(job.artifact_key!, {
+          ttlSeconds,
+          contentType: FORMAT_FILES[job.export_format].contentType,
+          downloadName: downloadName(job),
+          now,
+        });
+        return { download_url: signed.url, expires_at: isoMicro(signed.expiresAt) };
+      } catch (err) {
+        deps.log?.warn({ err, export: job.id }, 'could not sign an export artifact URL');
+        throw storageUnavailable(err);
+      }
+    },
+
+    /** For a book being purged (in its transaction): queues removal of its export files. */
+    async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
+      const keys = await artifactKeysOfBook(q, bookId);
+      for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+        await needQueue().send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });
+      }
+    },
+  };
+}
+export type ExportService = ReturnType<typeof createExportService>;
+
+/** The file name a browser saves the artifact as: `<slug>-<theme>-<intent>.pdf`, `<slug>.json`, `<slug>.zip`. */
+function downloadName(job: ExportRow): string {
+  const ext = FORMAT_FILES[job.export_format].file.split('.').pop();
+  return job.export_format === 'pdf' ? `${job.book_slug}-${job.theme}-${job.intent}.${ext}` : `${job.book_slug}.${ext}`;
+}

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import type { IdentifierType, InvitationRole } from '../invitations/invitation-types.js';
+
+export type InboundProvider = 'twilio' | 'telegram';
+
+/**
+ * Records a delivery by the provider's own id; false when it was recorded
+ * before (a replay). A concurrent twin waits on this row's lock until the
+ * first commits, then sees it: exactly one of them goes on.
+ */
+export async function claimInboundMessage(q: Queryable, provider: InboundProvider, externalId: string): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO inbound_messages (provider, external_id, outcome) VALUES ($1, $2, 'received') ON CONFLICT DO NOTHING RETURNING external_id`,
+    [provider, externalId],
+  );
+  return rows.length > 0;
+}
+
+export async function setInboundOutcome(q: Queryable, provider: InboundProvider, externalId: string, outcome: string, submissionId: string | null) {
+  await q.query(`UPDATE inbound_messages SET outcome = $3, submission_id = $4 WHERE provider = $1 AND external_id = $2`, [provider, externalId, outcome, submissionId]);
+}
+
+/**
+ * Messages from one sender are handled one at a time (a transaction-scoped
+ * advisory lock on the sender), so two first messages arriving together
+ * cannot both create the sender's account.
+ */
+export async function lockSender(q: Queryable, sender: string): Promise<void> {
+  const key = createHash('sha256').update(`inbound\0${sender}`).digest().readBigInt64BE(0).toString();
+  await q.query(`SELECT pg_advisory_xact_lock($1::bigint)`, [key]);
+}
+
+export interface PendingInvitation {
+  id: string;
+  book_id: string;
+  slug: string;
+  role: InvitationRole;
+  created_at: string;
+}
+
+const LIVE_PENDING = `i.status = 'pending' AND i.expires_at > now()`;
+// A book whose deletion was asked for is gone to the invitee (as on the acceptance page).
+const PENDING_FROM = `invitations i JOIN books b ON b.id = i.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL`;
+
+/** Live pending invitations of one identifier, in every book (book id order: the order their books are locked in). */
+export function selectPendingInvitations(q: Queryable, type: IdentifierType, identifier: string) {
+  return q.query<PendingInvitation>(
+    `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM}
+     WHERE i.identifier_type = $1 AND i.identifier = $2 AND ${LIVE_PENDING} ORDER BY i.book_id, i.id`,
+    [type, identifier],
+  );
+}
+
+/** The live pending invitation whose link carries this token (by its SHA-256), if any. */
+export function findPendingInvitationByToken(q: Queryable, tokenHash: Buffer) {
+  return one<PendingInvitation>(q, `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM} WHERE i.token_hash = $1 AND ${LIVE_PENDING}`, [tokenHash]);
+}
+
+/** Re-reads an invitation under its row lock (after its book's): still pending? */
+export async function lockPendingInvitation(q: Queryable, id: string): Promise<boolean> {
+  return (await one(q, `SELECT i.id FROM invitations i WHERE i.id = $1 AND ${LIVE_PENDING} FOR UPDATE`, [id])) !== undefined;
+}
+
+export async function countMembersOfBook(q: Queryable, bookId: string): Promise<number> {
+  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM book_members WHERE book_id = $1`, [bookId]);
+  return n;
+}
+
+export interface MessagingUser {
+  id: string;
+  email: string | null;
+  telegram_chat_id: string | null;
+  telegram_username: string | null;
+}
+
+const USER_COLUMNS = `id, email, telegram_chat_id, telegram_username`;
+
+/** The live account with this phone number (E.164), the oldest if several. */
+export function findUserByPhone(q: Queryable, phone: string) {
+  return one<MessagingUser>(q, `SELECT ${USER_COLUMNS} FROM users WHERE phone_number = $1 AND deleted_at IS NULL ORDER BY date_joined LIMIT 1`, [phone]);
+}
+
+export function findUserByTelegramChat(q: Queryable, chatId: string) {
+  return one<MessagingUser>(q, `SELECT ${USER_COLUMNS} FROM users WHERE telegram_chat_id = $1 AND deleted_at IS NULL ORDER BY date_joined LIMIT 1`, [chatId]);
+}
+
+/**
+ * The live account with this Telegram username that has no chat with the
+ * bot yet. One already bound to another chat is not this sender: Telegram
+ * usernames change hands, and a new holder must not take over the account.
+ */
+export function findUnboundUserByTelegramUsername(q: Queryable, username: string) {
+  return one<MessagingUser>(
+    q,
+    `SELECT ${USER_COLUMNS} FROM users
+     WHERE lower(ltrim(telegram_username, '@')) = $1 AND telegram_chat_id IS NULL AND deleted_at IS NULL
+     ORDER BY date_joined LIMIT 1`,
+    [username],
+  );
+}
+
+/** A contributor known only by a phone number or a Telegram account: no email, no password. */
+export async function insertMessagingUser(
+  q: Queryable,
+  u: { id: string; phoneNumber?: string; telegramUsername?: string | null; telegramChatId?: string; firstName?: string; lastName?: string },
+): Promise<MessagingUser> {
+  const row = await one<MessagingUser>(
+    q,
+    `INSERT INTO users (id, email, password_hash, first_name, last_name, phone_number, telegram_username, telegram_chat_id)
+     VALUES ($1, NULL, NULL, $2, $3, $4, $5, $6) RETURNING ${USER_COLUMNS}`,
+    [u.id, u.firstName ?? '', u.lastName ?? '', u.phoneNumber ?? null, u.telegramUsername ?? null, u.telegramChatId ?? null],
+  );
+  return row!;
+}
+
+/** Remembers the sender's chat (the bot can write to them from now on) and fills in a missing username. */
+export async function bindTelegramChat(q: Queryable, userId: string, chatId: string, username: string | null) {
+  await q.query(
+    `UPDATE users SET telegram_chat_id = $2, telegram_username = COALESCE(telegram_username, $3)
+     WHERE id = $1 AND (telegram_chat_id IS DISTINCT FROM $2 OR (telegram_username IS NULL AND $3::text IS NOT NULL))`,
+    [userId, chatId, username],
+  );
+}
+
+/**
+ * Where a member's later messages go: the book of the invitation they
+ * accepted last (by any channel; of several accepted at once, the newest
+ * invitation) while they are still its member, else the book they joined
+ * last. Books being deleted are skipped.
+ */
+export async function latestBookOf(q: Queryable, userId: string): Promise<string | undefined> {
+  const row = await one<{ slug: string }>(
+    q,
+    `SELECT slug FROM (
+       SELECT b.slug, 0 AS pref, i.accepted_at AS at, i.created_at AS tie
+       FROM invitations i
+       JOIN book_members m ON m.book_id = i.book_id AND m.user_id = $1
+       JOIN books b ON b.id = i.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+       WHERE i.accepted_user_id = $1 AND i.status = 'accepted'
+       UNION ALL
+       SELECT b.slug, 1 AS pref, m.joined_at AS at, m.joined_at AS tie
+       FROM book_members m JOIN books b ON b.id = m.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+       WHERE m.user_id = $1
+     ) x ORDER BY pref, at DESC, tie DESC LIMIT 1`,
+    [userId],
+  );
+  return row?.slug;
+}

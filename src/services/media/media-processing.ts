@@ -1,0 +1,156 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config/config.js';
+import type { Db } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import type { Queue } from '../../jobs/queue.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { objectKeys, type MediaRow } from './media-types.js';
+import { MEDIA_COLUMNS } from './media-views.js';
+import { extractPosterFrame, probeMedia } from './tools/ffmpeg.js';
+import { readImageInfo } from './tools/image-info.js';
+import { createClamavScanner, type VirusScanner } from './tools/virus-scanner.js';
+
+interface Findings {
+  width: number | null;
+  height: number | null;
+  durationSeconds: number | null;
+  scanResult?: 'clean' | 'infected';
+  scanSignature?: string | null;
+  poster?: { key: string; sizeBytes: number };
+}
+
+/**
+ * Media processing, run by the `media.process` job: pending → processing →
+ * complete (or failed once retries are spent). Images get their displayed
+ * dimensions and, when a scanner is configured, a virus scan; videos their
+ * dimensions, duration and a poster frame (the thumbnail); audio its
+ * duration. Safe to run again: a run that died half way starts over, and a
+ * poster written by a run whose result was never recorded is overwritten.
+ */
+export function createMediaProcessing(deps: { db: Db; config: Config; store: ObjectStore; queue?: Queue; scanner?: VirusScanner | null }) {
+  const { db, config, store } = deps;
+  const scanner = deps.scanner !== undefined ? deps.scanner : config.media.clamav ? createClamavScanner(config.media.clamav) : null;
+
+  async function examine(m: MediaRow, file: string, signal: AbortSignal): Promise<Findings> {
+    if (m.kind === 'image') {
+      let info: { width: number | null; height: number | null } = await readImageInfo(file);
+      if (info.width === null) {
+        // Not one sharp or the header reader knows: ffprobe reads most other image formats.
+        const probed = await probeMedia(file, { config, signal });
+        info = { width: probed.width ?? null, height: probed.height ?? null };
+      }
+      const scan = scanner ? await scanner.scan(file, signal) : null;
+      return {
+        width: info.width ?? null,
+        height: info.height ?? null,
+        durationSeconds: null,
+        ...(scan ? { scanResult: scan.result, scanSignature: scan.signature } : {}),
+      };
+    }
+    const probed = await probeMedia(file, { config, signal });
+    const found: Findings = { width: probed.width ?? null, height: probed.height ?? null, durationSeconds: probed.durationSeconds ?? null };
+    if (m.kind === 'video') {
+      const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-poster-'));
+      try {
+        const posterPath = path.join(dir, 'poster.jpg');
+        await extractPosterFrame(file, posterPath, { config, signal });
+        const key = objectKeys.poster(m.book_id, m.id);
+        const { sizeBytes } = await store.put(key, createReadStream(posterPath), { contentType: 'image/jpeg', signal });
+        found.poster = { key, sizeBytes: sizeBytes ?? (await stat(posterPath)).size };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Moves a media file's processing status (from pending or processing),
+   * with its submission's updated_at: the submission embeds its media, so its
+   * ETag and updated_since follow them. Locks book, submission, media, the
+   * order of every write in a book. Undefined when the file is gone or done.
+   */
+  async function setStatus(mediaId: string, status: 'processing' | 'failed', error: string | null, from: 'pending' | 'processing' | null = null): Promise<MediaRow | undefined> {
+    return db.transaction(async (tx) => {
+      const [ids] = await tx.query<{ book_id: string; submission_id: string }>(`SELECT book_id, submission_id FROM media WHERE id = $1`, [mediaId]);
+      if (!ids) return undefined;
+      await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [ids.book_id]);
+      await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [ids.submission_id]);
+      const m = await one<MediaRow>(
+        tx,
+        `UPDATE media m SET processing_status = $2, processing_error = $3
+         WHERE m.id = $1 AND m.processing_status = ANY($4::text[]) RETURNING ${MEDIA_COLUMNS}`,
+        [mediaId, status, error, from ? [from] : ['pending', 'processing']],
+      );
+      if (m) await tx.query(`UPDATE submissions SET updated_at = now() WHERE id = $1`, [ids.submission_id]);
+      return m;
+    });
+  }
+
+  return {
+    /** One run of the job. `lastAttempt`: a failure now is final (status failed) instead of a retry. */
+    async process(mediaId: string, o: { signal: AbortSignal; lastAttempt: boolean; log?: FastifyBaseLogger }): Promise<void> {
+      const m = await setStatus(mediaId, 'processing', null);
+      if (!m) return; // deleted meanwhile, or already finished
+      try {
+        const copy = await store.localCopy(m.storage_key, { signal: o.signal });
+        let findings: Findings;
+        try {
+          findings = await examine(m, copy.path, o.signal);
+        } finally {
+          await copy.release();
+        }
+        await this.record(m, findings);
+      } catch (err) {
+        if (!o.lastAttempt) throw err;
+        o.log?.warn({ err, media: mediaId }, 'media processing failed for good');
+        await setStatus(mediaId, 'failed', String((err as Error).message ?? err).slice(0, 500));
+      }
+    },
+
+    /**
+     * Media whose processing stopped without an outcome (its worker died on
+     * the last attempt) would stay `processing` for ever, holding approval
+     * back: after `olderThanSeconds` it is marked failed.
+     */
+    async failStuck(olderThanSeconds: number): Promise<number> {
+      const stuck = await db.query<{ id: string }>(
+        `SELECT id FROM media WHERE processing_status = 'processing' AND updated_at < now() - make_interval(secs => $1) LIMIT 500`,
+        [olderThanSeconds],
+      );
+      for (const { id } of stuck) await setStatus(id, 'failed', 'Processing did not finish.', 'processing');
+      return stuck.length;
+    },
+
+    /** Writes what processing found, with the book's storage counter and the submission's updated_at, in one transaction. */
+    async record(m: MediaRow, f: Findings): Promise<void> {
+      const stillThere = await db.transaction(async (tx) => {
+        // Lock order of every write in a book: book, submission, media.
+        await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [m.book_id]);
+        await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [m.submission_id]);
+        const [before] = await tx.query<{ derived_bytes: number }>(`SELECT derived_bytes FROM media WHERE id = $1 FOR UPDATE`, [m.id]);
+        if (!before) return false;
+        const derived = f.poster?.sizeBytes ?? 0;
+        await tx.query(
+          `UPDATE media SET processing_status = 'complete', processing_error = NULL, width = $2, height = $3,
+             duration_seconds = COALESCE($4, duration_seconds), thumbnail_key = COALESCE($5, thumbnail_key), derived_bytes = $6,
+             scan_result = COALESCE($7, scan_result), scan_signature = COALESCE($8, scan_signature)
+           WHERE id = $1`,
+          [m.id, f.width, f.height, f.durationSeconds, f.poster?.key ?? null, derived, f.scanResult ?? null, f.scanSignature ?? null],
+        );
+        const delta = derived - Number(before.derived_bytes);
+        if (delta) await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes + $2) WHERE id = $1`, [m.book_id, delta]);
+        // The submission embeds its media: its representation changed.
+        await tx.query(`UPDATE submissions SET updated_at = now() WHERE id = $1`, [m.submission_id]);
+        return true;
+      });
+      // Deleted while it was processed: its poster has no row to be cleaned up with.
+      if (!stillThere && f.poster) await store.delete(f.poster.key);
+    },
+  };
+}
+export type MediaProcessing = ReturnType<typeof createMediaProcessing>;

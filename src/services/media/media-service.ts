@@ -1,0 +1,291 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config/config.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import { AppError, errors } from '../../errors.js';
+import type { Queue } from '../../jobs/queue.js';
+import { etagOf } from '../../lib/etag.js';
+import { isUuid, uuidv7 } from '../../lib/ids.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import type { Actor, BookAccess } from '../books/book-access.js';
+import type { BookContext } from '../books/book-types.js';
+import { findOpenChannelBook } from '../channels/channel-service.js';
+import { nextModerationState } from '../submissions/moderation.js';
+import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
+import type { SubmissionRow } from '../submissions/submission-types.js';
+import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
+import { objectKeys, type MediaRow } from './media-types.js';
+import { MEDIA_COLUMNS, type MediaViews } from './media-views.js';
+import { intakeUpload, type IncomingFile, type IntakeResult } from './upload-intake.js';
+
+/** An upload streamed into the store, not yet attached: its object is recorded in pending_objects until it is. */
+export interface StagedUpload extends IntakeResult {
+  mediaId: string;
+  key: string;
+  filename: string | null;
+  declaredType: string | null;
+}
+
+/** Objects go to the delete job in batches of this many. */
+const DELETE_BATCH = 200;
+
+const planRules = (ctx: BookContext): PlanMediaRules => ({
+  planSlug: ctx.book.plan_slug,
+  features: ctx.planFeatures,
+  maxVideoBytes: Number(ctx.planLimits.max_video_bytes),
+});
+
+/** A submission a media route names, of this book; for a contributor it must be their own (else 403, the book being visible to them). */
+function submissionOf(actor: Actor, id: string, forUpdate: boolean) {
+  return async (ctx: BookContext, q: Queryable) => {
+    if (!isUuid(id)) throw errors.notFound('submission');
+    const row = await findSubmission(q, ctx.book.id, id, { forUpdate });
+    if (!row) throw errors.notFound('submission');
+    if (ctx.role === 'contributor' && row.contributor_user_id !== actor.id) throw errors.insufficientRole('owner or admin');
+    return { value: row, etag: etagOf(row.updated_at) };
+  };
+}
+
+/** A media file of one submission of this book; any other id is simply not found. */
+function mediaOf(submissionId: string, mediaId: string, forUpdate: boolean) {
+  return async (ctx: BookContext, q: Queryable) => {
+    if (!isUuid(submissionId) || !isUuid(mediaId)) throw errors.notFound('media');
+    const row = await one<MediaRow>(
+      q,
+      `SELECT ${MEDIA_COLUMNS} FROM media m WHERE m.id = $1 AND m.submission_id = $2 AND m.book_id = $3${forUpdate ? ' FOR UPDATE' : ''}`,
+      [mediaId, submissionId, ctx.book.id],
+    );
+    if (!row) throw errors.notFound('media');
+    return { value: row, etag: etagOf(row.updated_at) };
+  };
+}
+
+/**
+ * Media of submissions. An upload streams into the store before anything
+ * is written to the database (stageUpload), so no transaction or connection
+ * is held while bytes arrive; attachUpload then records it in one short
+ * transaction — the media row, the submission's moderation reset, the book's
+ * storage counter and the processing job — under the book's lock, the same
+ * lock order (book, submission, media) as every other write in a book.
+ */
+export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue?: Queue; log?: FastifyBaseLogger }) {
+  const { db, access, store, views } = deps;
+
+  function needQueue(): Queue {
+    if (!deps.queue) throw new Error('media needs the job queue');
+    return deps.queue;
+  }
+
+  /** Queues removal of stored objects (in the caller's transaction, so they go only if the change commits). */
+  async function deleteObjectsLater(q: Queryable, keys: (string | null | undefined)[]) {
+    const real = [...new Set(keys.filter((k): k is string => Boolean(k)))];
+    for (let i = 0; i < real.length; i += DELETE_BATCH) {
+      await needQueue().send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
+    }
+  }
+
+  /**
+   * The media change's effect on its submission: approved goes back to
+   * pending (unpinned, share card dropped and its file queued for removal);
+   * otherwise the submission still moves its updated_at, since it embeds
+   * its media.
+   */
+  async function mediaChanged(q: Queryable, ctx: BookContext, submission: SubmissionRow): Promise<void> {
+    const move = nextModerationState({ status: submission.status, isPinned: submission.is_pinned }, 'media_change');
+    await applyMediaChange(q, ctx.book.id, submission.id, move);
+    if (move.clearShareCard) await deleteObjectsLater(q, [submission.share_card_key]);
+    await touchBookActivity(q, ctx.book.id);
+  }
+
+  async function forgetPending(key: string) {
+    await db.query(`DELETE FROM pending_objects WHERE key = $1`, [key]);
+  }
+
+  /**
+   * Streams the file into the store under a new media id, with every
+   * check that can be made while it arrives (type, plan gates, caps,
+   * storage left, live-photo duration). Runs outside any transaction.
+   * On a refusal nothing is left in the store or the database.
+   */
+  async function stageInto(ctx: BookContext, file: IncomingFile, kinds?: readonly MediaKind[]): Promise<StagedUpload> {
+    const mediaId = uuidv7();
+    const key = objectKeys.original(ctx.book.id, mediaId);
+    let recorded = false;
+    try {
+      const result = await intakeUpload(file, {
+        store,
+        key,
+        plan: planRules(ctx),
+        storage: { limitBytes: Number(ctx.planLimits.storage_bytes_per_book), usedBytes: Number(ctx.book.storage_used_bytes) },
+        kinds,
+        beforeStore: async () => {
+          // Recorded before the first byte is stored: if this process dies mid-upload, the sweep removes the object.
+          await db.query(`INSERT INTO pending_objects (key) VALUES ($1) ON CONFLICT (key) DO NOTHING`, [key]);
+          recorded = true;
+        },
+      });
+      return { ...result, mediaId, key, filename: file.filename, declaredType: file.declaredType };
+    } catch (err) {
+      if (recorded) await forgetPending(key).catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Records a staged upload as a media file of `submission`, in the caller's
+   * transaction, which holds the book's row lock: the media row, the book's
+   * storage counter (checked again here, since two uploads may have streamed
+   * side by side), the submission's moderation reset and the processing job.
+   * `uploadedBy` is null for a photo sent through the public web form.
+   */
+  async function attachStaged(tx: Queryable, ctx: BookContext, submission: SubmissionRow, staged: StagedUpload, uploadedBy: string | null): Promise<MediaRow> {
+    const limit = Number(ctx.planLimits.storage_bytes_per_book);
+    const used = Number(ctx.book.storage_used_bytes);
+    if (used + staged.sizeBytes > limit) throw overStorage(ctx.book.plan_slug, limit, used);
+    const scanResult = staged.kind === 'image' ? (deps.config.media.clamav ? 'pending' : 'not_scanned') : 'skipped_by_policy';
+    const row = await one<MediaRow>(
+      tx,
+      `INSERT INTO media AS m (id, submission_id, book_id, uploaded_by, kind, mime_type, declared_mime_type, original_filename,
+                               size_bytes, sha256, storage_key, duration_seconds, scan_result)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${MEDIA_COLUMNS}`,
+      [
+        staged.mediaId,
+        submission.id,
+        ctx.book.id,
+        uploadedBy,
+        staged.kind,
+        staged.mimeType,
+        staged.declaredType,
+        staged.filename,
+        staged.sizeBytes,
+        staged.sha256,
+        staged.key,
+        staged.durationSeconds,
+        scanResult,
+      ],
+    );
+    await tx.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [ctx.book.id, staged.sizeBytes]);
+    await mediaChanged(tx, ctx, submission);
+    // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
+    const taken = await tx.query(`DELETE FROM pending_objects WHERE key = $1 AND sweeping_at IS NULL RETURNING key`, [staged.key]);
+    if (!taken.length) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+    await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
+    return row!;
+  }
+
+  return {
+    /** A file for a submission the actor may add media to, streamed into the store (see stageInto); not attached yet. */
+    async stageUpload(actor: Actor, slug: string, submissionId: string, file: IncomingFile): Promise<StagedUpload> {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'upload_own_media', { target: submissionOf(actor, submissionId, false) });
+      return stageInto(ctx, file);
+    },
+
+    /**
+     * The photo of a memory sent through a book's public web form: no one
+     * signed in, so the book itself must take memories over the web channel
+     * now (else 404). Streamed in like stageUpload, with the same type
+     * detection, caps, plan gates and storage check; only images are taken.
+     */
+    async stageWebPhoto(slug: string, file: IncomingFile): Promise<StagedUpload> {
+      const ctx = await findOpenChannelBook(db, slug, 'web');
+      if (!ctx) throw errors.notFound('book');
+      return stageInto(ctx, file, ['image']);
+    },
+
+    /** Removes a staged upload that will not be attached (refused later, or answered by a replay). */
+    async discardStaged(staged: StagedUpload): Promise<void> {
+      await store.delete(staged.key);
+      await forgetPending(staged.key);
+    },
+
+    /** Attaches a staged upload to its submission: 201's media. */
+    async attachUpload(actor: Actor, slug: string, submissionId: string, staged: StagedUpload) {
+      return db.transaction(async (tx) => {
+        const { ctx, target: submission } = await access.requireBookAccess(actor, slug, 'upload_own_media', {
+          lock: 'update',
+          target: submissionOf(actor, submissionId, true),
+        });
+        return views.toMedia(await attachStaged(tx, ctx, submission, staged, actor.id));
+      });
+    },
+
+    attachStaged,
+
+    /** Owners and admins read a media file with freshly signed URLs. */
+    async getMedia(actor: Actor, slug: string, submissionId: string, mediaId: string) {
+      const { target } = await access.requireBookAccess(actor, slug, 'read_media', { target: mediaOf(submissionId, mediaId, false) });
+      return views.toMedia(target);
+    },
+
+    /** Detaches and removes a media file: the submission goes back to pending if approved, its files are removed in the background. */
+    async deleteMedia(actor: Actor, slug: string, submissionId: string, mediaId: string): Promise<void> {
+      await db.transaction(async (tx) => {
+        const { ctx } = await access.requireBookAccess(actor, slug, 'delete_media', { lock: 'update', target: mediaOf(submissionId, mediaId, false) });
+        const submission = await findSubmission(tx, ctx.book.id, submissionId, { forUpdate: true });
+        const [gone] = await tx.query<MediaRow>(`DELETE FROM media m WHERE m.id = $1 AND m.book_id = $2 RETURNING ${MEDIA_COLUMNS}`, [mediaId, ctx.book.id]);
+        if (!submission || !gone) throw errors.notFound('media');
+        await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [
+          ctx.book.id,
+          Number(gone.size_bytes) + Number(gone.derived_bytes),
+        ]);
+        await mediaChanged(tx, ctx, submission);
+        await deleteObjectsLater(tx, [gone.storage_key, gone.thumbnail_key]);
+      });
+    },
+
+    /**
+     * For a submission about to be deleted (in the caller's transaction,
+     * book locked): gives back its media's storage and queues removal of
+     * every file it has, the share card included. The rows go with the
+     * submission (foreign key).
+     */
+    async releaseSubmissionFiles(q: Queryable, bookId: string, submission: Pick<SubmissionRow, 'id' | 'share_card_key'>): Promise<void> {
+      const rows = await q.query<{ storage_key: string; thumbnail_key: string | null; bytes: number }>(
+        `SELECT storage_key, thumbnail_key, size_bytes + derived_bytes AS bytes FROM media WHERE submission_id = $1`,
+        [submission.id],
+      );
+      const bytes = rows.reduce((n, r) => n + Number(r.bytes), 0);
+      if (bytes) await q.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [bookId, bytes]);
+      await deleteObjectsLater(q, [...rows.flatMap((r) => [r.storage_key, r.thumbnail_key]), submission.share_card_key]);
+    },
+
+    /** For a book being purged (in its transaction): queues removal of every file of the book. */
+    async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
+      const rows = await q.query<{ key: string }>(
+        `SELECT storage_key AS key FROM media WHERE book_id = $1
+         UNION ALL SELECT thumbnail_key FROM media WHERE book_id = $1 AND thumbnail_key IS NOT NULL
+         UNION ALL SELECT share_card_key FROM submissions WHERE book_id = $1 AND share_card_key IS NOT NULL`,
+        [bookId],
+      );
+      await deleteObjectsLater(q, rows.map((r) => r.key));
+    },
+
+    /** The delete job: removes stored objects; a missing one is already gone. */
+    async deleteObjects(keys: string[]): Promise<void> {
+      for (const key of keys) await store.delete(key);
+    },
+
+    /**
+     * Objects whose upload never reached its database row (the process died
+     * mid-upload, or its transaction failed): removed, then forgotten.
+     */
+    async sweepPendingObjects(olderThanSeconds: number): Promise<number> {
+      // Claimed in one short statement (an entry an attach holds is skipped: it is being taken), removed after:
+      // no transaction stays open while the store works, and an attach that comes later finds the entry claimed.
+      const stale = await db.query<{ key: string }>(
+        `UPDATE pending_objects SET sweeping_at = now()
+         WHERE key IN (SELECT key FROM pending_objects WHERE created_at < now() - make_interval(secs => $1)
+                       ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED)
+         RETURNING key`,
+        [olderThanSeconds],
+      );
+      for (const { key } of stale) {
+        await store.delete(key);
+        await store.discardInterrupted(key); // the bytes of a put cut off by a crash: a staging file, an open multipart upload
+        await forgetPending(key);
+      }
+      return stale.length;
+    },
+  };
+}
+export type MediaService = ReturnType<typeof createMediaService>;

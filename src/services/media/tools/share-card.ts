@@ -1,0 +1,210 @@
+import { Resvg } from '@resvg/resvg-js';
+import satori from 'satori';
+import sharp from 'sharp';
+import { loadFontFile, themeFaces, themeStyle, type FontFace, type ThemeStyle } from './themes.js';
+
+/**
+ * Link-preview image of one memory ("Open Graph" card): the words, who wrote
+ * them, the book's title and optionally the first photo, in the book's theme.
+ *
+ * Layout and line breaking are satori's (flexbox + HarfBuzz shaping, text is
+ * drawn as outlines from the theme's .ttf files, so escaping and fonts are its
+ * business); resvg rasterises the SVG without any system font; sharp crops the
+ * photo and lays it on the right-hand side.
+ */
+
+export const SHARE_CARD_WIDTH = 1200;
+export const SHARE_CARD_HEIGHT = 630;
+
+export interface ShareCardInput {
+  text: string;
+  contributorName: string;
+  bookTitle: string;
+  /** One of the export themes; an unknown one falls back to the default theme. */
+  theme: string;
+  /** The first photo; cover-cropped into the right-hand part. An unreadable photo is left out, not an error. */
+  photoPath?: string | null;
+}
+
+const PHOTO_WIDTH = 470;
+/** More than fits on any card: satori need not lay out a whole essay only to clamp it. */
+const MAX_TEXT_CHARS = 600;
+
+export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
+  const style = themeStyle(input.theme);
+  const photo = input.photoPath ? await preparePhoto(input.photoPath) : null;
+  const faces = themeFaces(style);
+  const fonts = await Promise.all(
+    faces.map(async (f) => ({ name: f.family, data: await loadFontFile(f), weight: f.weight, style: f.style })),
+  );
+  const width = SHARE_CARD_WIDTH - (photo ? PHOTO_WIDTH : 0);
+  const svg = await satori(layout(style, input, width) as Parameters<typeof satori>[0], { width: SHARE_CARD_WIDTH, height: SHARE_CARD_HEIGHT, fonts });
+  const png = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } }).render().asPng();
+  const card = sharp(png);
+  if (photo) card.composite([{ input: photo, left: SHARE_CARD_WIDTH - PHOTO_WIDTH, top: 0 }]);
+  return card.png({ compressionLevel: 8 }).toBuffer();
+}
+
+async function preparePhoto(file: string): Promise<Buffer | null> {
+  try {
+    return await sharp(file, { failOn: 'none' })
+      .rotate() // EXIF orientation
+      .resize(PHOTO_WIDTH, SHARE_CARD_HEIGHT, { fit: 'cover', position: sharp.strategy.attention })
+      .removeAlpha()
+      .png()
+      .toBuffer();
+  } catch {
+    return null; // e.g. HEIC, which the bundled libvips cannot decode: the card is still worth having
+  }
+}
+
+interface Node {
+  type: 'div';
+  props: { style: Record<string, string | number>; children?: string | Array<Node | null> };
+}
+
+const div = (style: Node['props']['style'], children?: Node['props']['children']): Node => ({ type: 'div', props: { style, children } });
+
+function font(f: FontFace): Node['props']['style'] {
+  return { fontFamily: `${f.family}, Noto Emoji`, fontWeight: f.weight, fontStyle: f.style };
+}
+
+const PAD_X = 72;
+const PAD_Y = 60;
+const QUOTE_LINE_HEIGHT = 1.32;
+const QUOTE_MARK_HEIGHT = 56;
+/** Height left for the words between the title row, the quote mark and the name row. */
+const QUOTE_BOX_HEIGHT = 326;
+
+function layout(style: ThemeStyle, input: ShareCardInput, width: number): Node {
+  const { palette } = style;
+  const text = tidy(input.text);
+  const innerWidth = width - 2 * PAD_X;
+  const { fontSize, lines } = fitText(text, innerWidth, style);
+  const title = fixEmojiSpacing(oneLine(input.bookTitle));
+  const name = oneLine(input.contributorName);
+  const notebook = style.theme === 'daily_journal';
+
+  return div(
+    {
+      width: SHARE_CARD_WIDTH,
+      height: SHARE_CARD_HEIGHT,
+      display: 'flex',
+      backgroundColor: palette.background,
+    },
+    [
+      // A notebook's red margin line.
+      notebook ? div({ position: 'absolute', left: 44, top: 0, width: 2, height: SHARE_CARD_HEIGHT, backgroundColor: palette.accent, opacity: 0.45 }) : null,
+      div(
+        // satori sizes the content box: width and height here leave the padding out.
+        { width: innerWidth, height: SHARE_CARD_HEIGHT - 2 * PAD_Y, display: 'flex', flexDirection: 'column', padding: `${PAD_Y}px ${PAD_X}px`, position: 'relative' },
+        [
+          FRAMED.has(style.theme)
+            ? div({ position: 'absolute', left: 24, top: 24, width: width - 48 - 3, height: SHARE_CARD_HEIGHT - 48 - 3, border: `1.5px solid ${palette.accent}`, opacity: 0.55 })
+            : null,
+          // Title row: a short rule, then the book's title on one line.
+          div({ display: 'flex', alignItems: 'center', height: 56 }, [
+            div({ width: 40, height: 3, backgroundColor: palette.accent, marginRight: 18, flexShrink: 0 }),
+            div(
+              {
+                ...font(style.title),
+                fontSize: style.title.family === 'Great Vibes' ? 44 : style.titleUppercase ? 23 : 30,
+                ...(style.title.family === 'Great Vibes' ? { wordSpacing: 8 } : {}),
+                letterSpacing: style.titleUppercase ? 3 : 0,
+                textTransform: style.titleUppercase ? 'uppercase' : 'none',
+                color: palette.accent,
+                display: 'block',
+                whiteSpace: 'nowrap',
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                flexShrink: 1,
+                minWidth: 0,
+              },
+              title,
+            ),
+          ]),
+          // The words under a large opening quote mark, centred in the space between.
+          div({ display: 'flex', flexDirection: 'column', justifyContent: 'center', flexGrow: 1 }, text ? [
+            div({ height: QUOTE_MARK_HEIGHT, position: 'relative', display: 'flex' }, [
+              div(
+                { ...font(style.quote), position: 'absolute', left: -4, top: -22, fontSize: 130, lineHeight: 1, color: palette.accent, opacity: 0.35 },
+                '\u201C',
+              ),
+            ]),
+            div(
+              {
+                ...font(style.quote),
+                fontSize,
+                lineHeight: QUOTE_LINE_HEIGHT,
+                color: palette.text,
+                display: 'block',
+                lineClamp: lines,
+                width: innerWidth,
+              },
+              text,
+            ),
+          ] : []),
+          name
+            ? div(
+                { ...font(style.body), fontSize: 28, color: palette.muted, display: 'block', whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', height: 40, marginTop: 14, flexShrink: 0 },
+                `\u2014 ${fixEmojiSpacing(name)}`,
+              )
+            : null,
+        ],
+      ),
+    ],
+  );
+}
+
+/** Themes whose card gets a thin inner frame, like their printed pages. */
+const FRAMED = new Set(['elegant_classic', 'heirloom_gallery', 'memorial_service', 'wedding_album', 'retirement_tribute', 'botanical_luxe']);
+
+function oneLine(raw: string): string {
+  return Array.from(raw.replace(/\s+/g, ' ').trim()).slice(0, 200).join(''); // by code point: never half an emoji
+}
+
+/** One paragraph, at most MAX_TEXT_CHARS, cut at a word with an ellipsis. */
+function tidy(raw: string): string {
+  let text = raw.replace(/\s+/g, ' ').trim();
+  if (text.length > MAX_TEXT_CHARS) {
+    const cut = Array.from(text).slice(0, MAX_TEXT_CHARS).join('');
+    const space = cut.lastIndexOf(' ');
+    text = (space > MAX_TEXT_CHARS * 0.8 ? cut.slice(0, space) : cut).replace(/[\s.,;:!?\-\u2014]+$/u, '') + '\u2026';
+  }
+  return fixEmojiSpacing(text);
+}
+
+/**
+ * satori draws the space after an emoji with the emoji font, whose space is
+ * very wide; a no-break space plus a zero-width space looks right and still
+ * lets the line break there.
+ */
+function fixEmojiSpacing(text: string): string {
+  return text.replace(/(\p{Extended_Pictographic}[\u{FE0F}\u{200D}\p{Extended_Pictographic}\p{Emoji_Modifier}]*) /gu, '$1\u00A0\u200B');
+}
+
+/** Average advance of a character, in em, for the estimate below; script and handwriting faces run narrower. */
+function charWidthEm(f: FontFace): number {
+  if (f.family === 'Patrick Hand' || f.family === 'Cormorant Garamond') return 0.42;
+  if (f.style === 'italic') return 0.47;
+  return 0.52;
+}
+
+/**
+ * The largest size at which the words probably fit, and how many lines the
+ * box holds at that size: satori clamps there with an ellipsis, so a wrong
+ * guess costs looks, never overflow.
+ */
+function fitText(text: string, boxWidth: number, style: ThemeStyle): { fontSize: number; lines: number } {
+  const sizes = [64, 58, 52, 46, 42, 39, 36];
+  const em = charWidthEm(style.quote);
+  for (const size of sizes) {
+    const lines = Math.floor(QUOTE_BOX_HEIGHT / (size * QUOTE_LINE_HEIGHT));
+    const perLine = boxWidth / (size * em);
+    // Word wrapping wastes part of each line; 0.85 keeps the guess on the safe side.
+    const needed = Math.ceil(text.length / (perLine * 0.85));
+    if (needed <= lines) return { fontSize: size, lines };
+  }
+  const size = sizes[sizes.length - 1]!;
+  return { fontSize: size, lines: Math.floor(QUOTE_BOX_HEIGHT / (size * QUOTE_LINE_HEIGHT)) };
+}

@@ -1,0 +1,160 @@
+import type { Config } from '../../config/config.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import type { Queue } from '../../jobs/queue.js';
+import type { MailMessage } from '../../mail/mailer.js';
+import { digestMail, digestText, newMemoryMail, newMemoryText, type DigestFacts, type NewMemoryFacts } from './notification-messages.js';
+import { claimDelivery, selectRecipients, type Recipient } from './subscription-repository.js';
+
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+/** Excerpts a digest quotes per book. */
+const DIGEST_EXCERPTS = 5;
+
+/** Who a memory is from, as a notification names them. */
+const authorOf = (s: { contributor_name: string | null; first_name: string | null; last_name: string | null }) =>
+  s.contributor_name?.trim() || [s.first_name, s.last_name].filter(Boolean).join(' ').trim() || 'Someone';
+
+/**
+ * Tells subscribers about memories, each over their subscription's channel:
+ * email through the mail job, SMS and Telegram through the provider jobs.
+ * Nothing is sent in a request: a new submission queues
+ * `notifications.new-submission` in its own transaction (see the submission
+ * service), and the daily `notifications.digest` job sends the summaries.
+ * Each (subscription, event) is claimed in notification_deliveries in the
+ * transaction that queues its message, so a job that runs twice sends once.
+ */
+export function createNotificationService(deps: { db: Db; config: Config; queue?: Queue }) {
+  const { db, config } = deps;
+
+  function needQueue(): Queue {
+    if (!deps.queue) throw new Error('notifications need the job queue');
+    return deps.queue;
+  }
+
+  /**
+   * Queues one message to one recipient over their channel, once per event.
+   * A channel the recipient has no address on (or the operator has not
+   * configured) is skipped: false.
+   */
+  async function deliver(
+    tx: Queryable,
+    r: Recipient,
+    event: string,
+    message: { mail: (to: string) => MailMessage & { stream?: string; userId?: string }; text: string },
+  ): Promise<boolean> {
+    const queue = needQueue();
+    const reachable =
+      r.channel === 'email' ? Boolean(r.email) : r.channel === 'sms' ? Boolean(r.phone_number && config.messaging.twilio) : Boolean(r.telegram_chat_id && config.messaging.telegram);
+    if (!reachable) return false;
+    if (!(await claimDelivery(tx, r.subscription_id, event))) return false;
+    switch (r.channel) {
+      case 'email':
+        await queue.send('mail.send', message.mail(r.email!), { tx });
+        break;
+      case 'sms':
+        await queue.send('sms.send', { to: r.phone_number!, body: message.text }, { tx });
+        break;
+      case 'telegram':
+        await queue.send('telegram.send', { chat_id: r.telegram_chat_id!, text: message.text }, { tx });
+        break;
+    }
+    return true;
+  }
+
+  return {
+    /**
+     * Queues `notifications.new-submission` for a memory just written, in
+     * the writer's transaction, when its book has anyone to tell. Every path
+     * that creates a submission (API, web form, inbound messages) calls this.
+     */
+    async announce(tx: Queryable, submission: { id: string; book_id: string }): Promise<void> {
+      if (!deps.queue) return;
+      const [any] = await tx.query(
+        `SELECT 1 FROM notification_subscriptions WHERE book_id = $1 AND kind = 'new_submission' AND is_active LIMIT 1`,
+        [submission.book_id],
+      );
+      if (any) await deps.queue.send('notifications.new-submission', { submissionId: submission.id }, { tx });
+    },
+
+    /**
+     * The job's work: tells every active new_submission subscriber of the
+     * book (still a member, account live) about the memory, except its
+     * author. Returns how many messages were queued.
+     */
+    async notifyNewSubmission(submissionId: string): Promise<number> {
+      return db.transaction(async (tx) => {
+        const s = await one<{ id: string; book_id: string; contributor_user_id: string | null; contributor_name: string | null; text_content: string; source: string; first_name: string | null; last_name: string | null; title: string; slug: string }>(
+          tx,
+          `SELECT s.id, s.book_id, s.contributor_user_id, s.contributor_name, s.text_content, s.source, u.first_name, u.last_name, b.title, b.slug
+           FROM submissions s
+           JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+           LEFT JOIN users u ON u.id = s.contributor_user_id
+           WHERE s.id = $1`,
+          [submissionId],
+        );
+        // Deleted before the job ran (or its book is going): nothing to tell.
+        if (!s) return 0;
+        let queued = 0;
+        for (const r of await selectRecipients(tx, s.book_id, 'new_submission')) {
+          if (r.user_id === s.contributor_user_id) continue;
+          const facts: NewMemoryFacts = { bookTitle: s.title, bookSlug: s.slug, from: authorOf(s), source: s.source, text: s.text_content, subscriptionId: r.subscription_id };
+          if (await deliver(tx, r, `submission:${s.id}`, { mail: (to) => newMemoryMail(to, facts), text: newMemoryText(facts) })) queued++;
+        }
+        return queued;
+      });
+    },
+
+    /**
+     * The daily digest for `day` (UTC): every active digest subscriber hears
+     * how many memories arrived in their book on the day before, with a few
+     * of them quoted; books with none send nothing. Email digests belong to
+     * the `digests` mail stream, so a subscriber who left it gets none.
+     * At most one digest per subscription and day. Returns how many were queued.
+     */
+    async sendDigests(day: string): Promise<number> {
+      if (!DAY_RE.test(day)) throw new Error(`not a day: ${day}`);
+      const covered = dayBefore(day);
+      const [from, to] = [`${covered}T00:00:00Z`, `${day}T00:00:00Z`];
+      const books = await db.query<{ book_id: string; slug: string; title: string; new_count: number; pending_count: number }>(
+        `SELECT b.id AS book_id, b.slug, b.title, count(*)::int AS new_count, count(*) FILTER (WHERE s.status = 'pending')::int AS pending_count
+         FROM submissions s
+         JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+         WHERE s.created_at >= $1 AND s.created_at < $2
+           AND EXISTS (SELECT 1 FROM notification_subscriptions n WHERE n.book_id = b.id AND n.kind = 'digest' AND n.is_active)
+         GROUP BY b.id, b.slug, b.title
+         ORDER BY b.id`,
+        [from, to],
+      );
+      let queued = 0;
+      for (const b of books) {
+        queued += await db.transaction(async (tx) => {
+          const excerpts = await tx.query<{ contributor_name: string | null; first_name: string | null; last_name: string | null; text_content: string }>(
+            `SELECT s.contributor_name, u.first_name, u.last_name, s.text_content
+             FROM submissions s LEFT JOIN users u ON u.id = s.contributor_user_id
+             WHERE s.book_id = $1 AND s.created_at >= $2 AND s.created_at < $3
+             ORDER BY s.created_at DESC, s.id DESC LIMIT ${DIGEST_EXCERPTS}`,
+            [b.book_id, from, to],
+          );
+          let n = 0;
+          for (const r of await selectRecipients(tx, b.book_id, 'digest')) {
+            const facts: DigestFacts = {
+              bookTitle: b.title,
+              bookSlug: b.slug,
+              day: covered,
+              newCount: b.new_count,
+              pendingCount: b.pending_count,
+              excerpts: excerpts.map((e) => ({ from: authorOf(e), text: e.text_content })),
+              subscriptionId: r.subscription_id,
+            };
+            const mail = (addr: string) => ({ ...digestMail(addr, facts), stream: 'digests', userId: r.user_id });
+            if (await deliver(tx, r, `digest:${day}`, { mail, text: digestText(facts) })) n++;
+          }
+          return n;
+        });
+      }
+      return queued;
+    },
+  };
+}
+export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -1,0 +1,181 @@
+import { THEMES } from '../../services/books/book-types.js';
+import { THEME_STYLES, type FontFace, type ThemePalette } from '../../services/media/tools/themes.js';
+
+/**
+ * The stylesheet of the pages a book's contributors see (the web form and its
+ * thank-you page): one layout, coloured per book by a `theme-<name>` class on
+ * <body> with the palette of the book's export theme, and the book's title set
+ * in the theme's title typeface (served from /static/fonts/, fetched only by
+ * the page whose theme uses it). Button and text colours are adjusted here so
+ * every theme keeps readable contrast (WCAG AA, 4.5:1 for body-size text).
+ */
+
+type Rgb = [number, number, number];
+
+function rgb(hex: string): Rgb {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+function hex(c: Rgb): string {
+  return `#${c.map((v) => Math.round(Math.min(255, Math.max(0, v))).toString(16).padStart(2, '0')).join('')}`;
+}
+
+function mix(a: string, b: string, amountOfB: number): string {
+  const x = rgb(a);
+  const y = rgb(b);
+  return hex([0, 1, 2].map((i) => x[i] + (y[i] - x[i]) * amountOfB) as Rgb);
+}
+
+function luminance(color: string): number {
+  const [r, g, b] = rgb(color).map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** `color`, moved toward `toward` in small steps until it reaches `ratio` against `against`. */
+function readable(color: string, against: string, ratio: number, toward: string): string {
+  let c = color;
+  for (let i = 1; i <= 20 && contrast(c, against) < ratio; i++) c = mix(color, toward, i / 20);
+  return c;
+}
+
+export interface BookColours {
+  bg: string;
+  paper: string;
+  ink: string;
+  muted: string;
+  /** The accent as text (titles, links) on the paper. */
+  accentText: string;
+  /** The main button: background and its text. */
+  button: string;
+  buttonInk: string;
+  field: string;
+  line: string;
+  dark: boolean;
+}
+
+/** A theme's palette turned into the page's colours. */
+export function bookColours(p: ThemePalette): BookColours {
+  const dark = luminance(p.background) < 0.2;
+  const paper = dark ? mix(p.background, '#ffffff', 0.06) : mix(p.background, '#ffffff', 0.7);
+  const field = dark ? mix(p.background, '#ffffff', 0.11) : '#ffffff';
+  const away = dark ? '#ffffff' : '#000000';
+  // The button: the accent with white text, deepened a little until it reads (4.5:1); a light accent
+  // (gold on a dark theme) that would need more than a shade keeps its colour and takes dark text.
+  const white = '#ffffff';
+  const black = '#161311';
+  let button = p.accent;
+  let buttonInk = white;
+  const deepened = readable(p.accent, white, 4.5, '#000000');
+  if (contrast(deepened, white) >= 4.5 && contrast(mix(p.accent, '#000000', 0.3), white) >= 4.5) button = deepened;
+  else buttonInk = black;
+  if (contrast(button, buttonInk) < 4.5) button = readable(button, buttonInk, 4.5, buttonInk === white ? '#000000' : '#ffffff');
+  return {
+    bg: p.background,
+    paper,
+    ink: readable(p.text, paper, 7, away),
+    muted: readable(p.muted, paper, 4.5, away),
+    accentText: readable(p.accent, paper, 4.5, away),
+    button,
+    buttonInk,
+    field,
+    line: dark ? mix(paper, '#ffffff', 0.22) : mix(p.muted, paper, 0.6),
+    dark,
+  };
+}
+
+/** The title face of each theme, by the URL the stylesheet loads it from. */
+export const THEME_TITLE_FONTS: Record<string, FontFace> = Object.fromEntries(THEMES.map((t) => [`/static/fonts/${t}-title.ttf`, THEME_STYLES[t].title]));
+
+function themeRules(): string {
+  return THEMES.map((t) => {
+    const style = THEME_STYLES[t];
+    const c = bookColours(style.palette);
+    const f = style.title;
+    return `
+@font-face { font-family: "mb-title-${t}"; src: url("/static/fonts/${t}-title.ttf") format("truetype"); font-weight: ${f.weight}; font-style: ${f.style}; font-display: swap; }
+.theme-${t} {
+  --bg: ${c.bg}; --paper: ${c.paper}; --ink: ${c.ink}; --muted: ${c.muted}; --accent: ${c.accentText};
+  --button: ${c.button}; --button-ink: ${c.buttonInk}; --field: ${c.field}; --line: ${c.line};
+  --title-font: "mb-title-${t}", Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
+  --title-case: ${style.titleUppercase ? 'uppercase' : 'none'}; --title-tracking: ${style.titleUppercase ? '0.08em' : '0'};
+  --shadow: ${c.dark ? '0 1px 2px rgba(0,0,0,.35), 0 12px 32px rgba(0,0,0,.35)' : '0 1px 2px rgba(60,40,20,.06), 0 12px 32px rgba(60,40,20,.10)'};
+  color-scheme: ${c.dark ? 'dark' : 'light'};
+}`;
+  }).join('\n');
+}
+
+export const BOOK_CSS = `
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; min-height: 100vh; background: var(--bg); color: var(--ink);
+  font: 17px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+}
+a { color: var(--accent); text-underline-offset: 0.15em; }
+.sheet { max-width: 34rem; margin: 0 auto; padding: 2.25rem 1rem 2rem; }
+.book-head { text-align: center; margin: 0 0.5rem 1.5rem; }
+.eyebrow { margin: 0 0 0.4rem; font-size: 0.8rem; font-weight: 600; letter-spacing: 0.12em; text-transform: uppercase; color: var(--muted); }
+.book-title {
+  margin: 0; font-family: var(--title-font); font-weight: var(--title-weight); font-style: var(--title-style);
+  text-transform: var(--title-case); letter-spacing: var(--title-tracking);
+  font-size: clamp(2rem, 8.5vw, 2.75rem); line-height: 1.15; color: var(--accent); overflow-wrap: anywhere; text-wrap: balance;
+}
+.book-subtitle { margin: 0.5rem 0 0; color: var(--muted); font-style: italic; text-wrap: balance; }
+.rule { width: 3rem; height: 2px; margin: 1.1rem auto 0; border: 0; background: var(--accent); opacity: 0.7; }
+.paper { background: var(--paper); border-radius: 18px; padding: 1.5rem 1.25rem 1.4rem; box-shadow: var(--shadow); }
+.paper h2 { margin: 0 0 0.35rem; font-size: 1.3rem; line-height: 1.3; }
+.lead { margin: 0 0 1.1rem; color: var(--muted); }
+label { display: block; font-weight: 650; margin: 1.1rem 0 0.4rem; }
+label .optional { font-weight: 400; color: var(--muted); }
+input[type=text], textarea {
+  display: block; width: 100%; min-height: 3rem; padding: 0.75rem 0.9rem; font: inherit; font-size: 1.0625rem; color: var(--ink);
+  background: var(--field); border: 1.5px solid var(--line); border-radius: 12px;
+}
+textarea { min-height: 10rem; resize: vertical; line-height: 1.5; }
+input[type=file] {
+  display: block; width: 100%; font: inherit; font-size: 0.95rem; color: var(--muted);
+  padding: 0.5rem; border: 1.5px dashed var(--line); border-radius: 12px; background: var(--field);
+}
+input[type=file]::file-selector-button {
+  min-height: 2.75rem; margin-right: 0.75rem; padding: 0.55rem 1rem; font: inherit; font-weight: 650; cursor: pointer;
+  color: var(--accent); background: transparent; border: 1.5px solid var(--accent); border-radius: 10px;
+}
+input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px;
+}
+[aria-invalid=true] { border-color: #c0392b; }
+.hint { margin: 0.35rem 0 0; font-size: 0.9rem; color: var(--muted); }
+.field-error { margin: 0.4rem 0 0; font-size: 0.95rem; font-weight: 600; color: var(--error-ink, #b3261e); }
+.preview { margin: 0.75rem 0 0; }
+.preview img { display: block; width: 100%; max-height: 16rem; object-fit: cover; border-radius: 12px; }
+.preview figcaption { margin-top: 0.35rem; font-size: 0.9rem; color: var(--muted); overflow-wrap: anywhere; }
+.send {
+  display: block; width: 100%; min-height: 3.5rem; margin-top: 1.5rem; padding: 0.8rem 1rem; cursor: pointer;
+  font: inherit; font-size: 1.15rem; font-weight: 700; color: var(--button-ink); background: var(--button);
+  border: 0; border-radius: 14px; text-align: center; text-decoration: none;
+}
+.send:hover { filter: brightness(1.06); }
+.send[disabled] { opacity: 0.7; cursor: progress; }
+.send.secondary { color: var(--accent); background: transparent; border: 1.5px solid var(--accent); }
+.fine { margin: 0.9rem 0 0; font-size: 0.9rem; color: var(--muted); text-align: center; }
+.alert { margin: 0 0 1rem; padding: 0.8rem 1rem; border-radius: 12px; background: #fdecea; color: #8c1d18; border: 1px solid #f2c4bf; }
+.alert p { margin: 0; }
+.thanks { text-align: center; }
+.thanks .mark { display: block; width: 3.5rem; height: 3.5rem; margin: 0.25rem auto 0.75rem; color: var(--accent); }
+.thanks h2 { font-family: var(--title-font); font-weight: var(--title-weight); font-size: 1.9rem; color: var(--accent); }
+.foot { margin: 1.5rem 0 0; text-align: center; font-size: 0.85rem; color: var(--muted); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); border: 0; }
+[hidden] { display: none !important; }
+@media (min-width: 40rem) { .sheet { padding-top: 3.5rem; } .paper { padding: 2rem 2.25rem; } }
+@media (prefers-reduced-motion: no-preference) { .send { transition: filter 0.15s; } }
+${themeRules()}
+`;

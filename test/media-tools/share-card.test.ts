@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { THEMES } from '../../src/services/books/book-types.js';
+import { renderShareCard, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from '../../src/services/media/tools/share-card.js';
+import { EMOJI_FONT, fontFilePath, THEME_STYLES, themeFaces } from '../../src/services/media/tools/themes.js';
+import { ensureFixtures, fixturePaths } from '../helpers/media-fixtures.js';
+
+const WORDS = 'Grandpa taught me to fish on this lake every summer. He never caught much, but he always said the waiting was the best part.';
+
+/** Cards are kept here so a person can look at them (the path is printed once). */
+let outDir: string;
+beforeAll(async () => {
+  await ensureFixtures(['jpeg', 'jpegRotated', 'heicHeader']);
+  outDir = await mkdtemp(path.join(os.tmpdir(), 'memorybook-share-cards-'));
+  console.info(`share cards written to ${outDir}`);
+});
+
+async function expectCard(png: Buffer): Promise<void> {
+  const meta = await sharp(png).metadata();
+  expect(meta).toMatchObject({ format: 'png', width: SHARE_CARD_WIDTH, height: SHARE_CARD_HEIGHT });
+  // Decodes for real and holds more than a flat background.
+  const { channels } = await sharp(png).stats();
+  expect(Math.max(...channels.slice(0, 3).map((c) => c.stdev))).toBeGreaterThan(5);
+}
+
+/** Mean colour of a region, to tell whether the photo landed there. */
+async function meanColour(png: Buffer, left: number, top: number, width: number, height: number): Promise<number[]> {
+  const region = await sharp(png).extract({ left, top, width, height }).png().toBuffer();
+  const { channels } = await sharp(region).stats();
+  return channels.slice(0, 3).map((c) => Math.round(c.mean));
+}
+
+describe('themes', () => {
+  it('has a style for every export theme, with font files that exist', () => {
+    expect(Object.keys(THEME_STYLES).sort()).toEqual([...THEMES].sort());
+    for (const style of Object.values(THEME_STYLES)) {
+      for (const face of themeFaces(style)) expect(existsSync(fontFilePath(face)), fontFilePath(face)).toBe(true);
+      expect(style.palette.background).toMatch(/^#[0-9A-F]{6}$/i);
+    }
+    expect(existsSync(fontFilePath(EMOJI_FONT))).toBe(true);
+  });
+});
+
+describe('renderShareCard', () => {
+  it.each(THEMES.map((t, i) => [t, i] as const))('%s: a 1200×630 PNG, with and without photo', async (theme, i) => {
+    const plain = await renderShareCard({ text: WORDS, contributorName: 'Emma Lindqvist', bookTitle: 'For Grandpa Joe', theme });
+    await expectCard(plain);
+    await writeFile(path.join(outDir, `${theme}.png`), plain);
+    const withPhoto = await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'For Grandpa Joe', theme, photoPath: i % 2 ? fixturePaths.jpeg : fixturePaths.jpegRotated });
+    await expectCard(withPhoto);
+    await writeFile(path.join(outDir, `${theme}-photo.png`), withPhoto);
+    // The photo fills the right-hand side: its colours there differ from the plain card's background.
+    const right = await meanColour(withPhoto, 1000, 200, 150, 200);
+    const plainRight = await meanColour(plain, 1000, 200, 150, 200);
+    expect(right).not.toEqual(plainRight);
+  });
+
+  it('fits very long text (clamped with an ellipsis, nothing overflows)', async () => {
+    const long = 'We laughed until the sun came up and then we laughed some more. '.repeat(200);
+    const started = Date.now();
+    const png = await renderShareCard({ text: long, contributorName: 'A'.repeat(300), bookTitle: 'T'.repeat(300), theme: 'storybook' });
+    await expectCard(png);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await writeFile(path.join(outDir, 'long.png'), png);
+    // The bottom margin stays background: no text ran past the card's padding.
+    const strip = await sharp(png).extract({ left: 0, top: SHARE_CARD_HEIGHT - 20, width: SHARE_CARD_WIDTH, height: 20 }).png().toBuffer();
+    const bottom = await sharp(strip).stats();
+    expect(Math.max(...bottom.channels.slice(0, 3).map((c) => c.stdev))).toBeLessThan(1);
+  });
+
+  it('draws markup characters and emoji as text', async () => {
+    const png = await renderShareCard({
+      text: '<script>alert("x")</script> Tom & Jerry </svg><svg onload=alert(1)> ]]> 🎉❤️👨‍👩‍👧 &amp; &#x3C;',
+      contributorName: '<b>Zoë</b> & Ana 🌻',
+      bookTitle: 'A & B <3',
+      theme: 'editorial_noir',
+    });
+    await expectCard(png);
+    await writeFile(path.join(outDir, 'markup-emoji.png'), png);
+  });
+
+  it('renders empty words and names', async () => {
+    await expectCard(await renderShareCard({ text: '   ', contributorName: '', bookTitle: 'Only a title', theme: 'modern_clean', photoPath: fixturePaths.jpeg }));
+  });
+
+  it('falls back to the default theme for an unknown one', async () => {
+    const unknown = await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'Book', theme: 'no_such_theme' });
+    const classic = await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'Book', theme: 'elegant_classic' });
+    expect(unknown.equals(classic)).toBe(true);
+  });
+
+  it('leaves out a photo it cannot decode (HEIC, missing file) instead of failing', async () => {
+    const heic = await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'Book', theme: 'wedding_album', photoPath: fixturePaths.heicHeader });
+    const none = await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'Book', theme: 'wedding_album' });
+    expect(heic.equals(none)).toBe(true);
+    await expectCard(await renderShareCard({ text: WORDS, contributorName: 'Emma', bookTitle: 'Book', theme: 'wedding_album', photoPath: '/nonexistent/photo.jpg' }));
+  });
+});
