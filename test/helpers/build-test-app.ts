@@ -9,6 +9,9 @@ import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { createQueue, queueSchemaName, type Queue } from '../../src/jobs/queue.js';
 import { jobs } from '../../src/jobs/registry.js';
 import { createResponseValidator } from './openapi-validator.js';
+import { createServices, type Services } from '../../src/services/index.js';
+import { createObjectStore } from '../../src/storage/index.js';
+import type { ObjectStore } from '../../src/storage/object-store.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -43,6 +46,8 @@ export interface TestApp {
   config: Config;
   database: TestDatabase;
   queue: Queue;
+  /** The services the API and its worker run on (built here, so a wrapped store reaches both). */
+  services: Services;
   request<T = any>(method: string, url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   get<T = any>(url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   post<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
@@ -67,14 +72,24 @@ let validatorCache: ReturnType<typeof createResponseValidator> | undefined;
  * response is checked against the served OpenAPI document and for
  * X-Request-Id; a mismatch fails the test.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    /** Wraps the configured object store, for a test that makes it fail on purpose; the API and the worker both use the wrapper. */
+    wrapStore?: (real: ObjectStore) => ObjectStore;
+  } = {},
+): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await createTestDatabase();
+  const store = options.wrapStore ? options.wrapStore(createObjectStore(config)) : createObjectStore(config);
   // The real job queue in the test's own schema; handlers run only when the test asks for a worker.
-  const queue = createQueue({ db: database.db, config, jobs, schema: queueSchemaName(database.schema), pollIntervalMs: 200 });
+  let services: Services | undefined;
+  const queue = createQueue({ db: database.db, config, jobs, schema: queueSchemaName(database.schema), pollIntervalMs: 200, services: () => services! });
+  services = createServices({ config, db: database.db, queue, store });
   await queue.start();
   if (options.worker) queue.work();
-  const app = await buildApp({ config, db: database.db, queue }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
+  const app = await buildApp({ config, db: database.db, queue, services }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
   const validate = (validatorCache ??= createResponseValidator((await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()));
 
@@ -119,6 +134,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; work
     config,
     database,
     queue,
+    services,
     request,
     get: (url, opts) => request('GET', url, opts),
     post: (url, body, opts) => request('POST', url, { ...opts, body: body ?? opts?.body }),
@@ -128,6 +144,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; work
       await app.close();
       await queue.stop({ timeoutMs: 5000 });
       await database.drop();
+      await store.close();
       rmSync(config.dataDir, { recursive: true, force: true });
     },
   };

@@ -11,6 +11,7 @@ import { eventually } from '../../helpers/eventually.js';
 import type { TestUser } from '../../helpers/factories.js';
 import { fileUpload, multipart, type Part } from '../../helpers/multipart.js';
 import { startS3Server, type TestS3Server } from '../../helpers/s3-server.js';
+import type { ObjectStore } from '../../../src/storage/object-store.js';
 
 export type StoreKind = 'local' | 's3';
 export const STORES: StoreKind[] = ['local', 's3'];
@@ -21,10 +22,13 @@ export interface MediaTestApp extends TestApp {
   storedKeys(): Promise<string[]>;
 }
 
-export async function buildMediaApp(store: StoreKind, o: { worker?: boolean; env?: Record<string, string> } = {}): Promise<MediaTestApp> {
+export async function buildMediaApp(
+  store: StoreKind,
+  o: { worker?: boolean; env?: Record<string, string>; wrapStore?: (real: ObjectStore) => ObjectStore } = {},
+): Promise<MediaTestApp> {
   let s3: TestS3Server | undefined;
   if (store === 's3') s3 = await startS3Server();
-  const t = await buildTestApp({ worker: o.worker ?? true, env: { ...(s3?.env ?? {}), ...(o.env ?? {}) } });
+  const t = await buildTestApp({ worker: o.worker ?? true, env: { ...(s3?.env ?? {}), ...(o.env ?? {}) }, wrapStore: o.wrapStore });
   const close = t.close;
   const client = s3
     ? new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } })
