@@ -2,8 +2,10 @@
  * `npm run bench`: builds, then for each backend (PostgreSQL in a throw-away
  * schema, PGlite in a temp data dir) starts the real service as a child
  * process, seeds a user and an API key with the CLI, and measures every
- * scenario with autocannon against the ceiling route. Prints a table and
- * writes bench/results/latest.json.
+ * scenario with autocannon against the ceiling: a constant-JSON route of a
+ * bare Fastify process on the same machine, measured in the same rounds.
+ * Prints the ratios per round, the service's start-to-ready time and a
+ * table, and writes bench/results/latest.json.
  *
  * Settings (environment): BENCH_BACKENDS=postgres,pglite  BENCH_CONNECTIONS
  * BENCH_DURATION (seconds per scenario, split into BENCH_ROUNDS turns)  BENCH_WARMUP (seconds)
@@ -37,11 +39,11 @@ const PROFILE_DIR = path.join(ROOT, 'bench', 'results', 'profiles');
 const settings = {
   backends: (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean),
   scenarios: process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean) ?? null,
-  // On 2 cores shared by the load generator, the service and Postgres, 25 keep
-  // the service busy; more mostly add queueing latency. Batched bearer lookups
-  // get cheaper per request as concurrency rises, so compare runs at one value.
-  connections: intEnv('BENCH_CONNECTIONS', 25),
-  durationSeconds: intEnv('BENCH_DURATION', 12),
+  // 32 connections, three alternating rounds of 8 s per scenario: the conditions the fast-path
+  // targets are set in. Batched lookups get cheaper per request as concurrency rises, so compare
+  // runs at one value.
+  connections: intEnv('BENCH_CONNECTIONS', 32),
+  durationSeconds: intEnv('BENCH_DURATION', 24),
   rounds: intEnv('BENCH_ROUNDS', 3),
   warmupSeconds: intEnv('BENCH_WARMUP', 3, 0),
   databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
@@ -51,7 +53,7 @@ const settings = {
 };
 // Everything is bounded: a stuck child or server must never hang the run.
 const OVERALL_DEADLINE_MS = 12 * 60_000;
-const READY_TIMEOUT_MS = 30_000;
+const READY_TIMEOUT_MS = intEnv('BENCH_READY_TIMEOUT_MS', 30_000);
 const CLI_TIMEOUT_MS = 60_000;
 
 // ---------------------------------------------------------------- scenarios
@@ -89,6 +91,8 @@ export interface Scenario {
   body?: (ctx: BenchContext) => unknown;
   /** The constant-cost route every other scenario is compared with (exactly one). */
   ceiling?: boolean;
+  /** 'bare': a bare Fastify process beside the service (see startBareFastify), not the service itself. */
+  target?: 'bare';
   /**
    * Before the service starts, through `cli` or `withDb`. PGlite is
    * single-process, so nothing can open the data directory while the server holds it.
@@ -101,7 +105,11 @@ export interface Scenario {
 const bearer = (ctx: BenchContext) => ({ authorization: `Bearer ${ctx.apiKey}` });
 
 export const scenarios: Scenario[] = [
-  { name: 'healthz', method: 'GET', path: '/healthz', ceiling: true },
+  // The ceiling: a constant-JSON route of a bare Fastify process on the same machine (no auth, no database,
+  // none of our hooks). Every ratio is taken against it, round by round.
+  { name: 'ceiling', method: 'GET', path: '/ceiling', ceiling: true, target: 'bare' },
+  // The service's own constant route: what our hooks and logging cost on top of bare Fastify.
+  { name: 'healthz', method: 'GET', path: '/healthz' },
   { name: 'auth-me', method: 'GET', path: '/api/v1/auth/me/', headers: bearer },
   {
     // One key per connection: concurrent lookups then share no key, as with many integrators.
@@ -127,11 +135,9 @@ export const scenarios: Scenario[] = [
     method: 'GET',
     path: '/api/v1/books/',
     headers: bearer,
-    async seed(ctx) {
-      await ctx.withDb((db) => seedBooks(db, ctx.userId, BOOKS_PER_USER));
-    },
+    seed: seedThousandBooks,
   },
-  { name: 'book-get', method: 'GET', path: '/api/v1/books/bench-book-500/', headers: bearer },
+  { name: 'book-get', method: 'GET', path: '/api/v1/books/bench-book-500/', headers: bearer, seed: seedThousandBooks },
   // Issue 4: creates with fresh Idempotency-Keys, and list pages in a book of 100,000 memories.
   {
     name: 'submission-create',
@@ -144,33 +150,52 @@ export const scenarios: Scenario[] = [
       await ctx.withDb((db) => seedBook(db, ctx.userId, 'bench-create', 'plus'));
     },
   },
-  {
-    name: 'submissions-page-1',
-    method: 'GET',
-    path: '/api/v1/books/bench-memories/submissions/?limit=50',
-    headers: bearer,
-    async seed(ctx) {
-      ctx.state.deepCursor = await ctx.withDb(async (db) => {
-        const bookId = await seedBook(db, ctx.userId, 'bench-memories', 'plus');
-        await seedSubmissions(db, bookId, ctx.userId, ctx.email, SUBMISSIONS_PER_BOOK);
-        // Page 1,800 of 2,000 at 50 a page: the cursor a client holds after walking 90,000 rows.
-        const [row] = await db.query<{ created_at: string; id: string }>(
-          `SELECT created_at, id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC, id DESC OFFSET 89999 LIMIT 1`,
-          [bookId],
-        );
-        return createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
-      });
-    },
-  },
+  { name: 'submissions-page-1', method: 'GET', path: '/api/v1/books/bench-memories/submissions/?limit=50', headers: bearer, seed: seedMemories },
   {
     name: 'submissions-deep-page',
     method: 'GET',
     path: (ctx) => `/api/v1/books/bench-memories/submissions/?limit=50&cursor=${encodeURIComponent(String(ctx.state.deepCursor))}`,
     headers: bearer,
+    seed: seedMemories,
+  },
+  {
+    name: 'submission-get',
+    method: 'GET',
+    path: (ctx) => `/api/v1/books/bench-memories/submissions/${String(ctx.state.middleMemory)}/`,
+    headers: bearer,
+    seed: seedMemories,
   },
 ];
 
 const BOOKS_PER_USER = 1_000;
+
+/**
+ * A book of 100,000 memories, shared by the submission read scenarios: the
+ * cursor a client holds after walking 90,000 rows (page 1,800 of 2,000 at 50
+ * a page), and a memory from the middle for the detail read.
+ */
+async function seedMemories(ctx: BenchContext) {
+  if (ctx.state.memoriesSeeded) return;
+  ctx.state.memoriesSeeded = true;
+  await ctx.withDb(async (db) => {
+    const bookId = await seedBook(db, ctx.userId, 'bench-memories', 'plus');
+    await seedSubmissions(db, bookId, ctx.userId, ctx.email, SUBMISSIONS_PER_BOOK);
+    const [row] = await db.query<{ created_at: string; id: string }>(
+      `SELECT created_at, id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC, id DESC OFFSET 89999 LIMIT 1`,
+      [bookId],
+    );
+    ctx.state.deepCursor = createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
+    const [middle] = await db.query<{ id: string }>(`SELECT id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC OFFSET 50000 LIMIT 1`, [bookId]);
+    ctx.state.middleMemory = middle.id;
+  });
+}
+
+/** The caller's 1,000 books, shared by the book scenarios (seeded once whichever of them runs). */
+async function seedThousandBooks(ctx: BenchContext) {
+  if (ctx.state.booksSeeded) return;
+  ctx.state.booksSeeded = true;
+  await ctx.withDb((db) => seedBooks(db, ctx.userId, BOOKS_PER_USER));
+}
 const SUBMISSIONS_PER_BOOK = 100_000;
 
 /** Bulk seeding in SQL: the API would take minutes for 100,000 rows and measure nothing we want. */
@@ -320,6 +345,8 @@ function runCli(env: Record<string, string>, args: string[]): Promise<Record<str
 
 interface Service {
   baseUrl: string;
+  /** From spawning the process to the first 200 from /readyz, in ms. */
+  readyMs: number;
   /** CPU time the service process has used so far, in ms (Linux only; null elsewhere). */
   cpuMs(): number | null;
   stop(): Promise<void>;
@@ -327,6 +354,7 @@ interface Service {
 
 async function startService(env: Record<string, string>): Promise<Service> {
   const port = await freePort();
+  const spawnedAt = performance.now();
   // cwd is a temp dir so the repository's own .env is never read.
   const nodeFlags = settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -358,7 +386,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
     }
     try {
       const res = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return { baseUrl, stop, cpuMs: () => processCpuMs(child.pid) };
+      if (res.ok) return { baseUrl, stop, readyMs: Math.round(performance.now() - spawnedAt), cpuMs: () => processCpuMs(child.pid) };
     } catch {
       // not listening yet
     }
@@ -366,7 +394,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
       await stop();
       throw new Error(`service not ready after ${READY_TIMEOUT_MS} ms:\n${tail.join('\n')}`);
     }
-    await sleep(100);
+    await sleep(20);
   }
 }
 
@@ -407,11 +435,34 @@ export interface Measurement {
   rounds: RoundResult[];
 }
 
+let bareUrl = '';
+
+/**
+ * The ceiling's server: Fastify with one route answering constant JSON, in
+ * a process of its own like the service, started once for the whole run.
+ */
+async function startBareFastify(): Promise<() => void> {
+  const port = await freePort();
+  const fastify = path.join(ROOT, 'node_modules', 'fastify', 'fastify.js');
+  const code = `const Fastify = require(${JSON.stringify(fastify)});
+    const app = Fastify({ logger: false });
+    app.get('/ceiling', async () => ({ status: 'ok' }));
+    app.listen({ port: ${port}, host: '127.0.0.1' }).then(() => console.log('ready'));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (c) => reject(new Error(`bare Fastify exited ${c}`)));
+  });
+  bareUrl = `http://127.0.0.1:${port}`;
+  return () => child.kill('SIGKILL');
+}
+
 function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
   let nextConnection = 0;
   const perConnection = scenario.connectionHeaders;
   const opts = {
-    url: ctx.baseUrl + (typeof scenario.path === 'function' ? scenario.path(ctx) : scenario.path),
+    url: (scenario.target === 'bare' ? bareUrl : ctx.baseUrl) + (typeof scenario.path === 'function' ? scenario.path(ctx) : scenario.path),
     method: scenario.method,
     headers: {
       ...(scenario.body ? { 'content-type': 'application/json' } : {}),
@@ -437,9 +488,11 @@ function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
 
 async function runRound(ctx: BenchContext, service: Service, scenario: Scenario, seconds: number) {
   const loadAvg = os.loadavg()[0];
-  const cpuBefore = service.cpuMs();
+  // The ceiling runs in a process of its own: the service's CPU says nothing about it.
+  const cpuMs = () => (scenario.target === 'bare' ? null : service.cpuMs());
+  const cpuBefore = cpuMs();
   const r = await autocannon({ ...autocannonOptions(ctx, scenario), duration: seconds });
-  const cpuAfter = service.cpuMs();
+  const cpuAfter = cpuMs();
   const result: RoundResult = {
     requests: r.requests.total,
     duration_s: r.duration,
@@ -484,7 +537,7 @@ function aggregate(runs: RoundRun[]): Measurement {
   };
 }
 
-async function runBackend(backend: Backend, selected: Scenario[]): Promise<Record<string, Measurement>> {
+async function runBackend(backend: Backend, selected: Scenario[]): Promise<{ results: Record<string, Measurement>; readyMs: number }> {
   let service: Service | undefined;
   const cleanup = () => backend.cleanup();
   pendingCleanups.add(cleanup);
@@ -522,6 +575,7 @@ async function runBackend(backend: Backend, selected: Scenario[]): Promise<Recor
 
     service = await startService(env);
     ctx.baseUrl = service.baseUrl;
+    console.log(`  ${backend.name}: start-to-ready ${service.readyMs} ms`);
     const seedOnly = () => Promise.reject(new Error('only available in seed steps'));
     ctx.cli = seedOnly;
     ctx.withDb = seedOnly;
@@ -552,9 +606,12 @@ async function runBackend(backend: Backend, selected: Scenario[]): Promise<Recor
     }
     for (const s of selected) {
       const m = results[s.name];
-      console.log(`  ${backend.name} ${s.name}: ${m.rps} req/s (rounds: ${m.rounds.map((r) => r.rps).join(', ')}), p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms`);
+      const perRound = ceiling ? `; vs ceiling per round: ${m.rounds.map((r, i) => (r.rps / results[ceiling.name].rounds[i].rps).toFixed(3)).join(', ')}` : '';
+      console.log(
+        `  ${backend.name} ${s.name}: ${m.rps} req/s (rounds: ${m.rounds.map((r) => r.rps).join(', ')}${perRound}), p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms`,
+      );
     }
-    return results;
+    return { results, readyMs: service.readyMs };
   } finally {
     await service?.stop();
     pendingCleanups.delete(cleanup);
@@ -598,9 +655,17 @@ async function main(): Promise<number> {
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}`,
   );
 
+  const stopBare = selected.some((s) => s.target === 'bare') ? await startBareFastify() : () => {};
   const results: Record<string, Record<string, Measurement>> = {};
-  for (const name of settings.backends) {
-    results[name] = await runBackend(BACKENDS[name](), selected);
+  const readyMs: Record<string, number> = {};
+  try {
+    for (const name of settings.backends) {
+      const run = await runBackend(BACKENDS[name](), selected);
+      results[name] = run.results;
+      readyMs[name] = run.readyMs;
+    }
+  } finally {
+    stopBare();
   }
 
   printTable(results);
@@ -620,6 +685,8 @@ async function main(): Promise<number> {
           node_env: 'production',
         },
         scenarios: selected.map((s) => ({ name: s.name, method: s.method, path: typeof s.path === 'string' ? s.path : '(computed)', ceiling: !!s.ceiling })),
+        // From spawning `memorybook serve` on the seeded database to its first 200 from /readyz.
+        start_to_ready_ms: readyMs,
         results,
       },
       null,

@@ -15,6 +15,13 @@ export interface Queryable {
 /** A transaction's handle: statements, and scripts of several statements (simple protocol). */
 export interface Tx extends Queryable {
   exec(sql: string): Promise<void>;
+  /**
+   * Runs `step` as the transaction's last work, right before COMMIT, after
+   * everything else (an idempotent request's stored answer included): for a
+   * row lock that should be held as briefly as possible. A step that throws
+   * fails the commit, and the transaction is rolled back.
+   */
+  beforeCommit(step: () => Promise<void>): void;
 }
 
 /** A transaction its opener ends: the request-wide unit of work of an idempotent request. */
@@ -23,6 +30,12 @@ export interface OpenTransaction extends Tx {
   commit(): Promise<void>;
   /** Safe to call more than once, and after a failed commit. */
   rollback(): Promise<void>;
+  /**
+   * ROLLBACK TO SAVEPOINT `name`, forgetting the beforeCommit steps of the
+   * work it undoes. The savepoint must have been set before any step was
+   * (as the idempotency claim's is, in the script that opens the transaction).
+   */
+  rollbackToSavepoint(name: string): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -36,8 +49,14 @@ export interface Db extends Queryable {
    * serialization failure or deadlock is run again (a few times).
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Opens a transaction the caller commits or rolls back. */
+  /**
+   * Opens a transaction the caller commits or rolls back. With `script`
+   * (statements whose values the caller inlined with sqlLiteral), runs it in
+   * the same round trip as BEGIN and answers the rows of its first SELECT:
+   * for the hottest transaction opening there is, the idempotency claim.
+   */
   begin(): Promise<OpenTransaction>;
+  begin<R>(script: string): Promise<OpenTransaction & { rows: R[] }>;
   /** Runs fn with `tx` ambient: `query` and `transaction` on this Db, anywhere below fn, use it while it is open. */
   withAmbient<T>(tx: OpenTransaction, fn: () => T): T;
   /** True inside an open ambient transaction. */
@@ -106,14 +125,16 @@ function statement(text: string, params: unknown[] | undefined): pg.QueryConfig 
   return { name, text, values: params };
 }
 
+/** Our type parsers, on either backend: timestamps as ISO strings, int8 and numeric as numbers. */
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === TIMESTAMPTZ_OID) return parseTimestamp;
+    if (oid === INT8_OID || oid === NUMERIC_OID) return parseInt8;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
 export function createPostgresDb(url: string, opts: { poolSize?: number; schema?: string | null } = {}): Db {
-  const types = {
-    getTypeParser(oid: number, format?: string) {
-      if (oid === TIMESTAMPTZ_OID) return parseTimestamp;
-      if (oid === INT8_OID || oid === NUMERIC_OID) return parseInt8;
-      return pg.types.getTypeParser(oid, format as 'text');
-    },
-  };
   const searchPath = opts.schema ? ` -c search_path=${opts.schema}` : '';
   const pool = new pg.Pool({
     connectionString: url,
@@ -121,16 +142,49 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
     options: `-c TimeZone=UTC${searchPath}`,
     types,
   });
+  return withTransactions(poolConnection('postgres', pool, () => pool.end()));
+}
+
+/**
+ * The embedded database: PGlite in this process, reached through a pg Pool
+ * of one connection (see PgliteConnection), so both backends share the code
+ * below. One connection gives the isolation PGlite's single session needs:
+ * a transaction holds it, and every other statement waits its turn.
+ */
+export async function createPgliteDb(dataDir?: string): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PgliteConnection } = await import('./pglite-connection.js');
+  const lite = await PGlite.create({ dataDir });
+  await lite.exec(`SET TIME ZONE 'UTC'`);
+  const session = { parsedStatements: {}, connections: 0 };
+  class PgliteClient extends pg.Client {
+    constructor(config: pg.ClientConfig) {
+      super({ ...config, connection: new PgliteConnection(lite, session) } as pg.ClientConfig);
+    }
+  }
+  // Idle connections stay: the session, and the statements it prepared, outlive any one of them.
+  const pool = new pg.Pool({ Client: PgliteClient as unknown as typeof pg.Client, max: 1, idleTimeoutMillis: 0, types });
+  let closed = false;
+  return withTransactions(
+    poolConnection('pglite', pool, async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+      await lite.close();
+    }),
+  );
+}
+
+function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<void>): Connection {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-
-  return withTransactions({
-    kind: 'postgres',
+  return {
+    kind,
     async query<R>(text: string, params?: unknown[]) {
       const res = await pool.query(statement(text, params));
       return res.rows as R[];
     },
-    async begin() {
+    async begin<R>(script?: string) {
       const client = await pool.connect();
       let open = true;
       // The pool stops listening while a connection is checked out; a connection lost mid-transaction
@@ -158,14 +212,19 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
           if (sql === 'COMMIT') throw err;
         }
       };
+      let rows: R[] = [];
+      const lastSteps: (() => Promise<void>)[] = [];
       try {
-        await client.query('BEGIN');
+        // One simple-protocol message: BEGIN and the script leave and answer together.
+        const results: pg.QueryResult | pg.QueryResult[] = await client.query(script ? `BEGIN; ${script}` : 'BEGIN');
+        if (script) rows = ((Array.isArray(results) ? results : [results]).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
       } catch (err) {
         client.off('error', onError);
         client.release(err as Error);
         throw err;
       }
       return {
+        rows,
         get open() {
           return open;
         },
@@ -177,82 +236,28 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
           mustBeOpen(open);
           await client.query(sql);
         },
-        commit: () => end('COMMIT'),
+        beforeCommit(step: () => Promise<void>) {
+          mustBeOpen(open);
+          lastSteps.push(step);
+        },
+        async commit() {
+          if (!open) return;
+          for (const step of lastSteps.splice(0)) await step();
+          await end('COMMIT');
+        },
+        async rollbackToSavepoint(name: string) {
+          mustBeOpen(open);
+          await client.query(`ROLLBACK TO SAVEPOINT ${pg.escapeIdentifier(name)}`);
+          lastSteps.length = 0;
+        },
         rollback: () => end('ROLLBACK'),
       };
     },
     async exec(sql: string) {
       await pool.query(sql);
     },
-    async close() {
-      await pool.end();
-    },
-  });
-}
-
-export async function createPgliteDb(dataDir?: string): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const lite = await PGlite.create({
-    dataDir,
-    parsers: { [TIMESTAMPTZ_OID]: parseTimestamp, [INT8_OID]: parseInt8, [NUMERIC_OID]: parseInt8 },
-  });
-  await lite.exec(`SET TIME ZONE 'UTC'`);
-  let closed = false;
-  return withTransactions({
-    kind: 'pglite',
-    async query<R>(text: string, params?: unknown[]) {
-      return (await lite.query<R>(text, params)).rows;
-    },
-    // PGlite is one connection: its own mutex makes every other query wait
-    // while a transaction is open, which gives the same isolation as a pool.
-    // Its transaction() holds that mutex for as long as the callback runs, so
-    // an open transaction is a callback waiting to be told how to end.
-    begin() {
-      return new Promise<OpenTransaction>((resolve, reject) => {
-        let open = true;
-        let finish!: (commit: boolean) => void;
-        const decided = new Promise<boolean>((r) => (finish = r));
-        const outcome = lite.transaction(async (t) => {
-          resolve({
-            get open() {
-              return open;
-            },
-            async query<R>(text: string, params?: unknown[]) {
-              mustBeOpen(open);
-              return (await t.query<R>(text, params)).rows;
-            },
-            async exec(sql: string) {
-              mustBeOpen(open);
-              await t.exec(sql);
-            },
-            async commit() {
-              if (!open) return;
-              open = false;
-              finish(true);
-              await outcome;
-            },
-            async rollback() {
-              if (!open) return;
-              open = false;
-              finish(false);
-              await outcome.catch(() => {});
-            },
-          });
-          if (!(await decided)) await t.rollback();
-        });
-        // Fails before the handle exists (BEGIN refused): the caller hears of it.
-        outcome.catch(reject);
-      });
-    },
-    async exec(sql: string) {
-      await lite.exec(sql);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await lite.close();
-    },
-  });
+    close,
+  };
 }
 
 /** A statement sent on an ended transaction would run on a connection someone else now holds. */
@@ -263,7 +268,7 @@ function mustBeOpen(open: boolean) {
 interface Connection {
   kind: Db['kind'];
   query<R>(text: string, params?: unknown[]): Promise<R[]>;
-  begin(): Promise<OpenTransaction>;
+  begin<R>(script?: string): Promise<OpenTransaction & { rows: R[] }>;
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -331,7 +336,10 @@ function withTransactions(conn: Connection): Db {
       const tx = current();
       return tx ? fn(tx) : standalone(fn);
     },
-    begin: async () => translating(await conn.begin()),
+    begin: (async (script?: string) => {
+      const tx = await translated(conn.begin(script));
+      return Object.assign(translating(tx), { rows: tx.rows });
+    }) as Db['begin'],
     withAmbient: (tx, fn) => ambient.run(tx, fn),
     inTransaction: () => current() !== undefined,
     outside<T>(fn: () => Promise<T>) {
@@ -340,6 +348,16 @@ function withTransactions(conn: Connection): Db {
     exec: (sql) => conn.exec(sql),
     close: () => conn.close(),
   };
+}
+
+/** A value written into SQL text as a literal (see Db.begin's script): quoted and escaped, or a plain number. */
+export function sqlLiteral(value: string | number | bigint | null): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('sqlLiteral: not a finite number');
+    return String(value);
+  }
+  return pg.escapeLiteral(value);
 }
 
 /** First row or undefined. */

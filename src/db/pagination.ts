@@ -116,14 +116,32 @@ export function updatedAsc(alias: string, column = 'updated_at'): SortKey[] {
  * running writer will commit later carries an updated_at at or after this
  * value. A client that pins `updated_since` to it may see a row twice but
  * never misses one. Taken before the page is read.
+ *
+ * Any watermark read before the page's snapshot is a valid lower bound for
+ * it (an older one only shows a client a few rows twice), so one reading is
+ * shared by the lists read within the next WATERMARK_REUSE_MS: a writer
+ * still open when it was read counted in it, and one that began later
+ * stamps its rows after it. That holds because our transactions read in
+ * READ COMMITTED, where each statement takes its snapshot when it starts.
  */
-export async function listWatermark(q: Queryable): Promise<string> {
-  const [row] = await q.query<{ w: string }>(
-    `SELECT date_trunc('second', interval '-1 second' + LEAST(now(), COALESCE(
-       (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL), now()))) AS w`,
-  );
-  return row.w;
+export function listWatermark(q: Queryable): Promise<string> {
+  const now = performance.now();
+  const last = watermarks.get(q);
+  if (last && now - last.askedAt < WATERMARK_REUSE_MS) return last.value;
+  const value = q
+    .query<{ w: string }>(
+      `SELECT date_trunc('second', interval '-1 second' + LEAST(now(), COALESCE(
+         (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL), now()))) AS w`,
+    )
+    .then(([row]) => row.w);
+  watermarks.set(q, { value, askedAt: now });
+  value.catch(() => {
+    if (watermarks.get(q)?.value === value) watermarks.delete(q);
+  });
+  return value;
 }
+const WATERMARK_REUSE_MS = 1000;
+const watermarks = new WeakMap<Queryable, { value: Promise<string>; askedAt: number }>();
 
 export interface ListSpec<Row> {
   /**

@@ -228,7 +228,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     // An error answer to replay: undo the effect, keep the key's lock, and store the answer in the
     // same transaction, so no retry can slip in between and run the request again.
     try {
-      await unit.tx.query('ROLLBACK TO SAVEPOINT effect');
+      await unit.tx.rollbackToSavepoint('effect');
     } catch {
       await unit.tx.rollback(); // the transaction itself failed: nothing of the effect is left to undo
       await store.saveAnswer(db, unit.userId, unit.key, unit.fingerprint, answer);

@@ -1,9 +1,10 @@
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import { assertIfMatch } from '../../lib/etag.js';
 import { recall, remember } from '../../lib/request-scope.js';
 import { hasFeature, type PlanFeature, type PlanRow } from '../plans/plan-types.js';
-import { findBookContext } from './book-repository.js';
+import { createBatchedLookup } from '../../db/batched-lookup.js';
+import { contextKey, findBookContext, findBookContexts, lockBookWithActivity } from './book-repository.js';
 import type { BookContext } from './book-types.js';
 import { SLUG_RE } from './slug.js';
 
@@ -137,14 +138,20 @@ export interface AccessOptions<T> {
  */
 export function createBookAccess(deps: { db: Db }) {
   const { db } = deps;
+  // Outside a transaction, the reads of concurrent requests share one query (each still reads afresh).
+  const lookup = createBatchedLookup<{ slug: string; userId: string | null }, BookContext>({
+    id: (k) => contextKey(k.slug, k.userId),
+    run: (pairs) => findBookContexts(db, pairs),
+  });
 
-  async function load(actor: Actor | null, slug: string, lock: 'update' | 'share' | null): Promise<BookContext> {
+  /** `confirmedLater`: the caller decides again under the book's lock before it commits, so what this request already read will do. */
+  async function load(actor: Actor | null, slug: string, lock: 'update' | 'share' | null, confirmedLater = false): Promise<BookContext> {
     if (!SLUG_RE.test(slug)) throw errors.notFound('book');
     const key = `book:${slug}:${actor?.id ?? ''}`;
     const inTx = db.inTransaction() || lock !== null;
-    const remembered = inTx ? undefined : recall<BookContext>(key);
+    const remembered = inTx && !confirmedLater ? undefined : recall<BookContext>(key);
     if (remembered) return remembered;
-    const ctx = await findBookContext(db, slug, actor?.id ?? null, lock);
+    const ctx = inTx ? await findBookContext(db, slug, actor?.id ?? null, lock) : await lookup({ slug, userId: actor?.id ?? null });
     if (!ctx) throw errors.notFound('book');
     if (!inTx) remember(key, ctx);
     return ctx;
@@ -177,6 +184,34 @@ export function createBookAccess(deps: { db: Db }) {
       }
       assertGraceAndPlan(state, action);
       return { ctx, target };
+    },
+
+    /**
+     * For a write that adds to a book without reading what else is in it (a
+     * new memory), inside the caller's transaction: the access is decided on
+     * the book as this request read it, and `work` runs. Then, as the
+     * transaction's last step before COMMIT (Tx.beforeCommit), the book's
+     * row is locked with its activity moved to now, and the decision is taken
+     * again on what the lock returns. A change committed meanwhile (the book
+     * put in its grace period or moved off a plan with the feature, the
+     * caller removed) fails the write, which rolls back whole; an idempotent
+     * request then answers the error without storing it, so a retry decides
+     * afresh. Concurrent writers to one book wait on each other only for
+     * that step and their commit, not for each other's whole transaction.
+     */
+    async writeThenLock<T>(tx: Tx, actor: Actor, slug: string, action: BookAction, work: (ctx: BookContext) => Promise<T>): Promise<T> {
+      const ctx = await load(actor, slug, null, true);
+      assertRole(accessState(ctx), action);
+      assertGraceAndPlan(accessState(ctx), action);
+      const result = await work(ctx);
+      // Held from here to COMMIT only: the request's stored answer is written before this step.
+      tx.beforeCommit(async () => {
+        const locked = await lockBookWithActivity(tx, ctx.book.id, slug, actor.id);
+        if (!locked) throw errors.notFound('book');
+        assertRole(accessState(locked), action);
+        assertGraceAndPlan(accessState(locked), action);
+      });
+      return result;
     },
   };
 }

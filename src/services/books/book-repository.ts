@@ -9,11 +9,29 @@ export const BOOK_COLUMNS = `b.id, b.slug, b.owner_id, b.title, b.subtitle, b.th
 
 const IN_GRACE = `(b.billing_status = 'grace_period' AND (b.grace_period_ends_at IS NULL OR b.grace_period_ends_at > now()))`;
 
+const CONTEXT_COLUMNS = `${BOOK_COLUMNS}, m.role AS member_role, ${IN_GRACE} AS in_grace, p.features AS plan_features,
+  json_build_object('max_members_per_book', p.max_members_per_book,
+                    'max_approved_submissions_per_book', p.max_approved_submissions_per_book,
+                    'max_video_bytes', p.max_video_bytes,
+                    'storage_bytes_per_book', p.storage_bytes_per_book) AS plan_limits`;
+
+type ContextRow = BookRow & { member_role: Role | null; in_grace: boolean; plan_features: Record<string, boolean>; plan_limits: BookContext['planLimits'] };
+
+function toContext(row: ContextRow): BookContext {
+  const { member_role, in_grace, plan_features, plan_limits, ...book } = row;
+  return { book, role: member_role, inGracePeriod: in_grace, planFeatures: plan_features, planLimits: plan_limits };
+}
+
 /**
  * One query for everything the guard needs: the live book by slug, the
  * caller's role on it (null for non-members) and the plan's features.
  * A book whose deletion is final is simply not found. `lock` takes a row
- * lock on the book for the rest of the caller's transaction.
+ * lock on the book for the rest of the caller's transaction. 'update' is
+ * FOR NO KEY UPDATE, as every lock taken on a book to write is: it
+ * serialises the book's writers without blocking inserts of rows that
+ * refer to the book (their foreign-key checks take KEY SHARE), so a writer
+ * that inserts first and locks the book last (BookAccess.writeThenLock)
+ * cannot deadlock with one that locked first.
  */
 export async function findBookContext(
   q: Queryable,
@@ -21,26 +39,55 @@ export async function findBookContext(
   userId: string | null,
   lock: 'update' | 'share' | null = null,
 ): Promise<BookContext | undefined> {
-  const row = await one<BookRow & { member_role: Role | null; in_grace: boolean; plan_features: Record<string, boolean>; plan_limits: BookContext['planLimits'] }>(
+  const row = await one<ContextRow>(
     q,
-    `SELECT ${BOOK_COLUMNS}, m.role AS member_role, ${IN_GRACE} AS in_grace, p.features AS plan_features,
-            json_build_object('max_members_per_book', p.max_members_per_book,
-                              'max_approved_submissions_per_book', p.max_approved_submissions_per_book,
-                              'max_video_bytes', p.max_video_bytes,
-                              'storage_bytes_per_book', p.storage_bytes_per_book) AS plan_limits
+    `SELECT ${CONTEXT_COLUMNS}
      FROM books b
      JOIN plans p ON p.slug = b.plan_slug
      LEFT JOIN book_members m ON m.book_id = b.id AND m.user_id = $2
-     WHERE b.slug = $1 AND b.deleted_at IS NULL${lock ? ` FOR ${lock === 'update' ? 'UPDATE' : 'SHARE'} OF b` : ''}`,
+     WHERE b.slug = $1 AND b.deleted_at IS NULL${lock ? ` FOR ${lock === 'update' ? 'NO KEY UPDATE' : 'SHARE'} OF b` : ''}`,
     [slug, userId],
   );
-  if (!row) return undefined;
-  const { member_role, in_grace, plan_features, plan_limits, ...book } = row;
-  return { book, role: member_role, inGracePeriod: in_grace, planFeatures: plan_features, planLimits: plan_limits };
+  return row && toContext(row);
+}
+
+/** The key of a (slug, caller) pair in findBookContexts' answer. */
+export const contextKey = (slug: string, userId: string | null) => `${slug}|${userId ?? ''}`;
+
+/** findBookContext for many (slug, caller) pairs in one query (no locks), by contextKey; pairs whose book is not found are absent. */
+export async function findBookContexts(q: Queryable, pairs: { slug: string; userId: string | null }[]): Promise<Map<string, BookContext>> {
+  const rows = await q.query<ContextRow & { k_user_id: string | null }>(
+    `SELECT ${CONTEXT_COLUMNS}, k.user_id AS k_user_id
+     FROM unnest($1::text[], $2::uuid[]) AS k(slug, user_id)
+     JOIN books b ON b.slug = k.slug AND b.deleted_at IS NULL
+     JOIN plans p ON p.slug = b.plan_slug
+     LEFT JOIN book_members m ON m.book_id = b.id AND m.user_id = k.user_id`,
+    [pairs.map((p) => p.slug), pairs.map((p) => p.userId)],
+  );
+  return new Map(rows.map(({ k_user_id, ...row }) => [contextKey(row.slug, k_user_id), toContext(row)]));
+}
+
+/**
+ * Moves the book's last activity to now and returns its context as the row
+ * lock taken for it sees it (the newest committed version): for a write
+ * that decides again, as its last step, on what it commits with. A book
+ * whose activity is already at now (a second write in one transaction) is
+ * locked without an update, so its updated_at and ETag never move for it.
+ */
+export async function lockBookWithActivity(q: Queryable, bookId: string, slug: string, userId: string | null): Promise<BookContext | undefined> {
+  const row = await one<ContextRow>(
+    q,
+    `UPDATE books AS b SET last_activity_at = now()
+     FROM plans p
+     WHERE b.id = $1 AND b.deleted_at IS NULL AND p.slug = b.plan_slug AND b.last_activity_at < now()
+     RETURNING ${CONTEXT_COLUMNS.replace('m.role AS member_role', '(SELECT m.role FROM book_members m WHERE m.book_id = b.id AND m.user_id = $2) AS member_role')}`,
+    [bookId, userId],
+  );
+  return row ? toContext(row) : findBookContext(q, slug, userId, 'update');
 }
 
 export function findBookForUpdate(q: Queryable, id: string) {
-  return one<BookRow>(q, `SELECT ${BOOK_COLUMNS} FROM books b WHERE b.id = $1 AND b.deleted_at IS NULL FOR UPDATE`, [id]);
+  return one<BookRow>(q, `SELECT ${BOOK_COLUMNS} FROM books b WHERE b.id = $1 AND b.deleted_at IS NULL FOR NO KEY UPDATE`, [id]);
 }
 
 /**
@@ -87,17 +134,20 @@ export function setBookStatus(q: Queryable, id: string, status: 'active' | 'arch
 export interface BookListRow extends BookRow {
   role: Role;
   sort_title: string;
-  role_rank: number;
+  owner_first: boolean;
   sync_at: string;
 }
 
-/** One page of the caller's books where they are owner or admin (see paginate for where/params/orderBy). */
+/**
+ * One page of the caller's books where they are owner or admin (see paginate
+ * for where/params/orderBy): the conditions and the ordering are on the
+ * membership row alone, so the page comes off one index and only its books are read.
+ */
 export function selectBooksOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number }) {
   const params = [...o.params, o.limit];
   return q.query<BookListRow>(
-    `SELECT ${BOOK_COLUMNS}, m.role, lower(b.title) AS sort_title,
-            CASE m.role WHEN 'owner' THEN 0 ELSE 1 END AS role_rank,
-            GREATEST(b.updated_at, m.updated_at) AS sync_at
+    `SELECT ${BOOK_COLUMNS}, m.role, m.book_title_key AS sort_title, (m.role = 'owner') AS owner_first,
+            GREATEST(m.book_updated_at, m.updated_at) AS sync_at
      FROM book_members m JOIN books b ON b.id = m.book_id
      WHERE ${o.where.join(' AND ')}
      ORDER BY ${o.orderBy} LIMIT $${params.length}`,

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { createdDesc, paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
+import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
 import { uuidv7 } from '../../lib/ids.js';
@@ -16,16 +16,23 @@ import { slugCandidates } from './slug.js';
 
 const MAX_SETTINGS_BYTES = 16 * 1024;
 
-const ID_DESC: SortKey = { sql: 'b.id', dir: 'desc', field: 'id', cast: 'uuid' };
-const ID_ASC: SortKey = { sql: 'b.id', dir: 'asc', field: 'id', cast: 'uuid' };
+const ID_DESC: SortKey = { sql: 'm.book_id', dir: 'desc', field: 'id', cast: 'uuid' };
+const ID_ASC: SortKey = { sql: 'm.book_id', dir: 'asc', field: 'id', cast: 'uuid' };
+const CREATED_DESC: SortKey = { sql: 'm.book_created_at', dir: 'desc', field: 'created_at', cast: 'timestamptz' };
 
-/** GET /books/ orderings: the caller's books_sort, or oldest change first when syncing with updated_since. */
-export const BOOK_ORDERINGS: Record<BooksSort | 'sync', SortKey[]> = {
-  activity: [{ sql: 'b.last_activity_at', dir: 'desc', field: 'last_activity_at', cast: 'timestamptz' }, ID_DESC],
-  title: [{ sql: 'lower(b.title)', dir: 'asc', field: 'sort_title', cast: 'text' }, ID_ASC],
-  created: createdDesc('b'),
-  role: [{ sql: `CASE m.role WHEN 'owner' THEN 0 ELSE 1 END`, dir: 'asc', field: 'role_rank', cast: 'int' }, ...createdDesc('b')],
-  sync: [{ sql: 'GREATEST(b.updated_at, m.updated_at)', dir: 'asc', field: 'sync_at', cast: 'timestamptz' }, ID_ASC],
+/**
+ * GET /books/ orderings: the caller's books_sort, or oldest change first when
+ * syncing with updated_since. Each reads the membership row's copies of its
+ * book's columns, in the order of one index (migrations/0013_book_list_keys.sql).
+ * `name` binds cursors to the ordering.
+ */
+export const BOOK_ORDERINGS: Record<BooksSort | 'sync', { name: string; keys: SortKey[] }> = {
+  activity: { name: 'activity', keys: [{ sql: 'm.book_activity_at', dir: 'desc', field: 'last_activity_at', cast: 'timestamptz' }, ID_DESC] },
+  title: { name: 'title', keys: [{ sql: 'm.book_title_key', dir: 'asc', field: 'sort_title', cast: 'text' }, ID_ASC] },
+  created: { name: 'created', keys: [CREATED_DESC, ID_DESC] },
+  // Owners first, then admins, each newest first.
+  role: { name: 'role-owner-first', keys: [{ sql: `(m.role = 'owner')`, dir: 'desc', field: 'owner_first', cast: 'boolean' }, CREATED_DESC, ID_DESC] },
+  sync: { name: 'sync', keys: [{ sql: 'GREATEST(m.book_updated_at, m.updated_at)', dir: 'asc', field: 'sync_at', cast: 'timestamptz' }, ID_ASC] },
 };
 
 /** Checks the values the schema cannot: catalog membership (400 with details.offered) and settings size. */
@@ -87,9 +94,9 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
     async listBooks(actor: Actor & { books_sort: BooksSort }, query: ListQuery & { status: 'active' | 'archived' }) {
       const { page, watermark } = await paginate<BookListRow & Record<string, unknown>>(db, cursors, query, {
         list: `books:${actor.id}:${query.status}`,
-        ordering: { name: actor.books_sort, keys: BOOK_ORDERINGS[actor.books_sort] },
-        sync: BOOK_ORDERINGS.sync,
-        where: [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `b.deleted_at IS NULL`, `b.status = $2`],
+        ordering: BOOK_ORDERINGS[actor.books_sort],
+        sync: BOOK_ORDERINGS.sync.keys,
+        where: [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`],
         params: [actor.id, query.status],
         select: (o) => selectBooksOfMember(db, o) as Promise<(BookListRow & Record<string, unknown>)[]>,
       });

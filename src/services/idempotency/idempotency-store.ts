@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, OpenTransaction, Queryable } from '../../db/client.js';
-import { one } from '../../db/client.js';
+import { one, sqlLiteral } from '../../db/client.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -62,19 +62,19 @@ export function createIdempotencyStore(deps: { db: Db }) {
      * `saveAnswer` + commit, or a rollback; on anything else nothing is open.
      */
     async claim(userId: string, key: string, fingerprint: string): Promise<ClaimResult> {
-      const tx = await db.begin();
+      // BEGIN, the claim and the savepoint in one round trip: the lock, then the stored answer read in
+      // a statement of its own (migrations/0006_idempotency_claim.sql), then the point an error answer
+      // rolls back to, so it is stored in the same transaction (unused when the key answers at once).
+      const tx = await db.begin<{ locked: boolean } & Partial<KeyRow>>(
+        `SELECT * FROM idempotency_claim(${sqlLiteral(userId)}::uuid, ${sqlLiteral(key)}, ${sqlLiteral(lockKey(userId, key))}::bigint); SAVEPOINT effect`,
+      );
       try {
-        // The lock, then the stored answer read in a statement of its own (migrations/0006_idempotency_claim.sql).
-        const [claim] = await tx.query<{ locked: boolean } & Partial<KeyRow>>(`SELECT * FROM idempotency_claim($1, $2, $3)`, [userId, key, lockKey(userId, key)]);
+        const [claim] = tx.rows;
         if (!claim.locked) {
           await tx.rollback();
           return { kind: 'in_use' };
         }
-        if (claim.fingerprint == null) {
-          // The effect starts here: an error answer rolls back to this point and is stored in the same transaction.
-          await tx.query('SAVEPOINT effect');
-          return { kind: 'claimed', tx };
-        }
+        if (claim.fingerprint == null) return { kind: 'claimed', tx };
         const row = claim as KeyRow;
         await tx.rollback();
         return row.fingerprint === fingerprint ? { kind: 'replay', response: toStored(row) } : { kind: 'reused' };

@@ -78,7 +78,7 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
     return db.transaction(async (tx) => {
       const [ids] = await tx.query<{ book_id: string; submission_id: string }>(`SELECT book_id, submission_id FROM media WHERE id = $1`, [mediaId]);
       if (!ids) return undefined;
-      await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [ids.book_id]);
+      await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [ids.book_id]);
       await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [ids.submission_id]);
       const m = await one<MediaRow>(
         tx,
@@ -130,7 +130,7 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
     async record(m: MediaRow, f: Findings): Promise<void> {
       const stillThere = await db.transaction(async (tx) => {
         // Lock order of every write in a book: book, submission, media.
-        await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [m.book_id]);
+        await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [m.book_id]);
         await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [m.submission_id]);
         const [before] = await tx.query<{ derived_bytes: number }>(`SELECT derived_bytes FROM media WHERE id = $1 FOR UPDATE`, [m.id]);
         if (!before) return false;

@@ -126,24 +126,25 @@ export function createSubmissionService(deps: {
      * actor's own (it cannot be supplied), the source is `api`.
      */
     async createSubmission(actor: Actor, slug: string, input: SubmissionInput & { text_content: string }) {
-      return db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'create_submission', { lock: 'update' });
-        assertText(input); // the route's own rules come after the gates
-        const row = await insertSubmission(tx, {
-          id: uuidv7(),
-          bookId: ctx.book.id,
-          contributorUserId: actor.id,
-          contributorName: input.contributor_name ?? null,
-          contributorEmail: actor.email,
-          textContent: input.text_content,
-          isPrivate: input.is_private ?? false,
-          source: 'api',
-        });
-        await touchBookActivity(tx, ctx.book.id);
-        await deps.announce?.(tx, row);
-        // A new memory has no media and no share card yet: nothing to look up.
-        return toSubmission(row, ctx.book.slug, [], null);
-      });
+      // The book's lock comes last (with the activity bump): concurrent memories to one book overlap until then.
+      return db.transaction((tx) =>
+        access.writeThenLock(tx, actor, slug, 'create_submission', async (ctx) => {
+          assertText(input); // the route's own rules come after the gates
+          const row = await insertSubmission(tx, {
+            id: uuidv7(),
+            bookId: ctx.book.id,
+            contributorUserId: actor.id,
+            contributorName: input.contributor_name ?? null,
+            contributorEmail: actor.email,
+            textContent: input.text_content,
+            isPrivate: input.is_private ?? false,
+            source: 'api',
+          });
+          await deps.announce?.(tx, row);
+          // A new memory has no media and no share card yet: nothing to look up.
+          return toSubmission(row, ctx.book.slug, [], null);
+        }),
+      );
     },
 
     /**
@@ -293,7 +294,7 @@ export function createSubmissionService(deps: {
       let erased = 0;
       for (const r of rows) {
         await db.transaction(async (tx) => {
-          await tx.query(`SELECT id FROM books WHERE id = $1 FOR UPDATE`, [r.book_id]);
+          await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [r.book_id]);
           const target = await findSubmission(tx, r.book_id, r.id, { authorId: userId, forUpdate: true });
           if (!target) return;
           await deps.media.releaseSubmissionFiles(tx, r.book_id, target);

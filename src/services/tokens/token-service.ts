@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
+import { createBatchedLookup } from '../../db/batched-lookup.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import type { UserRow } from '../users/user-types.js';
@@ -40,51 +41,18 @@ const BEARER_LOOKUP_SQL = `SELECT t.id AS t_id, t.name AS t_name, t.token_hash A
 FROM api_tokens t JOIN users u ON u.id = t.user_id
 WHERE t.token_hash = ANY ($1::bytea[]) AND ((u.deleted_at IS NULL AND u.is_active) OR t.revoked_at IS NOT NULL)`;
 
-const MAX_LOOKUPS_IN_FLIGHT = 2;
-// Taken at load, so a test that later installs fake timers cannot stall authentication.
-const defer = globalThis.setImmediate;
-const MAX_HASHES_PER_LOOKUP = 100;
-
 type LookupRow = Record<string, unknown>;
-interface PendingLookup {
-  hash: Buffer;
-  waiters: { resolve(row: LookupRow | undefined): void; reject(err: unknown): void }[];
-}
 
 /**
- * Bearer lookups, batched: lookups made in one event-loop turn leave together
- * as one query at the end of the turn (at most MAX_LOOKUPS_IN_FLIGHT at a time;
- * the rest wait for a free slot and then leave together). Under load one round
- * trip, or one PGlite call, serves many requests. A lookup only ever joins a
- * query that has not been sent yet, so its snapshot is taken after the request
- * arrived and sees any revocation committed before then. Nothing is cached.
+ * Bearer lookups, batched (see createBatchedLookup): under load one query
+ * resolves the keys of many requests. Nothing is cached, so a revocation
+ * committed before a request arrived is always seen.
  */
 function createBearerLookup(db: Db): (hash: Buffer) => Promise<LookupRow | undefined> {
-  let waiting = new Map<string, PendingLookup>();
-  let inFlight = 0;
-  let scheduled = false;
-
-  function takeBatch(): Map<string, PendingLookup> {
-    if (waiting.size <= MAX_HASHES_PER_LOOKUP) {
-      const batch = waiting;
-      waiting = new Map();
-      return batch;
-    }
-    const batch = new Map<string, PendingLookup>();
-    for (const [hex, pending] of waiting) {
-      if (batch.size === MAX_HASHES_PER_LOOKUP) break;
-      batch.set(hex, pending);
-      waiting.delete(hex);
-    }
-    return batch;
-  }
-
-  async function send(batch: Map<string, PendingLookup>) {
-    inFlight++;
-    try {
-      const rows = await db.query<LookupRow>(BEARER_LOOKUP_SQL, [[...batch.values()].map((p) => p.hash)]);
-      const byHash = new Map(rows.map((row) => [Buffer.from(row.t_hash as Uint8Array).toString('hex'), row]));
-      for (const [hex, pending] of batch) for (const w of pending.waiters) w.resolve(byHash.get(hex));
+  return createBatchedLookup<Buffer, LookupRow>({
+    id: (hash) => hash.toString('hex'),
+    async run(hashes) {
+      const rows = await db.query<LookupRow>(BEARER_LOOKUP_SQL, [hashes]);
       for (const row of rows) {
         if (row.t_revoked_at || !row.t_stale) continue;
         // Off the request path: a failed refresh must never fail the request.
@@ -94,33 +62,9 @@ function createBearerLookup(db: Db): (hash: Buffer) => Promise<LookupRow | undef
           [row.t_id],
         ).catch(() => {});
       }
-    } catch (err) {
-      for (const pending of batch.values()) for (const w of pending.waiters) w.reject(err);
-    } finally {
-      inFlight--;
-      drain();
-    }
-  }
-
-  function drain() {
-    while (inFlight < MAX_LOOKUPS_IN_FLIGHT && waiting.size > 0) void send(takeBatch());
-  }
-  function endOfTurn() {
-    scheduled = false;
-    drain();
-  }
-
-  return (hash) =>
-    new Promise((resolve, reject) => {
-      const hex = hash.toString('hex');
-      const pending = waiting.get(hex);
-      if (pending) pending.waiters.push({ resolve, reject });
-      else waiting.set(hex, { hash, waiters: [{ resolve, reject }] });
-      if (!scheduled) {
-        scheduled = true;
-        defer(endOfTurn);
-      }
-    });
+      return new Map(rows.map((row) => [Buffer.from(row.t_hash as Uint8Array).toString('hex'), row]));
+    },
+  });
 }
 
 export function createTokenService(deps: { db: Db }) {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { addMember, newBook, newUser, type TestUser } from '../../helpers/factories.js';
+
+// GET /books/ reads its orderings from the membership rows' copies of their
+// books' columns (migrations/0013_book_list_keys.sql): every change of a book
+// must reach the list at once, in every books_sort.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+async function titles(u: TestUser, sort: string, query: Record<string, string> = {}): Promise<string[]> {
+  await t.patch('/api/v1/me/', { books_sort: sort }, { token: u.token });
+  const res = await t.get('/api/v1/books/', { token: u.token, query });
+  expect(res.status).toBe(200);
+  return res.body.items.map((b: { title: string }) => b.title);
+}
+
+describe('GET /books/ follows every change of a book', () => {
+  it('a rename moves the book in the title order', async () => {
+    const u = await newUser(t);
+    const a = await newBook(t, u, { title: 'Mango' });
+    await newBook(t, u, { title: 'Kiwi' });
+    expect(await titles(u, 'title')).toEqual(['Kiwi', 'Mango']);
+    const renamed = await t.patch(`/api/v1/books/${a.slug}/`, { title: 'apple' }, { token: u.token });
+    expect(renamed.status).toBe(200);
+    expect(await titles(u, 'title')).toEqual(['apple', 'Kiwi']);
+  });
+
+  it('a new memory moves its book to the front of the activity order', async () => {
+    const u = await newUser(t);
+    const older = await newBook(t, u, { title: 'Older', plan: 'plus' });
+    await newBook(t, u, { title: 'Newer' });
+    expect(await titles(u, 'activity')).toEqual(['Newer', 'Older']);
+    const sent = await t.post(`/api/v1/books/${older.slug}/submissions/`, { text_content: 'Hello' }, { token: u.token });
+    expect(sent.status).toBe(201);
+    expect(await titles(u, 'activity')).toEqual(['Older', 'Newer']);
+  });
+
+  it('archive and restore move the book between the active and the archived list', async () => {
+    const u = await newUser(t);
+    const a = await newBook(t, u, { title: 'Shelved' });
+    await newBook(t, u, { title: 'Kept' });
+    expect((await t.post(`/api/v1/books/${a.slug}/archive/`, undefined, { token: u.token })).status).toBe(200);
+    expect(await titles(u, 'created')).toEqual(['Kept']);
+    expect(await titles(u, 'created', { status: 'archived' })).toEqual(['Shelved']);
+    expect((await t.post(`/api/v1/books/${a.slug}/restore/`, undefined, { token: u.token })).status).toBe(200);
+    expect(await titles(u, 'created')).toEqual(['Kept', 'Shelved']);
+  });
+
+  it('a change of role, and leaving the book, reach the role order', async () => {
+    const u = await newUser(t);
+    const other = await newUser(t);
+    await newBook(t, u, { title: 'Mine' });
+    const theirs = await newBook(t, other, { title: 'Theirs' });
+    await addMember(t, theirs.slug, u, 'admin');
+    expect(await titles(u, 'role')).toEqual(['Mine', 'Theirs']);
+    const removed = await t.delete(`/api/v1/books/${theirs.slug}/members/${u.user.id}/`, { token: other.token });
+    expect(removed.status).toBe(204);
+    expect(await titles(u, 'role')).toEqual(['Mine']);
+  });
+
+  it('a book being deleted is listed until its deletion is final, then never again', async () => {
+    const u = await newUser(t);
+    const gone = await newBook(t, u, { title: 'Gone' });
+    await newBook(t, u, { title: 'Stays' });
+    const [{ id }] = await t.db.query<{ id: string }>(`SELECT id FROM books WHERE slug = $1`, [gone.slug]);
+    await t.db.query(`UPDATE books SET deleted_at = now() WHERE id = $1`, [id]);
+    expect(await titles(u, 'title')).toEqual(['Stays']);
+    expect(await titles(u, 'title', { updated_since: '2000-01-01T00:00:00Z' })).toEqual(['Stays']);
+  });
+
+  it("a membership's copies do not move its own updated_at, which the members list syncs on", async () => {
+    const owner = await newUser(t);
+    const book = await newBook(t, owner, { title: 'Synced', plan: 'plus' });
+    const before = await t.get(`/api/v1/books/${book.slug}/members/`, { token: owner.token });
+    await t.patch(`/api/v1/books/${book.slug}/`, { title: 'Synced again' }, { token: owner.token });
+    await t.post(`/api/v1/books/${book.slug}/submissions/`, { text_content: 'Hello' }, { token: owner.token });
+    const after = await t.get(`/api/v1/books/${book.slug}/members/`, { token: owner.token });
+    expect(after.body.items.map((m: { updated_at: string }) => m.updated_at)).toEqual(before.body.items.map((m: { updated_at: string }) => m.updated_at));
+  });
+});
