@@ -138,6 +138,21 @@ export const scenarios: Scenario[] = [
     seed: seedThousandBooks,
   },
   { name: 'book-get', method: 'GET', path: '/api/v1/books/bench-book-500/', headers: bearer, seed: seedThousandBooks },
+  {
+    // The issue's create row: a book on the default plan, a fresh Idempotency-Key each. A user of its
+    // own, so the 1,000-book lists above do not grow while it runs.
+    name: 'book-create',
+    method: 'POST',
+    path: '/api/v1/books/',
+    headers: (ctx) => ({ authorization: `Bearer ${String(ctx.state.creatorKey)}` }),
+    requestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+    body: () => ({ title: 'A book from the benchmark' }),
+    async seed(ctx) {
+      const email = `creator-${randomUUID()}@bench.invalid`;
+      await ctx.cli(['user', 'create', '--email', email, '--password', ctx.password]);
+      ctx.state.creatorKey = String((await ctx.cli(['token', 'issue', '--email', email, '--name', 'bench-creator'])).plaintext);
+    },
+  },
   // Issue 4: creates with fresh Idempotency-Keys, and list pages in a book of 100,000 memories.
   {
     name: 'submission-create',

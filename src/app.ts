@@ -14,7 +14,7 @@ import { createRateLimit } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
 import { installFallbacks } from './http/routing.js';
 import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
-import { createValidatorCompiler } from './http/validation.js';
+import { createSchemaCompilers } from './http/validation.js';
 import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
 import { registerFileRoutes } from './routes/files/file-routes.js';
@@ -37,6 +37,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const services = deps.services ?? createServices(deps);
   const ctx: RouteContext = { config: deps.config, services };
   const timeouts = deps.config.http.timeouts;
+  // Validators and response serializers compile on first use, not at ready (see http/validation.ts).
+  const schemaCompilers = createSchemaCompilers();
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     trustProxy: deps.config.http.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: schemaCompilers.compilersFactory },
     // A path Fastify cannot decode (bad %-escape, over-long segment) is simply not found, in our envelope.
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -86,7 +89,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.decorateRequest('errorCode', null);
   app.decorateRequest('errorTransient', false);
   app.decorateRequest('rateLimited', false);
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(schemaCompilers.validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addSchema(ValidationErrorBody);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

@@ -22,6 +22,7 @@ export function createHousekeeping(deps: {
 }) {
   const { idempotency, rateLimiter: limiter, media, invitations, mailStreams } = deps.services;
   let timer: NodeJS.Timeout | undefined;
+  let first: NodeJS.Timeout | undefined;
   const run = async () => {
     try {
       const purged = await idempotency.purgeExpired();
@@ -44,13 +45,18 @@ export function createHousekeeping(deps: {
   };
   return {
     run,
-    start() {
-      void run();
+    /** Runs now and every 10 minutes; with `firstRunAfterMs`, the first run waits that long. */
+    start(options: { firstRunAfterMs?: number } = {}) {
+      if (options.firstRunAfterMs) {
+        first = setTimeout(run, options.firstRunAfterMs);
+        first.unref();
+      } else void run();
       timer = setInterval(run, EVERY_MS);
       timer.unref();
     },
     stop() {
-      if (timer) clearInterval(timer);
+      clearTimeout(first);
+      clearInterval(timer);
     },
   };
 }

@@ -15,35 +15,75 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** Run the job worker in this process (default true). */
+  worker?: boolean;
+  /**
+   * The database, already opening: the CLI starts it before loading this
+   * module, so PGlite compiles while the app's modules load. The server owns
+   * it from here (closes it on failure and on close). Default: opened here.
+   */
+  db?: Promise<Db>;
+}
+
+/**
+ * Housekeeping's first run waits this long after listen: on PGlite it holds
+ * the one connection for a moment, which is better spent on the first
+ * requests (the readiness probe among them).
+ */
+const HOUSEKEEPING_FIRST_RUN_DELAY_MS = 5_000;
+
 /**
  * The process entry for `memorybook serve`: database, migrations, app,
  * listen, and a graceful close that lets requests in flight finish.
  */
-export async function startServer(config: Config, options: { worker?: boolean } = {}): Promise<RunningServer> {
-  const db = await createDb(config);
-  await migrate(db);
-  // Started before the app so routes can enqueue; it takes jobs only after listen.
-  // One set of services for the routes and the job handlers.
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  // How long each step took (ms), logged with the listening line: where a slow start went.
+  const startup: Record<string, number> = { before_server_ms: Math.round(process.uptime() * 1000) };
+  let lapAt = performance.now();
+  const lap = (step: string) => {
+    const now = performance.now();
+    startup[step] = Math.round(now - lapAt);
+    lapAt = now;
+  };
+  const db = await (options.db ?? createDb(config));
+  lap('database_open_ms');
   let services: Services | undefined;
+  // One set of services for the routes and the job handlers.
   const queue = createQueue({ db, config, jobs, services: () => services! });
-  services = createServices({ config, db, queue });
+  let built: FastifyInstance | undefined;
   let app: FastifyInstance;
   let address: string;
   try {
-    await queue.start();
-    app = await buildApp({ config, db, queue, services });
+    await migrate(db);
+    lap('migrate_ms');
+    services = createServices({ config, db, queue });
+    // The queue starts while the app is built (on PostgreSQL its statements run beside the
+    // build) and before listen, so routes can enqueue; it takes jobs only after listen.
+    const [started, building] = await Promise.allSettled([
+      queue.start().finally(() => (startup.queue_start_ms = Math.round(performance.now() - lapAt))),
+      buildApp({ config, db, queue, services }).finally(() => (startup.app_build_ms = Math.round(performance.now() - lapAt))),
+    ]);
+    lapAt = performance.now();
+    if (building.status === 'rejected') throw building.reason;
+    app = built = building.value;
+    if (started.status === 'rejected') throw started.reason;
     address = await app.listen({ host: config.http.host, port: config.http.port });
+    lap('listen_ms');
   } catch (err) {
+    await built?.close().catch(() => {});
     await queue.stop();
+    await services?.store.close().catch(() => {});
     await db.close();
     throw err;
   }
   const housekeeping = createHousekeeping({ services, log: app.log, requestTimeoutMs: config.http.timeouts.requestMs });
-  housekeeping.start();
+  housekeeping.start({ firstRunAfterMs: HOUSEKEEPING_FIRST_RUN_DELAY_MS });
   // The worker runs in-process unless the operator runs it apart (`serve --no-worker` beside `memorybook worker`).
   const worker = options.worker ?? true;
   if (worker) queue.work();
-  app.log.info({ address, database: db.kind, public_url: config.http.publicUrl, worker }, 'memorybook listening');
+  startup.since_process_start_ms = Math.round(process.uptime() * 1000);
+  app.log.info({ address, database: db.kind, public_url: config.http.publicUrl, worker, startup }, 'memorybook listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -1,15 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../app.js';
 import { ConfigError, loadConfig, readDotEnv, type Config } from '../config/config.js';
-import { createDb, type Db } from '../db/client.js';
-import { migrate } from '../db/migrate.js';
-import { startServer } from '../server.js';
-import { startWorker } from '../worker.js';
-import { toProfile } from '../services/users/user-mapper.js';
+import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
-import { createServices, type Services } from '../services/index.js';
+import type { Services } from '../services/index.js';
+
+// The app, the services and the job queue are loaded by the commands that use
+// them (`await import`), not here: loading all of it takes a good part of a
+// second, and `serve` opens the database meanwhile.
 
 const USAGE = `memorybook: the Memory Book Integrator API service
 
@@ -40,6 +39,7 @@ function out(value: unknown) {
 }
 
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
   const db = await createDb(config);
   try {
     await migrate(db);
@@ -50,7 +50,8 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
 }
 
 /** Commands go through the same services as the API, so every rule holds for them too. */
-function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
+async function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
+  const { createServices } = await import('../services/index.js');
   return withDb(config, (db) => fn(createServices({ config, db })));
 }
 
@@ -80,7 +81,17 @@ export async function main(argv: string[]): Promise<number> {
         if (serveFlags['no-worker'] && config.database.kind !== 'postgres') {
           throw new UsageError('serve --no-worker needs DATABASE_URL; with the embedded database only `memorybook serve` itself can run the jobs');
         }
-        const server = await startServer(config, { worker: !serveFlags['no-worker'] });
+        // The database opens (PGlite compiles its WebAssembly) while the app's modules load.
+        const { createDb } = await import('../db/client.js');
+        const db = createDb(config);
+        db.catch(() => {}); // its failure is startServer's to report, once it awaits it
+        const server = await import('../server.js').then(
+          ({ startServer }) => startServer(config, { worker: !serveFlags['no-worker'], db }),
+          async (err: unknown) => {
+            await db.then((d) => d.close()).catch(() => {});
+            throw err;
+          },
+        );
         const stop = async (signal: string) => {
           server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
           await server.close();
@@ -95,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
         if (config.database.kind !== 'postgres') {
           throw new UsageError('worker needs DATABASE_URL; with the embedded database `memorybook serve` runs the jobs itself');
         }
+        const { startWorker } = await import('../worker.js');
         const worker = await startWorker(config);
         const stop = async (signal: string) => {
           worker.log.info({ signal }, 'shutting down; finishing running jobs');
@@ -106,6 +118,7 @@ export async function main(argv: string[]): Promise<number> {
         return await new Promise<number>(() => {});
       }
       case 'migrate': {
+        const { migrate } = await import('../db/migrate.js');
         const applied = await withDb(config, (db) => migrate(db));
         out({ applied });
         return 0;
@@ -124,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
           strict: true,
         });
         if (!values.email || !values.password) throw new UsageError('user create needs --email and --password');
+        const { toProfile } = await import('../services/users/user-mapper.js');
         const user = await withServices(config, (services) =>
           services.users.createUser({
             email: values.email!,
@@ -303,7 +317,7 @@ async function mustFindUser(services: Services, email: string) {
 
 /** Builds the app on a throwaway in-memory database and reads the document through inject. */
 export async function exportOpenApi(config: Config) {
-  const { createPgliteDb } = await import('../db/client.js');
+  const [{ createPgliteDb }, { migrate }, { buildApp }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js'), import('../app.js')]);
   const db = await createPgliteDb();
   try {
     await migrate(db);

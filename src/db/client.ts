@@ -27,7 +27,12 @@ export interface Tx extends Queryable {
 /** A transaction its opener ends: the request-wide unit of work of an idempotent request. */
 export interface OpenTransaction extends Tx {
   readonly open: boolean;
-  commit(): Promise<void>;
+  /**
+   * Runs the beforeCommit steps, then COMMIT. With `finalScript` (statements
+   * whose values the caller inlined with sqlLiteral), the script and COMMIT
+   * leave in one round trip: for the stored answer of an idempotent request.
+   */
+  commit(finalScript?: string): Promise<void>;
   /** Safe to call more than once, and after a failed commit. */
   rollback(): Promise<void>;
   /**
@@ -193,7 +198,7 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       const onError = (err: Error) => (lost = err);
       client.on('error', onError);
       // A connection whose transaction could not be ended cleanly is destroyed, never reused.
-      const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+      const end = async (sql: 'COMMIT' | 'ROLLBACK', finalScript?: string) => {
         if (!open) return;
         open = false;
         client.off('error', onError);
@@ -203,7 +208,9 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
           return;
         }
         try {
-          const res = await client.query(sql);
+          // One simple-protocol message; a failing statement of the script skips the COMMIT after it.
+          const results: pg.QueryResult | pg.QueryResult[] = await client.query(finalScript ? `${finalScript}; COMMIT` : sql);
+          const res = Array.isArray(results) ? results[results.length - 1] : results;
           // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: it must not pass for a commit.
           if (sql === 'COMMIT' && res.command === 'ROLLBACK') throw new Error('the transaction was aborted by an earlier error and rolled back');
           client.release();
@@ -240,10 +247,10 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
           mustBeOpen(open);
           lastSteps.push(step);
         },
-        async commit() {
+        async commit(finalScript?: string) {
           if (!open) return;
           for (const step of lastSteps.splice(0)) await step();
-          await end('COMMIT');
+          await end('COMMIT', finalScript);
         },
         async rollbackToSavepoint(name: string) {
           mustBeOpen(open);
@@ -291,9 +298,11 @@ async function translated<T>(run: Promise<T>): Promise<T> {
 function translating<Q extends Tx>(q: Q): Q {
   const query = q.query.bind(q);
   const exec = q.exec.bind(q);
+  const commit = 'commit' in q ? (q as unknown as OpenTransaction).commit.bind(q) : undefined;
   return Object.assign(Object.create(q) as Q, {
     query: <R>(text: string, params?: unknown[]) => translated(query<R>(text, params)),
     exec: (sql: string) => translated(exec(sql)),
+    ...(commit ? { commit: (finalScript?: string) => translated(commit(finalScript)) } : {}),
   });
 }
 

@@ -20,13 +20,19 @@ export function listMigrations(dir = MIGRATIONS_DIR): { id: string; sql: string 
  * query protocol, so the server's own parser splits it into statements
  * (comments, quotes, dollar-quoted bodies) and a syntax error anywhere fails
  * the file before any of it runs. A file must not hold its own BEGIN or
- * COMMIT: it already runs in a transaction.
+ * COMMIT: it already runs in a transaction. When nothing is pending (most
+ * starts) it only reads schema_migrations.
  */
 export async function migrate(db: Db, options: { dir?: string } = {}): Promise<string[]> {
+  const migrations = listMigrations(options.dir);
+  const done = await appliedIds(db);
+  const pending = migrations.filter((m) => !done.has(m.id));
+  if (pending.length === 0) return [];
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: string[] = [];
-  for (const m of listMigrations(options.dir)) {
+  // Checked again under the lock: another process may have applied some since the read above.
+  for (const m of pending) {
     const did = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(7243017)');
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [m.id]);
@@ -38,4 +44,11 @@ export async function migrate(db: Db, options: { dir?: string } = {}): Promise<s
     if (did) applied.push(m.id);
   }
   return applied;
+}
+
+/** The ids in schema_migrations; none when the table is not there yet (a new database). */
+async function appliedIds(db: Db): Promise<Set<string>> {
+  const [{ present }] = await db.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  if (!present) return new Set();
+  return new Set((await db.query<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id));
 }

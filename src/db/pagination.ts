@@ -155,9 +155,10 @@ export interface ListSpec<Row> {
   sync: SortKey[];
   /**
    * Reads one page: rows matching every condition in `where` (SQL, with
-   * `params` as $1…), in `orderBy`, at most `limit` rows.
+   * `params` as $1…), in `orderBy`, at most `limit` rows. Each row must hold
+   * the value of every one of `keys` under its `field` (the next cursor is made of them).
    */
-  select(o: { where: string[]; params: unknown[]; orderBy: string; limit: number }): Promise<Row[]>;
+  select(o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }): Promise<Row[]>;
   /** The first conditions and their params (the list's scope), before paging is added. */
   where?: string[];
   params?: unknown[];
@@ -187,7 +188,7 @@ export async function paginate<Row extends Record<string, unknown>>(
     params.push(...k.params);
     where.push(k.sql);
   }
-  const rows = await spec.select({ where, params, orderBy: orderBy(keys), limit: query.limit + 1 });
+  const rows = await spec.select({ where, params, orderBy: orderBy(keys), limit: query.limit + 1, keys });
   const has_more = rows.length > query.limit;
   const items = has_more ? rows.slice(0, query.limit) : rows;
   const last = items[items.length - 1];

@@ -227,7 +227,8 @@ export function queueSchemaName(databaseSchema: string | null | undefined): stri
 
 interface Registered {
   definition: JobDefinition;
-  check: TypeCheck<TSchema>;
+  /** The payload's compiled check, made on first use: most jobs send nothing for a while after a start. */
+  check(): TypeCheck<TSchema>;
 }
 
 interface Running {
@@ -266,7 +267,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
 
   function add(definition: JobDefinition): Registered {
     if (registered.has(definition.name)) throw new Error(`job ${definition.name} is registered twice`);
-    const entry = { definition, check: TypeCompiler.Compile(definition.payload) };
+    let compiled: TypeCheck<TSchema> | undefined;
+    const entry = { definition, check: () => (compiled ??= TypeCompiler.Compile(definition.payload)) };
     registered.set(definition.name, entry);
     return entry;
   }
@@ -279,9 +281,34 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     else if (existing.policy !== policy) await boss.updateQueue(definition.name, { name: definition.name, policy });
   }
 
+  /**
+   * The queues of every registered job, read in one query: on most starts
+   * they all exist and nothing else runs. Missing ones (the first start, a new
+   * job) are created in one transaction, which saves a commit per queue (each
+   * is a partition with its indexes: creating all of them is most of a first
+   * start). pg-boss's create_queue skips a queue that exists, so two processes
+   * starting together create each one once.
+   */
+  async function ensureQueues(definitions: JobDefinition[]) {
+    const existing = new Map((await boss.getQueues()).map((q) => [q.name, q.policy]));
+    const policyOf = (d: JobDefinition) => d.options?.policy ?? 'standard';
+    const missing = definitions.filter((d) => !existing.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
+    if (missing.length) {
+      // pg-boss reaches the database through our Db, so its statements join this transaction.
+      await db.transaction(async () => {
+        for (const d of missing) await boss.createQueue(d.name, { name: d.name, policy: policyOf(d) });
+      });
+    }
+    for (const d of definitions) {
+      const policy = existing.get(d.name);
+      if (policy !== undefined && policy !== policyOf(d)) await boss.updateQueue(d.name, { name: d.name, policy: policyOf(d) });
+    }
+  }
+
   function checked(entry: Registered, payload: unknown, when: string) {
-    if (entry.check.Check(payload)) return payload;
-    const problems = [...entry.check.Errors(payload)].slice(0, 3).map((e) => `${e.path || '/'}: ${e.message}`);
+    const check = entry.check();
+    if (check.Check(payload)) return payload;
+    const problems = [...check.Errors(payload)].slice(0, 3).map((e) => `${e.path || '/'}: ${e.message}`);
     throw new Error(`job ${entry.definition.name}: payload ${when} does not match its schema (${problems.join('; ')})`);
   }
 
@@ -334,7 +361,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     for (const w of wakers.get(name) ?? []) w();
   }
 
-  function idle(name: string) {
+  function idle(name: string, ms = pollIntervalMs) {
     return new Promise<void>((resolve) => {
       const set = wakers.get(name) ?? new Set();
       wakers.set(name, set);
@@ -343,7 +370,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         set.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, pollIntervalMs);
+      const timer = setTimeout(done, ms);
       set.add(done);
     });
   }
@@ -357,6 +384,10 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   // queries keep flowing.
   async function loop(entry: Registered) {
     const { name } = entry.definition;
+    // The first look comes at a random moment of the first poll interval, after its first quarter
+    // (or at once on a send): every loop fetching together right after a start would hold PGlite's
+    // one connection ahead of the first requests, the readiness probe among them.
+    await idle(name, (0.25 + 0.75 * Math.random()) * pollIntervalMs);
     while (state === 'started') {
       let job: PgBoss.JobWithMetadata | undefined;
       try {
@@ -441,7 +472,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       state = 'starting';
       try {
         await boss.start();
-        for (const { definition } of registered.values()) await ensureQueue(definition);
+        await ensureQueues([...registered.values()].map((r) => r.definition));
       } catch (err) {
         state = 'stopped';
         await boss.stop({ graceful: false, close: false }).catch(() => {});

@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config/config.js';
 import { uuidv7 } from '../lib/ids.js';
 
@@ -34,12 +34,31 @@ export function createMailer(config: Config): Mailer {
   return config.mail.smtpUrl ? createSmtpMailer(config.mail.smtpUrl, config.mail.from) : createOutboxMailer(path.join(config.dataDir, 'outbox'), config.mail.from);
 }
 
+/** nodemailer is loaded with the first message, not at start (most processes send none for a while). */
+function lazyTransport(create: (nodemailer: (typeof import('nodemailer'))['default']) => Transporter) {
+  let transport: Promise<Transporter> | undefined;
+  let created: Transporter | undefined;
+  let closed = false;
+  return {
+    get: () =>
+      (transport ??= import('nodemailer').then((m) => {
+        created = create(m.default);
+        if (closed) created.close(); // closed while it was loading: as closed as one made before
+        return created;
+      })),
+    close() {
+      closed = true;
+      created?.close();
+    },
+  };
+}
+
 export function createSmtpMailer(url: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(url, { from });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport(url, { from }));
   return {
     kind: 'smtp',
     async send(m, o = {}) {
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
+      const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
       return { messageId: String(info.messageId) };
     },
     close: () => transport.close(),
@@ -59,12 +78,12 @@ function messageIdOf(id: string | undefined, from: string): string | undefined {
  * Written under a temporary name and renamed, so a reader never sees half a file.
  */
 export function createOutboxMailer(dir: string, from: string): Mailer {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   return {
     kind: 'outbox',
     async send(m, o = {}) {
       mkdirSync(dir, { recursive: true });
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
+      const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
       // One file per message: a message sent again under its stable id replaces its own file.
       const name = o.id ? `mail-${o.id.replace(/[^A-Za-z0-9._-]/g, '')}.eml` : `${new Date().toISOString().replace(/[:.]/g, '-')}-${uuidv7()}.eml`;
       const tmp = path.join(dir, `.${name}.tmp`);

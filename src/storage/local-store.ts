@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config/config.js';
 import { attachmentDisposition } from './content-disposition.js';
@@ -31,6 +30,10 @@ export interface LocalObjectStore extends ObjectStore {
 
 /** Staged uploads older than this are left over from a crash and swept. */
 const STALE_STAGING_MS = 24 * 60 * 60 * 1000;
+/** A put writes the body in batches of about this size, one writev each, rather than a call per network chunk. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+/** Every this many bytes written, a put starts flushing them to disk while the rest still arrives. */
+const SYNC_EVERY_BYTES = 4 * 1024 * 1024;
 
 export function localStoreOptions(config: Config): LocalObjectStoreOptions {
   return { dataDir: config.dataDir, secretKey: config.secretKey, publicUrl: config.http.publicUrl };
@@ -39,8 +42,9 @@ export function localStoreOptions(config: Config): LocalObjectStoreOptions {
 /**
  * Files under `<dataDir>/objects/<key>`. A put streams into
  * `objects/.staging/` (same filesystem), fsyncs, then renames into place, so
- * a reader sees the whole object or none; the content type lives in a
- * sidecar `objects/.meta/<key>.json`, renamed into place just before the
+ * a reader sees the whole object or none, even after a crash (the flushing
+ * keeps pace with the upload: see DurableFileSink); the content type lives
+ * in a sidecar `objects/.meta/<key>.json`, renamed into place just before the
  * object. The dot-directories cannot collide with keys (no key segment starts
  * with a dot).
  */
@@ -122,14 +126,7 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         signal?.throwIfAborted();
         await mkdir(staging, { recursive: true });
         await sweepStaging();
-        const counter = new Transform({
-          transform(chunk: Buffer, _encoding, callback) {
-            sizeBytes += chunk.length;
-            callback(null, chunk);
-          },
-        });
-        // `flush` fsyncs before close: the rename below must never publish bytes still only in the page cache.
-        await pipeline(body, counter, createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }), { signal });
+        sizeBytes = await writeDurably(tmp, body, signal);
         await writeFile(tmpMeta, JSON.stringify({ contentType, sizeBytes }), { flag: 'wx', mode: 0o640, flush: true });
         signal?.throwIfAborted();
         const metaPath = metaPathOf(key);
@@ -137,7 +134,8 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         placedMeta = metaPath;
         await renameInto(tmp, target);
         placedMeta = null;
-        await fsyncDir(path.dirname(target));
+        // Both renames made durable (on most filesystems one commit covers both).
+        await Promise.all([fsyncDir(path.dirname(target)), fsyncDir(path.dirname(metaPath))]);
         return { sizeBytes };
       } catch (err) {
         body.destroy();
@@ -220,6 +218,116 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
 
     async close() {},
   };
+}
+
+/**
+ * Streams `body` into a new file at `file` and makes it durable, resolving
+ * with the bytes written once they are all on disk (the caller may then
+ * rename the file into place).
+ */
+async function writeDurably(file: string, body: Readable, signal: AbortSignal | undefined): Promise<number> {
+  const handle = await open(file, 'wx', 0o640);
+  const sink = new DurableFileSink(handle);
+  try {
+    await pipeline(body, sink, { signal });
+    return sink.sizeBytes;
+  } finally {
+    await sink.settled(); // never close the file under a write or a flush still in flight
+    await handle.close();
+  }
+}
+
+/**
+ * Writes into an open file in batches, one writev each, with one batch on
+ * its way while the next fills; every SYNC_EVERY_BYTES an fdatasync starts
+ * in the background (one at a time), so the disk writes the object while it
+ * still arrives and the closing fsync (in final) finds only the tail left to
+ * flush, rather than the whole upload at the end.
+ */
+class DurableFileSink extends Writable {
+  sizeBytes = 0;
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  private writing: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
+  private unsynced = 0;
+  private failure: { error: Error } | undefined;
+
+  constructor(private readonly handle: FileHandle) {
+    super();
+  }
+
+  /** Resolves once no write or flush is in flight (a finished write may start a flush: wait until both stay put). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const { writing, syncing } = this;
+      await writing;
+      await syncing;
+      if (writing === this.writing && syncing === this.syncing) return;
+    }
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.failure) return callback(this.failure.error);
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    this.sizeBytes += chunk.length;
+    if (this.batchBytes < WRITE_BATCH_BYTES) return callback();
+    // A full batch goes once the one before is through: that wait is what holds the body back.
+    const send = () => {
+      if (this.failure) return callback(this.failure.error);
+      if (this.destroyed) return callback(); // the put failed meanwhile: nothing more goes to the file
+      this.writing = this.writeBatch();
+      callback();
+    };
+    if (this.writing) void this.writing.then(send);
+    else send();
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const finish = async () => {
+      await this.writing;
+      if (this.batch.length > 0 && !this.failure) await this.writeBatch();
+      await this.syncing;
+      if (this.failure) throw this.failure.error;
+      await this.handle.sync();
+    };
+    finish().then(() => callback(), callback);
+  }
+
+  /** Never rejects: a failure is kept and reported by the next write or by final. */
+  private writeBatch(): Promise<void> {
+    const buffers = this.batch;
+    const bytes = this.batchBytes;
+    this.batch = [];
+    this.batchBytes = 0;
+    return writeAll(this.handle, buffers).then(() => {
+      this.unsynced += bytes;
+      if (this.unsynced >= SYNC_EVERY_BYTES && !this.syncing && !this.failure) {
+        this.unsynced = 0;
+        this.syncing = this.handle.datasync().then(() => {
+          this.syncing = undefined;
+        }, this.fail);
+      }
+    }, this.fail);
+  }
+
+  private readonly fail = (error: unknown) => {
+    this.failure ??= { error: error instanceof Error ? error : new Error(String(error)) };
+  };
+}
+
+/** writev until every byte is written (a regular file may take less than asked, e.g. near a full disk). */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let pending = buffers;
+  while (pending.length > 0) {
+    let { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten === 0 && pending.some((b) => b.length > 0)) throw new Error(`The file took none of ${pending.length} buffers`);
+    let i = 0;
+    while (i < pending.length && bytesWritten >= pending[i].length) bytesWritten -= pending[i++].length;
+    pending = pending.slice(i);
+    if (bytesWritten > 0) pending[0] = pending[0].subarray(bytesWritten);
+  }
 }
 
 async function unlinkQuietly(file: string): Promise<void> {

@@ -1,20 +1,24 @@
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
+  type CompletedPart,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config/config.js';
 import { assertTtl } from './local-url-signer.js';
@@ -26,15 +30,14 @@ export type S3ObjectStoreOptions = NonNullable<Config['storage']['s3']> & {
   credentials?: S3ClientConfig['credentials'];
 };
 
-/** Parts of a streamed upload: at most (QUEUE_SIZE + 1) × PART_SIZE bytes are in memory per put. */
+/** S3's smallest part (but the last): a streamed upload holds two of these, one on its way and one filling. */
 const PART_SIZE = 5 * 1024 * 1024;
-const QUEUE_SIZE = 2;
 
 /**
- * Any S3-compatible store (AWS, MinIO, R2, …). Uploads stream through
- * lib-storage in 5 MiB parts; a failed or aborted upload aborts its
- * multipart upload, so no object and no orphaned parts remain. Downloads
- * are presigned SigV4 GETs.
+ * Any S3-compatible store (AWS, MinIO, R2, …). Uploads stream in 5 MiB
+ * parts (one PutObject when the whole body fits in one); a failed or
+ * aborted upload aborts its multipart upload, so no object and no orphaned
+ * parts remain. Downloads are presigned SigV4 GETs.
  */
 export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore {
   const { bucket } = options;
@@ -58,47 +61,19 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
     kind: 's3',
 
     async put(key, body, { contentType, signal }) {
-      let sizeBytes = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          sizeBytes += chunk.length;
-          callback(null, chunk);
-        },
-      });
-      // An abort ends the body: the upload fails through its own error path, which aborts the multipart
-      // upload before done() settles (Upload's own abortController would settle first and clean up after).
-      const onAbort = () => body.destroy(abortReason(signal));
-      let upload: Upload | undefined;
+      let upload: PartedUpload | undefined;
       try {
         assertObjectKey(key);
         signal?.throwIfAborted();
-        signal?.addEventListener('abort', onAbort, { once: true });
-        const piped = pipeline(body, counter);
-        piped.catch(() => {}); // the same error reaches the upload through `counter`
-        upload = new Upload({
-          client,
-          params: { Bucket: bucket, Key: key, Body: counter, ContentType: contentType },
-          partSize: PART_SIZE,
-          queueSize: QUEUE_SIZE,
-          leavePartsOnError: false,
-        });
-        await upload.done();
-        if (signal?.aborted) {
-          // Aborted while the last request was in flight: the object was written, and must not stay.
-          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-          throw abortReason(signal);
-        }
-        return { sizeBytes };
+        upload = new PartedUpload(client, bucket, key, contentType, signal);
+        // An abort ends the body at once and cancels the request in flight.
+        await pipeline(body, upload, { signal });
+        if (signal?.aborted) throw abortReason(signal);
+        return { sizeBytes: upload.sizeBytes };
       } catch (err) {
         body.destroy();
-        counter.destroy();
-        // Upload aborts its multipart upload itself; if that request failed, try once more.
-        if (upload?.uploadId) {
-          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.uploadId })).catch(() => {});
-        }
+        await upload?.abandon();
         throw err;
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
       }
     },
 
@@ -196,6 +171,155 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
       client.destroy();
     },
   };
+}
+
+/**
+ * One streamed upload, as the sink of the body: bytes are copied into a
+ * part buffer; a full part is sent while the next one fills (a multipart
+ * upload is begun with the first full part), and a write waits when the next
+ * part is full before the last one is through, which holds the body back. A
+ * body that ends within the first part goes in one PutObject. Memory: two
+ * part buffers, reused part after part; every network chunk is free once
+ * copied.
+ */
+class PartedUpload extends Writable {
+  sizeBytes = 0;
+  /** The first part, as it came, until it is whole. */
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  /** The part buffer being filled, from the moment the body outgrows one part. */
+  private filling: Buffer | undefined;
+  private filled = 0;
+  /** The buffer of the part being sent (or last sent): free again once that part is through. */
+  private onItsWay: Buffer | undefined;
+  private uploadId: Promise<string> | undefined;
+  private sending: Promise<CompletedPart> | undefined;
+  private readonly parts: CompletedPart[] = [];
+  /** The write or final still at work (a request may be on its way), which abandon() waits out. */
+  private busy: Promise<void> | undefined;
+  /** The object may exist under its key: PutObject or CompleteMultipartUpload was sent. */
+  private storing = false;
+  /** Cancels the requests on their way once the upload is abandoned (a refusal must not wait for a part to go through). */
+  private readonly cancel = new AbortController();
+  private readonly requestOptions: { abortSignal: AbortSignal };
+  /** Only the caller's signal: a multipart upload begun must be known by its id, so abandon() can abort it. */
+  private readonly beginOptions: { abortSignal: AbortSignal | undefined };
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    private readonly key: string,
+    private readonly contentType: string,
+    signal: AbortSignal | undefined,
+  ) {
+    super();
+    this.requestOptions = { abortSignal: signal ? AbortSignal.any([signal, this.cancel.signal]) : this.cancel.signal };
+    this.beginOptions = { abortSignal: signal };
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.sizeBytes += chunk.length;
+    if (!this.filling) {
+      if (this.headBytes + chunk.length <= PART_SIZE) {
+        this.head.push(chunk);
+        this.headBytes += chunk.length;
+        return callback();
+      }
+      // More than one part after all: from here on the bytes are copied into part buffers.
+      this.filling = Buffer.allocUnsafe(PART_SIZE);
+      for (const b of this.head) this.filled += b.copy(this.filling, this.filled);
+      this.head = [];
+    }
+    const filling = this.filling;
+    if (this.filled + chunk.length < PART_SIZE) {
+      // The common case: the chunk fits, no promise spent on it.
+      this.filled += chunk.copy(filling, this.filled);
+      return callback();
+    }
+    this.busy = this.copyAcrossParts(chunk);
+    this.busy.then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.busy = this.complete();
+    this.busy.then(() => callback(), callback);
+  }
+
+  /**
+   * After a failure: the requests on their way are cancelled, then no part
+   * may stay behind (a failed abort is tried once more), nor an object that
+   * was stored, or may have been, just before.
+   */
+  async abandon(): Promise<void> {
+    this.cancel.abort();
+    await this.busy?.catch(() => {});
+    await this.sending?.catch(() => {});
+    const uploadId = await this.uploadId?.catch(() => undefined);
+    if (uploadId) {
+      const abort = new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId });
+      await this.client.send(abort).catch(() => this.client.send(abort).catch(() => {}));
+    }
+    // The key is this upload's own: deleting it cannot take anyone else's object.
+    if (this.storing) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key }));
+  }
+
+  private async copyAcrossParts(chunk: Buffer): Promise<void> {
+    for (let offset = 0; offset < chunk.length; ) {
+      if (this.filled === PART_SIZE) await this.sendFilled();
+      const n = chunk.copy(this.filling!, this.filled, offset);
+      this.filled += n;
+      offset += n;
+    }
+  }
+
+  /** Sends what is left and completes the object. */
+  private async complete(): Promise<void> {
+    const options = this.requestOptions;
+    if (!this.filling) {
+      const body = this.head.length === 1 ? this.head[0] : Buffer.concat(this.head, this.headBytes);
+      this.storing = true;
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key, Body: body, ContentType: this.contentType }), options);
+      return;
+    }
+    if (this.filled > 0) await this.sendFilled();
+    this.parts.push(await this.sending!);
+    this.sending = undefined;
+    const uploadId = await this.uploadId;
+    this.storing = true;
+    await this.client.send(
+      new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId, MultipartUpload: { Parts: this.parts } }),
+      options,
+    );
+  }
+
+  /** Waits for the part on its way, then sends the filled one; the buffer the finished part used fills next. */
+  private async sendFilled(): Promise<void> {
+    this.uploadId ??= this.client
+      .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, ContentType: this.contentType }), this.beginOptions)
+      .then((out) => {
+        if (!out.UploadId) throw new Error(`S3 began no multipart upload for ${this.key}`);
+        return out.UploadId;
+      });
+    const uploadId = await this.uploadId;
+    if (this.sending) this.parts.push(await this.sending);
+    // The body failed meanwhile: no new part for an upload that is being abandoned.
+    if (this.destroyed) throw new Error(`The upload of ${this.key} was abandoned`);
+    const partNumber = this.parts.length + 1;
+    const filling = this.filling!;
+    const body = this.filled === PART_SIZE ? filling : filling.subarray(0, this.filled);
+    this.sending = this.client
+      .send(new UploadPartCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId, PartNumber: partNumber, Body: body }), this.requestOptions)
+      .then((out): CompletedPart => {
+        if (!out.ETag) throw new Error(`S3 answered part ${partNumber} of ${this.key} without an ETag`);
+        return { PartNumber: partNumber, ETag: out.ETag };
+      });
+    // Awaited before the next part goes, or by complete() or abandon(); meanwhile a failure must not go unhandled.
+    this.sending.catch(() => {});
+    const free = this.onItsWay;
+    this.onItsWay = filling;
+    this.filling = free ?? Buffer.allocUnsafe(PART_SIZE);
+    this.filled = 0;
+  }
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {

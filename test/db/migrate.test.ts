@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDb, type Db } from '../../src/db/client.js';
 import { pgErrorCode } from '../../src/db/pg-errors.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
@@ -91,5 +92,37 @@ describe('migrate', () => {
     expect(await applied('9201_partial')).toBe(false);
     const [{ name }] = await database.db.query<{ name: string | null }>(`SELECT to_regclass('m_partial')::text AS name`);
     expect(name).toBeNull();
+  });
+
+  it('applies a new file exactly once when two processes migrate together', async () => {
+    const dir = folder({ '9301_first.sql': 'CREATE TABLE m_once (n int); INSERT INTO m_once VALUES (1);' });
+    expect(await migrate(database.db, { dir })).toEqual(['9301_first']);
+    writeFileSync(path.join(dir, '9302_second.sql'), 'INSERT INTO m_once VALUES (2);');
+    writeFileSync(path.join(dir, '9303_third.sql'), 'INSERT INTO m_once VALUES (3);');
+    // Another process: its own pool on PostgreSQL; PGlite is one connection, which runs the two in turn.
+    const other = database.url ? createPostgresDb(database.url, { schema: database.schema, poolSize: 2 }) : database.db;
+    try {
+      const runs = await Promise.all([migrate(database.db, { dir }), migrate(other, { dir }), migrate(database.db, { dir })]);
+      expect(runs.flat().sort()).toEqual(['9302_second', '9303_third']);
+    } finally {
+      if (other !== database.db) await other.close();
+    }
+    const rows = await database.db.query<{ n: number }>('SELECT n FROM m_once ORDER BY n');
+    expect(rows.map((r) => r.n)).toEqual([1, 2, 3]);
+  });
+
+  it('with nothing pending only reads: no lock, no transaction, no DDL', async () => {
+    const dir = folder({ '9401_table.sql': 'CREATE TABLE m_read_only (n int);' });
+    await migrate(database.db, { dir });
+    const statements: string[] = [];
+    const watched: Db = {
+      ...database.db,
+      query: (text, params) => (statements.push(text), database.db.query(text, params)),
+      exec: (sql) => (statements.push(sql), database.db.exec(sql)),
+      transaction: (fn) => (statements.push('BEGIN'), database.db.transaction(fn)),
+    };
+    expect(await migrate(watched, { dir })).toEqual([]);
+    expect(statements).toHaveLength(2);
+    expect(statements.join('\n')).not.toMatch(/BEGIN|lock|CREATE|INSERT/i);
   });
 });

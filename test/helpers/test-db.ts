@@ -7,6 +7,17 @@ import { migrate } from '../../src/db/migrate.js';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const backendName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
+/** Runs SQL on the test PostgreSQL server on a connection of its own (schemas made and dropped around a test). */
+export async function adminQuery(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
 export interface TestDatabase {
   db: Db;
   /**

@@ -120,6 +120,36 @@ export function objectStoreContract(name: string, setup: () => Promise<ContractS
       expect(await subject.leftovers()).toEqual([]);
     });
 
+    it('stores a body that arrives in many small, odd-sized chunks byte for byte', async () => {
+      const k = key('trickle');
+      const total = 11 * MiB + 7;
+      const expected = createHash('sha256');
+      for await (const b of pattern(total, 4099)) expected.update(b);
+      await expect(store.put(k, Readable.from(pattern(total, 4099)), { contentType: 'video/mp4' })).resolves.toEqual({ sizeBytes: total });
+      expect(await store.head(k)).toEqual({ sizeBytes: total, contentType: 'video/mp4' });
+      const actual = createHash('sha256');
+      for await (const c of await store.get(k)) actual.update(c as Buffer);
+      expect(actual.digest('hex')).toBe(expected.digest('hex'));
+      expect(await subject.leftovers()).toEqual([]);
+    });
+
+    it('stores bodies at the edge of a 5 MiB part (exactly one, one byte more) and one that comes as a single 12 MiB chunk', async () => {
+      for (const [total, chunk] of [
+        [5 * MiB, 3 * MiB],
+        [5 * MiB + 1, 3 * MiB],
+        [12 * MiB, 12 * MiB],
+      ]) {
+        const k = key(`edge-${total}`);
+        const expected = createHash('sha256');
+        for await (const b of pattern(total, chunk)) expected.update(b);
+        await expect(store.put(k, Readable.from(pattern(total, chunk)), { contentType: 'video/mp4' })).resolves.toEqual({ sizeBytes: total });
+        const actual = createHash('sha256');
+        for await (const c of await store.get(k)) actual.update(c as Buffer);
+        expect(actual.digest('hex'), `${total} bytes in chunks of ${chunk}`).toBe(expected.digest('hex'));
+      }
+      expect(await subject.leftovers()).toEqual([]);
+    });
+
     for (const [label, bytes] of [
       ['a small body (single request)', 64 * 1024],
       ['a large body (past the first 5 MiB part)', 12 * MiB],

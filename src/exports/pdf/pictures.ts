@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from '../../services/media/tools/sharp.js';
 
 /**
  * Photos and poster frames for the PDF, at print resolution: resampled to
@@ -8,10 +9,6 @@ import sharp from 'sharp';
  * picture is not blown up past 150 dpi either: it is printed smaller, so
  * nothing in the book looks blurred.
  */
-
-// libvips' operation cache keeps decoded pixels of recent files for reuse; an export reads each photo
-// once, so for a book of hundreds of photos the cache only adds to the memory a render holds.
-sharp.cache(false);
 
 export const PRINT_DPI = 300;
 export const MIN_DPI = 150;
@@ -41,7 +38,8 @@ export function printedSize(w: number, h: number, box: { w: number; h: number })
  * sharp can decode (an unsupported format): the book is still worth having.
  */
 export async function preparePicture(file: string, box: { w: number; h: number }, background: string): Promise<PreparedPicture | null> {
-  let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+  const sharp = await loadSharp();
+  let meta: Metadata;
   try {
     meta = await sharp(file, { failOn: 'none' }).metadata();
   } catch {

@@ -216,9 +216,8 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
       body: unit.storedBody ?? (typeof payload === 'string' ? payload : payload === undefined || payload === null ? '' : String(payload)),
     };
     if (status < 400) {
-      // The effect and its answer commit together, before the answer leaves.
-      if (storable) await store.saveAnswer(unit.tx, unit.userId, unit.key, unit.fingerprint, answer);
-      await unit.tx.commit();
+      // The effect and its answer commit together (one round trip), before the answer leaves.
+      await unit.tx.commit(storable ? store.answerScript(unit.userId, unit.key, unit.fingerprint, answer) : undefined);
       return;
     }
     if (!storable) {
@@ -234,8 +233,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
       await store.saveAnswer(db, unit.userId, unit.key, unit.fingerprint, answer);
       return;
     }
-    await store.saveAnswer(unit.tx, unit.userId, unit.key, unit.fingerprint, answer);
-    await unit.tx.commit();
+    await unit.tx.commit(store.answerScript(unit.userId, unit.key, unit.fingerprint, answer));
   }
 
   /**

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
+import type { SortKey } from '../../db/pagination.js';
 import type { Role } from './book-access.js';
+import { bookJsonSql } from './book-mapper.js';
 import type { BookContext, BookRow } from './book-types.js';
 
 export const BOOK_COLUMNS = `b.id, b.slug, b.owner_id, b.title, b.subtitle, b.theme, b.settings, b.use_case_slug, b.is_public,
@@ -91,22 +93,20 @@ export function findBookForUpdate(q: Queryable, id: string) {
 }
 
 /**
- * Inserts the book and its owner membership, unless another book already
- * holds the slug: then nothing is written and undefined comes back (no error,
- * so the caller's transaction stays usable for the next candidate).
+ * Inserts a book under the first free slug of `slugs`, with its owner's
+ * membership and first billing record, in one statement (create_book, see
+ * migrations/0014_create_book.sql). A null plan is the default plan.
+ * Undefined when every slug is taken.
  */
-export async function insertBookIfSlugFree(
+export function insertBook(
   q: Queryable,
-  b: { id: string; slug: string; ownerId: string; title: string; subtitle: string; theme: string; settings: unknown; useCaseSlug: string | null; isPublic: boolean; planSlug: string },
+  b: { id: string; slugs: string[]; ownerId: string; title: string; subtitle: string; theme: string; settings: unknown; useCaseSlug: string | null; isPublic: boolean; planSlug: string | null; billingRecordId: string },
 ): Promise<BookRow | undefined> {
-  const row = await one<BookRow>(
+  return one<BookRow>(
     q,
-    `INSERT INTO books AS b (id, slug, owner_id, title, subtitle, theme, settings, use_case_slug, is_public, plan_slug)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (slug) DO NOTHING RETURNING ${BOOK_COLUMNS}`,
-    [b.id, b.slug, b.ownerId, b.title, b.subtitle, b.theme, JSON.stringify(b.settings), b.useCaseSlug, b.isPublic, b.planSlug],
+    `SELECT ${BOOK_COLUMNS} FROM create_book($1::text[], $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS b`,
+    [b.slugs, b.id, b.ownerId, b.title, b.subtitle, b.theme, JSON.stringify(b.settings), b.useCaseSlug, b.isPublic, b.planSlug, b.billingRecordId],
   );
-  if (row) await q.query(`INSERT INTO book_members (book_id, user_id, role) VALUES ($1, $2, 'owner')`, [b.id, b.ownerId]);
-  return row;
 }
 
 export function updateBookFields(q: Queryable, id: string, patch: Record<string, unknown>) {
@@ -131,23 +131,20 @@ export function setBookStatus(q: Queryable, id: string, status: 'active' | 'arch
   );
 }
 
-export interface BookListRow extends BookRow {
-  role: Role;
-  sort_title: string;
-  owner_first: boolean;
-  sync_at: string;
-}
+/** A row of a page of books: the Book's JSON (bookJsonSql) and the ordering's keys, for the next cursor. */
+export type BookPageRow = { json: string } & Record<string, unknown>;
 
 /**
  * One page of the caller's books where they are owner or admin (see paginate
  * for where/params/orderBy): the conditions and the ordering are on the
- * membership row alone, so the page comes off one index and only its books are read.
+ * membership row alone, so the page comes off one index and only its books
+ * are read. Each book comes as its JSON, made by the database.
  */
-export function selectBooksOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number }) {
+export function selectBookPageOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }) {
   const params = [...o.params, o.limit];
-  return q.query<BookListRow>(
-    `SELECT ${BOOK_COLUMNS}, m.role, m.book_title_key AS sort_title, (m.role = 'owner') AS owner_first,
-            GREATEST(m.book_updated_at, m.updated_at) AS sync_at
+  const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
+  return q.query<BookPageRow>(
+    `SELECT ${bookJsonSql('b', 'm.role')} AS json, ${keys}
      FROM book_members m JOIN books b ON b.id = m.book_id
      WHERE ${o.where.join(' AND ')}
      ORDER BY ${o.orderBy} LIMIT $${params.length}`,

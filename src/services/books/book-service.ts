@@ -10,7 +10,7 @@ import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
 import type { BookDeletion } from './book-deletion.js';
 import { toBook } from './book-mapper.js';
-import { insertBookIfSlugFree, selectBooksOfMember, setBookStatus, updateBookFields, type BookListRow } from './book-repository.js';
+import { insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
 import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
@@ -54,6 +54,14 @@ function assertBookValues(input: BookInput) {
 export function createBookService(deps: { db: Db; config: Config; cursors: CursorCodec; access: BookAccess; deletion: BookDeletion }) {
   const { db, config, cursors, access, deletion } = deps;
 
+  /** A plan the caller named; unknown: 400 with the plans on offer. */
+  async function findNamedPlan(slug: string) {
+    const plans = await listPlans(db);
+    const plan = plans.find((p) => p.slug === slug);
+    if (!plan) throw errors.validation(`Unknown plan "${slug}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
+    return plan;
+  }
+
   return {
     /**
      * Creates a book owned by the actor. A non-default plan consumes one held
@@ -62,45 +70,45 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
      */
     async createBook(actor: Actor, input: BookInput & { title: string; plan?: string }) {
       assertBookValues(input);
-      const plans = await listPlans(db);
-      const plan = input.plan === undefined ? plans.find((p) => p.is_default)! : plans.find((p) => p.slug === input.plan);
-      if (!plan) throw errors.validation(`Unknown plan "${input.plan}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
+      // The default plan (most creates) is resolved by the insert itself: one statement in all.
+      const plan = input.plan === undefined ? null : await findNamedPlan(input.plan);
 
       return db.transaction(async (tx) => {
-        if (!plan.is_default) await consumeSlot(tx, actor.id, plan.slug, config);
+        if (plan && !plan.is_default) await consumeSlot(tx, actor.id, plan.slug, config);
         // A slug another book holds (or takes concurrently) is skipped without an error, so the transaction stays usable.
-        for (const slug of slugCandidates(input.title)) {
-          const book = await insertBookIfSlugFree(tx, {
-            id: uuidv7(),
-            slug,
-            ownerId: actor.id,
-            title: input.title.trim(),
-            subtitle: input.subtitle ?? '',
-            theme: input.theme ?? DEFAULT_THEME,
-            settings: input.settings ?? {},
-            useCaseSlug: input.use_case_slug ?? null,
-            isPublic: input.is_public ?? false,
-            planSlug: plan.slug,
-          });
-          if (!book) continue;
-          await appendBillingRecord(tx, book.id, plan.slug, 'active', null);
-          return toBook(book, 'owner');
-        }
-        throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+        const book = await insertBook(tx, {
+          id: uuidv7(),
+          slugs: slugCandidates(input.title),
+          ownerId: actor.id,
+          title: input.title.trim(),
+          subtitle: input.subtitle ?? '',
+          theme: input.theme ?? DEFAULT_THEME,
+          settings: input.settings ?? {},
+          useCaseSlug: input.use_case_slug ?? null,
+          isPublic: input.is_public ?? false,
+          planSlug: plan?.slug ?? null,
+          billingRecordId: uuidv7(),
+        });
+        if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+        return toBook(book, 'owner');
       });
     },
 
-    /** The actor's books where they are owner or admin, in their books_sort (or sync order with updatedSince). */
+    /**
+     * The actor's books where they are owner or admin, in their books_sort (or
+     * sync order with updatedSince). Items are each book's JSON text, made by
+     * the database (see jsonPage).
+     */
     async listBooks(actor: Actor & { books_sort: BooksSort }, query: ListQuery & { status: 'active' | 'archived' }) {
-      const { page, watermark } = await paginate<BookListRow & Record<string, unknown>>(db, cursors, query, {
+      const { page, watermark } = await paginate<BookPageRow>(db, cursors, query, {
         list: `books:${actor.id}:${query.status}`,
         ordering: BOOK_ORDERINGS[actor.books_sort],
         sync: BOOK_ORDERINGS.sync.keys,
         where: [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`],
         params: [actor.id, query.status],
-        select: (o) => selectBooksOfMember(db, o) as Promise<(BookListRow & Record<string, unknown>)[]>,
+        select: (o) => selectBookPageOfMember(db, o),
       });
-      return { page: { ...page, items: page.items.map((b) => toBook(b, b.role)) }, watermark };
+      return { page: { ...page, items: page.items.map((b) => b.json) }, watermark };
     },
 
     async getBook(actor: Actor, slug: string) {

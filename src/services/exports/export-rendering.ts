@@ -7,8 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
-import { renderPdfBook, type PdfMemory } from '../../exports/pdf/pdf-book.js';
-import { writeZipExport } from '../../exports/zip-export.js';
+import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
@@ -65,6 +64,8 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
     const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-export-'));
     try {
       const file = path.join(dir, FORMAT_FILES.pdf.file);
+      // Loaded with the first PDF (PDFKit, its fonts and sharp are heavy to load at start).
+      const { renderPdfBook } = await import('../../exports/pdf/pdf-book.js');
       const result = await renderPdfBook({
         title: book.title,
         subtitle: book.subtitle,
@@ -114,6 +115,7 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
       const { sizeBytes } = await putArtifact(key, body, 'json', signal);
       return { key, bytes: sizeBytes, pageCount: null };
     }
+    const { writeZipExport } = await import('../../exports/zip-export.js');
     const zipped = await writeZipExport(
       {
         book,

@@ -101,6 +101,20 @@ export function createIdempotencyStore(deps: { db: Db }) {
       );
     },
 
+    /**
+     * The same INSERT as saveAnswer, as a statement with its values inlined,
+     * for `tx.commit(script)`: the answer and COMMIT in one round trip.
+     */
+    answerScript(userId: string, key: string, fingerprint: string, response: StoredResponse): string {
+      return `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at)
+         VALUES (${sqlLiteral(userId)}::uuid, ${sqlLiteral(key)}, ${sqlLiteral(fingerprint)}, ${sqlLiteral(response.status)},
+           ${sqlLiteral(JSON.stringify(response.headers))}::jsonb, ${sqlLiteral(response.body)}, now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS}))
+         ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+           response_headers = EXCLUDED.response_headers, response_body = EXCLUDED.response_body,
+           created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= now()`;
+    },
+
     /** The stored answer under (user, key), whatever request it answered. */
     async find(userId: string, key: string): Promise<{ fingerprint: string; response: StoredResponse } | undefined> {
       const row = await find(db, userId, key);

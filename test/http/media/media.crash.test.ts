@@ -28,7 +28,7 @@ import { mediaPath, STORES, type StoreKind } from './media-setup.js';
 import { answer, startPartialUpload, storeEnv, until, uploadFile } from './media-processes.js';
 
 const MB = 1_048_576;
-/** The file, and how much of it is sent before the kill: past lib-storage's first 5 MiB part, so S3 has a multipart upload open too. */
+/** The file, and how much of it is sent before the kill: past the S3 store's first 5 MiB part, so S3 has a multipart upload open too. */
 const FILE_BYTES = 12 * MB;
 const SENT_BEFORE_KILL = 7 * MB;
 /** Three server starts (PGlite: each opens the data directory) and two database openings; slow on a busy machine. */

@@ -2,7 +2,7 @@ import { execFile, type ExecFileException } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import type { Config } from '../../../config/config.js';
 
 /**
@@ -247,6 +247,7 @@ export async function extractPosterFrame(inputPath: string, outputPath: string, 
   let size = at > 0 ? await attempt(at).catch(failedToZero) : 0;
   if (size === 0) size = await attempt(0);
   if (size === 0) throw new MediaToolError('tool_failed', 'ffmpeg wrote no poster frame');
+  const sharp = await loadSharp();
   const meta = await sharp(outputPath).metadata();
   return { width: meta.width!, height: meta.height!, sizeBytes: size };
 }

@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
-import { imageSize } from 'image-size';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 
 export interface ImageInfo {
   /** As displayed: swapped when the EXIF orientation (5–8) or HEIF rotation turns the picture on its side. null when unreadable. */
@@ -24,6 +23,7 @@ const HEADER_BYTES = 512 * 1024;
  */
 export async function readImageInfo(path: string): Promise<ImageInfo> {
   try {
+    const sharp = await loadSharp();
     const meta = await sharp(path, { failOn: 'none' }).metadata();
     if (meta.width && meta.height) {
       const orientation = meta.orientation ?? null;
@@ -43,6 +43,7 @@ export async function readImageInfo(path: string): Promise<ImageInfo> {
   }
   const head = await readHead(path);
   try {
+    const { imageSize } = await import('image-size');
     const size = imageSize(head);
     if (size.width && size.height) {
       // image-size gives a HEIF's first ispe, which may be one grid tile: the largest one is the picture.

@@ -1,6 +1,4 @@
-import { Resvg } from '@resvg/resvg-js';
-import satori from 'satori';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { loadFontFile, themeFaces, themeStyle, type FontFace, type ThemeStyle } from './themes.js';
 
 /**
@@ -38,6 +36,8 @@ export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
     faces.map(async (f) => ({ name: f.family, data: await loadFontFile(f), weight: f.weight, style: f.style })),
   );
   const width = SHARE_CARD_WIDTH - (photo ? PHOTO_WIDTH : 0);
+  // Loaded with the first card: satori and resvg are heavy to load and most processes draw no card for a while.
+  const [{ default: satori }, { Resvg }, sharp] = await Promise.all([import('satori'), import('@resvg/resvg-js'), loadSharp()]);
   const svg = await satori(layout(style, input, width) as Parameters<typeof satori>[0], { width: SHARE_CARD_WIDTH, height: SHARE_CARD_HEIGHT, fonts });
   const png = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } }).render().asPng();
   const card = sharp(png);
@@ -46,6 +46,7 @@ export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
 }
 
 async function preparePhoto(file: string): Promise<Buffer | null> {
+  const sharp = await loadSharp();
   try {
     return await sharp(file, { failOn: 'none' })
       .rotate() // EXIF orientation
