@@ -58,12 +58,18 @@ export const contextKey = (slug: string, userId: string | null) => `${slug}|${us
 
 /** findBookContext for many (slug, caller) pairs in one query (no locks), by contextKey; pairs whose book is not found are absent. */
 export async function findBookContexts(q: Queryable, pairs: { slug: string; userId: string | null }[]): Promise<Map<string, BookContext>> {
+  // LATERAL: one index lookup of each pair's book. As a plain join the planner hashes the whole
+  // books table for a dozen pairs (it cannot know how few unnest gives), a seq scan per batch.
   const rows = await q.query<ContextRow & { k_user_id: string | null }>(
-    `SELECT ${CONTEXT_COLUMNS}, k.user_id AS k_user_id
+    `SELECT c.*, k.user_id AS k_user_id
      FROM unnest($1::text[], $2::uuid[]) AS k(slug, user_id)
-     JOIN books b ON b.slug = k.slug AND b.deleted_at IS NULL
-     JOIN plans p ON p.slug = b.plan_slug
-     LEFT JOIN book_members m ON m.book_id = b.id AND m.user_id = k.user_id`,
+     CROSS JOIN LATERAL (
+       SELECT ${CONTEXT_COLUMNS}
+       FROM books b
+       JOIN plans p ON p.slug = b.plan_slug
+       LEFT JOIN book_members m ON m.book_id = b.id AND m.user_id = k.user_id
+       WHERE b.slug = k.slug AND b.deleted_at IS NULL
+     ) c`,
     [pairs.map((p) => p.slug), pairs.map((p) => p.userId)],
   );
   return new Map(rows.map(({ k_user_id, ...row }) => [contextKey(row.slug, k_user_id), toContext(row)]));
