@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { fileTypeFromBuffer } from 'file-type';
 import { errors } from '../../errors.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { admit, kindOfMime, motionTooLong, MULTIPART_CEILING_BYTES, overStorage, tooLarge, type MediaKind, type PlanMediaRules } from './media-policy.js';
 import { createMovieDurationReader } from './movie-duration.js';
+
+// file-type is loaded with the first upload, not at start (it is a good share of the start's module loading).
+let fileType: Promise<typeof import('file-type')> | undefined;
+const sniff = async (head: Buffer) => (await (fileType ??= import('file-type'))).fileTypeFromBuffer(head);
 
 /** Enough of the head of a file for file-type to recognise every format we take. */
 const SNIFF_BYTES = 64 * 1024;
@@ -61,7 +64,7 @@ export async function intakeUpload(file: IncomingFile, o: IntakeOptions): Promis
   const head = Buffer.concat(headChunks);
   if (head.length === 0) throw errors.validation('The file is empty.', { field: 'file' });
 
-  const mimeType = (await fileTypeFromBuffer(head))?.mime ?? 'application/octet-stream';
+  const mimeType = (await sniff(head))?.mime ?? 'application/octet-stream';
   if (o.kinds && !o.kinds.includes(kindOfMime(mimeType) as MediaKind)) {
     const only = o.kinds.length === 1 && o.kinds[0] === 'image' ? 'a photo (JPEG, PNG, HEIC, WebP…)' : o.kinds.join(', ');
     throw errors.validation(`That file is not ${only}: it looks like ${mimeType}.`, {
