@@ -102,11 +102,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // Everything after this runs in the request's own scope (see lib/request-scope.ts).
     runInRequestScope(done);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
+    done();
   });
 
   installErrorResponses(app);
@@ -131,10 +132,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       );
       api.addHook('onRequest', addDeprecationHeaders);
       // A body-less POST/PATCH is validated as {} so required fields are reported one by one.
-      api.addHook('preValidation', async (request) => {
+      // (Callback hooks where there is nothing to wait for: every request runs them.)
+      api.addHook('preValidation', (request, _reply, done) => {
         if (request.body === undefined && request.routeOptions.schema?.body && !['GET', 'HEAD', 'DELETE'].includes(request.method)) {
           request.body = {};
         }
+        done();
       });
       api.addHook('preValidation', idempotency.claim);
       api.addHook('preValidation', rateLimit.hook);

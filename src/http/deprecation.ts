@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Deprecation } from './route-config.js';
 
 export const MIN_SUNSET_NOTICE_DAYS = 90;
@@ -21,7 +21,9 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   return h;
 }
 
-export async function addDeprecationHeaders(request: FastifyRequest, reply: FastifyReply) {
+/** onRequest (a callback hook: the hooks every request runs stay off the promise machinery). */
+export function addDeprecationHeaders(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
   const d = request.routeOptions.config?.deprecated;
   if (d) reply.headers(deprecationHeaders(d));
+  done();
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.js';
 import type { ValidationDetail } from './error-handler.js';
 
@@ -96,15 +96,15 @@ export function installJsonBody(app: FastifyInstance): (scope: FastifyInstance) 
   };
 }
 
-/** preValidation: a body with U+0000 in a string is a 422 naming each such field; nothing reaches the route. */
-export async function rejectNulStrings(request: FastifyRequest, reply: FastifyReply) {
+/** preValidation (a callback hook): a body with U+0000 in a string is a 422 naming each such field; nothing reaches the route. */
+export function rejectNulStrings(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
   const locations = request.jsonNulLocations;
-  if (!locations) return;
+  if (!locations) return done();
   request.errorCode = 'validation_error';
   const detail: ValidationDetail[] = locations.map((at) => ({
     loc: ['body', ...at],
     msg: 'String must not contain the NUL character (U+0000)',
     type: 'string_nul',
   }));
-  return reply.code(422).send({ detail });
+  reply.code(422).send({ detail }); // answered: the request goes no further
 }

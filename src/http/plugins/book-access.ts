@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import type { BookAccess } from '../../services/books/book-access.js';
 
@@ -16,9 +16,18 @@ export function createBookAccessHook(deps: {
   submissionAuthor: (bookId: string, id: string) => Promise<string | null | undefined>;
   replayIfStored: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
 }) {
-  return async function checkBookAccess(request: FastifyRequest, reply: FastifyReply) {
-    const { book: action, ownRow } = request.routeOptions.config;
-    if (!action) return;
+  // A callback hook: routes outside a book pass straight through. Done is not called when the hook has answered.
+  return function checkBookAccess(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const action = request.routeOptions.config.book;
+    if (!action) return done();
+    check(request, reply, action).then((answered) => {
+      if (!answered) done();
+    }, done);
+  };
+
+  /** True when it answered the request itself (a stored answer replayed). */
+  async function check(request: FastifyRequest, reply: FastifyReply, action: NonNullable<FastifyRequest['routeOptions']['config']['book']>): Promise<boolean> {
+    const { ownRow } = request.routeOptions.config;
     const params = request.params as { slug?: string; id?: string };
     const actor = request.auth?.user ?? null;
     try {
@@ -31,8 +40,9 @@ export function createBookAccessHook(deps: {
     } catch (err) {
       // A book deleted by this very request's first attempt is gone now; its retry still gets the stored answer.
       // The body is not parsed yet, so only a body-less request (DELETE) can be matched to it here.
-      if (err instanceof AppError && err.code === 'not_found' && request.method === 'DELETE' && (await deps.replayIfStored(request, reply))) return reply;
+      if (err instanceof AppError && err.code === 'not_found' && request.method === 'DELETE' && (await deps.replayIfStored(request, reply))) return true;
       throw err;
     }
-  };
+    return false;
+  }
 }

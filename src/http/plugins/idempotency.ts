@@ -187,9 +187,17 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     );
   }
 
-  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  // onSend, a callback hook: a request without a unit (every read) passes straight through.
+  function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) {
     const unit = request.idempotency;
-    if (!unit) return payload;
+    if (!unit) return done(null, payload);
+    recordUnit(request, reply, unit, payload).then(
+      () => done(null, payload),
+      (err: Error) => done(err),
+    );
+  }
+
+  async function recordUnit(request: FastifyRequest, reply: FastifyReply, unit: IdempotentUnit, payload: unknown) {
     try {
       await finish(request, reply, unit, payload);
     } catch (err) {
@@ -199,7 +207,6 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     } finally {
       request.idempotency = null;
     }
-    return payload;
   }
 
   async function finish(request: FastifyRequest, reply: FastifyReply, unit: IdempotentUnit, payload: unknown) {
@@ -251,13 +258,15 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     return true;
   }
 
-  /** A request that ended without reaching onSend (client gone mid-way) must not leave its transaction open. */
-  async function abandon(request: FastifyRequest) {
+  /** onResponse: a request that ended without reaching onSend (client gone mid-way) must not leave its transaction open. */
+  function abandon(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
     const unit = request.idempotency;
-    if (unit) {
-      request.idempotency = null;
-      await unit.tx.rollback().catch(() => {});
-    }
+    if (!unit) return done();
+    request.idempotency = null;
+    unit.tx.rollback().then(
+      () => done(),
+      () => done(),
+    );
   }
 
   return { claim, record, replayIfStored, abandon };

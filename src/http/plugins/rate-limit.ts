@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Config } from '../../config/config.js';
 import { errors } from '../../errors.js';
 import type { RateLimiter } from '../../services/rate-limit/rate-limiter.js';
@@ -22,10 +22,10 @@ export function createRateLimit(deps: { config: Config; limiter: RateLimiter }) 
     if (!result.allowed) throw errors.rateLimited(result.retryAfterSeconds, { limit, window_seconds: rl.windowSeconds(deps.config) });
   }
 
-  /** The hook, for rate-limited routes the idempotency claim does not cover. */
-  async function hook(request: FastifyRequest, reply: FastifyReply) {
-    if (reply.sent || request.rateLimited) return;
-    await apply(request, reply);
+  /** The hook, for rate-limited routes the idempotency claim does not cover (a callback hook: most routes pass straight through). */
+  function hook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (reply.sent || request.rateLimited || !request.routeOptions.config.rateLimit) return done();
+    apply(request, reply).then(() => done(), done);
   }
 
   return { apply, hook };
