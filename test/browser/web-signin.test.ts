@@ -2,28 +2,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { freePort } from '../helpers/spawn-server.js';
+import { adminQuery, TEST_DATABASE_URL } from '../helpers/test-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.warn(`SKIPPED: ${CHROMIUM} not found. Install Debian's Chromium (apt-get install -y chromium) to run the browser tests.`);
-}
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
-
-async function adminQuery(sql: string) {
-  const c = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
 }
 
 describe.skipIf(!HAS_CHROMIUM)('web sign-in in a real browser', () => {
