@@ -274,13 +274,6 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
   for (const job of deps.jobs ?? []) add(job);
 
-  async function ensureQueue(definition: JobDefinition) {
-    const policy = definition.options?.policy ?? 'standard';
-    const existing = await boss.getQueue(definition.name);
-    if (!existing) await boss.createQueue(definition.name, { name: definition.name, policy });
-    else if (existing.policy !== policy) await boss.updateQueue(definition.name, { name: definition.name, policy });
-  }
-
   /**
    * The queues of every registered job, read in one query: on most starts
    * they all exist and nothing else runs. Missing ones (the first start, a new
@@ -463,7 +456,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     async register(definition) {
       const entry = add(definition);
       if (state === 'started') {
-        await ensureQueue(definition);
+        await ensureQueues([definition]);
         if (working) startLoops(entry);
       }
     },

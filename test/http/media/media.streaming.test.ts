@@ -92,6 +92,18 @@ describe.each(STORES)('a video streamed over a socket to the %s store', (store) 
     return [...(await res.text()).matchAll(/<UploadId>([^<]*)<\/UploadId>/g)].map((m) => m[1]).sort();
   }
 
+  /** Waits until no staging file, open multipart upload, pending entry or new object is left, then checks no media row was written. */
+  async function nothingLeft(submissionId: string, keysBefore: string[], what: string) {
+    await until(
+      async () => ({ open: await inProgress(), pending: await pendingObjects(), keys: await t.storedKeys() }),
+      (s) => s.open.length === 0 && s.pending === 0 && JSON.stringify(s.keys) === JSON.stringify(keysBefore),
+      30_000,
+      `nothing left of ${what}`,
+    );
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM media WHERE submission_id = $1`, [submissionId]);
+    expect(n).toBe(0);
+  }
+
   it('is stored whole: the stored bytes are the bytes sent, and the row has their sha256', async () => {
     const { slug, sub } = await premiumSubmission();
     const sent = await sha256Of(createReadStream(video));
@@ -121,14 +133,7 @@ describe.each(STORES)('a video streamed over a socket to the %s store', (store) 
     expect(await pendingObjects()).toBe(1);
     partial.close();
 
-    await until(
-      async () => ({ open: await inProgress(), pending: await pendingObjects(), keys: await t.storedKeys() }),
-      (s) => s.open.length === 0 && s.pending === 0 && JSON.stringify(s.keys) === JSON.stringify(keysBefore),
-      30_000,
-      'nothing left of the cut-off upload',
-    );
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM media WHERE submission_id = $1`, [sub.id]);
-    expect(n).toBe(0);
+    await nothingLeft(sub.id, keysBefore, 'the cut-off upload');
 
     const next = await uploadFile(baseUrl, mediaPath(slug, sub.id), owner.token, video, { contentType: 'video/mp4' });
     expect(next.status, next.text).toBe(201);
@@ -141,14 +146,7 @@ describe.each(STORES)('a video streamed over a socket to the %s store', (store) 
     expect(res.status, res.text).toBe(413);
     expect(res.json).toMatchObject({ code: 'payload_too_large', details: { limit_bytes: PHOTO_CAP, kind: 'image' } });
     // The refusal cleans up before it answers (the staging file after it, once the request is over).
-    await until(
-      async () => ({ open: await inProgress(), pending: await pendingObjects(), keys: await t.storedKeys() }),
-      (s) => s.open.length === 0 && s.pending === 0 && JSON.stringify(s.keys) === JSON.stringify(keysBefore),
-      30_000,
-      'nothing left of the refused upload',
-    );
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM media WHERE submission_id = $1`, [sub.id]);
-    expect(n).toBe(0);
+    await nothingLeft(sub.id, keysBefore, 'the refused upload');
 
     const next = await uploadFile(baseUrl, mediaPath(slug, sub.id), owner.token, video, { contentType: 'video/mp4' });
     expect(next.status, next.text).toBe(201);
