@@ -13,6 +13,7 @@
  * BENCH_SCENARIOS=name,name (only those; without the ceiling no ratio is computed)
  * BENCH_PROFILE=1 (the service runs with --cpu-prof; profiles land in bench/results/profiles/)
  * BENCH_LOG_LEVEL (default warn: the one-line-per-request access log is off).
+ * BENCH_SERVICE_FLAGS (extra node flags for the service, space-separated, e.g. --perf-basic-prof).
  *
  * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
  * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
@@ -20,7 +21,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +51,8 @@ const settings = {
   build: process.env.BENCH_SKIP_BUILD !== '1',
   profile: process.env.BENCH_PROFILE === '1',
   logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  // Extra node flags for the service, e.g. --perf-basic-prof to read it with `perf record`.
+  serviceFlags: process.env.BENCH_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [],
 };
 // Everything is bounded: a stuck child or server must never hang the run.
 const OVERALL_DEADLINE_MS = 12 * 60_000;
@@ -371,7 +374,7 @@ async function startService(env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const spawnedAt = performance.now();
   // cwd is a temp dir so the repository's own .env is never read.
-  const nodeFlags = settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const nodeFlags = [...(settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...settings.serviceFlags];
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const tail: string[] = [];
@@ -422,6 +425,7 @@ export interface RoundResult {
   rps: number;
   latency_ms: { p50: number; p99: number };
   service_cpu_us_per_req: number | null;
+  db_cpu_us_per_req: number | null;
   load_avg_1m: number;
 }
 
@@ -445,6 +449,11 @@ export interface Measurement {
    * req/s it barely moves when something else is using the machine.
    */
   service_cpu_us_per_req: number | null;
+  /**
+   * CPU time of the PostgreSQL server's processes per request, in
+   * microseconds (shown for the postgres backend; PGlite's is the service's own).
+   */
+  db_cpu_us_per_req: number | null;
   /** Highest 1-minute load average seen: well above the CPU count means the figures are noisy. */
   load_avg_1m: number;
   rounds: RoundResult[];
@@ -506,17 +515,25 @@ async function runRound(ctx: BenchContext, service: Service, scenario: Scenario,
   // The ceiling runs in a process of its own: the service's CPU says nothing about it.
   const cpuMs = () => (scenario.target === 'bare' ? null : service.cpuMs());
   const cpuBefore = cpuMs();
+  const dbBefore = scenario.target === 'bare' ? null : postgresCpuMs();
   const r = await autocannon({ ...autocannonOptions(ctx, scenario), duration: seconds });
   const cpuAfter = cpuMs();
+  const dbAfter = dbBefore === null ? null : postgresCpuMs();
   const result: RoundResult = {
     requests: r.requests.total,
     duration_s: r.duration,
     rps: round(r.requests.total / r.duration, 0),
     latency_ms: { p50: r.latency.p50, p99: r.latency.p99 },
     service_cpu_us_per_req: cpuBefore === null || cpuAfter === null || !r.requests.total ? null : round(((cpuAfter - cpuBefore) * 1000) / r.requests.total, 1),
+    db_cpu_us_per_req: dbBefore === null || dbAfter === null || !r.requests.total ? null : round((postgresCpuSince(dbBefore, dbAfter) * 1000) / r.requests.total, 1),
     load_avg_1m: round(loadAvg, 2),
   };
-  return { round: result, raw: r, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+  return {
+    round: result,
+    raw: r,
+    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    dbCpuMs: dbBefore === null || dbAfter === null ? null : postgresCpuSince(dbBefore, dbAfter),
+  };
 }
 
 type RoundRun = Awaited<ReturnType<typeof runRound>>;
@@ -525,6 +542,7 @@ function aggregate(runs: RoundRun[]): Measurement {
   const requests = runs.reduce((n, r) => n + r.raw.requests.total, 0);
   const duration = runs.reduce((n, r) => n + r.raw.duration, 0);
   const cpu = runs.every((r) => r.cpuMs !== null) ? runs.reduce((n, r) => n + r.cpuMs!, 0) : null;
+  const dbCpu = runs.every((r) => r.dbCpuMs !== null) ? runs.reduce((n, r) => n + r.dbCpuMs!, 0) : null;
   const statusCodes: Record<string, number> = {};
   for (const r of runs) for (const [code, s] of Object.entries(r.raw.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(s.count);
   const sum = (f: (r: RoundRun) => number) => runs.reduce((n, r) => n + f(r), 0);
@@ -547,6 +565,7 @@ function aggregate(runs: RoundRun[]): Measurement {
     ratio_to_ceiling: null,
     ratio_range: null,
     service_cpu_us_per_req: cpu === null || !requests ? null : round((cpu * 1000) / requests, 1),
+    db_cpu_us_per_req: dbCpu === null || !requests ? null : round((dbCpu * 1000) / requests, 1),
     load_avg_1m: worst((r) => r.round.load_avg_1m),
     rounds: runs.map((r) => r.round),
   };
@@ -724,7 +743,7 @@ async function main(): Promise<number> {
 
 function printTable(results: Record<string, Record<string, Measurement>>) {
   const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
-  const header = ['backend', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'vs ceiling (range)', 'svc CPU µs/req', 'load'];
+  const header = ['backend', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'vs ceiling (range)', 'svc CPU µs/req', 'db CPU µs/req', 'load'];
   const rows = Object.entries(results).flatMap(([b, rs]) =>
     Object.entries(rs).map(([s, m]) => [
       b,
@@ -737,6 +756,7 @@ function printTable(results: Record<string, Record<string, Measurement>>) {
         ? ''
         : `${pct(m.ratio_to_ceiling)} (${pct(m.ratio_range[0])}–${pct(m.ratio_range[1])})`,
       m.service_cpu_us_per_req === null ? '' : String(m.service_cpu_us_per_req),
+      m.db_cpu_us_per_req === null || b !== 'postgres' ? '' : String(m.db_cpu_us_per_req),
       m.load_avg_1m.toFixed(1),
     ]),
   );
@@ -767,6 +787,36 @@ function runChecked(cmd: string, args: string[], timeoutMs: number): Promise<voi
 }
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
+
+/**
+ * CPU time of every PostgreSQL server process on this machine, by pid, in ms
+ * (Linux only; null elsewhere): the database's share of a request when the
+ * service runs on PostgreSQL. Other users of the server during a run count
+ * too, and a backend that exits during one takes its count with it.
+ */
+function postgresCpuMs(): Map<number, number> | null {
+  if (process.platform !== 'linux') return null;
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byPid.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return byPid;
+}
+
+/** CPU used between two readings of postgresCpuMs, by the processes alive at the second (new ones from zero). */
+function postgresCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
 
 function processCpuMs(pid: number | undefined): number | null {
   if (pid === undefined || process.platform !== 'linux') return null;

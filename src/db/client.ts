@@ -6,10 +6,21 @@ import pg from 'pg';
 import type { Config } from '../config/config.js';
 import { lockDataDir } from './dir-lock.js';
 import { isRetryableTransactionError, translatePgError } from './pg-errors.js';
+import { createSharedReads } from './shared-read.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
 export interface Queryable {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+}
+
+/**
+ * A read many requests ask at once (a page of a list): on a Db outside any
+ * transaction, identical queries asked together share one execution (see
+ * db/shared-read.ts), and the rows are shared, so callers must not change
+ * them; anywhere else, a plain query.
+ */
+export function sharedQuery<R>(q: Queryable, text: string, params: unknown[]): Promise<R[]> {
+  return 'sharedRead' in q ? (q as Db).sharedRead<R>(text, params) : q.query<R>(text, params);
 }
 
 /** A transaction's handle: statements, and scripts of several statements (simple protocol). */
@@ -66,6 +77,8 @@ export interface Db extends Queryable {
   withAmbient<T>(tx: OpenTransaction, fn: () => T): T;
   /** True inside an open ambient transaction. */
   inTransaction(): boolean;
+  /** A read-only query that shares its execution with identical ones asked at the same time, in the ambient transaction if any (see sharedQuery). */
+  sharedRead<R>(text: string, params: unknown[]): Promise<R[]>;
   /**
    * Runs fn outside any ambient transaction: its statements autocommit on
    * their own (rate-limit counters). PGlite has a single connection, so there
@@ -326,6 +339,7 @@ function translating<Q extends Tx>(q: Q): Q {
  */
 function withTransactions(conn: Connection): Db {
   const ambient = new AsyncLocalStorage<OpenTransaction>();
+  const shared = createSharedReads((text, params) => translated(conn.query(text, params)));
   const current = () => {
     const tx = ambient.getStore();
     return tx?.open ? tx : undefined;
@@ -363,6 +377,10 @@ function withTransactions(conn: Connection): Db {
     }) as Db['begin'],
     withAmbient: (tx, fn) => ambient.run(tx, fn),
     inTransaction: () => current() !== undefined,
+    sharedRead<R>(text: string, params: unknown[]) {
+      const tx = current();
+      return tx ? tx.query<R>(text, params) : shared<R>(text, params);
+    },
     outside<T>(fn: () => Promise<T>) {
       return conn.kind === 'pglite' ? fn() : ambient.exit(fn);
     },

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { one } from '../../db/client.js';
+import { one, sharedQuery } from '../../db/client.js';
 import type { SortKey } from '../../db/pagination.js';
 import type { Role } from './book-access.js';
 import { bookJsonSql } from './book-mapper.js';
@@ -144,12 +144,14 @@ export type BookPageRow = { json: string } & Record<string, unknown>;
  * One page of the caller's books where they are owner or admin (see paginate
  * for where/params/orderBy): the conditions and the ordering are on the
  * membership row alone, so the page comes off one index and only its books
- * are read. Each book comes as its JSON, made by the database.
+ * are read. Each book comes as its JSON, made by the database. Requests for
+ * the same page at the same time share one execution (the rows are read-only).
  */
 export function selectBookPageOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }) {
   const params = [...o.params, o.limit];
   const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
-  return q.query<BookPageRow>(
+  return sharedQuery<BookPageRow>(
+    q,
     `SELECT ${bookJsonSql('b', 'm.role')} AS json, ${keys}
      FROM book_members m JOIN books b ON b.id = m.book_id
      WHERE ${o.where.join(' AND ')}

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Queryable } from '../../db/client.js';
+import { sharedQuery, type Queryable } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { MEDIA_URL_TTL_SECONDS, type MediaRow } from './media-types.js';
 
@@ -63,7 +63,9 @@ export function createMediaViews(deps: { store: ObjectStore; log?: Pick<FastifyB
     async summariesFor(q: Queryable, submissionIds: string[]): Promise<Map<string, Awaited<ReturnType<typeof toMedia>>[]>> {
       const out = new Map<string, Awaited<ReturnType<typeof toMedia>>[]>();
       if (!submissionIds.length) return out;
-      const rows = await q.query<MediaRow>(
+      // Shared with identical reads at the same time (a page many clients read): the rows are read-only.
+      const rows = await sharedQuery<MediaRow>(
+        q,
         `SELECT ${MEDIA_COLUMNS} FROM media m WHERE m.submission_id = ANY($1::uuid[]) ORDER BY m.submission_id, m.created_at, m.id`,
         [submissionIds],
       );

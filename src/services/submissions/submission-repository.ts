@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { one } from '../../db/client.js';
+import { one, sharedQuery } from '../../db/client.js';
 import type { ModerationMove } from './moderation.js';
 import type { SubmissionInput, SubmissionRow } from './submission-types.js';
 
@@ -49,7 +49,8 @@ export function findSubmission(q: Queryable, bookId: string, id: string, o: { au
 /** One page of a book's submissions (see paginate for where/params/orderBy). */
 export function selectSubmissionsOfBook(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number }) {
   const params = [...o.params, o.limit];
-  return q.query<SubmissionRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${params.length}`, params);
+  // Many clients reading one book's page at once share its execution (the rows are read-only).
+  return sharedQuery<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${params.length}`, params);
 }
 
 /**

@@ -83,3 +83,23 @@ describe('GET /books/ follows every change of a book', () => {
     expect(after.body.items.map((m: { updated_at: string }) => m.updated_at)).toEqual(before.body.items.map((m: { updated_at: string }) => m.updated_at));
   });
 });
+
+describe('GET /books/ read by many clients at once', () => {
+  // Identical pages asked together share one query (db/shared-read.ts): never one sent before the asking.
+  it('every list asked after a create has answered holds the new book, while identical lists run all along', async () => {
+    const u = await newUser(t);
+    await newBook(t, u, { title: 'First' });
+    let stop = false;
+    const list = () => t.get('/api/v1/books/', { token: u.token });
+    const background = (async () => {
+      while (!stop) for (const res of await Promise.all(Array.from({ length: 8 }, list))) expect(res.status).toBe(200);
+    })();
+    for (let i = 0; i < 5; i++) {
+      const book = await newBook(t, u, { title: `Book ${i}` });
+      const lists = await Promise.all(Array.from({ length: 8 }, list));
+      for (const res of lists) expect(res.body.items.map((b: { slug: string }) => b.slug)).toContain(book.slug);
+    }
+    stop = true;
+    await background;
+  });
+});

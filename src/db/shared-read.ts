@@ -1,0 +1,85 @@
+/**
+ * Identical read-only queries asked at the same time share one execution:
+ * the same text with the same parameters, asked in one event-loop turn, leaves
+ * as one query at the end of the turn; asked while that query is out, it
+ * waits for the next one, which leaves when the first has answered and
+ * serves everyone who asked in between. A page many clients read at once (a
+ * book's memories, an owner's books) then costs the database one execution
+ * per round trip instead of one per request.
+ *
+ * A read only ever joins a query that has not been sent yet, so the snapshot
+ * it reads is taken after it was asked for: it sees everything committed
+ * before then, exactly as a query of its own would (the rule the batched
+ * lookups follow too). Nothing is cached. The rows are shared: callers must
+ * not change them. Outside a transaction only: a shared query runs on its
+ * own, in nobody's transaction.
+ */
+export function createSharedReads(run: <R>(text: string, params: unknown[]) => Promise<R[]>) {
+  type Waiter = { resolve(rows: unknown[]): void; reject(err: unknown): void };
+  /**
+   * One entry per key with a query out or about to leave: `leaving` are the
+   * readers of the query that is out (or leaves at the end of this turn, while
+   * `next` is null); `next` collects who asked while it was out.
+   */
+  type Entry = { text: string; params: unknown[]; leaving: Waiter[]; next: Waiter[] | null };
+  const entries = new Map<string, Entry>();
+
+  function send(key: string, entry: Entry) {
+    const waiters = entry.leaving;
+    run<unknown>(entry.text, entry.params).then(
+      (rows) => {
+        for (const w of waiters) w.resolve(rows);
+        settle(key, entry);
+      },
+      (err) => {
+        for (const w of waiters) w.reject(err);
+        settle(key, entry);
+      },
+    );
+  }
+
+  function settle(key: string, entry: Entry) {
+    if (entry.next && entry.next.length > 0) {
+      // Everyone in `next` asked before now: their query leaves at once.
+      entry.leaving = entry.next;
+      entry.next = [];
+      send(key, entry);
+    } else {
+      entries.delete(key);
+    }
+  }
+
+  return function sharedRead<R>(text: string, params: unknown[]): Promise<R[]> {
+    const key = keyOf(text, params);
+    if (key === null) return run<R>(text, params);
+    return new Promise<R[]>((resolve, reject) => {
+      const waiter = { resolve: resolve as (rows: unknown[]) => void, reject };
+      const entry = entries.get(key);
+      if (!entry) {
+        const fresh: Entry = { text, params, leaving: [waiter], next: null };
+        entries.set(key, fresh);
+        // Leaves at the end of the turn, so the reads asked in this turn go with it.
+        defer(() => {
+          fresh.next = [];
+          send(key, fresh);
+        });
+      } else if (entry.next === null) {
+        entry.leaving.push(waiter); // not sent yet
+      } else {
+        entry.next.push(waiter); // one is out: wait for the next
+      }
+    });
+  };
+}
+
+/** Equal for the same text and parameters; null for parameters JSON cannot tell apart (a bigint): those read alone. */
+function keyOf(text: string, params: unknown[]): string | null {
+  try {
+    return `${text}\u0000${JSON.stringify(params)}`;
+  } catch {
+    return null;
+  }
+}
+
+// Taken at load, so a test that later installs fake timers cannot stall a read.
+const defer = globalThis.setImmediate;
