@@ -42,11 +42,18 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
   const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
   const db = await createDb(config);
   try {
-    await migrate(db);
+    // A database this command set up (or upgraded) gets the job queues too, so `serve` finds them ready.
+    if ((await migrate(db)).length > 0) await installQueues(config, db);
     return await fn(db);
   } finally {
     await db.close();
   }
+}
+
+/** The job queue's tables and every job's queue (see installJobQueues). */
+async function installQueues(config: Config, db: Db): Promise<void> {
+  const [{ installJobQueues }, { jobs }] = await Promise.all([import('../jobs/queue.js'), import('../jobs/registry.js')]);
+  await installJobQueues({ db, config, jobs });
 }
 
 /** Commands go through the same services as the API, so every rule holds for them too. */
@@ -118,9 +125,15 @@ export async function main(argv: string[]): Promise<number> {
         return await new Promise<number>(() => {});
       }
       case 'migrate': {
-        const { migrate } = await import('../db/migrate.js');
-        const applied = await withDb(config, (db) => migrate(db));
-        out({ applied });
+        const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
+        const db = await createDb(config);
+        try {
+          const applied = await migrate(db);
+          await installQueues(config, db);
+          out({ applied });
+        } finally {
+          await db.close();
+        }
         return 0;
       }
       case 'user': {

@@ -237,6 +237,52 @@ interface Running {
   abort: AbortController;
 }
 
+/**
+ * The queues of the given jobs, read in one query: on most starts they all
+ * exist and nothing else runs. Missing ones (the first start, a new job) are
+ * created in one transaction, which saves a commit per queue (each is a
+ * partition with its indexes: creating all of them is most of a first
+ * start). pg-boss's create_queue skips a queue that exists, so two processes
+ * starting together create each one once.
+ */
+async function ensureJobQueues(db: Db, boss: PgBoss, definitions: JobDefinition[]) {
+  const existing = new Map((await boss.getQueues()).map((q) => [q.name, q.policy]));
+  const policyOf = (d: JobDefinition) => d.options?.policy ?? 'standard';
+  const missing = definitions.filter((d) => !existing.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (missing.length) {
+    // pg-boss reaches the database through our Db, so its statements join this transaction.
+    await db.transaction(async () => {
+      for (const d of missing) await boss.createQueue(d.name, { name: d.name, policy: policyOf(d) });
+    });
+  }
+  for (const d of definitions) {
+    const policy = existing.get(d.name);
+    if (policy !== undefined && policy !== policyOf(d)) await boss.updateQueue(d.name, { name: d.name, policy: policyOf(d) });
+  }
+}
+
+/**
+ * Installs the job queue's own tables and the queue of every job, as part of
+ * `memorybook migrate` (and of any command that migrates): a first `serve`
+ * after it finds them ready. Nothing runs: no worker, no maintenance.
+ */
+export async function installJobQueues(deps: { db: Db; config: Config; jobs: readonly JobDefinition[]; schema?: string }): Promise<void> {
+  const boss = new PgBoss({
+    db: createBossDb(deps.db) as PgBoss.Db,
+    schema: deps.schema ?? configuredQueueSchema(deps.config),
+    migrate: true,
+    supervise: false,
+    schedule: false,
+  });
+  boss.on('error', () => {}); // nothing runs in the background here; start() itself throws
+  await boss.start();
+  try {
+    await ensureJobQueues(deps.db, boss, [...deps.jobs]);
+  } finally {
+    await boss.stop({ graceful: false, close: false });
+  }
+}
+
 export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Queue<M> {
   const { db, config } = deps;
   const log = deps.log ?? pino({ level: config.logLevel, base: { component: 'jobs' } });
@@ -274,29 +320,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
   for (const job of deps.jobs ?? []) add(job);
 
-  /**
-   * The queues of every registered job, read in one query: on most starts
-   * they all exist and nothing else runs. Missing ones (the first start, a new
-   * job) are created in one transaction, which saves a commit per queue (each
-   * is a partition with its indexes: creating all of them is most of a first
-   * start). pg-boss's create_queue skips a queue that exists, so two processes
-   * starting together create each one once.
-   */
-  async function ensureQueues(definitions: JobDefinition[]) {
-    const existing = new Map((await boss.getQueues()).map((q) => [q.name, q.policy]));
-    const policyOf = (d: JobDefinition) => d.options?.policy ?? 'standard';
-    const missing = definitions.filter((d) => !existing.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
-    if (missing.length) {
-      // pg-boss reaches the database through our Db, so its statements join this transaction.
-      await db.transaction(async () => {
-        for (const d of missing) await boss.createQueue(d.name, { name: d.name, policy: policyOf(d) });
-      });
-    }
-    for (const d of definitions) {
-      const policy = existing.get(d.name);
-      if (policy !== undefined && policy !== policyOf(d)) await boss.updateQueue(d.name, { name: d.name, policy: policyOf(d) });
-    }
-  }
+  const ensureQueues = (definitions: JobDefinition[]) => ensureJobQueues(db, boss, definitions);
+
 
   function checked(entry: Registered, payload: unknown, when: string) {
     const check = entry.check();

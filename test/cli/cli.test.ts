@@ -10,6 +10,9 @@ import { eventually } from '../helpers/eventually.js';
 import { spawnServer } from '../helpers/spawn-server.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { TEST_DATABASE_URL } from '../helpers/test-db.js';
+import { createPgliteDb } from '../../src/db/client.js';
+import { queueSchemaName } from '../../src/jobs/queue.js';
+import { jobs } from '../../src/jobs/registry.js';
 
 const run = promisify(execFile);
 const BIN = path.resolve('bin/memorybook.js');
@@ -26,6 +29,26 @@ const env = {
 
 async function cli(...args: string[]) {
   return run(process.execPath, [BIN, ...args], { env });
+}
+
+/** The names of the job queues in the database the CLI uses (while no process holds it). */
+async function jobQueues(): Promise<string[]> {
+  const sql = `SELECT name FROM ${queueSchemaName(schema)}.queue`;
+  if (!schema) {
+    const db = await createPgliteDb(path.join(dataDir, 'pglite'));
+    try {
+      return (await db.query<{ name: string }>(sql)).map((r) => r.name);
+    } finally {
+      await db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+  await c.connect();
+  try {
+    return (await c.query<{ name: string }>(sql)).rows.map((r) => r.name);
+  } finally {
+    await c.end();
+  }
 }
 
 if (schema) {
@@ -45,7 +68,10 @@ afterAll(async () => {
 describe('memorybook CLI', () => {
   it('migrate, user create, token issue, slots grant: each prints one JSON object; the token answers /auth/me/ on a served instance', async () => {
     const migrated = JSON.parse((await cli('migrate')).stdout);
-    expect(Array.isArray(migrated.applied)).toBe(true);
+    expect(migrated.applied).toContain('0001_spine');
+    // migrate also installs the job queues, so a first serve finds them ready.
+    expect((await jobQueues()).sort()).toEqual(jobs.map((j) => j.name).sort());
+    expect(JSON.parse((await cli('migrate')).stdout)).toEqual({ applied: [] });
 
     const user = JSON.parse((await cli('user', 'create', '--email', 'Op@Example.test', '--password', 'long enough pw', '--first-name', 'Op', '--staff')).stdout);
     expect(user).toMatchObject({ email: 'op@example.test', first_name: 'Op', is_staff: true });
