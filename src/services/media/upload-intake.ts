@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { errors } from '../../errors.js';
+import { streamed } from '../../lib/stream-garbage.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { admit, kindOfMime, motionTooLong, MULTIPART_CEILING_BYTES, overStorage, tooLarge, type MediaKind, type PlanMediaRules } from './media-policy.js';
 import { createMovieDurationReader } from './movie-duration.js';
@@ -83,6 +84,7 @@ export async function intakeUpload(file: IncomingFile, o: IntakeOptions): Promis
   // Every chunk passes here before it may go on to the store.
   const take = (chunk: Buffer) => {
     size += chunk.length;
+    streamed(chunk.length); // frees the socket's dead buffers as the upload goes (see lib/stream-garbage.ts)
     if (size > capBytes) throw tooLarge(`${admission.kind === 'video' ? 'A' : 'An'} ${admission.kind} upload (${mimeType})`, capBytes, { kind: admission.kind, detected_mime_type: mimeType });
     if (size > storageLeft) throw overStorage(o.plan.planSlug, o.storage.limitBytes, o.storage.usedBytes);
     hash.update(chunk);
