@@ -26,7 +26,13 @@ export function createSharedReads(run: <R>(text: string, params: unknown[]) => P
 
   function send(key: string, entry: Entry) {
     const waiters = entry.leaving;
-    run<unknown>(entry.text, entry.params).then(
+    let answer: Promise<unknown[]>;
+    try {
+      answer = run<unknown>(entry.text, entry.params);
+    } catch (err) {
+      answer = Promise.reject(err); // thrown before any promise: still only these readers' failure
+    }
+    answer.then(
       (rows) => {
         for (const w of waiters) w.resolve(rows);
         settle(key, entry);

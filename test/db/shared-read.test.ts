@@ -98,3 +98,16 @@ describe('shared reads', () => {
     expect(inside[0].n).toBe(1);
   });
 });
+
+describe('shared reads when the query cannot even start', () => {
+  it('a query function that throws at once fails its readers, not the process', async () => {
+    let calls = 0;
+    const read = createSharedReads(<R>(text: string, params: unknown[]) => {
+      if (calls++ === 0) throw new Error('pool closed');
+      return db.query<R>(text, params);
+    });
+    const failing = [read(COUNT, [0]), read(COUNT, [0])];
+    for (const r of failing) await expect(r).rejects.toThrow('pool closed');
+    expect(await read<{ n: number }>(COUNT, [0])).toEqual([{ n: 0 }]);
+  });
+});

@@ -34,7 +34,9 @@ export async function insertSubmission(
 
 /**
  * One submission of one book; another book's id is simply not found. With
- * `authorId` only a row that user wrote is found (a contributor sees nothing else).
+ * `authorId` only a row that user wrote is found (a contributor sees nothing
+ * else). The row is shared with identical reads asked at the same time unless
+ * it is read for update: do not change it.
  */
 export function findSubmission(q: Queryable, bookId: string, id: string, o: { authorId?: string; forUpdate?: boolean } = {}) {
   const params: unknown[] = [bookId, id];
@@ -43,7 +45,9 @@ export function findSubmission(q: Queryable, bookId: string, id: string, o: { au
     params.push(o.authorId);
     where += ` AND s.contributor_user_id = $3`;
   }
-  return one<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where}${o.forUpdate ? ' FOR UPDATE OF s' : ''}`, params);
+  if (o.forUpdate) return one<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} FOR UPDATE OF s`, params);
+  // A plain read: shared with identical reads at the same time (a memory many clients open at once); the row is read-only.
+  return sharedQuery<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where}`, params).then((rows) => rows[0]);
 }
 
 /** One page of a book's submissions (see paginate for where/params/orderBy). */

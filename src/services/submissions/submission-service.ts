@@ -106,7 +106,10 @@ export function createSubmissionService(deps: {
       q,
       rows.map((r) => r.id),
     );
-    return Promise.all(rows.map(async (r) => toSubmission(r, bookSlug, media.get(r.id) ?? [], await views.shareCardUrl(r.share_card_key))));
+    // Only rows with a share card sign a URL: a page of 50 then costs no promise per row.
+    const withCard = rows.filter((r) => r.share_card_key);
+    const cards = new Map(withCard.length ? await Promise.all(withCard.map(async (r) => [r.id, await views.shareCardUrl(r.share_card_key)] as const)) : []);
+    return rows.map((r) => toSubmission(r, bookSlug, media.get(r.id) ?? [], cards.get(r.id) ?? null));
   }
   /** A card cleared from the row (it left approved): its file goes once the change commits. */
   async function dropShareCard(q: Queryable, before: SubmissionRow) {
