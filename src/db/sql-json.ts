@@ -29,7 +29,16 @@ export function jsonEtag(expr: string): string {
 
 /** `{"a":…,"b":…}` from [field, JSON text expression] pairs, in the order given (the schema's). */
 export function jsonObject(fields: [name: string, json: string][]): string {
-  return fields.map(([name, json], i) => `'${i === 0 ? '{' : ','}${JSON.stringify(name)}:' || ${json}`).join(' || ') + ` || '}'`;
+  return `'{' || ${jsonMembers(fields)} || '}'`;
+}
+
+/**
+ * `"a":…,"b":…` (no braces) from [field, JSON text expression] pairs: a run of
+ * an object's members, for an object whose other members the service adds
+ * (URLs it signs per request).
+ */
+export function jsonMembers(fields: [name: string, json: string][]): string {
+  return fields.map(([name, json], i) => `'${i === 0 ? '' : ','}${JSON.stringify(name)}:' || ${json}`).join(' || ');
 }
 
 /** A page of rows whose items are JSON text, as the list envelope's JSON (ListEnvelope's field order). */

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../db/client.js';
 import { one, sharedQuery } from '../../db/client.js';
+import type { SortKey } from '../../db/pagination.js';
 import type { ModerationMove } from './moderation.js';
+import { submissionJsonSql } from './submission-mapper.js';
 import type { SubmissionInput, SubmissionRow } from './submission-types.js';
 
 /** Every query names `s` (submissions) and `u` (the author, left-joined). */
@@ -50,11 +52,24 @@ export function findSubmission(q: Queryable, bookId: string, id: string, o: { au
   return sharedQuery<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where}`, params).then((rows) => rows[0]);
 }
 
-/** One page of a book's submissions (see paginate for where/params/orderBy). */
-export function selectSubmissionsOfBook(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number }) {
-  const params = [...o.params, o.limit];
-  // Many clients reading one book's page at once share its execution (the rows are read-only).
-  return sharedQuery<SubmissionRow>(q, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${params.length}`, params);
+/** A row of a page of submissions: its JSON around the signed members (submissionJsonSql), and what signing them needs. */
+export type SubmissionPageRow = { row_id: string; share_card_key: string | null; json_head: string; json_tail: string } & Record<string, unknown>;
+
+/**
+ * One page of a book's submissions as JSON made by the database (see
+ * paginate for where/params/orderBy/keys), each row with the ordering's keys
+ * for the next cursor. Shared with identical reads at the same time; the rows are read-only.
+ */
+export function selectSubmissionPageJson(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }, bookSlug: string) {
+  const params = [...o.params, bookSlug, o.limit];
+  const json = submissionJsonSql('s', 'u', `$${o.params.length + 1}::text`);
+  const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
+  return sharedQuery<SubmissionPageRow>(
+    q,
+    `SELECT s.id AS row_id, s.share_card_key, ${json.head} AS json_head, ${json.tail} AS json_tail, ${keys}
+     FROM ${FROM} WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${params.length}`,
+    params,
+  );
 }
 
 /**

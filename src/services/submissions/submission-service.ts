@@ -12,13 +12,14 @@ import type { Queue } from '../../jobs/queue.js';
 import { assertApprovalCap, assertMediaReady } from './approval-checks.js';
 import { nextModerationState, type ModerationAction } from './moderation.js';
 import { rejectionMessage } from './notifications.js';
-import { toSubmission } from './submission-mapper.js';
+import { submissionJson, toSubmission } from './submission-mapper.js';
 import {
   applyModerationMove,
   deleteSubmission,
   findSubmission,
   insertSubmission,
-  selectSubmissionsOfBook,
+  selectSubmissionPageJson,
+  type SubmissionPageRow,
   touchBookActivity,
   updateSubmission,
 } from './submission-repository.js';
@@ -102,14 +103,19 @@ export function createSubmissionService(deps: {
 
   /** Submissions as the API shows them: each with its media and share card, URLs signed afresh. */
   async function present(q: Queryable, rows: SubmissionRow[], bookSlug: string) {
+    const { media, cards } = await signedParts(q, rows.map((r) => ({ id: r.id, shareCardKey: r.share_card_key })));
+    return rows.map((r) => toSubmission(r, bookSlug, media.get(r.id) ?? [], cards.get(r.id) ?? null));
+  }
+  /** What a submission shows signed afresh on every read: its media and its share card's URL, by submission id. */
+  async function signedParts(q: Queryable, rows: { id: string; shareCardKey: string | null }[]) {
     const media = await views.summariesFor(
       q,
       rows.map((r) => r.id),
     );
     // Only rows with a share card sign a URL: a page of 50 then costs no promise per row.
-    const withCard = rows.filter((r) => r.share_card_key);
-    const cards = new Map(withCard.length ? await Promise.all(withCard.map(async (r) => [r.id, await views.shareCardUrl(r.share_card_key)] as const)) : []);
-    return rows.map((r) => toSubmission(r, bookSlug, media.get(r.id) ?? [], cards.get(r.id) ?? null));
+    const withCard = rows.filter((r) => r.shareCardKey);
+    const cards = new Map(withCard.length ? await Promise.all(withCard.map(async (r) => [r.id, await views.shareCardUrl(r.shareCardKey)] as const)) : []);
+    return { media, cards };
   }
   /** A card cleared from the row (it left approved): its file goes once the change commits. */
   async function dropShareCard(q: Queryable, before: SubmissionRow) {
@@ -219,18 +225,24 @@ export function createSubmissionService(deps: {
       });
     },
 
-    /** Owners and admins read every row of the book, private ones included. */
+    /**
+     * Owners and admins read every row of the book, private ones included.
+     * Items are each submission's JSON text: made by the database around the
+     * URLs signed here (see submissionJsonSql).
+     */
     async listSubmissions(actor: Actor, slug: string, query: ListQuery) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'list_submissions');
-      const { page, watermark } = await paginate<SubmissionRow & Record<string, unknown>>(db, cursors, query, {
+      const { page, watermark } = await paginate<SubmissionPageRow>(db, cursors, query, {
         list: `submissions:${ctx.book.id}`,
         ordering: { name: 'created', keys: SUBMISSION_ORDERINGS.created },
         sync: SUBMISSION_ORDERINGS.sync,
         where: [`s.book_id = $1`],
         params: [ctx.book.id],
-        select: (o) => selectSubmissionsOfBook(db, o) as Promise<(SubmissionRow & Record<string, unknown>)[]>,
+        select: (o) => selectSubmissionPageJson(db, o, ctx.book.slug),
       });
-      return { page: { ...page, items: await present(db, page.items, ctx.book.slug) }, watermark };
+      const { media, cards } = await signedParts(db, page.items.map((r) => ({ id: r.row_id, shareCardKey: r.share_card_key })));
+      const items = page.items.map((r) => submissionJson(r, cards.get(r.row_id) ?? null, media.get(r.row_id) ?? []));
+      return { page: { ...page, items }, watermark };
     },
 
     async getSubmission(actor: Actor, slug: string, id: string) {
