@@ -29,6 +29,21 @@ function countingReads() {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * On PostgreSQL, waits until a statement with this text runs on the server (a
+ * query leaves the service before its pooled connection sends it). PGlite runs
+ * one statement at a time: whatever is asked later runs after it anyway.
+ */
+async function started(text: string) {
+  if (db.kind !== 'postgres') return;
+  for (let i = 0; i < 200; i++) {
+    const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query = $1`, [text]);
+    if (row.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('the query never started');
+}
 const COUNT = `SELECT count(*)::int AS n FROM sr_items WHERE id > $1`;
 
 describe('shared reads', () => {
@@ -56,7 +71,8 @@ describe('shared reads', () => {
     const slow = `SELECT pg_sleep(0.3), (SELECT count(*)::int FROM sr_items WHERE id > $1) AS n`;
     const { read, sent } = countingReads();
     const first = read<{ n: number }>(slow, [0]);
-    await turn(); // the first query is out now
+    await turn(); // the first query has left
+    await started(slow); // and runs on the server, its snapshot taken
     await db.query(`INSERT INTO sr_items (id) VALUES (1)`); // committed before the next read is asked
     const later = [read<{ n: number }>(slow, [0]), read<{ n: number }>(slow, [0])];
     expect((await first)[0].n).toBe(0);
