@@ -12,7 +12,8 @@
  * before then, exactly as a query of its own would (the rule the batched
  * lookups follow too). Nothing is cached. The rows are shared: callers must
  * not change them. Outside a transaction only: a shared query runs on its
- * own, in nobody's transaction.
+ * own, in nobody's transaction. A failure of a shared query reaches every
+ * reader that shared it.
  */
 export function createSharedReads(run: <R>(text: string, params: unknown[]) => Promise<R[]>) {
   type Waiter = { resolve(rows: unknown[]): void; reject(err: unknown): void };
@@ -21,18 +22,13 @@ export function createSharedReads(run: <R>(text: string, params: unknown[]) => P
    * readers of the query that is out (or leaves at the end of this turn, while
    * `next` is null); `next` collects who asked while it was out.
    */
-  type Entry = { text: string; params: unknown[]; leaving: Waiter[]; next: Waiter[] | null };
+  type Entry = { text: string; params: unknown[]; leaving: Waiter[]; next: Waiter[] | null; sentAt: number };
   const entries = new Map<string, Entry>();
 
   function send(key: string, entry: Entry) {
     const waiters = entry.leaving;
-    let answer: Promise<unknown[]>;
-    try {
-      answer = run<unknown>(entry.text, entry.params);
-    } catch (err) {
-      answer = Promise.reject(err); // thrown before any promise: still only these readers' failure
-    }
-    answer.then(
+    entry.sentAt = performance.now();
+    runSafely(entry.text, entry.params).then(
       (rows) => {
         for (const w of waiters) w.resolve(rows);
         settle(key, entry);
@@ -55,14 +51,23 @@ export function createSharedReads(run: <R>(text: string, params: unknown[]) => P
     }
   }
 
+  /** A query function that throws before it returns a promise fails its readers, never the process. */
+  function runSafely<R>(text: string, params: unknown[]): Promise<R[]> {
+    try {
+      return run<R>(text, params);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   return function sharedRead<R>(text: string, params: unknown[]): Promise<R[]> {
     const key = keyOf(text, params);
-    if (key === null) return run<R>(text, params);
+    if (key === null) return runSafely<R>(text, params);
     return new Promise<R[]>((resolve, reject) => {
       const waiter = { resolve: resolve as (rows: unknown[]) => void, reject };
       const entry = entries.get(key);
       if (!entry) {
-        const fresh: Entry = { text, params, leaving: [waiter], next: null };
+        const fresh: Entry = { text, params, leaving: [waiter], next: null, sentAt: 0 };
         entries.set(key, fresh);
         // Leaves at the end of the turn, so the reads asked in this turn go with it.
         defer(() => {
@@ -71,12 +76,23 @@ export function createSharedReads(run: <R>(text: string, params: unknown[]) => P
         });
       } else if (entry.next === null) {
         entry.leaving.push(waiter); // not sent yet
+      } else if (performance.now() - entry.sentAt > WAIT_BEHIND_LIMIT_MS) {
+        // The query out is slow or stuck (a dead connection): read alone rather than queue behind it.
+        runSafely<R>(text, params).then(resolve, reject);
       } else {
         entry.next.push(waiter); // one is out: wait for the next
       }
     });
   };
 }
+
+/**
+ * A query out longer than this is not waited for: later readers go alone, as
+ * they would without sharing. A page read takes milliseconds; this is for the
+ * one that hangs (a connection dead without a word), so that it holds up only
+ * its own readers.
+ */
+const WAIT_BEHIND_LIMIT_MS = 1000;
 
 /** Equal for the same text and parameters; null for parameters JSON cannot tell apart (a bigint): those read alone. */
 function keyOf(text: string, params: unknown[]): string | null {

@@ -17,7 +17,13 @@ import { runInNewContext } from 'node:vm';
  *
  * The collector is V8's own `gc` function, taken from a fresh context after
  * turning on --expose-gc for that moment (the flag goes off again at once, so
- * no other code sees `gc`); with --expose-gc at start, the global one.
+ * no other code sees `gc`); with --expose-gc at start, the global one. Node
+ * keeps V8's flags writable after start (it runs V8 with
+ * --no-freeze-flags-after-init, so v8.setFlagsFromString works on 20 and
+ * later); where it cannot be had, uploads simply go at V8's own pace.
+ * A forced scavenge may move a few short-lived objects of requests in flight
+ * to the old generation early: one per 8 MB uploaded, against the several
+ * per MB of allocation a busy API makes by itself.
  */
 const STREAM_BYTES_PER_COLLECTION = 8 * 1024 * 1024;
 

@@ -97,6 +97,20 @@ describe('shared reads', () => {
     expect(await next).toEqual([{ n: 0 }]);
   });
 
+  it('a query out for more than a second is not waited for: later readers go alone', async () => {
+    let release: (rows: unknown[]) => void = () => {};
+    let calls = 0;
+    const read = createSharedReads(<R>(text: string, params: unknown[]) => {
+      if (calls++ === 0) return new Promise<R[]>((resolve) => (release = resolve as (rows: unknown[]) => void)); // hangs until released
+      return db.query<R>(text, params);
+    });
+    const stuck = read<{ n: number }>(COUNT, [0]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await read<{ n: number }>(COUNT, [0])).toEqual([{ n: 0 }]);
+    release([{ n: -1 }]);
+    expect(await stuck).toEqual([{ n: -1 }]);
+  });
+
   it('parameters JSON cannot tell apart (a bigint) read alone', async () => {
     const { read, sent } = countingReads();
     const rows = await Promise.all([read<{ n: string }>(`SELECT $1::bigint AS n`, [12n]), read<{ n: string }>(`SELECT $1::bigint AS n`, [12n])]);

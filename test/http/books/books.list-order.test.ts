@@ -94,12 +94,15 @@ describe('GET /books/ read by many clients at once', () => {
     const background = (async () => {
       while (!stop) for (const res of await Promise.all(Array.from({ length: 8 }, list))) expect(res.status).toBe(200);
     })();
-    for (let i = 0; i < 5; i++) {
-      const book = await newBook(t, u, { title: `Book ${i}` });
-      const lists = await Promise.all(Array.from({ length: 8 }, list));
-      for (const res of lists) expect(res.body.items.map((b: { slug: string }) => b.slug)).toContain(book.slug);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const book = await newBook(t, u, { title: `Book ${i}` });
+        const lists = await Promise.all(Array.from({ length: 8 }, list));
+        for (const res of lists) expect(res.body.items.map((b: { slug: string }) => b.slug)).toContain(book.slug);
+      }
+    } finally {
+      stop = true;
+      await background;
     }
-    stop = true;
-    await background;
   });
 });
