@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AWKWARD_TEXTS } from '../../helpers/awkward-text.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 
@@ -12,13 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const awkward = [
-  'Quotes " and \\ backslash',
-  'Tabs\tnew\nlines\r and \u0001 control \u001f chars',
-  'Ünïcödé, emoji 🎂 and \u2028 separators \u2029',
-  '</script><b>& markup</b>',
-  '   spaced   ',
-];
+const awkward = AWKWARD_TEXTS;
 
 describe('GET /books/ items are the books, field for field', () => {
   it('every value a book holds reads the same in the list as in its detail', async () => {

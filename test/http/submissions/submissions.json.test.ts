@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../../src/lib/ids.js';
 import { findBookContext } from '../../../src/services/books/book-repository.js';
 import { insertSubmission } from '../../../src/services/submissions/submission-repository.js';
+import { AWKWARD_TEXTS } from '../../helpers/awkward-text.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
 import { readFixture } from '../../helpers/media-fixtures.js';
@@ -18,13 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const awkward = [
-  'Quotes " and \\ backslash',
-  'Tabs\tnew\nlines\r and \u0001 control \u001f chars',
-  'Ünïcödé, emoji 🎂 and \u2028 separators \u2029',
-  '</script><b>& markup</b>',
-  '   spaced   ',
-];
+const awkward = AWKWARD_TEXTS;
 
 /** Signed URLs are minted afresh on every read (their signature and expiry move with the clock): compared as placeholders. */
 const unsigned = (text: string) =>
