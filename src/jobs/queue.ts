@@ -322,7 +322,6 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
 
   const ensureQueues = (definitions: JobDefinition[]) => ensureJobQueues(db, boss, definitions);
 
-
   function checked(entry: Registered, payload: unknown, when: string) {
     const check = entry.check();
     if (check.Check(payload)) return payload;
