@@ -83,6 +83,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const worker = options.worker ?? true;
   if (worker) queue.work();
   startup.since_process_start_ms = Math.round(process.uptime() * 1000);
+  // CPU spent by then, all threads: above the elapsed time, the start used more than one core.
+  const cpu = process.cpuUsage();
+  startup.cpu_ms = Math.round((cpu.user + cpu.system) / 1000);
   app.log.info({ address, database: db.kind, public_url: config.http.publicUrl, worker, startup }, 'memorybook listening');
 
   let closing: Promise<void> | undefined;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { isSupportedCountry } from 'libphonenumber-js/max';
+import { phoneNumbers } from '../lib/phone-numbers.js';
 
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
@@ -251,7 +251,8 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
   };
 
   const phoneRegion = (str('INVITATION_PHONE_REGION') ?? 'US').toUpperCase();
-  if (!isSupportedCountry(phoneRegion)) problems.push(`INVITATION_PHONE_REGION: expected a two-letter region code such as US or GB, got "${phoneRegion}"`);
+  // The default needs no check, and then no phone library at start (see phoneNumbers).
+  if (phoneRegion !== 'US' && !phoneNumbers().isSupportedCountry(phoneRegion)) problems.push(`INVITATION_PHONE_REGION: expected a two-letter region code such as US or GB, got "${phoneRegion}"`);
   const inboundMailDomain = (str('MAIL_INBOUND_DOMAIN') ?? (publicHost || 'localhost')).toLowerCase();
   if (!/^[a-z0-9.-]+$/.test(inboundMailDomain)) problems.push(`MAIL_INBOUND_DOMAIN: expected a domain name, got "${inboundMailDomain}"`);
 

@@ -1,5 +1,6 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
 import { errors } from '../../errors.js';
+import { phoneNumbers } from '../../lib/phone-numbers.js';
 import type { IdentifierType } from './invitation-types.js';
 
 // Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is the mail's business.
@@ -29,7 +30,7 @@ export function normaliseIdentifier(type: IdentifierType, raw: string, phoneRegi
       return email;
     }
     case 'phone': {
-      const phone = parsePhoneNumberFromString(value, phoneRegion as CountryCode);
+      const phone = phoneNumbers().parsePhoneNumberFromString(value, phoneRegion as CountryCode);
       if (!phone || !phone.isValid()) throw invalid(type, `expected a number in international form (+<country code>…) or one valid in ${phoneRegion}.`);
       return phone.number;
     }
