@@ -14,9 +14,11 @@
  * BENCH_PROFILE=1 (the service runs with --cpu-prof; profiles land in bench/results/profiles/)
  * BENCH_LOG_LEVEL (default warn: the one-line-per-request access log is off).
  * BENCH_SERVICE_FLAGS (extra node flags for the service, space-separated, e.g. --perf-basic-prof).
+ * BENCH_SERVICE_ENV (extra settings for the service, space-separated NAME=value, e.g. DATABASE_POOL_SIZE=4).
  *
  * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
  * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
+ * `npm run bench -- start [checkout …]` compares embedded start times instead (bench/start.ts).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -53,6 +55,10 @@ const settings = {
   logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
   // Extra node flags for the service, e.g. --perf-basic-prof to read it with `perf record`.
   serviceFlags: process.env.BENCH_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [],
+  // Extra service settings, to compare an operator's choices (pool size, say) on the same run.
+  serviceEnv: Object.fromEntries(
+    (process.env.BENCH_SERVICE_ENV?.split(' ').filter((kv) => kv.includes('=')) ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  ) as Record<string, string>,
 };
 // Everything is bounded: a stuck child or server must never hang the run.
 const OVERALL_DEADLINE_MS = 12 * 60_000;
@@ -334,6 +340,7 @@ function baseEnv(): Record<string, string> {
     // (the limiter still runs on every create: a one-second window of a million).
     SUBMISSION_RATE_LIMIT: '1000000',
     SUBMISSION_RATE_WINDOW_SECONDS: '1',
+    ...settings.serviceEnv,
   };
 }
 
@@ -665,6 +672,9 @@ async function main(): Promise<number> {
   if (process.argv.slice(2).includes('media')) return (await import('./media-upload.js')).runMediaBench();
   // `npm run bench -- exports`: PDF, JSON and ZIP exports of a 1,000-memory book (bench/exports.ts).
   if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
+  // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).
+  const args = process.argv.slice(2);
+  if (args[0] === 'start') return (await import('./start.js')).runStartBench(args.slice(1));
   const deadline = setTimeout(() => {
     console.error(`bench: still running after ${OVERALL_DEADLINE_MS / 1000} s, giving up`);
     killAll('SIGKILL');

@@ -1,0 +1,177 @@
+/**
+ * `npm run bench -- start [checkout …]`: the embedded start-to-ready time of
+ * this checkout, and of each other checkout named (a built copy of memorybook
+ * at another commit, with its own node_modules), measured turn about on this
+ * machine. A start time depends as much on the machine as on the code, so a
+ * figure measured elsewhere compares fairly only through a baseline run here.
+ *
+ * Each checkout gets a data folder of its own with 1,000 books, made through
+ * its own CLI and API (so any schema version works), then is started
+ * BENCH_START_ROUNDS times (default 6), alternating with the others: the time
+ * from spawning `memorybook serve` to the first 200 from /readyz, and the
+ * process's RSS at that moment. This checkout is built first (unless
+ * BENCH_SKIP_BUILD=1); the others are used as they are.
+ * Settings: BENCH_START_ROUNDS, BENCH_START_BOOKS (1000), BENCH_SKIP_BUILD.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 6);
+const BOOKS = Number(process.env.BENCH_START_BOOKS ?? 1000);
+const READY_TIMEOUT_MS = 60_000;
+const PASSWORD = 'bench-start-password-1';
+
+interface Checkout {
+  dir: string;
+  dataDir: string;
+  env: Record<string, string>;
+  startMs: number[];
+  rssMb: number[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function cli(c: Checkout, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/memorybook.js', ...args], { cwd: c.dir, env: c.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${c.dir}: memorybook ${args.slice(0, 2).join(' ')} exited ${code}: ${err.trim()}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? ''));
+      } catch {
+        reject(new Error(`${c.dir}: memorybook ${args.slice(0, 2).join(' ')} printed no JSON: ${out}`));
+      }
+    });
+  });
+}
+
+/** Starts `serve`, waits for /readyz; returns the child, the time to ready and the RSS then. */
+async function startServe(c: Checkout): Promise<{ child: ChildProcess; ms: number; rssMb: number; port: number }> {
+  const port = await freePort();
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ['bin/memorybook.js', 'serve'], { cwd: c.dir, env: { ...c.env, PORT: String(port) }, stdio: 'ignore' });
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${c.dir}: serve exited before it was ready`);
+    if (performance.now() - startedAt > READY_TIMEOUT_MS) {
+      child.kill('SIGKILL');
+      throw new Error(`${c.dir}: not ready after ${READY_TIMEOUT_MS} ms`);
+    }
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.ok) {
+        const ms = performance.now() - startedAt;
+        const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        return { child, ms, rssMb: rss ? Number(rss[1]) / 1024 : NaN, port };
+      }
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(5);
+  }
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+  await exited;
+}
+
+/** A user with BOOKS books, made through the checkout's own CLI and API. */
+async function seed(c: Checkout) {
+  const email = `start-${randomBytes(4).toString('hex')}@bench.invalid`;
+  await cli(c, ['user', 'create', '--email', email, '--password', PASSWORD]);
+  const key = String((await cli(c, ['token', 'issue', '--email', email, '--name', 'bench-start'])).plaintext);
+  const { child, port } = await startServe(c);
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < BOOKS) {
+        const i = next++;
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/books/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `start-seed-${i}` },
+          body: JSON.stringify({ title: `Start bench book ${i}` }),
+        });
+        if (res.status !== 201) throw new Error(`${c.dir}: POST /books/ answered ${res.status}: ${await res.text()}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+  } finally {
+    await stop(child);
+  }
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, median, min: s[0], max: s[s.length - 1] };
+};
+
+export async function runStartBench(others: string[]): Promise<number> {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    console.log('building (tsc -p tsconfig.build.json) …');
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('build failed');
+  }
+  const checkouts: Checkout[] = [ROOT, ...others.map((d) => path.resolve(d))].map((dir) => {
+    if (!existsSync(path.join(dir, 'dist/cli/main.js'))) throw new Error(`${dir} is not a built checkout (no dist/cli/main.js): run npm ci and the build there first`);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-start-'));
+    const env: Record<string, string> = { NODE_ENV: 'production', SECRET_KEY: randomBytes(32).toString('base64url'), LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: dataDir };
+    for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k]!;
+    return { dir, dataDir, env, startMs: [], rssMb: [] };
+  });
+  try {
+    for (const c of checkouts) {
+      console.log(`seeding ${BOOKS} books for ${c.dir} …`);
+      await seed(c);
+    }
+    console.log(`bench start: ${ROUNDS} embedded starts per checkout, turn about, ${os.cpus().length} CPUs, node ${process.version}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of checkouts) {
+        const { child, ms, rssMb } = await startServe(c);
+        await stop(child);
+        c.startMs.push(ms);
+        c.rssMb.push(rssMb);
+        await sleep(300); // let the last one's exit settle before the next start
+      }
+    }
+    const base = stats(checkouts[0].startMs);
+    for (const c of checkouts) {
+      const s = stats(c.startMs);
+      const rss = stats(c.rssMb);
+      console.log(
+        `${c.dir}: start-to-ready mean ${Math.round(s.mean)} ms, median ${Math.round(s.median)} (${Math.round(s.min)}–${Math.round(s.max)}; ` +
+          `${c.startMs.map(Math.round).join(', ')}), RSS at ready ${Math.round(rss.median)} MB` +
+          (c === checkouts[0] ? '' : `; this checkout takes ${(base.mean / s.mean).toFixed(2)}× its time`),
+      );
+    }
+    return 0;
+  } finally {
+    for (const c of checkouts) rmSync(c.dataDir, { recursive: true, force: true });
+  }
+}
