@@ -19,11 +19,12 @@
  * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
  * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
  * `npm run bench -- start [checkout …]` compares embedded start times instead (bench/start.ts).
+ * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createDb, type Db } from '../src/db/client.js';
 import { createTokenService } from '../src/services/tokens/token-service.js';
 import { createCursorCodec } from '../src/db/pagination.js';
+import { postgresCpuMs, postgresCpuSince, processCpuMs } from './proc-cpu.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'memorybook.js');
@@ -675,6 +677,8 @@ async function main(): Promise<number> {
   // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).
   const args = process.argv.slice(2);
   if (args[0] === 'start') return (await import('./start.js')).runStartBench(args.slice(1));
+  // `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
+  if (args[0] === 'create-floor') return (await import('./create-floor.js')).runCreateFloorBench();
   const deadline = setTimeout(() => {
     console.error(`bench: still running after ${OVERALL_DEADLINE_MS / 1000} s, giving up`);
     killAll('SIGKILL');
@@ -794,50 +798,6 @@ function runChecked(cmd: string, args: string[], timeoutMs: number): Promise<voi
       else reject(new Error(`${path.basename(args[0] ?? cmd)} exited ${code ?? signal}`));
     });
   });
-}
-
-const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
-
-/**
- * CPU time of every PostgreSQL server process on this machine, by pid, in ms
- * (Linux only; null elsewhere): the database's share of a request when the
- * service runs on PostgreSQL. Other users of the server during a run count
- * too, and a backend that exits during one takes its count with it.
- */
-function postgresCpuMs(): Map<number, number> | null {
-  if (process.platform !== 'linux') return null;
-  const byPid = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byPid.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND);
-    } catch {
-      // gone between the listing and the read
-    }
-  }
-  return byPid;
-}
-
-/** CPU used between two readings of postgresCpuMs, by the processes alive at the second (new ones from zero). */
-function postgresCpuSince(before: Map<number, number>, after: Map<number, number>): number {
-  let ms = 0;
-  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
-  return ms;
-}
-
-function processCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined || process.platform !== 'linux') return null;
-  try {
-    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
 }
 
 function freePort(): Promise<number> {

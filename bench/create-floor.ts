@@ -1,0 +1,192 @@
+/**
+ * `npm run bench -- create-floor`: how many `POST /books/` this machine could
+ * answer if HTTP and the service's own work cost nothing. Only the create's
+ * database work runs: the idempotency claim (BEGIN in the same round trip),
+ * create_book, then the stored answer with COMMIT. They go through the
+ * service's own database layer and stores, from BENCH_CONNECTIONS loops at
+ * once (32), on each backend. On PostgreSQL, pgbench (when on PATH) also sends
+ * the same statements, so the database is measured with no Node.js at all.
+ *
+ * Read it beside the bench's book-create row: the difference is what HTTP,
+ * Fastify, validation and the service add. On PGlite the database runs on the
+ * service's own thread, so its floor is also a ceiling for the service.
+ * Settings: BENCH_BACKENDS, BENCH_DATABASE_URL, BENCH_DURATION (10 s),
+ * BENCH_CONNECTIONS (32).
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createPgliteDb, createPostgresDb, type Db } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { uuidv7 } from '../src/lib/ids.js';
+import { insertBook } from '../src/services/books/book-repository.js';
+import { DEFAULT_THEME } from '../src/services/books/book-types.js';
+import { slugCandidates } from '../src/services/books/slug.js';
+import { createIdempotencyStore } from '../src/services/idempotency/idempotency-store.js';
+import { postgresCpuMs, postgresCpuSince } from './proc-cpu.js';
+
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean);
+const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
+const LOOPS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARMUP_SECONDS = 2;
+/** About the size of a book's JSON, the answer a create stores. */
+const ANSWER_BODY = JSON.stringify({ pad: 'x'.repeat(700) });
+
+interface Floor {
+  creates: number;
+  seconds: number;
+  processCpuUs: number;
+  databaseCpuUs: number | null;
+}
+
+/** One create's database work, as the service sends it (see createIdempotencyHooks and BookService.createBook). */
+async function createOnce(db: Db, store: ReturnType<typeof createIdempotencyStore>, userId: string, n: number) {
+  const key = `floor-${n}-${randomBytes(6).toString('hex')}`;
+  const fingerprint = randomBytes(32).toString('hex');
+  const claim = await store.claim(userId, key, fingerprint);
+  if (claim.kind !== 'claimed') throw new Error(`claim answered ${claim.kind}`);
+  try {
+    const title = `Floor book ${n}`;
+    const book = await insertBook(claim.tx, {
+      id: uuidv7(),
+      slugs: slugCandidates(`${title} ${key}`),
+      ownerId: userId,
+      title,
+      subtitle: '',
+      theme: DEFAULT_THEME,
+      settings: {},
+      useCaseSlug: null,
+      isPublic: false,
+      planSlug: null,
+      billingRecordId: uuidv7(),
+    });
+    if (!book) throw new Error('no free slug');
+    const headers = { location: `/api/v1/books/${book.slug}/`, etag: `"${book.updated_at}"` };
+    await claim.tx.commit(store.answerScript(userId, key, fingerprint, { status: 201, headers, body: ANSWER_BODY }));
+  } catch (err) {
+    await claim.tx.rollback();
+    throw err;
+  }
+}
+
+/** LOOPS loops of creates for `seconds`; counts only what completes inside the window. */
+async function runLoops(db: Db, userId: string, seconds: number, first: number): Promise<number> {
+  const store = createIdempotencyStore({ db });
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  let n = first;
+  await Promise.all(
+    Array.from({ length: LOOPS }, async () => {
+      while (performance.now() < until) {
+        await createOnce(db, store, userId, n++);
+        if (performance.now() <= until) done++;
+      }
+    }),
+  );
+  return done;
+}
+
+async function measure(db: Db): Promise<Floor> {
+  await migrate(db);
+  const userId = uuidv7();
+  await db.query(`INSERT INTO users (id, email) VALUES ($1, $2)`, [userId, `floor-${userId}@example.com`]);
+  await runLoops(db, userId, WARMUP_SECONDS, 0);
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpuMs();
+  const t0 = performance.now();
+  const creates = await runLoops(db, userId, SECONDS, 1e9);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = postgresCpuMs();
+  return {
+    creates,
+    seconds,
+    processCpuUs: (cpu.user + cpu.system) / creates,
+    databaseCpuUs: pg0 && pg1 && db.kind === 'postgres' ? (postgresCpuSince(pg0, pg1) * 1000) / creates : null,
+  };
+}
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The same statements from pgbench's own clients (simple protocol; the
+ * service prepares create_book's call). Needs a user row: made by the caller.
+ */
+function pgbenchFloor(schema: string, userId: string): string {
+  const probe = spawnSync('pgbench', ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0) return 'pgbench not found on PATH';
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-floor-'));
+  try {
+    const file = path.join(dir, 'create.sql');
+    const u = `'${userId}'::uuid`;
+    writeFileSync(
+      file,
+      [
+        `\\set k random(1, 1000000000000)`,
+        `BEGIN\\; SELECT * FROM idempotency_claim(${u}, 'pgb-:k', :k::bigint)\\; SAVEPOINT effect;`,
+        `SELECT id, slug FROM create_book(ARRAY['pgb-:k', 'pgb-:k-2'], gen_random_uuid(), ${u}, 'Book :k', '', '${DEFAULT_THEME}', '{}'::jsonb, NULL, false, NULL, gen_random_uuid());`,
+        `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at) ` +
+          `VALUES (${u}, 'pgb-:k', 'fp-:k', 201, '{"location":"/api/v1/books/x/","etag":"x"}'::jsonb, '${ANSWER_BODY}', now() + make_interval(secs => 86400)) ` +
+          `ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint WHERE idempotency_keys.expires_at <= now()\\; COMMIT;`,
+        '',
+      ].join('\n'),
+    );
+    const run = spawnSync('pgbench', ['-n', '-M', 'simple', '-c', String(LOOPS), '-j', '2', '-T', String(SECONDS), '-f', file, DATABASE_URL], {
+      encoding: 'utf8',
+      env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` },
+    });
+    const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
+    return tps ? `${Math.round(Number(tps)).toLocaleString('en-US')} creates/s` : `pgbench failed: ${(run.stderr || run.stdout).trim().split('\n').pop()}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function line(backend: string, how: string, f: Floor) {
+  const db = f.databaseCpuUs === null ? '' : `, database ${Math.round(f.databaseCpuUs)} µs`;
+  const rate = Math.round(f.creates / f.seconds).toLocaleString('en-US');
+  console.log(`  ${backend.padEnd(8)} ${how.padEnd(26)} ${rate} creates/s; CPU per create: this process ${Math.round(f.processCpuUs)} µs${db}`);
+}
+
+export async function runCreateFloorBench(): Promise<number> {
+  console.log(`create floor: POST /books/'s database work without HTTP, ${LOOPS} at a time, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s, ${os.cpus().length} CPUs, node ${process.version}`);
+  for (const backend of BACKENDS) {
+    if (backend === 'postgres') {
+      const schema = `bench_floor_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+      await admin(`CREATE SCHEMA ${schema}`);
+      const db = createPostgresDb(DATABASE_URL, { schema });
+      try {
+        line('postgres', 'node-postgres (pool of 10)', await measure(db));
+        const [user] = await db.query<{ id: string }>(`SELECT id FROM users LIMIT 1`);
+        console.log(`  ${'postgres'.padEnd(8)} ${'pgbench'.padEnd(26)} ${pgbenchFloor(schema, user.id)}`);
+      } finally {
+        await db.close();
+        await admin(`DROP SCHEMA ${schema} CASCADE`);
+      }
+    } else if (backend === 'pglite') {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-floor-'));
+      const db = await createPgliteDb(dir);
+      try {
+        line('pglite', 'in this process', await measure(db));
+      } finally {
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } else {
+      throw new Error(`unknown backend ${backend} (known: postgres, pglite)`);
+    }
+  }
+  return 0;
+}

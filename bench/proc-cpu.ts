@@ -1,0 +1,46 @@
+/** CPU time of processes, read from /proc (Linux only): what the benches report per request. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
+
+/**
+ * CPU time of every PostgreSQL server process on this machine, by pid, in ms
+ * (Linux only; null elsewhere): the database's share of a request when the
+ * service runs on PostgreSQL. Other users of the server during a run count
+ * too, and a backend that exits during one takes its count with it.
+ */
+export function postgresCpuMs(): Map<number, number> | null {
+  if (process.platform !== 'linux') return null;
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byPid.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return byPid;
+}
+
+/** CPU used between two readings of postgresCpuMs, by the processes alive at the second (new ones from zero). */
+export function postgresCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined || process.platform !== 'linux') return null;
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
