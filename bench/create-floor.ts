@@ -1,11 +1,16 @@
 /**
  * `npm run bench -- create-floor`: how many `POST /books/` this machine could
  * answer if HTTP and the service's own work cost nothing. Only the create's
- * database work runs: the idempotency claim (BEGIN in the same round trip),
- * create_book, then the stored answer with COMMIT. They go through the
- * service's own database layer and stores, from BENCH_CONNECTIONS loops at
- * once (32), on each backend. On PostgreSQL, pgbench (when on PATH) also sends
- * the same statements, so the database is measured with no Node.js at all.
+ * own database work runs: the idempotency claim (BEGIN in the same round
+ * trip), create_book (with the bench's title, so its base slug is taken and a
+ * suffixed one is used, as in the book-create scenario), then the stored
+ * answer with COMMIT. They go through the service's own database layer and
+ * stores (its pool of 10 on PostgreSQL), from BENCH_CONNECTIONS loops at once
+ * (32), on each backend. The caller's authentication is left out: the
+ * service batches its lookups across requests. On PostgreSQL, pgbench (when
+ * on PATH) also sends the same statements from 10 connections, so the
+ * database is measured with no Node.js at all; its ids are random (v4) where
+ * the service's are time-ordered (v7).
  *
  * Read it beside the bench's book-create row: the difference is what HTTP,
  * Fastify, validation and the service add. On PGlite the database runs on the
@@ -19,12 +24,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createPgliteDb, createPostgresDb, type Db } from '../src/db/client.js';
+import { createPgliteDb, createPostgresDb, PLAN_CACHE_MODE, type Db } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { uuidv7 } from '../src/lib/ids.js';
-import { insertBook } from '../src/services/books/book-repository.js';
+import { BOOK_COLUMNS, insertBook } from '../src/services/books/book-repository.js';
 import { DEFAULT_THEME } from '../src/services/books/book-types.js';
-import { slugCandidates } from '../src/services/books/slug.js';
+import { slugCandidates, slugify } from '../src/services/books/slug.js';
 import { createIdempotencyStore } from '../src/services/idempotency/idempotency-store.js';
 import { postgresCpuMs, postgresCpuSince } from './proc-cpu.js';
 
@@ -33,6 +38,10 @@ const BACKENDS = (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').ma
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 const LOOPS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP_SECONDS = 2;
+/** The book-create scenario's title (bench/run.ts). */
+const TITLE = 'A book from the benchmark';
+/** Connections: the service's default pool (DATABASE_POOL_SIZE). */
+const POOL_SIZE = 10;
 /** About the size of a book's JSON, the answer a create stores. */
 const ANSWER_BODY = JSON.stringify({ pad: 'x'.repeat(700) });
 
@@ -44,49 +53,61 @@ interface Floor {
 }
 
 /** One create's database work, as the service sends it (see createIdempotencyHooks and BookService.createBook). */
-async function createOnce(db: Db, store: ReturnType<typeof createIdempotencyStore>, userId: string, n: number) {
-  const key = `floor-${n}-${randomBytes(6).toString('hex')}`;
+async function createOnce(db: Db, store: ReturnType<typeof createIdempotencyStore>, userId: string) {
+  const key = `floor-${randomBytes(9).toString('hex')}`;
   const fingerprint = randomBytes(32).toString('hex');
   const claim = await store.claim(userId, key, fingerprint);
   if (claim.kind !== 'claimed') throw new Error(`claim answered ${claim.kind}`);
+  const tx = claim.tx;
   try {
-    const title = `Floor book ${n}`;
-    const book = await insertBook(claim.tx, {
-      id: uuidv7(),
-      slugs: slugCandidates(`${title} ${key}`),
-      ownerId: userId,
-      title,
+    // Ambient, as the request's transaction is in the service.
+    const book = await db.withAmbient(tx, () =>
+      insertBook(tx, {
+        id: uuidv7(),
+        slugs: slugCandidates(TITLE),
+        ownerId: userId,
+        title: TITLE,
       subtitle: '',
       theme: DEFAULT_THEME,
       settings: {},
       useCaseSlug: null,
       isPublic: false,
-      planSlug: null,
-      billingRecordId: uuidv7(),
-    });
+        planSlug: null,
+        billingRecordId: uuidv7(),
+      }),
+    );
     if (!book) throw new Error('no free slug');
     const headers = { location: `/api/v1/books/${book.slug}/`, etag: `"${book.updated_at}"` };
-    await claim.tx.commit(store.answerScript(userId, key, fingerprint, { status: 201, headers, body: ANSWER_BODY }));
+    await tx.commit(store.answerScript(userId, key, fingerprint, { status: 201, headers, body: ANSWER_BODY }));
   } catch (err) {
-    await claim.tx.rollback();
+    await tx.rollback();
     throw err;
   }
 }
 
-/** LOOPS loops of creates for `seconds`; counts only what completes inside the window. */
-async function runLoops(db: Db, userId: string, seconds: number, first: number): Promise<number> {
+/**
+ * LOOPS loops of creates, each starting new ones for `seconds`; returns how
+ * many completed (those that end after the window too: the caller times the
+ * whole run). The first error stops every loop, then is thrown.
+ */
+async function runLoops(db: Db, userId: string, seconds: number): Promise<number> {
   const store = createIdempotencyStore({ db });
   const until = performance.now() + seconds * 1000;
   let done = 0;
-  let n = first;
+  let failure: unknown;
   await Promise.all(
     Array.from({ length: LOOPS }, async () => {
-      while (performance.now() < until) {
-        await createOnce(db, store, userId, n++);
-        if (performance.now() <= until) done++;
+      while (failure === undefined && performance.now() < until) {
+        try {
+          await createOnce(db, store, userId);
+          done++;
+        } catch (err) {
+          failure ??= err;
+        }
       }
     }),
   );
+  if (failure !== undefined) throw failure;
   return done;
 }
 
@@ -94,11 +115,11 @@ async function measure(db: Db): Promise<Floor> {
   await migrate(db);
   const userId = uuidv7();
   await db.query(`INSERT INTO users (id, email) VALUES ($1, $2)`, [userId, `floor-${userId}@example.com`]);
-  await runLoops(db, userId, WARMUP_SECONDS, 0);
+  await runLoops(db, userId, WARMUP_SECONDS);
   const cpu0 = process.cpuUsage();
   const pg0 = postgresCpuMs();
   const t0 = performance.now();
-  const creates = await runLoops(db, userId, SECONDS, 1e9);
+  const creates = await runLoops(db, userId, SECONDS);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const pg1 = postgresCpuMs();
@@ -122,7 +143,8 @@ async function admin(sql: string) {
 
 /**
  * The same statements from pgbench's own clients (simple protocol; the
- * service prepares create_book's call). Needs a user row: made by the caller.
+ * service prepares create_book's call). Needs a user row and the base slug
+ * taken: measure() leaves both.
  */
 function pgbenchFloor(schema: string, userId: string): string {
   const probe = spawnSync('pgbench', ['--version'], { encoding: 'utf8' });
@@ -136,19 +158,22 @@ function pgbenchFloor(schema: string, userId: string): string {
       [
         `\\set k random(1, 1000000000000)`,
         `BEGIN\\; SELECT * FROM idempotency_claim(${u}, 'pgb-:k', :k::bigint)\\; SAVEPOINT effect;`,
-        `SELECT id, slug FROM create_book(ARRAY['pgb-:k', 'pgb-:k-2'], gen_random_uuid(), ${u}, 'Book :k', '', '${DEFAULT_THEME}', '{}'::jsonb, NULL, false, NULL, gen_random_uuid());`,
+        `SELECT ${BOOK_COLUMNS} FROM create_book(ARRAY['${slugify(TITLE)}', '${slugify(TITLE)}-:k'], gen_random_uuid(), ${u}, '${TITLE}', '', '${DEFAULT_THEME}', '{}'::jsonb, NULL, false, NULL, gen_random_uuid()) AS b;`,
         `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at) ` +
           `VALUES (${u}, 'pgb-:k', 'fp-:k', 201, '{"location":"/api/v1/books/x/","etag":"x"}'::jsonb, '${ANSWER_BODY}', now() + make_interval(secs => 86400)) ` +
           `ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint WHERE idempotency_keys.expires_at <= now()\\; COMMIT;`,
         '',
       ].join('\n'),
     );
-    const run = spawnSync('pgbench', ['-n', '-M', 'simple', '-c', String(LOOPS), '-j', '2', '-T', String(SECONDS), '-f', file, DATABASE_URL], {
+    const run = spawnSync('pgbench', ['-n', '-M', 'simple', '-c', String(POOL_SIZE), '-j', '2', '-T', String(SECONDS), '-f', file, DATABASE_URL], {
       encoding: 'utf8',
-      env: { ...process.env, PGOPTIONS: `-c search_path=${schema}` },
+      timeout: (SECONDS + 60) * 1000,
+      // The settings of the service's own connections (createPostgresDb).
+      env: { ...process.env, PGOPTIONS: `-c TimeZone=UTC -c plan_cache_mode=${PLAN_CACHE_MODE} -c search_path=${schema}` },
     });
-    const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
-    return tps ? `${Math.round(Number(tps)).toLocaleString('en-US')} creates/s` : `pgbench failed: ${(run.stderr || run.stdout).trim().split('\n').pop()}`;
+    const tps = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(run.stdout ?? '')?.[1];
+    if (run.status !== 0 || !tps) return `pgbench failed: ${(run.error?.message ?? run.stderr ?? '').trim().split('\n').pop()}`;
+    return `${Math.round(Number(tps)).toLocaleString('en-US')} creates/s`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -166,22 +191,28 @@ export async function runCreateFloorBench(): Promise<number> {
     if (backend === 'postgres') {
       const schema = `bench_floor_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
       await admin(`CREATE SCHEMA ${schema}`);
-      const db = createPostgresDb(DATABASE_URL, { schema });
       try {
-        line('postgres', 'node-postgres (pool of 10)', await measure(db));
-        const [user] = await db.query<{ id: string }>(`SELECT id FROM users LIMIT 1`);
-        console.log(`  ${'postgres'.padEnd(8)} ${'pgbench'.padEnd(26)} ${pgbenchFloor(schema, user.id)}`);
+        const db = createPostgresDb(DATABASE_URL, { schema, poolSize: POOL_SIZE });
+        try {
+          line('postgres', `node-postgres (pool of ${POOL_SIZE})`, await measure(db));
+          const [user] = await db.query<{ id: string }>(`SELECT id FROM users LIMIT 1`);
+          console.log(`  ${'postgres'.padEnd(8)} ${`pgbench (${POOL_SIZE} connections)`.padEnd(26)} ${pgbenchFloor(schema, user.id)}`);
+        } finally {
+          await db.close();
+        }
       } finally {
-        await db.close();
         await admin(`DROP SCHEMA ${schema} CASCADE`);
       }
     } else if (backend === 'pglite') {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-floor-'));
-      const db = await createPgliteDb(dir);
       try {
-        line('pglite', 'in this process', await measure(db));
+        const db = await createPgliteDb(dir);
+        try {
+          line('pglite', 'in this process', await measure(db));
+        } finally {
+          await db.close();
+        }
       } finally {
-        await db.close();
         rmSync(dir, { recursive: true, force: true });
       }
     } else {

@@ -135,7 +135,7 @@ export async function createDb(config: Config): Promise<Db> {
  * keyed lookups and keyset pages over indexes, which a generic plan serves
  * as well as a custom one.
  */
-const PLAN_CACHE_MODE = 'force_generic_plan';
+export const PLAN_CACHE_MODE = 'force_generic_plan';
 
 const statementNames = new Map<string, string>();
 
