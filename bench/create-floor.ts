@@ -67,11 +67,11 @@ async function createOnce(db: Db, store: ReturnType<typeof createIdempotencyStor
         slugs: slugCandidates(TITLE),
         ownerId: userId,
         title: TITLE,
-      subtitle: '',
-      theme: DEFAULT_THEME,
-      settings: {},
-      useCaseSlug: null,
-      isPublic: false,
+        subtitle: '',
+        theme: DEFAULT_THEME,
+        settings: {},
+        useCaseSlug: null,
+        isPublic: false,
         planSlug: null,
         billingRecordId: uuidv7(),
       }),
@@ -143,25 +143,26 @@ async function admin(sql: string) {
 
 /**
  * The same statements from pgbench's own clients (simple protocol; the
- * service prepares create_book's call). Needs a user row and the base slug
- * taken: measure() leaves both.
+ * service prepares create_book's call); the answer is the store's own
+ * statement, with pgbench's :k in its key. Needs a user row and the base
+ * slug taken: measure() leaves both.
  */
-function pgbenchFloor(schema: string, userId: string): string {
+function pgbenchFloor(db: Db, schema: string, userId: string): string {
   const probe = spawnSync('pgbench', ['--version'], { encoding: 'utf8' });
   if (probe.status !== 0) return 'pgbench not found on PATH';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-floor-'));
   try {
     const file = path.join(dir, 'create.sql');
     const u = `'${userId}'::uuid`;
+    const headers = { location: '/api/v1/books/x/', etag: '"x"' };
+    const answer = createIdempotencyStore({ db }).answerScript(userId, 'pgb-:k', 'fp-:k', { status: 201, headers, body: ANSWER_BODY });
     writeFileSync(
       file,
       [
         `\\set k random(1, 1000000000000)`,
         `BEGIN\\; SELECT * FROM idempotency_claim(${u}, 'pgb-:k', :k::bigint)\\; SAVEPOINT effect;`,
         `SELECT ${BOOK_COLUMNS} FROM create_book(ARRAY['${slugify(TITLE)}', '${slugify(TITLE)}-:k'], gen_random_uuid(), ${u}, '${TITLE}', '', '${DEFAULT_THEME}', '{}'::jsonb, NULL, false, NULL, gen_random_uuid()) AS b;`,
-        `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at) ` +
-          `VALUES (${u}, 'pgb-:k', 'fp-:k', 201, '{"location":"/api/v1/books/x/","etag":"x"}'::jsonb, '${ANSWER_BODY}', now() + make_interval(secs => 86400)) ` +
-          `ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint WHERE idempotency_keys.expires_at <= now()\\; COMMIT;`,
+        `${answer}\\; COMMIT;`,
         '',
       ].join('\n'),
     );
@@ -196,7 +197,7 @@ export async function runCreateFloorBench(): Promise<number> {
         try {
           line('postgres', `node-postgres (pool of ${POOL_SIZE})`, await measure(db));
           const [user] = await db.query<{ id: string }>(`SELECT id FROM users LIMIT 1`);
-          console.log(`  ${'postgres'.padEnd(8)} ${`pgbench (${POOL_SIZE} connections)`.padEnd(26)} ${pgbenchFloor(schema, user.id)}`);
+          console.log(`  ${'postgres'.padEnd(8)} ${`pgbench (${POOL_SIZE} connections)`.padEnd(26)} ${pgbenchFloor(db, schema, user.id)}`);
         } finally {
           await db.close();
         }
