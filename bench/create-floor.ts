@@ -60,8 +60,8 @@ async function createOnce(db: Db, store: ReturnType<typeof createIdempotencyStor
   if (claim.kind !== 'claimed') throw new Error(`claim answered ${claim.kind}`);
   const tx = claim.tx;
   try {
-    // Ambient, as the request's transaction is in the service.
-    const book = await db.withAmbient(tx, () =>
+    // Held, as the request's transaction is by the request.
+    const book = await db.holding(tx, () =>
       insertBook(tx, {
         id: uuidv7(),
         slugs: slugCandidates(TITLE),

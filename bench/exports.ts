@@ -118,9 +118,9 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
     await migrate(db);
     const services = createServices({ db, config });
     const user = await services.users.createUser({ email: `bench-exports-${randomUUID().slice(0, 8)}@example.test`, password: 'a long bench password' });
-    const { plaintext } = await services.tokens.issueToken(user.id, 'bench');
+    const { plaintext } = await services.tokens.issueToken(db, user.id, 'bench');
     await services.quotas.grantSlots(user.id, 'premium', 1);
-    const book = await services.books.createBook(user, { title: 'One thousand memories for Grandma', subtitle: 'A benchmark of a big book', plan: 'premium' });
+    const book = await db.transaction((tx) => services.books.createBook(tx, user, { title: 'One thousand memories for Grandma', subtitle: 'A benchmark of a big book', plan: 'premium' }));
     const [{ id: bookId }] = await db.query<{ id: string }>('SELECT id FROM books WHERE slug = $1', [book.slug]);
 
     const distinct = Math.min(10, Math.max(1, settings.photos));

@@ -131,7 +131,7 @@ export const scenarios: Scenario[] = [
       ctx.state.keys = await ctx.withDb(async (db) => {
         const tokens = createTokenService({ db });
         const keys = [ctx.apiKey];
-        for (let i = 1; i < ctx.connections; i++) keys.push((await tokens.issueToken(ctx.userId, `bench-${i}`)).plaintext);
+        for (let i = 1; i < ctx.connections; i++) keys.push((await tokens.issueToken(db, ctx.userId, `bench-${i}`)).plaintext);
         return keys;
       });
     },

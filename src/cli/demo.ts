@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import pino from 'pino';
 import sharp from 'sharp';
 import type { Config } from '../config/config.js';
-import { createDb } from '../db/client.js';
+import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { createQueue } from '../jobs/queue.js';
 import { jobs } from '../jobs/registry.js';
@@ -64,30 +64,34 @@ async function fullestPlan(services: Services) {
   return [...plans].sort((a, b) => score(b) - score(a) || Number(b.max_members_per_book) - Number(a.max_members_per_book))[0];
 }
 
-async function seed(services: Services, config: Config): Promise<DemoResult> {
+async function seed(db: Db, services: Services, config: Config): Promise<DemoResult> {
   const email = (await services.users.findByEmail('demo@example.com')) ? `demo+${randomBase62(6).toLowerCase()}@example.com` : 'demo@example.com';
   const password = randomBase62(20);
   const user = await services.users.createUser({ email, password, firstName: 'Demo', lastName: 'Owner' });
   const actor: Actor = { id: user.id, email: user.email };
-  const { plaintext: apiKey } = await services.tokens.issueToken(user.id, 'demo');
+  const { plaintext: apiKey } = await services.tokens.issueToken(db, user.id, 'demo');
 
   const plan = await fullestPlan(services);
   if (!plan.is_default) await services.quotas.grantSlots(user.id, plan.slug, 1);
-  const book = await services.books.createBook(actor, {
-    title: 'Grandma Rose turns 90',
-    subtitle: 'Stories from the family',
-    theme: 'storybook',
-    use_case_slug: 'birthday',
-    plan: plan.slug,
-  });
+  const book = await db.transaction((tx) =>
+    services.books.createBook(tx, actor, {
+      title: 'Grandma Rose turns 90',
+      subtitle: 'Stories from the family',
+      theme: 'storybook',
+      use_case_slug: 'birthday',
+      plan: plan.slug,
+    }),
+  );
 
   const submissions: { id: string; status: string; is_pinned: boolean; is_private: boolean; media: number }[] = [];
   for (const m of MEMORIES) {
-    const created = await services.submissions.createSubmission(actor, book.slug, {
-      text_content: m.text,
-      contributor_name: m.name,
-      is_private: 'private' in m ? m.private : false,
-    });
+    const created = await db.transaction((tx) =>
+      services.submissions.createSubmission(tx, actor, book.slug, {
+        text_content: m.text,
+        contributor_name: m.name,
+        is_private: 'private' in m ? m.private : false,
+      }),
+    );
     let media = 0;
     if ('photo' in m) {
       const staged = await services.media.stageUpload(actor, book.slug, created.id, {
@@ -95,7 +99,7 @@ async function seed(services: Services, config: Config): Promise<DemoResult> {
         filename: 'summer-at-the-lake.jpg',
         declaredType: 'image/jpeg',
       });
-      const uploaded = await services.media.attachUpload(actor, book.slug, created.id, staged);
+      const uploaded = await db.transaction((tx) => services.media.attachUpload(tx, actor, book.slug, created.id, staged));
       // Processed here rather than by a worker, so the photo is ready (and the memory approvable) when the command ends.
       await services.mediaProcessing.process(uploaded.id, { signal: AbortSignal.timeout(120_000), lastAttempt: true });
       const processed = await services.media.getMedia(actor, book.slug, created.id, uploaded.id);
@@ -103,7 +107,7 @@ async function seed(services: Services, config: Config): Promise<DemoResult> {
       media = 1;
     }
     let current = created;
-    for (const action of m.moderation) current = (await services.submissions.moderate(actor, book.slug, created.id, action)).submission;
+    for (const action of m.moderation) current = (await db.transaction((tx) => services.submissions.moderate(tx, actor, book.slug, created.id, action))).submission;
     submissions.push({ id: current.id, status: current.status, is_pinned: current.is_pinned, is_private: current.is_private, media });
   }
 
@@ -156,7 +160,7 @@ export async function runDemo(config: Config, options: DemoOptions = {}): Promis
     }
     await queue.start();
     try {
-      return await seed(services, config);
+      return await seed(db, services, config);
     } finally {
       await queue.stop();
     }

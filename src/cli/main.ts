@@ -57,9 +57,9 @@ async function installQueues(config: Config, db: Db): Promise<void> {
 }
 
 /** Commands go through the same services as the API, so every rule holds for them too. */
-async function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
+async function withServices<T>(config: Config, fn: (services: Services, db: Db) => Promise<T>): Promise<T> {
   const { createServices } = await import('../services/index.js');
-  return withDb(config, (db) => fn(createServices({ config, db })));
+  return withDb(config, (db) => fn(createServices({ config, db }), db));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -167,9 +167,9 @@ export async function main(argv: string[]): Promise<number> {
         if (sub !== 'issue') break;
         const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } }, strict: true });
         if (!values.email || !values.name) throw new UsageError('token issue needs --email and --name');
-        const result = await withServices(config, async (services) => {
+        const result = await withServices(config, async (services, db) => {
           const user = await mustFindUser(services, values.email!);
-          const { token, plaintext } = await services.tokens.issueToken(user.id, values.name!);
+          const { token, plaintext } = await services.tokens.issueToken(db, user.id, values.name!);
           return { id: token.id, name: token.name, user_id: user.id, email: user.email, plaintext, created_at: token.created_at };
         });
         out(result);

@@ -14,18 +14,30 @@ export interface Queryable {
 }
 
 /**
- * A read many requests ask at once (a page of a list): on a Db outside any
- * transaction, identical queries asked together share one execution (see
- * db/shared-read.ts), and the rows are shared, so callers must not change
- * them; anywhere else, a plain query.
+ * A read many requests ask at once (a page of a list): on the Db itself,
+ * identical queries asked together share one execution (see
+ * db/shared-read.ts), and the rows are shared, so they are typed read-only;
+ * in a transaction, a plain query of that transaction.
  */
-export function sharedQuery<R>(q: Queryable, text: string, params: unknown[]): Promise<R[]> {
+export function sharedQuery<R>(q: Queryable, text: string, params: unknown[]): Promise<readonly Readonly<R>[]> {
   return 'sharedRead' in q ? (q as Db).sharedRead<R>(text, params) : q.query<R>(text, params);
 }
 
-/** A transaction's handle: statements, and scripts of several statements (simple protocol). */
+/**
+ * A transaction's handle: statements, and scripts of several statements
+ * (simple protocol). Whoever holds one decides where a write goes: a service
+ * that takes a `tx` writes in its caller's unit of work and commits nothing
+ * itself; one that takes none opens its own transactions.
+ */
 export interface Tx extends Queryable {
   exec(sql: string): Promise<void>;
+  /**
+   * Runs fn in a savepoint of this transaction: a failure of fn undoes fn's
+   * writes only (ROLLBACK TO SAVEPOINT) and is thrown on; the transaction
+   * stays usable. Costs two round trips: for work whose failure the caller
+   * handles, not for every service call.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * Runs `step` as the transaction's last work, right before COMMIT, after
    * everything else (an idempotent request's stored answer included): for a
@@ -54,15 +66,22 @@ export interface OpenTransaction extends Tx {
   rollbackToSavepoint(name: string): Promise<void>;
 }
 
+/**
+ * The database: statements that autocommit one by one, and transactions.
+ * Nothing here joins a transaction by itself: a statement on the Db never
+ * runs in one, and a statement on the Db from code that holds an open
+ * transaction (see `holding`) is refused rather than run beside it (on
+ * PGlite's single connection it would wait for that very transaction for
+ * ever; on PostgreSQL it would see and write outside it).
+ */
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /**
-   * Runs fn in one transaction. Inside an ambient transaction (see
-   * `withAmbient`) fn joins it instead, so a service's own transaction and the
-   * request's idempotency record commit or roll back together. fn must not
-   * catch a database error and carry on (use ON CONFLICT instead): the
-   * transaction is aborted by then. A standalone transaction that fails on a
-   * serialization failure or deadlock is run again (a few times).
+   * Runs fn in a new transaction of its own and commits it. fn must not catch
+   * a database error and carry on (use ON CONFLICT, or tx.transaction for a
+   * savepoint): the transaction is aborted by then. A transaction that fails
+   * on a serialization failure or deadlock is run again (a few times), so fn
+   * must do nothing outside the database that it could not do twice.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
@@ -73,18 +92,16 @@ export interface Db extends Queryable {
    */
   begin(): Promise<OpenTransaction>;
   begin<R>(script: string): Promise<OpenTransaction & { rows: R[] }>;
-  /** Runs fn with `tx` ambient: `query` and `transaction` on this Db, anywhere below fn, use it while it is open. */
-  withAmbient<T>(tx: OpenTransaction, fn: () => T): T;
-  /** True inside an open ambient transaction. */
-  inTransaction(): boolean;
-  /** A read-only query that shares its execution with identical ones asked at the same time, in the ambient transaction if any (see sharedQuery). */
-  sharedRead<R>(text: string, params: unknown[]): Promise<R[]>;
   /**
-   * Runs fn outside any ambient transaction: its statements autocommit on
-   * their own (rate-limit counters). PGlite has a single connection, so there
-   * they cannot be independent: they join the ambient transaction, if any.
+   * Runs fn as the holder of `tx`: until tx ends, a statement or transaction
+   * on this Db from fn's async context (anything fn awaits or starts) throws
+   * instead of waiting for, or running beside, the transaction it holds. For
+   * the opener of a long-lived transaction (an idempotent request's).
+   * db.transaction marks its fn so by itself.
    */
-  outside<T>(fn: () => Promise<T>): Promise<T>;
+  holding<T>(tx: Tx, fn: () => T): T;
+  /** A read-only query that shares its execution with identical ones asked at the same time (see sharedQuery); its rows are shared. */
+  sharedRead<R>(text: string, params: unknown[]): Promise<readonly Readonly<R>[]>;
   /** Runs a script of several statements (simple protocol), outside any transaction. */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -256,6 +273,7 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       };
       let rows: R[] = [];
       const lastSteps: (() => Promise<void>)[] = [];
+      let savepoints = 0;
       try {
         // One simple-protocol message: BEGIN and the script leave and answer together.
         const results: pg.QueryResult | pg.QueryResult[] = await client.query(script ? `BEGIN; ${script}` : 'BEGIN');
@@ -291,6 +309,23 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
           mustBeOpen(open);
           await client.query(`ROLLBACK TO SAVEPOINT ${pg.escapeIdentifier(name)}`);
           lastSteps.length = 0;
+        },
+        async transaction<T>(this: Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+          mustBeOpen(open);
+          const name = `sp_${++savepoints}`;
+          const stepsBefore = lastSteps.length;
+          await client.query(`SAVEPOINT ${name}`);
+          try {
+            const result = await fn(this);
+            await client.query(`RELEASE SAVEPOINT ${name}`);
+            return result;
+          } catch (err) {
+            if (open && !lost) {
+              await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+              lastSteps.length = stepsBefore; // the undone work's last steps go with it
+            }
+            throw err;
+          }
         },
         rollback: () => end('ROLLBACK'),
       };
@@ -333,34 +368,43 @@ async function translated<T>(run: Promise<T>): Promise<T> {
 function translating<Q extends Tx>(q: Q): Q {
   const query = q.query.bind(q);
   const exec = q.exec.bind(q);
+  const savepoint = q.transaction;
   const commit = 'commit' in q ? (q as unknown as OpenTransaction).commit.bind(q) : undefined;
-  return Object.assign(Object.create(q) as Q, {
+  const wrapped: Q = Object.assign(Object.create(q) as Q, {
     query: <R>(text: string, params?: unknown[]) => translated(query<R>(text, params)),
     exec: (sql: string) => translated(exec(sql)),
+    // The savepoint hands fn this same translating handle.
+    transaction: <T>(fn: (tx: Tx) => Promise<T>) => translated(savepoint.call(wrapped, fn) as Promise<T>),
     ...(commit ? { commit: (finalScript?: string) => translated(commit(finalScript)) } : {}),
   });
+  return wrapped;
 }
 
 /**
- * The transaction behaviour both backends share: an ambient transaction per
- * async context (AsyncLocalStorage), joined by `query` and `transaction`
- * while it is open, and standalone transactions retried on serialization
- * failures and deadlocks.
+ * The transaction behaviour both backends share: transactions of their own,
+ * retried on serialization failures and deadlocks, and the holder check
+ * (see Db.holding), the same on both.
  */
 function withTransactions(conn: Connection): Db {
-  const ambient = new AsyncLocalStorage<OpenTransaction>();
+  // Which open transaction this async context holds, if any: only ever read to refuse a statement.
+  const held = new AsyncLocalStorage<Tx & { readonly open?: boolean }>();
   const shared = createSharedReads((text, params) => translated(conn.query(text, params)));
-  const current = () => {
-    const tx = ambient.getStore();
-    return tx?.open ? tx : undefined;
+  const mustHoldNone = () => {
+    const tx = held.getStore();
+    if (tx?.open) {
+      throw new Error(
+        'a statement on the Db from code that holds an open transaction: pass that transaction (tx) down instead ' +
+          '(on PGlite it would wait for it for ever; on PostgreSQL it would run outside it)',
+      );
+    }
   };
 
-  async function standalone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    mustHoldNone();
     for (let attempt = 1; ; attempt++) {
       const tx = translating(await conn.begin());
       try {
-        // Ambient inside too, so anything fn calls that uses this Db joins the transaction.
-        const result = await ambient.run(tx, () => fn(tx));
+        const result = await held.run(tx, () => fn(tx));
         await tx.commit();
         return result;
       } catch (err) {
@@ -374,27 +418,24 @@ function withTransactions(conn: Connection): Db {
   return {
     kind: conn.kind,
     query<R>(text: string, params?: unknown[]) {
-      const tx = current();
-      return tx ? tx.query<R>(text, params) : translated(conn.query<R>(text, params));
+      mustHoldNone();
+      return translated(conn.query<R>(text, params));
     },
-    transaction<T>(fn: (tx: Tx) => Promise<T>) {
-      const tx = current();
-      return tx ? fn(tx) : standalone(fn);
-    },
+    transaction,
     begin: (async (script?: string) => {
+      mustHoldNone();
       const tx = await translated(conn.begin(script));
       return Object.assign(translating(tx), { rows: tx.rows });
     }) as Db['begin'],
-    withAmbient: (tx, fn) => ambient.run(tx, fn),
-    inTransaction: () => current() !== undefined,
+    holding: (tx, fn) => held.run(tx, fn),
     sharedRead<R>(text: string, params: unknown[]) {
-      const tx = current();
-      return tx ? tx.query<R>(text, params) : shared<R>(text, params);
+      mustHoldNone();
+      return shared<R>(text, params);
     },
-    outside<T>(fn: () => Promise<T>) {
-      return conn.kind === 'pglite' ? fn() : ambient.exit(fn);
+    exec: (sql) => {
+      mustHoldNone();
+      return conn.exec(sql);
     },
-    exec: (sql) => conn.exec(sql),
     close: () => conn.close(),
   };
 }

@@ -158,7 +158,7 @@ export interface ListSpec<Row> {
    * `params` as $1…), in `orderBy`, at most `limit` rows. Each row must hold
    * the value of every one of `keys` under its `field` (the next cursor is made of them).
    */
-  select(o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }): Promise<Row[]>;
+  select(o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }): Promise<readonly Row[]>;
   /** The first conditions and their params (the list's scope), before paging is added. */
   where?: string[];
   params?: unknown[];
@@ -190,7 +190,8 @@ export async function paginate<Row extends Record<string, unknown>>(
   }
   const rows = await spec.select({ where, params, orderBy: orderBy(keys), limit: query.limit + 1, keys });
   const has_more = rows.length > query.limit;
-  const items = has_more ? rows.slice(0, query.limit) : rows;
+  // A copy either way: the rows may be a shared read's, which no caller may change.
+  const items = rows.slice(0, query.limit);
   const last = items[items.length - 1];
   return {
     watermark,

@@ -87,7 +87,7 @@ declare module 'fastify' {
      * (`digest` stands for it) and runs the effect in the request's
      * transaction, or answers the stored reply (replayed: true).
      */
-    runIdempotent?: <T>(digest: string, effect: () => Promise<T>) => Promise<{ replayed: true } | { replayed: false; value: T }>;
+    runIdempotent?: <T>(digest: string, effect: (tx: import('../db/client.js').Tx) => Promise<T>) => Promise<{ replayed: true } | { replayed: false; value: T }>;
     /** On an `idempotency: 'deferred'` route: whether an answer is already stored under this request's key (a retry), looked up before the body is read. */
     hasStoredAnswer?: () => Promise<boolean>;
     /** An upload streamed into the store and not (yet) taken by its row; removed after the response if still here. */
@@ -98,6 +98,17 @@ declare module 'fastify' {
 export function requireAuth(auth: Auth | null): Auth {
   if (!auth) throw new Error('route reached without authentication');
   return auth;
+}
+
+/**
+ * The request's unit of work: the transaction its Idempotency-Key claimed,
+ * in which the route's services write and its answer is stored (for writes
+ * on a route with `idempotency` on, answered after the claim).
+ */
+export function unitOf(request: import('fastify').FastifyRequest): import('../db/client.js').Tx {
+  const unit = request.idempotency;
+  if (!unit) throw new Error('unitOf: the request holds no unit of work (a read, or a route without idempotency)');
+  return unit.tx;
 }
 
 /** The signed-in user a route acts for (routes behind auth 'required' only). */

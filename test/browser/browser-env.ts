@@ -89,7 +89,7 @@ export async function newApiUser(env: BrowserEnv, o: { firstName?: string; lastN
     firstName: o.firstName ?? 'Olive',
     lastName: o.lastName ?? 'Owner',
   });
-  const { plaintext } = await createTokenService({ db: env.server.db }).issueToken(user.id, 'browser-test');
+  const { plaintext } = await createTokenService({ db: env.server.db }).issueToken(env.server.db, user.id, 'browser-test');
   return { id: user.id, email, token: plaintext };
 }
 

@@ -54,8 +54,8 @@ beforeAll(async () => {
   slug = await withServices(async (s, db) => {
     const owner = await s.users.createUser({ email: 'owner@example.test', password: 'long enough pw' });
     for (const email of ['fan@example.test', 'stranger@example.test']) await s.users.createUser({ email, password: 'long enough pw' });
-    const book = await s.books.createBook(owner, { title: 'CLI Subscriptions' });
-    await s.members.addMember(owner, book.slug, { email: 'fan@example.test' }, 'contributor');
+    const book = await db.transaction((tx) => s.books.createBook(tx, owner, { title: 'CLI Subscriptions' }));
+    await db.transaction((tx) => s.members.addMember(tx, owner, book.slug, { email: 'fan@example.test' }, 'contributor'));
     await db.query(`UPDATE users SET phone_number = '+442079460111' WHERE email = 'fan@example.test'`);
     return book.slug;
   });

@@ -214,23 +214,29 @@ const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, pa
     const owner = await findBookOwner(t.db, slug);
     const media = servicesOf(t).media;
     const staged = await media.stageUpload(owner, slug, params.id, { stream: Readable.from([TINY_PNG]), filename: 'access.png', declaredType: 'image/png' });
-    return (await media.attachUpload(owner, slug, params.id, staged)).id;
+    return (await t.db.transaction((tx) => media.attachUpload(tx, owner, slug, params.id, staged))).id;
   },
   // A member of the book (the contributor among the case's people).
   user_id: async (_t, _slug, author) => author.user.id,
   'revokeBookInvitation:id': async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
-    const invitation = await servicesOf(t).invitations.createInvitation(owner, slug, { identifier_type: 'email', identifier: `row-${crypto.randomUUID().slice(0, 8)}@example.test` });
+    const invitation = await t.db.transaction((tx) =>
+      servicesOf(t).invitations.createInvitation(tx, owner, slug, { identifier_type: 'email', identifier: `row-${crypto.randomUUID().slice(0, 8)}@example.test` }),
+    );
     return invitation.id;
   },
   // A notification subscription of `author` (the caller's own when the case is about own rows), made as the operator CLI does.
   'cancelBookSubscription:id': async (t, slug, author) =>
     (await servicesOf(t).subscriptions.createSubscription({ slug, email: author.email, kind: 'new_submission' })).id,
   // An export of the book (JSON: the default plan's format), requested by the owner; still pending (no worker runs here).
-  job_id: async (t, slug) => (await servicesOf(t).exports.requestExport(await findBookOwner(t.db, slug), slug, { theme: 'modern_clean', export_format: 'json' })).id,
+  job_id: async (t, slug) => {
+    const owner = await findBookOwner(t.db, slug);
+    return (await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }))).id;
+  },
   // The artifact needs a finished export: rendered here, as the worker would.
   'getExportArtifact:job_id': async (t, slug) => {
-    const job = await servicesOf(t).exports.requestExport(await findBookOwner(t.db, slug), slug, { theme: 'modern_clean', export_format: 'json' });
+    const owner = await findBookOwner(t.db, slug);
+    const job = await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
     await servicesOf(t).exportRendering.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
     return job.id;
   },

@@ -31,12 +31,12 @@ export async function newUser(t: TestApp, o: { email?: string; firstName?: strin
     lastName: o.lastName ?? 'User',
     isStaff: o.staff ?? false,
   });
-  const { plaintext } = await createTokenService({ db: t.db }).issueToken(user.id, `key-${randomUUID().slice(0, 8)}`);
+  const { plaintext } = await createTokenService({ db: t.db }).issueToken(t.db, user.id, `key-${randomUUID().slice(0, 8)}`);
   return { user, email: user.email, password: DEFAULT_PASSWORD, token: plaintext };
 }
 
 export async function newToken(t: TestApp, u: TestUser, name = `key-${randomUUID().slice(0, 8)}`): Promise<string> {
-  return (await createTokenService({ db: t.db }).issueToken(u.user.id, name)).plaintext;
+  return (await createTokenService({ db: t.db }).issueToken(t.db, u.user.id, name)).plaintext;
 }
 
 /** A signed-in browser session for the user, with a matching CSRF cookie. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { Db, OpenTransaction } from '../../db/client.js';
+import type { Db, OpenTransaction, Tx } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -74,8 +74,9 @@ function keyOf(request: FastifyRequest): string {
 /**
  * The Idempotency-Key mechanism. `claim` (preValidation, after authentication
  * and the book's 404/403, before rate limits and schema validation) opens the
- * request's transaction under the key's lock and makes it ambient for the
- * rest of the request, so the route's services write in it. `record`
+ * request's transaction under the key's lock: the request's unit of work,
+ * which the handler hands to the services it calls (`unitOf(request)`), so
+ * their writes and the stored answer commit together. `record`
  * (onSend) stores the answer in that same transaction and commits before a
  * byte is sent: an acknowledged effect is committed with its answer, and a
  * crash before the commit leaves neither. An error answer rolls the effect
@@ -84,31 +85,40 @@ function keyOf(request: FastifyRequest): string {
 export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; rateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void> }) {
   const { db, store } = deps;
 
-  async function open(request: FastifyRequest, reply: FastifyReply): Promise<IdempotentUnit | undefined> {
-    const key = keyOf(request);
+  /**
+   * What comes before a claim, on every keyed route: a revoked key gets only
+   * the replay of the request that revoked it; on a rate-limited route a
+   * stored answer is replayed first (replays never count), then the limit is
+   * counted, before any transaction opens. True when the request has been
+   * answered.
+   */
+  async function beforeClaim(request: FastifyRequest, reply: FastifyReply, key: string, fp: string): Promise<boolean> {
     const auth = request.auth!;
     const userId = auth.user.id;
-    const fp = fingerprint(request);
-
     if (auth.method === 'api_key' && auth.revoked) {
-      // Only a replay of the request that revoked this very key is answered.
       const stored = await store.lookup(userId, key, fp);
       if (!stored) throw errors.unauthorized();
       await sendStored(reply, stored);
-      return undefined;
+      return true;
     }
-
     if (request.routeOptions.config.rateLimit) {
-      // Replays first (they never count), then the limit, then the request's transaction.
       const stored = await store.find(userId, key);
       if (stored) {
         if (stored.fingerprint !== fp) throw reusedError();
         await sendStored(reply, stored.response);
-        return undefined;
+        return true;
       }
       request.rateLimited = true;
       await deps.rateLimit(request, reply);
     }
+    return false;
+  }
+
+  async function open(request: FastifyRequest, reply: FastifyReply): Promise<IdempotentUnit | undefined> {
+    const key = keyOf(request);
+    const userId = request.auth!.user.id;
+    const fp = fingerprint(request);
+    if (await beforeClaim(request, reply, key, fp)) return undefined;
 
     const result = await store.claim(userId, key, fp);
     switch (result.kind) {
@@ -127,22 +137,26 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
   }
 
   /**
-   * A deferred route (an upload) claims its key only once the body has been
-   * read, since the key is bound to the bytes: `digest` stands for them. No
-   * transaction is held while they stream in. The effect then runs in the
-   * request's transaction like any other; a stored answer is replayed
-   * instead (or 422 when the digest differs). Two uploads racing with one
-   * key both stream, then one runs and the other replays: never twice.
+   * A deferred route claims its key only when its handler asks, so no
+   * transaction is held before: an upload, once the body has been read
+   * (the key is bound to the bytes, `digest` stands for them; two uploads
+   * racing with one key both stream, then one runs and the other replays),
+   * or a deletion, once the operator's backup endpoint has answered (phases:
+   * outbound work first, then the effect and its answer commit together;
+   * `digest` is empty). The effect then runs in the request's transaction
+   * like any other; a stored answer is replayed instead (or 422 when the
+   * digest differs).
    */
   async function runDeferred<T>(
     request: FastifyRequest,
     reply: FastifyReply,
     digest: string,
-    effect: () => Promise<T>,
+    effect: (tx: Tx) => Promise<T>,
   ): Promise<{ replayed: true } | { replayed: false; value: T }> {
     const key = keyOf(request);
     const auth = request.auth!;
-    const fp = sha256(`${fingerprint(request)}\n${digest}`).toString('hex');
+    // Without a body digest the key is bound to the request as on any route (replays of a revoked key, replayIfStored).
+    const fp = digest === '' ? fingerprint(request) : sha256(`${fingerprint(request)}\n${digest}`).toString('hex');
     const result = await store.claim(auth.user.id, key, fp);
     switch (result.kind) {
       case 'replay':
@@ -157,31 +171,34 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
       case 'claimed': {
         const unit: IdempotentUnit = { userId: auth.user.id, key, fingerprint: fp, tx: result.tx };
         request.idempotency = unit;
-        return { replayed: false, value: await db.withAmbient(unit.tx, effect) };
+        return { replayed: false, value: await db.holding(unit.tx, () => effect(unit.tx)) };
       }
     }
   }
 
-  // A callback hook: the rest of the request (hooks, handler, onSend) runs inside db.withAmbient.
+  // A callback hook: the rest of the request (hooks, handler, onSend) runs as the holder of the unit's transaction.
   function claim(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     request.idempotency = null;
     const rc = request.routeOptions.config;
     if (!isUnsafeMethod(request.method) || rc.idempotency === false || !request.auth) return done();
     if (rc.idempotency === 'deferred') {
+      let key: string;
       try {
-        keyOf(request); // 428 and 400 come now, before the body is read
+        key = keyOf(request); // 428 and 400 come now, before the body is read
       } catch (err) {
         return done(err as Error);
       }
       request.runIdempotent = (digest, effect) => runDeferred(request, reply, digest, effect);
-      request.hasStoredAnswer = async () => Boolean(await store.find(request.auth!.user.id, keyOf(request)));
-      return done();
+      request.hasStoredAnswer = async () => Boolean(await store.find(request.auth!.user.id, key));
+      const answered = beforeClaim(request, reply, key, fingerprint(request));
+      answered.then((sent) => (sent ? undefined : done()), done);
+      return;
     }
     open(request, reply).then(
       (unit) => {
         if (!unit) return; // answered from the store
         request.idempotency = unit;
-        db.withAmbient(unit.tx, () => done());
+        db.holding(unit.tx, () => done());
       },
       (err) => done(err),
     );

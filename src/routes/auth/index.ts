@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { requireAuth } from '../../http/route-config.js';
+import { requireAuth, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { AuthMe, CreatedToken, CreateTokenBody, RevokedToken } from './schemas.js';
 
@@ -24,7 +24,7 @@ export function registerAuthRoutes(app: FastifyInstance, { services }: RouteCont
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);
-      const { token, plaintext } = await services.tokens.issueToken(auth.user.id, request.body.name);
+      const { token, plaintext } = await services.tokens.issueToken(unitOf(request), auth.user.id, request.body.name);
       const base = { id: token.id, name: token.name, created_at: token.created_at };
       // The plaintext is never stored: a replay of this request answers without it.
       if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...base, plaintext: null, replayed: true });
@@ -48,7 +48,7 @@ export function registerAuthRoutes(app: FastifyInstance, { services }: RouteCont
     async (request) => {
       const auth = requireAuth(request.auth);
       if (auth.method !== 'api_key') throw new Error('unreachable: tokenOnly route');
-      const revokedAt = await services.tokens.revokeToken(auth.token.id);
+      const revokedAt = await services.tokens.revokeToken(unitOf(request), auth.token.id);
       return { revoked: true, name: auth.token.name, revoked_at: revokedAt };
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import { SlugParams } from './schemas.js';
@@ -28,7 +28,7 @@ export function archiveAndRestoreBook(app: FastifyInstance, { services }: RouteC
         config: { book: action },
       },
       async (request, reply) => {
-        const { book } = await services.books.setStatus(actorOf(request), request.params.slug, status);
+        const { book } = await services.books.setStatus(unitOf(request), actorOf(request), request.params.slug, status);
         reply.header('etag', book.etag);
         return book;
       },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { CreateBookBody } from './schemas.js';
 
@@ -22,7 +22,7 @@ export function createBook(app: FastifyInstance, { services }: RouteContext) {
       config: { errors: [402] },
     },
     async (request, reply) => {
-      const book = await services.books.createBook(actorOf(request), request.body);
+      const book = await services.books.createBook(unitOf(request), actorOf(request), request.body);
       reply.code(201).header('location', `/api/v1/books/${book.slug}/`).header('etag', book.etag);
       return book;
     },

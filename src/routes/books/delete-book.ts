@@ -20,10 +20,17 @@ export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
         params: SlugParams,
         response: { 202: DeletionQueued, 204: Type.Null({ description: 'Deleted' }) },
       },
-      config: { book: 'delete', errors: [403] },
+      // Deferred: the key is claimed after the backup endpoint has answered, so no transaction waits on it.
+      config: { book: 'delete', idempotency: 'deferred', errors: [403] },
     },
     async (request, reply) => {
-      const outcome = await services.books.deleteBook(actorOf(request), request.params.slug);
+      const actor = actorOf(request);
+      const { slug } = request.params;
+      // A retry whose answer is stored is replayed without asking the endpoint again.
+      const erasure = (await request.hasStoredAnswer!()) ? { erased: false } : await services.books.eraseBookBackups(actor, slug);
+      const run = await request.runIdempotent!('', (tx) => services.books.deleteBook(tx, actor, slug, erasure));
+      if (run.replayed) return reply;
+      const outcome = run.value;
       if (outcome.state === 'deleted') return reply.code(204).send(null);
       request.errorCode = 'deletion_queued';
       return reply

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams, UpdateBookBody } from './schemas.js';
 
@@ -21,7 +21,7 @@ export function updateBook(app: FastifyInstance, { services }: RouteContext) {
       config: { book: 'update', errors: [412] },
     },
     async (request, reply) => {
-      const book = await services.books.updateBook(actorOf(request), request.params.slug, request.body, request.headers['if-match']);
+      const book = await services.books.updateBook(unitOf(request), actorOf(request), request.params.slug, request.body, request.headers['if-match']);
       reply.header('etag', book.etag);
       return book;
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateExportBody } from './schemas.js';
@@ -28,7 +28,7 @@ export function createExport(app: FastifyInstance, { services }: RouteContext) {
       config: { book: 'export', errors: [403] },
     },
     async (request, reply) => {
-      const job = await services.exports.requestExport(actorOf(request), request.params.slug, request.body);
+      const job = await services.exports.requestExport(unitOf(request), actorOf(request), request.params.slug, request.body);
       reply.code(202).header('location', `/api/v1/books/${job.book_slug}/exports/${job.id}/`);
       return job;
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateInvitationBody } from './schemas.js';
@@ -27,7 +27,7 @@ export function createInvitation(app: FastifyInstance, { services }: RouteContex
       config: { book: 'manage_invitations', errors: [402] },
     },
     async (request, reply) => {
-      const invitation = await services.invitations.createInvitation(actorOf(request), request.params.slug, request.body);
+      const invitation = await services.invitations.createInvitation(unitOf(request), actorOf(request), request.params.slug, request.body);
       reply.code(201).header('location', `/api/v1/books/${request.params.slug}/invitations/${invitation.id}/`);
       return invitation;
     },

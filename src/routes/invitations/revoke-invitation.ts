@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { InvitationParams, RevokedInvitation, invitationIdMustBeWellFormed } from './schemas.js';
 
@@ -21,6 +21,6 @@ export function revokeInvitation(app: FastifyInstance, { services }: RouteContex
       config: { book: 'manage_invitations' },
       onRequest: invitationIdMustBeWellFormed,
     },
-    async (request) => services.invitations.revokeInvitation(actorOf(request), request.params.slug, request.params.id),
+    async (request) => services.invitations.revokeInvitation(unitOf(request), actorOf(request), request.params.slug, request.params.id),
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
-import { actorOf, type RouteRateLimit } from '../../http/route-config.js';
+import { actorOf, type RouteRateLimit, unitOf } from '../../http/route-config.js';
 import { ACCOUNT_EXPORT_WINDOW_SECONDS } from '../../services/account/account-export-types.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RouteContext } from '../../services/index.js';
@@ -40,7 +40,7 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
       config: { rateLimit: DAILY_EXPORT },
     },
     async (request, reply) => {
-      const job = await services.accountExports.requestExport(actorOf(request));
+      const job = await services.accountExports.requestExport(unitOf(request), actorOf(request));
       return reply.code(202).header('location', `/api/v1/me/export/${job.id}/`).send(job);
     },
   );

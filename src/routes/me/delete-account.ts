@@ -72,15 +72,19 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
         body: DeleteAccountBody,
         response: { 200: AccountDeleted, 202: AccountDeletionQueued },
       },
-      config: { errors: [403], replayWithRevokedToken: true, rateLimit: perUser('account_delete') },
+      // Deferred: the key is claimed after the backup endpoint has answered, so no transaction waits on it.
+      config: { errors: [403], replayWithRevokedToken: true, rateLimit: perUser('account_delete'), idempotency: 'deferred' },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);
-      const outcome = await services.account.deleteAccount(
-        auth.user,
-        { reauthToken: request.body.reauth_token, password: request.body.password },
-        { authMethod: auth.method, requestId: String(request.id) },
-      );
+      const stepUp = { reauthToken: request.body.reauth_token, password: request.body.password };
+      // A retry whose answer is stored is replayed without asking the endpoint again (or spending anything).
+      const erasure = (await request.hasStoredAnswer!())
+        ? { erased: false, passwordChecked: false }
+        : await services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method });
+      const run = await request.runIdempotent!('', (tx) => services.account.deleteAccount(tx, auth.user, stepUp, { requestId: String(request.id) }, erasure));
+      if (run.replayed) return reply;
+      const outcome = run.value;
       if (outcome.state === 'deleted') return { status: 'deleted' as const };
       request.errorCode = 'deletion_queued';
       return reply

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
-import { requireAuth } from '../../http/route-config.js';
+import { requireAuth, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { toProfile } from '../../services/users/user-mapper.js';
 import { READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
@@ -49,7 +49,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
       }
       const { first_name, last_name, books_sort } = request.body;
       const patch = Object.fromEntries(Object.entries({ first_name, last_name, books_sort }).filter(([, v]) => v !== undefined));
-      const updated = await services.users.updateProfile(auth.user.id, patch, request.headers['if-match']);
+      const updated = await services.users.updateProfile(unitOf(request), auth.user.id, patch, request.headers['if-match']);
       const profile = toProfile(updated);
       reply.header('etag', profile.etag);
       return profile;
@@ -75,7 +75,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
     },
     async (request) => {
       const auth = requireAuth(request.auth);
-      return services.account.revokeAllTokens(auth.user, { requestId: String(request.id), authMethod: auth.method });
+      return services.account.revokeAllTokens(unitOf(request), auth.user, { requestId: String(request.id), authMethod: auth.method });
     },
   );
 

@@ -1,7 +1,7 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import { mustBeStream } from '../../services/account/mail-streams.js';
 import type { RouteContext } from '../../services/index.js';
@@ -29,7 +29,7 @@ export async function registerUnsubscribeRoutes(app: FastifyInstance, { services
         mustBeStream((request.params as { stream: string }).stream);
       },
     },
-    async (request) => services.mailStreams.unsubscribe(actorOf(request), request.params.stream),
+    async (request) => services.mailStreams.unsubscribe(unitOf(request), actorOf(request), request.params.stream),
   );
 
   // The link in onboarding mail: no credential but its token, no Idempotency-Key, and the

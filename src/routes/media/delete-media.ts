@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { MediaParams, mediaIdsMustBeWellFormed } from './schemas.js';
 
@@ -24,7 +24,7 @@ export function deleteMedia(app: FastifyInstance, { services }: RouteContext) {
       onRequest: mediaIdsMustBeWellFormed,
     },
     async (request, reply) => {
-      await services.media.deleteMedia(actorOf(request), request.params.slug, request.params.id, request.params.media_id);
+      await services.media.deleteMedia(unitOf(request), actorOf(request), request.params.slug, request.params.id, request.params.media_id);
       return reply.code(204).send(null);
     },
   );

@@ -166,8 +166,8 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
         return outcome.replayed ? reply : undefined;
       }
       const upload = staged!;
-      const outcome = await request.runIdempotent!(uploadDigest(upload.sha256, upload.filename, upload.declaredType), async () => {
-        const media = await services.media.attachUpload(actor, slug, id, upload);
+      const outcome = await request.runIdempotent!(uploadDigest(upload.sha256, upload.filename, upload.declaredType), async (tx) => {
+        const media = await services.media.attachUpload(tx, actor, slug, id, upload);
         request.stagedUpload = undefined; // the row holds it now (if the transaction commits; if not, the sweep finds it)
         return media;
       });

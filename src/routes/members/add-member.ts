@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { AddMemberBody } from './schemas.js';
@@ -27,7 +27,7 @@ export function addMember(app: FastifyInstance, { services }: RouteContext) {
     async (request, reply) => {
       const { email, user_id, role } = request.body;
       const who = email !== undefined ? { email } : { userId: user_id! };
-      const member = await services.members.addMember(actorOf(request), request.params.slug, who, role);
+      const member = await services.members.addMember(unitOf(request), actorOf(request), request.params.slug, who, role);
       reply.code(201).header('location', `/api/v1/books/${request.params.slug}/members/${member.user_id}/`);
       return member;
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { MemberParams, memberIdMustBeWellFormed } from './schemas.js';
 
@@ -22,7 +22,7 @@ export function removeMember(app: FastifyInstance, { services }: RouteContext) {
       onRequest: memberIdMustBeWellFormed,
     },
     async (request, reply) => {
-      await services.members.removeMember(actorOf(request), request.params.slug, request.params.user_id);
+      await services.members.removeMember(unitOf(request), actorOf(request), request.params.slug, request.params.user_id);
       return reply.code(204).send(null);
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateSubmissionBody } from './schemas.js';
@@ -33,7 +33,7 @@ export function createSubmission(app: FastifyInstance, { services }: RouteContex
       },
     },
     async (request, reply) => {
-      const submission = await services.submissions.createSubmission(actorOf(request), request.params.slug, request.body);
+      const submission = await services.submissions.createSubmission(unitOf(request), actorOf(request), request.params.slug, request.body);
       reply.code(201).header('location', `/api/v1/books/${submission.book_slug}/submissions/${submission.id}/`).header('etag', submission.etag);
       return submission;
     },

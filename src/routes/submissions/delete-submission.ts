@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
 
@@ -21,7 +21,7 @@ export function deleteSubmission(app: FastifyInstance, { services }: RouteContex
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {
-      await services.submissions.deleteSubmission(actorOf(request), request.params.slug, request.params.id);
+      await services.submissions.deleteSubmission(unitOf(request), actorOf(request), request.params.slug, request.params.id);
       return reply.code(204).send(null);
     },
   );

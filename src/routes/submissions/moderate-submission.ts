@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import type { RouteContext } from '../../services/index.js';
 import { ModerationResult, RejectBody, SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
@@ -49,7 +49,7 @@ export function moderateSubmission(app: FastifyInstance, { services }: RouteCont
       },
       async (request, reply) => {
         const reason = r.action === 'reject' ? ((request.body as { reason?: string | null } | null)?.reason ?? null) : null;
-        const result = await services.submissions.moderate(actorOf(request), request.params.slug, request.params.id, r.action, reason);
+        const result = await services.submissions.moderate(unitOf(request), actorOf(request), request.params.slug, request.params.id, r.action, reason);
         reply.header('etag', result.submission.etag);
         return result;
       },

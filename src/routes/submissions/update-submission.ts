@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SubmissionParams, UpdateSubmissionBody, submissionIdMustBeWellFormed } from './schemas.js';
 
@@ -25,7 +25,7 @@ export function updateSubmission(app: FastifyInstance, { services }: RouteContex
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {
-      const submission = await services.submissions.updateSubmission(actorOf(request), request.params.slug, request.params.id, request.body, request.headers['if-match']);
+      const submission = await services.submissions.updateSubmission(unitOf(request), actorOf(request), request.params.slug, request.params.id, request.body, request.headers['if-match']);
       reply.header('etag', submission.etag);
       return submission;
     },

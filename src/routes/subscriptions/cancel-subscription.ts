@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { actorOf } from '../../http/route-config.js';
+import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { CancelledSubscription, SubscriptionParams, subscriptionIdMustBeWellFormed } from './schemas.js';
 
@@ -26,6 +26,6 @@ export function cancelSubscription(app: FastifyInstance, { services }: RouteCont
       config: { book: 'cancel_own_subscription' },
       onRequest: [subscriptionIdMustBeWellFormed, mustBeOwnUnlessAdmin],
     },
-    async (request) => services.subscriptions.cancelSubscription(actorOf(request), request.params.slug, request.params.id),
+    async (request) => services.subscriptions.cancelSubscription(unitOf(request), actorOf(request), request.params.slug, request.params.id),
   );
 }

@@ -1,7 +1,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { Queue } from '../../jobs/queue.js';
@@ -157,13 +157,11 @@ export function createAccountExportService(deps: { db: Db; store: ObjectStore; q
     },
 
     /** Records a pending export and queues it, in one transaction; 429 rate_limited within 24 hours of the last one. */
-    async requestExport(actor: { id: string }) {
-      return db.transaction(async (tx) => {
-        await mustBeAllowed(tx, actor.id);
-        const row = await insertAccountExport(tx, uuidv7(), actor.id);
-        await needQueue().send('account.export', { exportId: row.id }, { tx });
-        return { id: row.id, status: row.status, created_at: row.created_at };
-      });
+    async requestExport(tx: Tx, actor: { id: string }) {
+      await mustBeAllowed(tx, actor.id);
+      const row = await insertAccountExport(tx, uuidv7(), actor.id);
+      await needQueue().send('account.export', { exportId: row.id }, { tx });
+      return { id: row.id, status: row.status, created_at: row.created_at };
     },
 
     /**

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { Queue } from '../../jobs/queue.js';
@@ -30,6 +30,12 @@ const reauthRequired = () =>
     'reauth_required',
     'Deleting the account needs a fresh step-up: POST /me/delete/reauth/ with your password or a one-time code, then send its reauth_token here (a browser session may send {password} instead). A grant works once, for five minutes.',
   );
+/** What deletion's first phase established: the backups' erasure, and a password already checked (a browser session's step-up). */
+export interface AccountErasure {
+  erased: boolean;
+  passwordChecked: boolean;
+}
+
 const invalidCredentials = () => new AppError('invalid_credentials', 'The password or code is not correct.');
 
 /** Account self-service: what a signed-in user does to their own credentials and data. */
@@ -65,7 +71,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       [userId],
     );
     if (!row) return false;
-    await tokens.revokeAllTokens(userId, q);
+    await tokens.revokeAllTokens(q, userId);
     await q.query(`UPDATE web_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
     await reauth.forget(q, userId);
     await q.query(`DELETE FROM mail_unsubscribe_tokens WHERE user_id = $1`, [userId]);
@@ -79,12 +85,10 @@ export function createAccountService(deps: AccountServiceDeps) {
      * Revokes every API key the user holds (the calling one included; browser
      * sessions stay) and records `api_sessions_revoked` in the same transaction.
      */
-    async revokeAllTokens(actor: { id: string }, o: { requestId: string; authMethod: string }) {
-      return db.transaction(async (tx) => {
-        const revoked_count = await tokens.revokeAllTokens(actor.id, tx);
-        await audit.record('api_sessions_revoked', { userId: actor.id, requestId: o.requestId, data: { revoked_count, auth_method: o.authMethod } }, tx);
-        return { revoked_count };
-      });
+    async revokeAllTokens(tx: Tx, actor: { id: string }, o: { requestId: string; authMethod: string }) {
+      const revoked_count = await tokens.revokeAllTokens(tx, actor.id);
+      await audit.record('api_sessions_revoked', { userId: actor.id, requestId: o.requestId, data: { revoked_count, auth_method: o.authMethod } }, tx);
+      return { revoked_count };
     },
 
     /**
@@ -129,44 +133,67 @@ export function createAccountService(deps: AccountServiceDeps) {
     },
 
     /**
-     * Deletes the caller's account. The step-up comes first: a grant from
-     * the reauth route (spent here), or on a browser session the password;
-     * anything else is 403 reauth_required. (An idempotent replay never gets
-     * here: it is answered before, so it spends nothing.) Then off-site
-     * backup erasure, as for a book: once confirmed, the account is scrubbed
-     * and signed out in this transaction and the rest queued; while it is
-     * not, 202 deletion_queued, the grant is given back for the retry with
-     * the same key, and the queue keeps trying and finishes the deletion.
+     * Deletion's first phase, holding no transaction: the step-up is checked
+     * (a grant from the reauth route, or on a browser session the password;
+     * anything else is 403 reauth_required), nothing spent yet, and then the
+     * operator's endpoint is asked to erase the account's off-site backups
+     * (up to 5 s; asking twice is harmless). Then `deleteAccount`.
      */
-    async deleteAccount(
+    async prepareDeletion(
       actor: { id: string },
       input: { reauthToken?: string; password?: string },
-      o: { authMethod: 'api_key' | 'session'; requestId: string },
-    ): Promise<DeletionOutcome> {
-      return db.transaction(async (tx) => {
-        // The user row's lock orders this request with the queue's finishing of an earlier 202: a
-        // deletion the queue completed while this retry was on its way is simply done.
-        const current = await one<{ deleted_at: string | null }>(tx, `SELECT deleted_at FROM users WHERE id = $1 FOR UPDATE`, [actor.id]);
-        if (!current || current.deleted_at) return { state: 'deleted' } as const;
-        let grantId: string | undefined;
-        if (input.reauthToken !== undefined) {
-          grantId = await reauth.spendGrant(tx, actor.id, input.reauthToken);
-          if (!grantId) throw reauthRequired();
-        } else if (input.password !== undefined && o.authMethod === 'session') {
-          if (!(await passwordMatches(actor.id, input.password))) throw invalidCredentials();
-        } else {
-          throw reauthRequired();
-        }
+      o: { authMethod: 'api_key' | 'session' },
+    ): Promise<AccountErasure> {
+      const current = await one<{ deleted_at: string | null }>(db, `SELECT deleted_at FROM users WHERE id = $1`, [actor.id]);
+      if (!current || current.deleted_at) return { erased: true, passwordChecked: false };
+      let passwordChecked = false;
+      if (input.reauthToken !== undefined) {
+        if (!(await reauth.hasGrant(db, actor.id, input.reauthToken))) throw reauthRequired();
+      } else if (input.password !== undefined && o.authMethod === 'session') {
+        if (!(await passwordMatches(actor.id, input.password))) throw invalidCredentials();
+        passwordChecked = true;
+      } else {
+        throw reauthRequired();
+      }
+      return { erased: await eraser.erase({ kind: 'user', id: actor.id }), passwordChecked };
+    },
 
-        if (await eraser.erase({ kind: 'user', id: actor.id })) {
-          await finalize(tx, actor.id, o.requestId);
-          return { state: 'deleted' } as const;
-        }
-        if (grantId) await reauth.restoreGrant(tx, grantId);
-        await tx.query(`UPDATE users SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [actor.id]);
-        await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
-        return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
-      });
+    /**
+     * Deletion's second phase, in `tx`: the grant is spent (a grant spent
+     * meanwhile by a concurrent request is 403 reauth_required). With the
+     * backups erased, the account is scrubbed and signed out here and the
+     * rest queued; while they are not, 202 deletion_queued, the grant is
+     * given back for the retry with the same key, and the queue keeps trying
+     * and finishes the deletion. (An idempotent replay never gets here: it
+     * is answered before, so it spends nothing.)
+     */
+    async deleteAccount(
+      tx: Tx,
+      actor: { id: string },
+      input: { reauthToken?: string; password?: string },
+      o: { requestId: string },
+      erasure: AccountErasure,
+    ): Promise<DeletionOutcome> {
+      // The user row's lock orders this request with the queue's finishing of an earlier 202: a
+      // deletion the queue completed while this retry was on its way is simply done.
+      const current = await one<{ deleted_at: string | null }>(tx, `SELECT deleted_at FROM users WHERE id = $1 FOR UPDATE`, [actor.id]);
+      if (!current || current.deleted_at) return { state: 'deleted' } as const;
+      let grantId: string | undefined;
+      if (input.reauthToken !== undefined) {
+        grantId = await reauth.spendGrant(tx, actor.id, input.reauthToken);
+        if (!grantId) throw reauthRequired();
+      } else if (!erasure.passwordChecked) {
+        throw reauthRequired();
+      }
+
+      if (erasure.erased) {
+        await finalize(tx, actor.id, o.requestId);
+        return { state: 'deleted' } as const;
+      }
+      if (grantId) await reauth.restoreGrant(tx, grantId);
+      await tx.query(`UPDATE users SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [actor.id]);
+      await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
     },
 
     /** The erase-backup job: true once erasure is confirmed and the account deleted (or there is nothing to do). */

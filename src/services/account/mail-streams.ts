@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { Queue } from '../../jobs/queue.js';
@@ -82,8 +82,8 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
 
   return {
     /** Leaves a stream; repeating it is harmless (already_unsubscribed: true). */
-    async unsubscribe(actor: { id: string }, stream: string) {
-      return leave(db, actor.id, mustBeStream(stream));
+    async unsubscribe(tx: Tx, actor: { id: string }, stream: string) {
+      return leave(tx, actor.id, mustBeStream(stream));
     },
 
     /**

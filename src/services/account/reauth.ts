@@ -58,6 +58,17 @@ export function createReauthStore(deps: { secretKey: string }) {
       return row?.id;
     },
 
+    /** Whether the user holds a live grant with this token, spending nothing (a check before work that must not wait in a transaction). */
+    async hasGrant(q: Queryable, userId: string, token: string): Promise<boolean> {
+      if (!GRANT_RE.test(token)) return false;
+      const row = await one<{ id: string }>(
+        q,
+        `SELECT id FROM reauth_grants WHERE token_hash = $1 AND user_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > now()`,
+        [sha256(token), userId, PURPOSE],
+      );
+      return row !== undefined;
+    },
+
     /**
      * Gives a spent grant back for the retry of a request that could not
      * finish (202 deletion_queued), with a fresh lifetime so a client that

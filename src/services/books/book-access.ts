@@ -122,8 +122,10 @@ export interface AccessOptions<T> {
    * gives the ETag If-Match is compared with.
    */
   target?: (ctx: BookContext, q: Queryable) => Promise<{ value: T; etag: string }>;
-  /** Row lock on the book for the rest of the transaction (writes that count or serialise per book). */
+  /** Row lock on the book for the rest of `tx` (writes that count or serialise per book). */
   lock?: 'update' | 'share';
+  /** The caller's transaction: the book (and the target) are read afresh in it. Without it, a read shared with concurrent requests. */
+  tx?: Tx;
 }
 
 /**
@@ -133,8 +135,9 @@ export interface AccessOptions<T> {
  * precondition (412), then grace period and plan gates. The HTTP layer runs
  * `checkVisibleAndRole` early too, before idempotency and schema validation
  * as the contract orders them; what it read is remembered for the request,
- * so a read costs one query. Inside a transaction the book is read afresh
- * (and locked when asked), so a write decides on what it commits with.
+ * so a read costs one query. A write hands its transaction in (`tx`): the
+ * book is read afresh in it (and locked when asked), so the write decides on
+ * what it commits with.
  */
 export function createBookAccess(deps: { db: Db }) {
   const { db } = deps;
@@ -144,23 +147,29 @@ export function createBookAccess(deps: { db: Db }) {
     run: (pairs) => findBookContexts(db, pairs),
   });
 
-  /** `confirmedLater`: the caller decides again under the book's lock before it commits, so what this request already read will do. */
-  async function load(actor: Actor | null, slug: string, lock: 'update' | 'share' | null, confirmedLater = false): Promise<BookContext> {
+  /**
+   * In a transaction (`tx`) the book is read afresh through it (and locked
+   * when asked), so a write decides on what it commits with; outside one,
+   * concurrent reads share a query and the result is remembered for the
+   * request. `confirmedLater`: the caller decides again under the book's lock
+   * before it commits, so what this request already read will do.
+   */
+  async function load(actor: Actor | null, slug: string, tx: Queryable | undefined, lock: 'update' | 'share' | null, confirmedLater = false): Promise<BookContext> {
     if (!SLUG_RE.test(slug)) throw errors.notFound('book');
+    if (lock && !tx) throw new Error('a row lock needs the transaction it lasts for');
     const key = `book:${slug}:${actor?.id ?? ''}`;
-    const inTx = db.inTransaction() || lock !== null;
-    const remembered = inTx && !confirmedLater ? undefined : recall<BookContext>(key);
+    const remembered = tx && !confirmedLater ? undefined : recall<BookContext>(key);
     if (remembered) return remembered;
-    const ctx = inTx ? await findBookContext(db, slug, actor?.id ?? null, lock) : await lookup({ slug, userId: actor?.id ?? null });
+    const ctx = tx ? await findBookContext(tx, slug, actor?.id ?? null, lock) : await lookup({ slug, userId: actor?.id ?? null });
     if (!ctx) throw errors.notFound('book');
-    if (!inTx) remember(key, ctx);
+    if (!tx) remember(key, ctx);
     return ctx;
   }
 
   return {
     /** 404 when the book is not visible, 403 when the role is short; nothing else. */
     async checkVisibleAndRole(actor: Actor | null, slug: string, action: BookAction | 'visible'): Promise<BookContext> {
-      const ctx = await load(actor, slug, null);
+      const ctx = await load(actor, slug, undefined, null);
       const state = accessState(ctx);
       if (action === 'visible') assertVisible(state);
       else assertRole(state, action);
@@ -173,12 +182,12 @@ export function createBookAccess(deps: { db: Db }) {
       action: BookAction,
       o: AccessOptions<T> = {},
     ): Promise<{ ctx: BookContext; target: T }> {
-      const ctx = await load(actor, slug, o.lock ?? null);
+      const ctx = await load(actor, slug, o.tx, o.lock ?? null);
       const state = accessState(ctx);
       assertRole(state, action);
       let target = undefined as T;
       if (o.target) {
-        const found = await o.target(ctx, db);
+        const found = await o.target(ctx, o.tx ?? db);
         target = found.value;
         assertIfMatch(o.ifMatch, found.etag);
       }
@@ -200,7 +209,7 @@ export function createBookAccess(deps: { db: Db }) {
      * that step and their commit, not for each other's whole transaction.
      */
     async writeThenLock<T>(tx: Tx, actor: Actor, slug: string, action: BookAction, work: (ctx: BookContext) => Promise<T>): Promise<T> {
-      const ctx = await load(actor, slug, null, true);
+      const ctx = await load(actor, slug, tx, null, true);
       assertRole(accessState(ctx), action);
       assertGraceAndPlan(accessState(ctx), action);
       const result = await work(ctx);

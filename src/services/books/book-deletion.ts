@@ -1,11 +1,16 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { createBackupEraser } from './backup-eraser.js';
 
 export type BookDeletion = ReturnType<typeof createBookDeletion>;
 
 export type DeletionOutcome = { state: 'deleted' } | { state: 'queued'; retryAfterSeconds: number };
+
+/** What the operator's endpoint answered for a book's off-site backups (asked with no transaction open). */
+export interface BackupErasure {
+  erased: boolean;
+}
 
 /** How long a client should wait before asking again while erasure is pending. */
 export const DELETION_RETRY_AFTER_SECONDS = 30;
@@ -32,38 +37,54 @@ export function createBookDeletion(deps: {
     return queue;
   }
 
-  /** Marks the book deleted (404 from now on) and queues the purge, in one transaction. */
-  async function finalize(bookId: string): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const rows = await tx.query(
-        `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
-         WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
-        [bookId],
-      );
-      if (rows.length) await needQueue().send('book.purge', { bookId }, { tx });
-      return rows.length > 0;
-    });
+  /** Marks the book deleted (404 from now on) and queues the purge, in `tx`. */
+  async function finalize(tx: Tx, bookId: string): Promise<boolean> {
+    const rows = await tx.query(
+      `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
+       WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+      [bookId],
+    );
+    if (rows.length) await needQueue().send('book.purge', { bookId }, { tx });
+    return rows.length > 0;
   }
 
   return {
-    async requestDeletion(bookId: string): Promise<DeletionOutcome> {
-      if (await eraser.erase({ kind: 'book', id: bookId })) {
-        await finalize(bookId);
+    /**
+     * Phase one of a deletion: the operator's endpoint, called with no
+     * transaction or connection held (it may take 5 s). Asking twice is
+     * harmless, so a request cut off after it simply asks again.
+     */
+    async eraseBackups(bookId: string): Promise<BackupErasure> {
+      return { erased: await eraser.erase({ kind: 'book', id: bookId }) };
+    },
+
+    /**
+     * Phase two, in the caller's `tx`: erased, the book is deleted and its
+     * purge queued; not yet, the deletion is recorded as requested and the
+     * erase-backup job retries the endpoint.
+     */
+    async recordDeletion(tx: Tx, bookId: string, erasure: BackupErasure): Promise<DeletionOutcome> {
+      if (erasure.erased) {
+        await finalize(tx, bookId);
         return { state: 'deleted' };
       }
-      await db.transaction(async (tx) => {
-        await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [bookId]);
-        await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
-      });
+      await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [bookId]);
+      await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS };
     },
 
-    /** The erase-backup job: true once erasure is confirmed and the book finalised (or already gone). */
+    /** A deletion with no request behind it (an account's purge): both phases, each opening what it needs. */
+    async requestDeletion(bookId: string): Promise<DeletionOutcome> {
+      const erasure = { erased: await eraser.erase({ kind: 'book', id: bookId }) };
+      return db.transaction((tx) => this.recordDeletion(tx, bookId, erasure));
+    },
+
+    /** The erase-backup job: true once erasure is confirmed and the book finalised (or already gone). The endpoint is called with no transaction open. */
     async completeErasure(bookId: string): Promise<boolean> {
       const [book] = await db.query<{ deleted_at: string | null }>(`SELECT deleted_at FROM books WHERE id = $1`, [bookId]);
       if (!book || book.deleted_at) return true;
       if (!(await eraser.erase({ kind: 'book', id: bookId }))) return false;
-      await finalize(bookId);
+      await db.transaction((tx) => finalize(tx, bookId));
       return true;
     },
 

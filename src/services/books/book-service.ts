@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -8,7 +8,7 @@ import { findDefaultPlan, findPlan, listPlans } from '../plans/plan-repository.j
 import { PLAN_FEATURES } from '../plans/plan-types.js';
 import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
-import type { BookDeletion } from './book-deletion.js';
+import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { toBook } from './book-mapper.js';
 import { insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
 import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
@@ -55,8 +55,8 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
   const { db, config, cursors, access, deletion } = deps;
 
   /** A plan the caller named; unknown: 400 with the plans on offer. */
-  async function findNamedPlan(slug: string) {
-    const plans = await listPlans(db);
+  async function findNamedPlan(q: Queryable, slug: string) {
+    const plans = await listPlans(q);
     const plan = plans.find((p) => p.slug === slug);
     if (!plan) throw errors.validation(`Unknown plan "${slug}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
     return plan;
@@ -64,34 +64,31 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
 
   return {
     /**
-     * Creates a book owned by the actor. A non-default plan consumes one held
-     * slot in the same transaction; with none free the answer is 402 with the
-     * checkout hint, and nothing is written.
+     * Creates a book owned by the actor, in `tx`. A non-default plan consumes
+     * one held slot in the same transaction; with none free the answer is 402
+     * with the checkout hint, and the caller's transaction must roll back.
      */
-    async createBook(actor: Actor, input: BookInput & { title: string; plan?: string }) {
+    async createBook(tx: Tx, actor: Actor, input: BookInput & { title: string; plan?: string }) {
       assertBookValues(input);
       // The default plan (most creates) is resolved by the insert itself: one statement in all.
-      const plan = input.plan === undefined ? null : await findNamedPlan(input.plan);
-
-      return db.transaction(async (tx) => {
-        if (plan && !plan.is_default) await consumeSlot(tx, actor.id, plan.slug, config);
-        // A slug another book holds (or takes concurrently) is skipped without an error, so the transaction stays usable.
-        const book = await insertBook(tx, {
-          id: uuidv7(),
-          slugs: slugCandidates(input.title),
-          ownerId: actor.id,
-          title: input.title.trim(),
-          subtitle: input.subtitle ?? '',
-          theme: input.theme ?? DEFAULT_THEME,
-          settings: input.settings ?? {},
-          useCaseSlug: input.use_case_slug ?? null,
-          isPublic: input.is_public ?? false,
-          planSlug: plan?.slug ?? null,
-          billingRecordId: uuidv7(),
-        });
-        if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
-        return toBook(book, 'owner');
+      const plan = input.plan === undefined ? null : await findNamedPlan(tx, input.plan);
+      if (plan && !plan.is_default) await consumeSlot(tx, actor.id, plan.slug, config);
+      // A slug another book holds (or takes concurrently) is skipped without an error, so the transaction stays usable.
+      const book = await insertBook(tx, {
+        id: uuidv7(),
+        slugs: slugCandidates(input.title),
+        ownerId: actor.id,
+        title: input.title.trim(),
+        subtitle: input.subtitle ?? '',
+        theme: input.theme ?? DEFAULT_THEME,
+        settings: input.settings ?? {},
+        useCaseSlug: input.use_case_slug ?? null,
+        isPublic: input.is_public ?? false,
+        planSlug: plan?.slug ?? null,
+        billingRecordId: uuidv7(),
       });
+      if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      return toBook(book, 'owner');
     },
 
     /**
@@ -116,33 +113,45 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
       return toBook(ctx.book, ctx.role);
     },
 
-    /** Applies a partial update under an optional If-Match, atomically with the check. */
-    async updateBook(actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
-      return db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
-          lock: 'update',
-          ifMatch,
-          target: async (c) => ({ value: c.book, etag: etagOf(c.book.updated_at) }),
-        });
-        assertBookValues(patch); // the route's own rules come after the precondition and the gates
-        const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
-        return toBook(await updateBookFields(tx, ctx.book.id, clean), ctx.role);
+    /** Applies a partial update under an optional If-Match, in `tx`, atomically with the check. */
+    async updateBook(tx: Tx, actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
+        tx,
+        lock: 'update',
+        ifMatch,
+        target: async (c) => ({ value: c.book, etag: etagOf(c.book.updated_at) }),
       });
+      assertBookValues(patch); // the route's own rules come after the precondition and the gates
+      const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
+      return toBook(await updateBookFields(tx, ctx.book.id, clean), ctx.role);
     },
 
-    /** Archive or restore; moving to the status already held is a no-op that answers the book. */
-    async setStatus(actor: Actor, slug: string, status: 'active' | 'archived') {
-      return db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, status === 'archived' ? 'archive' : 'restore', { lock: 'update' });
-        const moved = await setBookStatus(tx, ctx.book.id, status);
-        return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
-      });
+    /** Archive or restore, in `tx`; moving to the status already held is a no-op that answers the book. */
+    async setStatus(tx: Tx, actor: Actor, slug: string, status: 'active' | 'archived') {
+      const { ctx } = await access.requireBookAccess(actor, slug, status === 'archived' ? 'archive' : 'restore', { tx, lock: 'update' });
+      const moved = await setBookStatus(tx, ctx.book.id, status);
+      return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
     },
 
-    /** Deletion (owner only, allowed in a grace period): see BookDeletion for the backup erasure that comes first. */
-    async deleteBook(actor: Actor, slug: string) {
+    /**
+     * Deletion's first phase (owner only, allowed in a grace period): asks the
+     * operator's endpoint to erase the book's off-site backups, holding no
+     * transaction while it waits (up to 5 s). Erasure may be asked again at
+     * no harm, so a retry after a crash simply asks again. Then `deleteBook`.
+     */
+    async eraseBookBackups(actor: Actor, slug: string): Promise<BackupErasure> {
       const { ctx } = await access.requireBookAccess(actor, slug, 'delete');
-      return deletion.requestDeletion(ctx.book.id);
+      return deletion.eraseBackups(ctx.book.id);
+    },
+
+    /**
+     * Deletion's second phase, in `tx`: with the backups erased the book is
+     * gone (404) and its purge queued; otherwise the deletion is recorded as
+     * requested and erasure retried in the background. See BookDeletion.
+     */
+    async deleteBook(tx: Tx, actor: Actor, slug: string, erasure: BackupErasure) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'delete', { tx, lock: 'update' });
+      return deletion.recordDeletion(tx, ctx.book.id, erasure);
     },
 
     /** The permissions view: any caller who can see the book; derived from the same table the guard enforces. */

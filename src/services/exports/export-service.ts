@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import type { Queue } from '../../jobs/queue.js';
@@ -75,31 +75,29 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
      * validation_failed). An identical request while one is still pending
      * answers that job instead of rendering the book twice.
      */
-    async requestExport(actor: Actor, slug: string, body: ExportRequest) {
-      return db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'export', { lock: 'update' });
-        const format = (body.export_format ?? DEFAULT_FORMAT) as ExportFormat;
-        const intent = (body.intent ?? DEFAULT_INTENT) as ExportIntent;
-        const feature = FORMAT_FEATURES[format];
-        // The plan gate first (the contract's order: plan gates, then the route's own rules).
-        if (ctx.planFeatures[feature] !== true) {
-          throw errors.validation(`The book's plan (${ctx.book.plan_slug}) does not include ${feature}, which ${format} exports need.`, {
-            field: 'export_format',
-            export_format: format,
-            feature,
-            plan: ctx.book.plan_slug,
-          });
-        }
-        if (!(THEMES as readonly string[]).includes(body.theme)) {
-          throw errors.validation(`Unknown theme "${body.theme}".`, { field: 'theme', offered: [...THEMES] });
-        }
-        const twin = await findPendingTwin(tx, ctx.book.id, { theme: body.theme, intent, format });
-        if (twin) return toExportJob(twin);
-        const { bleedMm, gutterMm } = INTENTS[intent];
-        const row = await insertExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
-        await needQueue().send('export.render', { exportId: row.id }, { tx });
-        return toExportJob(row);
-      });
+    async requestExport(tx: Tx, actor: Actor, slug: string, body: ExportRequest) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'export', { tx, lock: 'update' });
+      const format = (body.export_format ?? DEFAULT_FORMAT) as ExportFormat;
+      const intent = (body.intent ?? DEFAULT_INTENT) as ExportIntent;
+      const feature = FORMAT_FEATURES[format];
+      // The plan gate first (the contract's order: plan gates, then the route's own rules).
+      if (ctx.planFeatures[feature] !== true) {
+        throw errors.validation(`The book's plan (${ctx.book.plan_slug}) does not include ${feature}, which ${format} exports need.`, {
+          field: 'export_format',
+          export_format: format,
+          feature,
+          plan: ctx.book.plan_slug,
+        });
+      }
+      if (!(THEMES as readonly string[]).includes(body.theme)) {
+        throw errors.validation(`Unknown theme "${body.theme}".`, { field: 'theme', offered: [...THEMES] });
+      }
+      const twin = await findPendingTwin(tx, ctx.book.id, { theme: body.theme, intent, format });
+      if (twin) return toExportJob(twin);
+      const { bleedMm, gutterMm } = INTENTS[intent];
+      const row = await insertExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
+      await needQueue().send('export.render', { exportId: row.id }, { tx });
+      return toExportJob(row);
     },
 
     async getExport(actor: Actor, slug: string, id: string) {

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -112,53 +112,51 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
      * expired and accepted ones never block); for an existing account, 409
      * already_a_member or 402 member_limit_exceeded as adding a member would.
      */
-    async createInvitation(actor: Actor, slug: string, input: InvitationInput) {
-      return db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'manage_invitations', { lock: 'update' });
-        const type = input.identifier_type;
-        const identifier = normaliseIdentifier(type, input.identifier, config.messaging.phoneRegion);
-        const role = input.role ?? 'contributor';
-        // A pending row past its expiry is expired now; written so it leaves the one-pending index.
-        await expireStaleInvitations(tx, { bookId: ctx.book.id, type, identifier });
-        const pending = await findPendingInvitation(tx, ctx.book.id, type, identifier);
-        if (pending) {
-          throw new AppError('invitation_pending', 'A pending invitation for this identifier already exists; revoke it to send a new one.', {
-            invitation_id: pending.id,
-          });
-        }
-        const user = await findUserByIdentifier(tx, type, identifier);
-        if (user) await joinBook(tx, ctx, user.id, role);
-        // The token is only ever sent to the invitee (link, SMS, deep link); the row keeps its hash.
-        const token = randomToken(32);
-        const bot = config.messaging.telegram?.botUsername;
-        const row = await insertInvitation(tx, {
-          id: uuidv7(),
-          bookId: ctx.book.id,
-          type,
-          identifier,
-          role,
-          invitedBy: actor.id,
-          tokenHash: sha256(token),
-          deepLink: !user && type === 'telegram' && bot ? `https://t.me/${bot}?start=${token}` : null,
-          acceptedUserId: user?.id ?? null,
+    async createInvitation(tx: Tx, actor: Actor, slug: string, input: InvitationInput) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'manage_invitations', { tx, lock: 'update' });
+      const type = input.identifier_type;
+      const identifier = normaliseIdentifier(type, input.identifier, config.messaging.phoneRegion);
+      const role = input.role ?? 'contributor';
+      // A pending row past its expiry is expired now; written so it leaves the one-pending index.
+      await expireStaleInvitations(tx, { bookId: ctx.book.id, type, identifier });
+      const pending = await findPendingInvitation(tx, ctx.book.id, type, identifier);
+      if (pending) {
+        throw new AppError('invitation_pending', 'A pending invitation for this identifier already exists; revoke it to send a new one.', {
+          invitation_id: pending.id,
         });
-        const inviter = await findUserById(tx, actor.id);
-        const inviterName = [inviter?.first_name, inviter?.last_name].filter(Boolean).join(' ').trim() || actor.email;
-        await dispatch(tx, {
-          type,
-          identifier,
-          user: user ?? null,
-          facts: {
-            bookTitle: ctx.book.title,
-            inviterName,
-            role,
-            acceptUrl: user ? null : `${config.http.publicUrl}/invitations/${token}/`,
-            expiresAt: row.expires_at,
-            homeUrl: `${config.http.publicUrl}/`,
-          },
-        });
-        return toInvitation(row);
+      }
+      const user = await findUserByIdentifier(tx, type, identifier);
+      if (user) await joinBook(tx, ctx, user.id, role);
+      // The token is only ever sent to the invitee (link, SMS, deep link); the row keeps its hash.
+      const token = randomToken(32);
+      const bot = config.messaging.telegram?.botUsername;
+      const row = await insertInvitation(tx, {
+        id: uuidv7(),
+        bookId: ctx.book.id,
+        type,
+        identifier,
+        role,
+        invitedBy: actor.id,
+        tokenHash: sha256(token),
+        deepLink: !user && type === 'telegram' && bot ? `https://t.me/${bot}?start=${token}` : null,
+        acceptedUserId: user?.id ?? null,
       });
+      const inviter = await findUserById(tx, actor.id);
+      const inviterName = [inviter?.first_name, inviter?.last_name].filter(Boolean).join(' ').trim() || actor.email;
+      await dispatch(tx, {
+        type,
+        identifier,
+        user: user ?? null,
+        facts: {
+          bookTitle: ctx.book.title,
+          inviterName,
+          role,
+          acceptUrl: user ? null : `${config.http.publicUrl}/invitations/${token}/`,
+          expiresAt: row.expires_at,
+          homeUrl: `${config.http.publicUrl}/`,
+        },
+      });
+      return toInvitation(row);
     },
 
     /**
@@ -166,15 +164,13 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
      * revoked row with already_revoked true. An accepted or expired one
      * cannot be revoked: 409 invalid_state.
      */
-    async revokeInvitation(actor: Actor, slug: string, id: string) {
-      return db.transaction(async (tx) => {
-        const { ctx, target } = await access.requireBookAccess(actor, slug, 'manage_invitations', { lock: 'update', target: invitationTarget(id) });
-        if (target.status === 'revoked') return { ...toInvitation(target), already_revoked: true };
-        if (target.status !== 'pending') {
-          throw new AppError('invalid_state', `An ${target.status} invitation cannot be revoked.`, { status: target.status });
-        }
-        return { ...toInvitation(await revokeInvitation(tx, ctx.book.id, id)), already_revoked: false };
-      });
+    async revokeInvitation(tx: Tx, actor: Actor, slug: string, id: string) {
+      const { ctx, target } = await access.requireBookAccess(actor, slug, 'manage_invitations', { tx, lock: 'update', target: invitationTarget(id) });
+      if (target.status === 'revoked') return { ...toInvitation(target), already_revoked: true };
+      if (target.status !== 'pending') {
+        throw new AppError('invalid_state', `An ${target.status} invitation cannot be revoked.`, { status: target.status });
+      }
+      return { ...toInvitation(await revokeInvitation(tx, ctx.book.id, id)), already_revoked: false };
     },
 
     /**

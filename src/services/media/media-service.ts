@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { Queue } from '../../jobs/queue.js';
@@ -198,15 +198,14 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
       await forgetPending(staged.key);
     },
 
-    /** Attaches a staged upload to its submission: 201's media. */
-    async attachUpload(actor: Actor, slug: string, submissionId: string, staged: StagedUpload) {
-      return db.transaction(async (tx) => {
-        const { ctx, target: submission } = await access.requireBookAccess(actor, slug, 'upload_own_media', {
-          lock: 'update',
-          target: submissionOf(actor, submissionId, true),
-        });
-        return views.toMedia(await attachStaged(tx, ctx, submission, staged, actor.id));
+    /** Attaches a staged upload to its submission, in `tx`: 201's media. */
+    async attachUpload(tx: Tx, actor: Actor, slug: string, submissionId: string, staged: StagedUpload) {
+      const { ctx, target: submission } = await access.requireBookAccess(actor, slug, 'upload_own_media', {
+        tx,
+        lock: 'update',
+        target: submissionOf(actor, submissionId, true),
       });
+      return views.toMedia(await attachStaged(tx, ctx, submission, staged, actor.id));
     },
 
     attachStaged,
@@ -218,19 +217,17 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     },
 
     /** Detaches and removes a media file: the submission goes back to pending if approved, its files are removed in the background. */
-    async deleteMedia(actor: Actor, slug: string, submissionId: string, mediaId: string): Promise<void> {
-      await db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'delete_media', { lock: 'update', target: mediaOf(submissionId, mediaId, false) });
-        const submission = await findSubmission(tx, ctx.book.id, submissionId, { forUpdate: true });
-        const [gone] = await tx.query<MediaRow>(`DELETE FROM media m WHERE m.id = $1 AND m.book_id = $2 RETURNING ${MEDIA_COLUMNS}`, [mediaId, ctx.book.id]);
-        if (!submission || !gone) throw errors.notFound('media');
-        await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [
-          ctx.book.id,
-          Number(gone.size_bytes) + Number(gone.derived_bytes),
-        ]);
-        await mediaChanged(tx, ctx, submission);
-        await deleteObjectsLater(tx, [gone.storage_key, gone.thumbnail_key]);
-      });
+    async deleteMedia(tx: Tx, actor: Actor, slug: string, submissionId: string, mediaId: string): Promise<void> {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'delete_media', { tx, lock: 'update', target: mediaOf(submissionId, mediaId, false) });
+      const submission = await findSubmission(tx, ctx.book.id, submissionId, { forUpdate: true });
+      const [gone] = await tx.query<MediaRow>(`DELETE FROM media m WHERE m.id = $1 AND m.book_id = $2 RETURNING ${MEDIA_COLUMNS}`, [mediaId, ctx.book.id]);
+      if (!submission || !gone) throw errors.notFound('media');
+      await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [
+        ctx.book.id,
+        Number(gone.size_bytes) + Number(gone.derived_bytes),
+      ]);
+      await mediaChanged(tx, ctx, submission);
+      await deleteObjectsLater(tx, [gone.storage_key, gone.thumbnail_key]);
     },
 
     /**

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
@@ -46,13 +46,12 @@ export async function joinBook(tx: Queryable, ctx: BookContext, userId: string, 
 export function createMemberService(deps: { db: Db; access: BookAccess; cursors: CursorCodec }) {
   const { db, access, cursors } = deps;
 
-  async function addMember(actor: Actor, slug: string, who: { email: string } | { userId: string }, role: MemberRole = 'admin') {
-    return db.transaction(async (tx) => {
-      const { ctx } = await access.requireBookAccess(actor, slug, 'manage_members', { lock: 'update' });
-      const user = 'email' in who ? await findUserByEmail(tx, who.email) : isUuid(who.userId) ? await findUserById(tx, who.userId) : undefined;
-      if (!user) throw new AppError('user_not_found', 'No user matches that email or user_id.');
-      return toMember(await joinBook(tx, ctx, user.id, role));
-    });
+  /** Adds a member, in `tx`. */
+  async function addMember(tx: Tx, actor: Actor, slug: string, who: { email: string } | { userId: string }, role: MemberRole = 'admin') {
+    const { ctx } = await access.requireBookAccess(actor, slug, 'manage_members', { tx, lock: 'update' });
+    const user = 'email' in who ? await findUserByEmail(tx, who.email) : isUuid(who.userId) ? await findUserById(tx, who.userId) : undefined;
+    if (!user) throw new AppError('user_not_found', 'No user matches that email or user_id.');
+    return toMember(await joinBook(tx, ctx, user.id, role));
   }
 
   return {
@@ -62,7 +61,7 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
     async addMemberAsOwner(slug: string, who: { email: string } | { userId: string }, role: MemberRole = 'admin') {
       const owner = await findBookOwner(db, slug);
       if (!owner) throw errors.notFound('book');
-      return addMember(owner, slug, who, role);
+      return db.transaction((tx) => addMember(tx, owner, slug, who, role));
     },
 
     /** Owners and admins see every member, the owner included. */
@@ -84,13 +83,11 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
      * 400 cannot_remove_owner. A user who is not (or no longer) a member is a
      * success too, so a retry after a lost answer is harmless.
      */
-    async removeMember(actor: Actor, slug: string, userId: string) {
-      await db.transaction(async (tx) => {
-        const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { lock: 'update' });
-        if (!isUuid(userId)) throw errors.notFound('member');
-        if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
-        await deleteMember(tx, ctx.book.id, userId);
-      });
+    async removeMember(tx: Tx, actor: Actor, slug: string, userId: string) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { tx, lock: 'update' });
+      if (!isUuid(userId)) throw errors.notFound('member');
+      if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
+      await deleteMember(tx, ctx.book.id, userId);
     },
   };
 }

@@ -16,20 +16,19 @@ export function createRateLimiter(deps: { db: Db }) {
   return {
     /**
      * Counts one hit: one statement (the rate_limit_hit function, which
-     * serialises its bucket with an advisory lock), run outside any request
-     * transaction so the bucket is held for a moment, not for a whole request.
-     * In a transaction of its own it commits without waiting for its WAL
-     * flush (migrations/0015_rate_limit_async_commit.sql).
+     * serialises its bucket with an advisory lock), always a transaction of
+     * its own, on both backends: the bucket is held for a moment, not for a
+     * whole request, so callers count before they open theirs (a caller
+     * holding one is refused by the Db). It commits without waiting for its
+     * WAL flush (migrations/0015_rate_limit_async_commit.sql).
      */
     async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-      const [r] = await db.outside(() =>
-        db.query<{ allowed: boolean; wait_seconds: number; remaining: number }>(`SELECT * FROM rate_limit_hit($1, $2, $3, $4)`, [
-          bucket,
-          limit,
-          windowSeconds,
-          !db.inTransaction(),
-        ]),
-      );
+      const [r] = await db.query<{ allowed: boolean; wait_seconds: number; remaining: number }>(`SELECT * FROM rate_limit_hit($1, $2, $3, $4)`, [
+        bucket,
+        limit,
+        windowSeconds,
+        true,
+      ]);
       if (!r.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(r.wait_seconds)), remaining: 0 };
       return { allowed: true, retryAfterSeconds: 0, remaining: r.remaining };
     },

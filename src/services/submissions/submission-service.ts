@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -134,26 +134,24 @@ export function createSubmissionService(deps: {
      * A new pending memory by the actor: contributor_email is always the
      * actor's own (it cannot be supplied), the source is `api`.
      */
-    async createSubmission(actor: Actor, slug: string, input: SubmissionInput & { text_content: string }) {
+    async createSubmission(tx: Tx, actor: Actor, slug: string, input: SubmissionInput & { text_content: string }) {
       // The book's lock comes last (with the activity bump): concurrent memories to one book overlap until then.
-      return db.transaction((tx) =>
-        access.writeThenLock(tx, actor, slug, 'create_submission', async (ctx) => {
-          assertText(input); // the route's own rules come after the gates
-          const row = await insertSubmission(tx, {
-            id: uuidv7(),
-            bookId: ctx.book.id,
-            contributorUserId: actor.id,
-            contributorName: input.contributor_name ?? null,
-            contributorEmail: actor.email,
-            textContent: input.text_content,
-            isPrivate: input.is_private ?? false,
-            source: 'api',
-          });
-          await deps.announce?.(tx, row);
-          // A new memory has no media and no share card yet: nothing to look up.
-          return toSubmission(row, ctx.book.slug, [], null);
-        }),
-      );
+      return access.writeThenLock(tx, actor, slug, 'create_submission', async (ctx) => {
+        assertText(input); // the route's own rules come after the gates
+        const row = await insertSubmission(tx, {
+          id: uuidv7(),
+          bookId: ctx.book.id,
+          contributorUserId: actor.id,
+          contributorName: input.contributor_name ?? null,
+          contributorEmail: actor.email,
+          textContent: input.text_content,
+          isPrivate: input.is_private ?? false,
+          source: 'api',
+        });
+        await deps.announce?.(tx, row);
+        // A new memory has no media and no share card yet: nothing to look up.
+        return toSubmission(row, ctx.book.slug, [], null);
+      });
     },
 
     /**
@@ -258,40 +256,36 @@ export function createSubmissionService(deps: {
      * (unpinned, share card cleared). Fields sent with their current value
      * are not a change: nothing is written.
      */
-    async updateSubmission(actor: Actor, slug: string, id: string, patch: SubmissionInput, ifMatch: string | undefined) {
-      return db.transaction(async (tx) => {
-        const { ctx, target: current } = await access.requireBookAccess(actor, slug, 'edit_own_submission', {
-          lock: 'update',
-          ifMatch,
-          target: async (c, q) => {
-            const found = await submissionTarget(id, true)(c, q);
-            if (c.role === 'contributor' && found.value.contributor_user_id !== actor.id) throw errors.insufficientRole('owner or admin');
-            return found;
-          },
-        });
-        assertText(patch);
-        const changes: SubmissionInput = {};
-        for (const k of ['text_content', 'contributor_name', 'is_private'] as const) {
-          if (patch[k] !== undefined && patch[k] !== current[k]) (changes as Record<string, unknown>)[k] = patch[k];
-        }
-        if (!Object.keys(changes).length) return presentOne(tx, current, ctx.book.slug);
-        const move = ctx.role === 'contributor' ? nextModerationState(stateOf(current), 'author_edit') : null;
-        const row = await updateSubmission(tx, ctx.book.id, id, changes, move);
-        if (move?.clearShareCard) await dropShareCard(tx, current);
-        await touchBookActivity(tx, ctx.book.id);
-        return presentOne(tx, row, ctx.book.slug);
+    async updateSubmission(tx: Tx, actor: Actor, slug: string, id: string, patch: SubmissionInput, ifMatch: string | undefined) {
+      const { ctx, target: current } = await access.requireBookAccess(actor, slug, 'edit_own_submission', {
+        lock: 'update',
+        ifMatch,
+        target: async (c, q) => {
+          const found = await submissionTarget(id, true)(c, q);
+          if (c.role === 'contributor' && found.value.contributor_user_id !== actor.id) throw errors.insufficientRole('owner or admin');
+          return found;
+        },
       });
+      assertText(patch);
+      const changes: SubmissionInput = {};
+      for (const k of ['text_content', 'contributor_name', 'is_private'] as const) {
+        if (patch[k] !== undefined && patch[k] !== current[k]) (changes as Record<string, unknown>)[k] = patch[k];
+      }
+      if (!Object.keys(changes).length) return presentOne(tx, current, ctx.book.slug);
+      const move = ctx.role === 'contributor' ? nextModerationState(stateOf(current), 'author_edit') : null;
+      const row = await updateSubmission(tx, ctx.book.id, id, changes, move);
+      if (move?.clearShareCard) await dropShareCard(tx, current);
+      await touchBookActivity(tx, ctx.book.id);
+      return presentOne(tx, row, ctx.book.slug);
     },
 
     /** Permanent. */
-    async deleteSubmission(actor: Actor, slug: string, id: string) {
-      await db.transaction(async (tx) => {
-        const { ctx, target } = await access.requireBookAccess(actor, slug, 'delete_submission', { lock: 'update', target: submissionTarget(id, true) });
-        // Its files go in the background once this commits; the storage they held is given back now.
-        await deps.media.releaseSubmissionFiles(tx, ctx.book.id, target);
-        if (!(await deleteSubmission(tx, ctx.book.id, id))) throw errors.notFound('submission');
-        await touchBookActivity(tx, ctx.book.id);
-      });
+    async deleteSubmission(tx: Tx, actor: Actor, slug: string, id: string) {
+      const { ctx, target } = await access.requireBookAccess(actor, slug, 'delete_submission', { tx, lock: 'update', target: submissionTarget(id, true) });
+      // Its files go in the background once this commits; the storage they held is given back now.
+      await deps.media.releaseSubmissionFiles(tx, ctx.book.id, target);
+      if (!(await deleteSubmission(tx, ctx.book.id, id))) throw errors.notFound('submission');
+      await touchBookActivity(tx, ctx.book.id);
     },
 
     /**
@@ -326,31 +320,29 @@ export function createSubmissionService(deps: {
      * nothing. Approve also checks media (400) and the plan's cap (402);
      * reject records the reason and notifies the contributor by email.
      */
-    async moderate(actor: Actor, slug: string, id: string, action: ModerationAction, reason: string | null = null) {
+    async moderate(tx: Tx, actor: Actor, slug: string, id: string, action: ModerationAction, reason: string | null = null) {
       const why = reason?.trim() || null;
       const bookAction = action === 'approve' ? 'approve_submission' : 'moderate_submissions';
-      return db.transaction(async (tx) => {
-        const { ctx, target: current } = await access.requireBookAccess(actor, slug, bookAction, { lock: 'update', target: submissionTarget(id, true) });
-        const move = nextModerationState(stateOf(current), action);
-        if (!move.changed) return { action, changed: false, submission: await presentOne(tx, current, ctx.book.slug) };
-        if (action === 'approve') {
-          await assertMediaReady(tx, id);
-          await assertApprovalCap(tx, ctx);
-        }
-        // Reject records its reason, approve clears an earlier one; pin and unpin leave it.
-        const rejectionReason = action === 'reject' ? why : action === 'approve' ? null : undefined;
-        const row = await applyModerationMove(tx, ctx.book.id, id, move, rejectionReason);
-        await touchBookActivity(tx, ctx.book.id);
-        if (action === 'reject' && row.contributor_email && deps.enqueueMail) {
-          await deps.enqueueMail(rejectionMessage({ ...row, contributor_email: row.contributor_email }, ctx.book, why), tx);
-        }
-        if (move.clearShareCard) await dropShareCard(tx, current);
-        // Approval renders the share card in the background; share_card_url stays null until it is there.
-        if (action === 'approve' && row.share_card_token && deps.queue) {
-          await deps.queue.send('share-card.render', { submissionId: row.id, token: row.share_card_token }, { tx });
-        }
-        return { action, changed: true, submission: await presentOne(tx, row, ctx.book.slug) };
-      });
+      const { ctx, target: current } = await access.requireBookAccess(actor, slug, bookAction, { tx, lock: 'update', target: submissionTarget(id, true) });
+      const move = nextModerationState(stateOf(current), action);
+      if (!move.changed) return { action, changed: false, submission: await presentOne(tx, current, ctx.book.slug) };
+      if (action === 'approve') {
+        await assertMediaReady(tx, id);
+        await assertApprovalCap(tx, ctx);
+      }
+      // Reject records its reason, approve clears an earlier one; pin and unpin leave it.
+      const rejectionReason = action === 'reject' ? why : action === 'approve' ? null : undefined;
+      const row = await applyModerationMove(tx, ctx.book.id, id, move, rejectionReason);
+      await touchBookActivity(tx, ctx.book.id);
+      if (action === 'reject' && row.contributor_email && deps.enqueueMail) {
+        await deps.enqueueMail(rejectionMessage({ ...row, contributor_email: row.contributor_email }, ctx.book, why), tx);
+      }
+      if (move.clearShareCard) await dropShareCard(tx, current);
+      // Approval renders the share card in the background; share_card_url stays null until it is there.
+      if (action === 'approve' && row.share_card_token && deps.queue) {
+        await deps.queue.send('share-card.render', { submissionId: row.id, token: row.share_card_token }, { tx });
+      }
+      return { action, changed: true, submission: await presentOne(tx, row, ctx.book.slug) };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -75,12 +75,10 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
      * Makes the subscription inactive; the row stays and is still listed. A
      * repeat answers the inactive row with already_inactive true.
      */
-    async cancelSubscription(actor: Actor, slug: string, id: string) {
-      return db.transaction(async (tx) => {
-        const { ctx, target } = await access.requireBookAccess(actor, slug, 'cancel_own_subscription', { target: subscriptionTarget(actor, id, true) });
-        if (!target.is_active) return { ...toSubscription(target), already_inactive: true };
-        return { ...toSubscription(await deactivateSubscription(tx, ctx.book.id, id)), already_inactive: false };
-      });
+    async cancelSubscription(tx: Tx, actor: Actor, slug: string, id: string) {
+      const { ctx, target } = await access.requireBookAccess(actor, slug, 'cancel_own_subscription', { tx, target: subscriptionTarget(actor, id, true) });
+      if (!target.is_active) return { ...toSubscription(target), already_inactive: true };
+      return { ...toSubscription(await deactivateSubscription(tx, ctx.book.id, id)), already_inactive: false };
     },
 
     /**
@@ -96,7 +94,7 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
       return db.transaction(async (tx) => {
         const owner = await findBookOwner(tx, input.slug);
         if (!owner) throw errors.notFound('book');
-        const { ctx } = await access.requireBookAccess(owner, input.slug, 'view', { lock: 'share' });
+        const { ctx } = await access.requireBookAccess(owner, input.slug, 'view', { tx, lock: 'share' });
         const user = await findUserByEmail(tx, input.email);
         if (!user) throw new AppError('user_not_found', `No user has the email ${input.email}.`);
         if (!(await findMember(tx, ctx.book.id, user.id))) {

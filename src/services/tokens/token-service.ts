@@ -72,7 +72,7 @@ export function createTokenService(deps: { db: Db }) {
   const lookupBearer = createBearerLookup(db);
   return {
     /** Issues a key; the plaintext leaves this function once and is never stored. */
-    async issueToken(userId: string, name: string, q: Queryable = db): Promise<{ token: TokenRow; plaintext: string }> {
+    async issueToken(q: Queryable, userId: string, name: string): Promise<{ token: TokenRow; plaintext: string }> {
       const plaintext = TOKEN_PREFIX + randomBase62(40);
       // A name the user already has on a live key is 409 name_taken, translated from api_tokens_user_name_key by the database layer.
       const token = (await one<TokenRow>(
@@ -110,7 +110,7 @@ export function createTokenService(deps: { db: Db }) {
     },
 
     /** Revokes one key (a no-op when already revoked) and returns when it was revoked. */
-    async revokeToken(tokenId: string, q: Queryable = db): Promise<string> {
+    async revokeToken(q: Queryable, tokenId: string): Promise<string> {
       const [row] = await q.query<{ revoked_at: string }>(
         `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
         [tokenId],
@@ -119,7 +119,7 @@ export function createTokenService(deps: { db: Db }) {
     },
 
     /** Revokes every live key of a user; web sessions are untouched. */
-    async revokeAllTokens(userId: string, q: Queryable = db): Promise<number> {
+    async revokeAllTokens(q: Queryable, userId: string): Promise<number> {
       const rows = await q.query(`UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
       return rows.length;
     },

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../lib/secrets.js';
@@ -80,18 +80,16 @@ export function createUserService(deps: { db: Db }) {
     },
 
     /** Applies a profile patch under an optional If-Match, atomically with the check. */
-    async updateProfile(
+    async updateProfile(tx: Tx, 
       userId: string,
       patch: { first_name?: string; last_name?: string; books_sort?: string },
       ifMatch: string | undefined,
     ): Promise<UserRow> {
-      return db.transaction(async (tx) => {
-        const current = await findUserForUpdate(tx, userId);
-        if (!current) throw errors.notFound('user');
-        assertIfMatch(ifMatch, etagOf(current.updated_at));
-        if (Object.keys(patch).length === 0) return current;
-        return updateUserProfile(tx, userId, patch);
-      });
+      const current = await findUserForUpdate(tx, userId);
+      if (!current) throw errors.notFound('user');
+      assertIfMatch(ifMatch, etagOf(current.updated_at));
+      if (Object.keys(patch).length === 0) return current;
+      return updateUserProfile(tx, userId, patch);
     },
   };
 }

@@ -41,8 +41,8 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
   const owner = await newUser(t);
   const session = await newSession(t, owner);
   const tokens = createTokenService({ db: t.db });
-  const spare = await tokens.issueToken(owner.user.id, `revoked-${crypto.randomUUID().slice(0, 8)}`);
-  await tokens.revokeToken(spare.token.id);
+  const spare = await tokens.issueToken(t.db, owner.user.id, `revoked-${crypto.randomUUID().slice(0, 8)}`);
+  await tokens.revokeToken(t.db, spare.token.id);
 
   const params: Record<string, string> = {};
   params.slug = (await newBook(t, owner)).slug;
@@ -51,7 +51,7 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
   // {user_id} of /books/{slug}/members/{user_id}/: a member of that book (its owner; the cases never get as far as removing).
   params.user_id = owner.user.id;
   // {job_id} of /books/{slug}/exports/{job_id}/…: an export of that book (JSON, the default plan's format).
-  params.job_id = (await servicesOf(t).exports.requestExport(owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' })).id;
+  params.job_id = (await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' }))).id;
 
   // {stream} of /me/unsubscribe/{stream}/…: the one stream the token route takes.
   params.stream = 'onboarding';

@@ -74,7 +74,7 @@ for (const kind of kinds) {
       const services = createServices({ db, config, queue: producer });
       const user = await services.users.createUser({ email: `crash-${uuidv7().slice(-8)}@example.test`, password: 'long enough pw' });
       await services.quotas.grantSlots(user.id, 'premium', 1);
-      const book = await services.books.createBook(user, { title: 'Crash course', plan: 'premium' });
+      const book = await db.transaction((tx) => services.books.createBook(tx, user, { title: 'Crash course', plan: 'premium' }));
       const [{ id: bookId }] = await db.query<{ id: string }>('SELECT id FROM books WHERE slug = $1', [book.slug]);
       const submissionId = uuidv7();
       await db.query(
@@ -90,7 +90,7 @@ for (const kind of kinds) {
          VALUES ($1, $2, $3, $4, 'image', 'image/jpeg', $5, $6, $7, 640, 480, 'complete', 'not_scanned')`,
         [mediaId, submissionId, bookId, user.id, photo.length, 'a'.repeat(64), key],
       );
-      const job = await services.exports.requestExport(user, book.slug, { theme: 'heirloom_gallery', intent: 'shop' });
+      const job = await db.transaction((tx) => services.exports.requestExport(tx, user, book.slug, { theme: 'heirloom_gallery', intent: 'shop' }));
       await producer.stop();
       await services.store.close();
       await db.close();

@@ -103,7 +103,7 @@ describe.each(STORES)(`an upload cut off by SIGKILL on the %s store (${TEST_DATA
       const services = createServices({ config, db });
       const user = await services.users.createUser({ email: `crash-${store}@example.test`, password: 'long enough pw' });
       await services.quotas.grantSlots(user.id, 'premium', 1);
-      return (await services.tokens.issueToken(user.id, 'crash')).plaintext;
+      return (await services.tokens.issueToken(db, user.id, 'crash')).plaintext;
     });
     const auth = { authorization: `Bearer ${token}` };
     const json = { ...auth, 'content-type': 'application/json' };

@@ -68,7 +68,7 @@ describe(`a server killed with SIGKILL mid-write (${TEST_DATABASE_URL ? 'postgre
     const setupDb = await openDb();
     const services = createServices({ config: loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }), db: setupDb });
     const user = await services.users.createUser({ email: 'crash@example.test', password: 'long enough pw' });
-    const { plaintext: token } = await services.tokens.issueToken(user.id, 'crash');
+    const { plaintext: token } = await services.tokens.issueToken(setupDb, user.id, 'crash');
     await services.quotas.grantSlots(user.id, 'plus', 1);
     await setupDb.close();
 

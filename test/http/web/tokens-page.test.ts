@@ -45,7 +45,7 @@ describe('GET /settings/tokens/ signed in', () => {
   it('lists live tokens only, escaped, with the create form and its script', async () => {
     const { client, email } = await signUp(t);
     const me = await t.get('/api/v1/auth/me/', { headers: { cookie: client.cookieHeader() } });
-    const issue = async (name: string) => (await createTokenService({ db: t.db }).issueToken(me.body.user.id, name)).plaintext;
+    const issue = async (name: string) => (await createTokenService({ db: t.db }).issueToken(t.db, me.body.user.id, name)).plaintext;
     await issue('<script>alert("x")</script>');
     await issue('laptop');
     const revoked = await issue('old-ci');

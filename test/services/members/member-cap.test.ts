@@ -61,8 +61,8 @@ describe('member cap', () => {
     const [admin, contributor, outsider, target] = await Promise.all([newUser(t), newUser(t), newUser(t), newUser(t)]);
     await members.addMemberAsOwner(slug, { userId: admin.user.id }, 'admin');
     await members.addMemberAsOwner(slug, { userId: contributor.user.id }, 'contributor');
-    expect(await codeOf(members.addMember(contributor.user, slug, { userId: target.user.id }, 'contributor'))).toBe('insufficient_role');
-    expect(await codeOf(members.addMember(outsider.user, slug, { userId: target.user.id }, 'contributor'))).toBe('not_found');
-    expect(await codeOf(members.addMember(admin.user, slug, { userId: target.user.id }, 'contributor'))).toBe('ok');
+    expect(await codeOf(t.db.transaction((tx) => members.addMember(tx, contributor.user, slug, { userId: target.user.id }, 'contributor')))).toBe('insufficient_role');
+    expect(await codeOf(t.db.transaction((tx) => members.addMember(tx, outsider.user, slug, { userId: target.user.id }, 'contributor')))).toBe('not_found');
+    expect(await codeOf(t.db.transaction((tx) => members.addMember(tx, admin.user, slug, { userId: target.user.id }, 'contributor')))).toBe('ok');
   });
 });

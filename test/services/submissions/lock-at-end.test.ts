@@ -65,8 +65,8 @@ describe.skipIf(!TEST_DATABASE_URL)('a new memory decides again under its book l
     meanwhile = async () => {
       await other.query(`UPDATE books SET billing_status = 'grace_period', grace_period_ends_at = now() + interval '7 days' WHERE slug = $1`, [slug]);
     };
-    const err = await service()
-      .createSubmission(actor(owner), slug, { text_content: 'Written during the change' })
+    const err = await t.db
+      .transaction((tx) => service().createSubmission(tx, actor(owner), slug, { text_content: 'Written during the change' }))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('book_grace_period');
@@ -77,7 +77,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a new memory decides again under its book l
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner, { plan: 'plus' });
     const [before] = await t.db.query<{ last_activity_at: string; updated_at: string }>(`SELECT last_activity_at, updated_at FROM books WHERE slug = $1`, [slug]);
-    const created = await service().createSubmission(actor(owner), slug, { text_content: 'Plain memory' });
+    const created = await t.db.transaction((tx) => service().createSubmission(tx, actor(owner), slug, { text_content: 'Plain memory' }));
     expect(created.status).toBe('pending');
     const [after] = await t.db.query<{ last_activity_at: string; updated_at: string }>(`SELECT last_activity_at, updated_at FROM books WHERE slug = $1`, [slug]);
     // The activity moves; the book's own representation (and so its ETag) does not.
@@ -93,8 +93,8 @@ describe.skipIf(!TEST_DATABASE_URL)('a new memory decides again under its book l
     meanwhile = async () => {
       await other.query(`DELETE FROM book_members WHERE user_id = $1 AND book_id = (SELECT id FROM books WHERE slug = $2)`, [admin.user.id, slug]);
     };
-    const err = await service()
-      .createSubmission(actor(admin), slug, { text_content: 'Sent while being removed' })
+    const err = await t.db
+      .transaction((tx) => service().createSubmission(tx, actor(admin), slug, { text_content: 'Sent while being removed' }))
       .catch((e: unknown) => e);
     expect((err as AppError).code).toBe('not_found');
     expect(await memories(slug, 'Sent while being removed')).toBe(0);

@@ -50,16 +50,16 @@ describe('reject notifies the contributor', () => {
     const svc = service();
     sent.length = 0;
 
-    const res = await svc.moderate(owner.user, slug, s.id, 'reject', '  Too blurry  ');
+    const res = await t.db.transaction((tx) => svc.moderate(tx, owner.user, slug, s.id, 'reject', '  Too blurry  '));
     expect(res.changed).toBe(true);
     expect(sent).toHaveLength(1);
     expect(sent[0].message).toMatchObject({ to: author.email, subject: 'Your memory for "Summer 2026" was not included' });
     expect(sent[0].message.text).toContain('The reason given: Too blurry');
     expect(sent[0].message.text).toContain('Hello Bea,');
 
-    await svc.moderate(owner.user, slug, s.id, 'reject', 'again');
-    await svc.moderate(owner.user, slug, s.id, 'approve');
-    await svc.moderate(owner.user, slug, s.id, 'pin');
+    await t.db.transaction((tx) => svc.moderate(tx, owner.user, slug, s.id, 'reject', 'again'));
+    await t.db.transaction((tx) => svc.moderate(tx, owner.user, slug, s.id, 'approve'));
+    await t.db.transaction((tx) => svc.moderate(tx, owner.user, slug, s.id, 'pin'));
     expect(sent).toHaveLength(1);
   });
 
@@ -69,7 +69,7 @@ describe('reject notifies the contributor', () => {
     const s = await newSubmission(t, slug, owner);
     await t.db.query(`UPDATE submissions SET contributor_email = NULL WHERE id = $1`, [s.id]);
     sent.length = 0;
-    expect((await service().moderate(owner.user, slug, s.id, 'reject', 'x')).changed).toBe(true);
+    expect((await t.db.transaction((tx) => service().moderate(tx, owner.user, slug, s.id, 'reject', 'x'))).changed).toBe(true);
     expect(sent).toHaveLength(0);
   });
 
@@ -78,7 +78,7 @@ describe('reject notifies the contributor', () => {
     const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
     const s = await newSubmission(t, slug, owner);
     failNext = true;
-    await expect(service().moderate(owner.user, slug, s.id, 'reject', 'x')).rejects.toThrow('queue down');
+    await expect(t.db.transaction((tx) => service().moderate(tx, owner.user, slug, s.id, 'reject', 'x'))).rejects.toThrow('queue down');
     const [row] = await t.db.query<{ status: string; rejection_reason: string | null }>(`SELECT status, rejection_reason FROM submissions WHERE id = $1`, [s.id]);
     expect(row).toEqual({ status: 'pending', rejection_reason: null });
   });

@@ -26,7 +26,7 @@ async function newUserWithKeys(n: number): Promise<{ user: UserRow; keys: { id: 
   const tokens = createTokenService({ db });
   const keys = [];
   for (let i = 0; i < n; i++) {
-    const { token, plaintext } = await tokens.issueToken(user.id, `k${i}`);
+    const { token, plaintext } = await tokens.issueToken(db, user.id, `k${i}`);
     keys.push({ id: token.id, plaintext });
   }
   return { user, keys };
@@ -72,7 +72,7 @@ describe('batched bearer lookups', () => {
     const a = await newUserWithKeys(5);
     const b = await newUserWithKeys(5);
     const revoked = a.keys[4];
-    await createTokenService({ db: database.db }).revokeToken(revoked.id);
+    await createTokenService({ db: database.db }).revokeToken(database.db, revoked.id);
     const unknown = TOKEN_PREFIX + 'x'.repeat(40);
 
     const { db, state } = instrumented();
@@ -109,7 +109,7 @@ describe('batched bearer lookups', () => {
     await waitFor(() => heldCount() === 2);
 
     // Another process revokes; the next request must see it although it has to wait for a slot.
-    await createTokenService({ db: database.db }).revokeToken(keys[0].id);
+    await createTokenService({ db: database.db }).revokeToken(database.db, keys[0].id);
     state.hold = false;
     const after = tokens.authenticate(keys[0].plaintext);
     await tick();
