@@ -415,6 +415,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       checked(entry, payload, 'sent');
       const singletonKey = options.singletonKey ?? entry.definition.options?.singletonKey?.(payload);
       const sendIn = async (tx: Queryable | undefined) => {
+        // The check and the send are one step only inside a transaction; sweeps run once per period, so outside one
+        // the worst a race does is queue an idempotent job twice.
         if (options.unlessPending) {
           if (singletonKey === undefined) throw new Error(`job ${name}: unlessPending needs a singleton key`);
           const pending = await (tx ?? db).query(`SELECT 1 FROM ${schema}.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`, [
