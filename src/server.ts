@@ -3,9 +3,8 @@ import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
-import { createHousekeeping } from './housekeeping.js';
+import { runJobs, type JobRunner, type JobRunnerOptions } from './job-handlers.js';
 import { createQueue } from './jobs/queue.js';
-import { jobs } from './jobs/registry.js';
 import { createServices, type Services } from './services/index.js';
 
 export interface RunningServer {
@@ -24,14 +23,16 @@ export interface ServerOptions {
    * it from here (closes it on failure and on close). Default: opened here.
    */
   db?: Promise<Db>;
+  /** For the in-process worker's schedules (tests pass a fake clock). */
+  jobs?: JobRunnerOptions;
 }
 
 /**
- * Housekeeping's first run waits this long after listen: on PGlite it holds
+ * The schedules' first check waits this long after listen: on PGlite it holds
  * the one connection for a moment, which is better spent on the first
  * requests (the readiness probe among them).
  */
-const HOUSEKEEPING_FIRST_RUN_DELAY_MS = 5_000;
+const FIRST_SCHEDULE_TICK_DELAY_MS = 5_000;
 
 /**
  * The process entry for `memorybook serve`: database, migrations, app,
@@ -50,7 +51,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   lap('database_open_ms');
   let services: Services | undefined;
   // One set of services for the routes and the job handlers.
-  const queue = createQueue({ db, config, jobs, services: () => services! });
+  const queue = createQueue({ db, config });
   let built: FastifyInstance | undefined;
   let app: FastifyInstance;
   let address: string;
@@ -77,11 +78,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await db.close();
     throw err;
   }
-  const housekeeping = createHousekeeping({ services, log: app.log, requestTimeoutMs: config.http.timeouts.requestMs });
-  housekeeping.start({ firstRunAfterMs: HOUSEKEEPING_FIRST_RUN_DELAY_MS });
-  // The worker runs in-process unless the operator runs it apart (`serve --no-worker` beside `memorybook worker`).
+  // The worker (handlers and schedules) runs in-process unless the operator runs it apart
+  // (`serve --no-worker` beside `memorybook worker`): then this process only sends jobs.
   const worker = options.worker ?? true;
-  if (worker) queue.work();
+  const jobs: JobRunner | undefined = worker
+    ? runJobs({ db, config, queue, services, log: app.log }, { firstTickAfterMs: FIRST_SCHEDULE_TICK_DELAY_MS, ...options.jobs })
+    : undefined;
   startup.since_process_start_ms = Math.round(process.uptime() * 1000);
   // CPU spent by then, all threads: above the elapsed time, the start used more than one core.
   const cpu = process.cpuUsage();
@@ -91,7 +93,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      housekeeping.stop();
+      await jobs?.stop();
       await app.close(); // stops accepting, waits for requests in flight
       await queue.stop(); // lets running jobs finish (30 s at most)
       await services!.store.close();

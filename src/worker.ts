@@ -3,11 +3,13 @@ import pino from 'pino';
 import type { Config } from './config/config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
+import { runJobs, type JobRunner, type JobRunnerOptions } from './job-handlers.js';
+import { jobSpecs } from './jobs/job-catalog.js';
 import { createQueue, type JobDefinition, type Queue, type QueueDeps } from './jobs/queue.js';
-import { jobs } from './jobs/registry.js';
+import { createServices, type Services } from './services/index.js';
 
-export interface WorkerOptions extends Pick<QueueDeps, 'pollIntervalMs' | 'maintenanceIntervalSeconds'> {
-  /** Jobs beyond the registry (tests). */
+export interface WorkerOptions extends Pick<QueueDeps, 'pollIntervalMs' | 'maintenanceIntervalSeconds'>, JobRunnerOptions {
+  /** Jobs beyond the catalog, with their handlers (tests). */
   jobs?: readonly JobDefinition[];
   log?: FastifyBaseLogger;
 }
@@ -15,33 +17,40 @@ export interface WorkerOptions extends Pick<QueueDeps, 'pollIntervalMs' | 'maint
 export interface RunningWorker {
   db: Db;
   queue: Queue;
+  services: Services;
+  jobs: JobRunner;
   log: FastifyBaseLogger;
-  /** Stops taking jobs, lets running ones finish (up to timeoutMs), closes the database. */
+  /** Stops the schedules and taking jobs, lets running ones finish (up to timeoutMs), closes the database. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /**
  * The process entry for `memorybook worker`: database, migrations, the job
- * queue and every registered handler, without the HTTP API. `memorybook
- * serve` runs the same queue in-process (see server.ts).
+ * queue with every handler, and the schedules, without the HTTP API.
+ * `memorybook serve` runs the same in-process (see server.ts).
  */
 export async function startWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
   const log = options.log ?? pino({ level: config.logLevel, base: { component: 'worker' } });
   const db = await createDb(config);
-  let queue: Queue;
+  let queue: Queue | undefined;
+  let services: Services | undefined;
+  let jobs: JobRunner;
   try {
     await migrate(db);
     queue = createQueue({
       db,
       config,
       log,
-      jobs: [...jobs, ...(options.jobs ?? [])],
+      jobs: [...jobSpecs, ...(options.jobs ?? [])],
       pollIntervalMs: options.pollIntervalMs,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
     });
+    services = createServices({ config, db, queue });
     await queue.start();
-    queue.work();
+    jobs = runJobs({ db, config, queue, services, log }, options);
   } catch (err) {
+    await queue?.stop().catch(() => {});
+    await services?.store.close().catch(() => {});
     await db.close();
     throw err;
   }
@@ -50,8 +59,10 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   let closing: Promise<void> | undefined;
   const close = (o: { timeoutMs?: number } = {}) =>
     (closing ??= (async () => {
+      await jobs.stop();
       await queue.stop(o);
+      await services.store.close();
       await db.close();
     })());
-  return { db, queue, log, close };
+  return { db, queue, services, jobs, log, close };
 }

@@ -14,7 +14,6 @@ import type { Config } from '../config/config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { createQueue } from '../jobs/queue.js';
-import { jobs } from '../jobs/registry.js';
 import { randomBase62 } from '../lib/secrets.js';
 import type { Actor } from '../services/books/book-access.js';
 import { createServices, type Services } from '../services/index.js';
@@ -148,9 +147,8 @@ export async function runDemo(config: Config, options: DemoOptions = {}): Promis
     await migrate(db);
     // Media uploads enqueue their processing (done here too) and approvals their share cards: the queue is needed for the sends.
     // Its log goes to stderr: stdout carries only the result.
-    let services: Services | undefined;
-    const queue = createQueue({ db, config, jobs, services: () => services!, log: pino({ level: config.logLevel, base: { component: 'jobs' } }, pino.destination(2)) });
-    services = createServices({ config, db, queue });
+    const queue = createQueue({ db, config, log: pino({ level: config.logLevel, base: { component: 'jobs' } }, pino.destination(2)) });
+    const services = createServices({ config, db, queue });
     const users = await services.users.countUsers();
     if (users > 0 && !options.force) {
       throw new DemoRefused(

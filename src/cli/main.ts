@@ -52,8 +52,8 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
 
 /** The job queue's tables and every job's queue (see installJobQueues). */
 async function installQueues(config: Config, db: Db): Promise<void> {
-  const [{ installJobQueues }, { jobs }] = await Promise.all([import('../jobs/queue.js'), import('../jobs/registry.js')]);
-  await installJobQueues({ db, config, jobs });
+  const { installJobQueues } = await import('../jobs/queue.js');
+  await installJobQueues({ db, config });
 }
 
 /** Commands go through the same services as the API, so every rule holds for them too. */

@@ -1,8 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config/config.js';
 import type { Queryable } from '../db/client.js';
-import { configuredQueueSchema, type JobDefinition } from './queue.js';
-import { jobs as registeredJobs } from './registry.js';
+import { jobSpecs, type JobSpec } from './job-catalog.js';
+import { configuredQueueSchema } from './queue.js';
 
 /** A job pg-boss gave up on, as `memorybook jobs failed` prints it. */
 export interface FailedJob {
@@ -31,13 +31,12 @@ interface FailedRow {
 
 /**
  * Jobs given up for good, newest first, from pg-boss's job and archive
- * tables. A retryForever row that a new job continues is not given up, and is
- * left out. Empty when the queue was never installed in this database.
+ * tables. Empty when the queue was never installed in this database.
  */
 export async function listFailedJobs(
   db: Queryable,
   config: Config,
-  options: { name?: string; limit?: number; schema?: string; jobs?: readonly JobDefinition[] } = {},
+  options: { name?: string; limit?: number; schema?: string; jobs?: readonly JobSpec[] } = {},
 ): Promise<FailedJob[]> {
   const schema = options.schema ?? configuredQueueSchema(config);
   const limit = options.limit ?? 50;
@@ -48,12 +47,12 @@ export async function listFailedJobs(
   const given_up = (table: string, archived: boolean) => `
     SELECT id::text, name, data, output, retry_count, completed_on, ${archived} AS archived
     FROM ${schema}.${table}
-    WHERE state = 'failed' AND ($1::text IS NULL OR name = $1) AND NOT COALESCE((output->>'continued')::boolean, false)`;
+    WHERE state = 'failed' AND ($1::text IS NULL OR name = $1)`;
   const rows = await db.query<FailedRow>(
     `${given_up('job', false)} UNION ALL ${given_up('archive', true)} ORDER BY completed_on DESC, id LIMIT $2`,
     [options.name ?? null, limit],
   );
-  const definitions = new Map((options.jobs ?? registeredJobs).map((j) => [j.name, j as JobDefinition]));
+  const definitions = new Map((options.jobs ?? jobSpecs).map((j) => [j.name, j]));
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -74,7 +73,7 @@ function errorMessage(output: unknown): string | null {
   return typeof inner === 'string' ? inner : null;
 }
 
-function summary(definition: JobDefinition | undefined, data: unknown): Record<string, unknown> | null {
+function summary(definition: JobSpec | undefined, data: unknown): Record<string, unknown> | null {
   // A payload stored under an older schema shows nothing rather than something misread.
   if (!definition?.summarize || !Value.Check(definition.payload, data)) return null;
   return definition.summarize(data);

@@ -1,13 +1,8 @@
 /**
- * Durable background jobs on pg-boss, in the service's own database (PGlite or PostgreSQL).
- *
- * To add a job:
- *  1. Write src/jobs/<job>.ts: `export const fooJob = defineJob({ name: 'area.verb', payload: Type.Object(…), options, handle })`;
- *     the handler calls a service, is idempotent (it may run again after a crash) and stays thin.
- *  2. Add `'area.verb': Static<typeof FooPayload>` to JobPayloads below, and the job to the list in registry.ts.
- *  3. Enqueue in the transaction that makes the state change: `await queue.send('area.verb', payload, { tx })`
- *     (routes and services get the queue as `deps.queue`).
- *  A payload change that old queued jobs would not pass is a new name (`area.verb.v2`); keep the old handler until it drains.
+ * Durable background jobs on pg-boss, in the service's own database (PGlite or PostgreSQL): the adapter
+ * behind the JobSender port. It knows jobs only by their catalog entry (job-catalog.ts: name, payload
+ * schema, options); handlers are handed in by the process that runs them (src/job-handlers.ts), so
+ * nothing here knows a service.
  *
  * Why our own worker loop and not pg-boss's `work()` (checked against pg-boss 10.4.2, src/manager.js watch()):
  *  - it calls `this.complete(…)` and `this.fail(…)` without awaiting them, so the worker fetches its next job before
@@ -26,58 +21,10 @@ import PgBoss from 'pg-boss';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
-import { createServices, type Services } from '../services/index.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
+import { jobSpecs, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
-/** Job name → payload, for every job the service runs; `queue.send` is checked against it. */
-export interface JobPayloads {
-  'mail.send': Static<typeof import('./send-mail.js').SendMailPayload>;
-  'sms.send': Static<typeof import('./send-sms.js').SendSmsPayload>;
-  'telegram.send': Static<typeof import('./send-telegram.js').SendTelegramPayload>;
-  'book.erase-backup': Static<typeof import('./delete-book.js').BookIdPayload>;
-  'book.purge': Static<typeof import('./delete-book.js').BookIdPayload>;
-  'account.erase-backup': Static<typeof import('./account.js').UserIdPayload>;
-  'account.purge': Static<typeof import('./account.js').UserIdPayload>;
-  'account.export': Static<typeof import('./account-export.js').AccountExportIdPayload>;
-  'account.export-expire': Static<typeof import('./account-export.js').AccountExportIdPayload>;
-  'mail.digests': Static<typeof import('./account.js').DayPayload>;
-  'mail.activity-reminders': Static<typeof import('./account.js').DayPayload>;
-  'media.process': Static<typeof import('./media.js').MediaIdPayload>;
-  'storage.delete-objects': Static<typeof import('./media.js').DeleteObjectsPayload>;
-  'share-card.render': Static<typeof import('./media.js').ShareCardPayload>;
-  'export.render': Static<typeof import('./exports.js').ExportIdPayload>;
-  'export.expire': Static<typeof import('./exports.js').ExportIdPayload>;
-  'notifications.new-submission': Static<typeof import('./notifications.js').SubmissionIdPayload>;
-  'notifications.digest': Static<typeof import('./notifications.js').DayPayload>;
-}
-
-/** pg-boss queue policies: `stately` keeps at most one queued and one running job per singleton key. */
-export type QueuePolicy = 'standard' | 'short' | 'singleton' | 'stately';
-
-export interface JobOptions<P> {
-  /** Retries after the first attempt (default 3). */
-  retryLimit?: number;
-  /** Seconds before the first retry (default 10). */
-  retryDelay?: number;
-  /** Double the delay on every retry, with jitter (default true). */
-  retryBackoff?: boolean;
-  /** The lease: a run longer than this is aborted and retried, also when its worker died (default 900). */
-  expireInSeconds?: number;
-  /** With a `singleton`/`stately`/`short` policy, jobs with the same key are deduplicated. */
-  singletonKey?(payload: P): string;
-  policy?: QueuePolicy;
-  /** Handlers of this job running at once in one process (default 1). */
-  concurrency?: number;
-  /**
-   * Never give up (retryLimit is not used). With backoff, retries back off
-   * from retryDelay while the wait stays within maxDelaySeconds, then go on
-   * every maxDelaySeconds for as long as it takes. pg-boss 10 has no cap on
-   * its backoff, so each stretch is a job row of its own: the row whose
-   * attempts are used up is called off and continued by a new one, in one
-   * transaction (see continueJob).
-   */
-  retryForever?: { maxDelaySeconds: number };
-}
+export type { JobOptions, JobPayloads, JobSpec, QueuePolicy } from './job-catalog.js';
 
 export interface JobContext {
   id: string;
@@ -90,38 +37,25 @@ export interface JobContext {
   db: Db;
   config: Config;
   log: FastifyBaseLogger;
-  queue: Queue;
-  /** The same services the API runs on: handlers go through them, so every rule holds for jobs too. */
-  services: Services;
+  /** To send follow-up jobs outside a service (tests). */
+  queue: Queue<any>;
 }
 
-export interface JobDefinition<N extends string = string, S extends TSchema = TSchema> {
-  name: N;
-  payload: S;
-  options?: JobOptions<Static<S>>;
+export type JobHandler<P = any> = (payload: P, ctx: JobContext) => Promise<void>;
+
+/** Job name → handler: what a worker runs (src/job-handlers.ts builds the service's own). */
+export type JobHandlers<M extends object = JobPayloads> = { [N in keyof M]: JobHandler<M[N]> };
+
+/** A job with its handler in one (tests, and jobs a test adds to a worker). */
+export interface JobDefinition<N extends string = string, S extends TSchema = TSchema> extends JobSpec<N, S> {
   handle(payload: Static<S>, ctx: JobContext): Promise<void>;
-  /** What `memorybook jobs failed` may show of a payload: ids, never message bodies or secrets (default: nothing). */
-  summarize?(payload: Static<S>): Record<string, unknown>;
 }
 
 export function defineJob<N extends string, S extends TSchema>(definition: JobDefinition<N, S>): JobDefinition<N, S> {
   return definition;
 }
 
-export interface SendOptions {
-  /**
-   * Enqueue inside this transaction: the job exists only if it commits. Always
-   * pass it inside db.transaction: on PGlite a send outside would wait for
-   * that very transaction to end.
-   */
-  tx?: Queryable;
-  /** Run no earlier than this many seconds from now. */
-  startAfterSeconds?: number;
-  /** Overrides the job's own singletonKey(payload). */
-  singletonKey?: string;
-  /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */
-  retryDelaySeconds?: number;
-}
+export type SendOptions = JobSendOptions<Queryable>;
 
 /** A job as stored, for status checks and tests. Timestamps are ISO strings. */
 export interface JobRecord {
@@ -137,16 +71,19 @@ export interface JobRecord {
   output: unknown;
 }
 
-export interface Queue<M extends object = JobPayloads> {
+export interface Queue<M extends object = JobPayloads> extends JobSender<M, Queryable> {
   /** The Postgres schema pg-boss keeps its tables in. */
   readonly schema: string;
-  /** Adds a job definition; allowed before or after start. */
-  register(definition: JobDefinition): Promise<void>;
+  /** Adds a job (with its handler, or only to send it); allowed before or after start. */
+  register(definition: JobSpec | JobDefinition): Promise<void>;
   /** Installs or upgrades pg-boss's schema, creates the queues and starts maintenance (expiry of dead leases, archiving). */
   start(): Promise<void>;
-  /** Starts polling for jobs and running their handlers in this process. */
-  work(): void;
-  send<N extends keyof M & string>(name: N, payload: M[N], options?: SendOptions): Promise<string | null>;
+  /**
+   * Starts polling for jobs and running their handlers in this process: those
+   * given here and those registered with one. A job without a handler is
+   * only sent from here.
+   */
+  work(handlers?: Partial<JobHandlers<M>>): void;
   getJob(name: string, id: string): Promise<JobRecord | null>;
   /** Runs pg-boss maintenance now (fails expired leases, archives finished and stale jobs, drops old archive rows); it also runs on a timer. */
   maintain(): Promise<void>;
@@ -158,15 +95,14 @@ export interface QueueDeps {
   db: Db;
   config: Config;
   log?: FastifyBaseLogger;
-  jobs?: readonly JobDefinition[];
+  /** The jobs this queue sends (and, with a handler, runs); default: every job of the catalog. */
+  jobs?: readonly (JobSpec | JobDefinition)[];
   /** Defaults to queueSchemaName(the configured DATABASE_SCHEMA). */
   schema?: string;
   /** How often an idle worker asks for work (default 2000). */
   pollIntervalMs?: number;
   /** How often expired leases are failed over and old jobs archived (default 60). */
   maintenanceIntervalSeconds?: number;
-  /** The process's services, for the handlers; by default built on first use from this queue's db and config. */
-  services?: () => Services;
 }
 
 const DEFAULTS = { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 } as const;
@@ -174,9 +110,6 @@ const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
 
 /** How long a job may wait to start (no worker running) before pg-boss archives it unrun: pg-boss's own default. */
 export const QUEUED_RETENTION_SECONDS = 14 * 24 * 3600;
-
-/** Attempts in each continuation row of a retryForever job (about a day at an hourly cap). */
-const CONTINUATION_ATTEMPTS = 24;
 
 interface RetryPlan {
   retryLimit: number;
@@ -203,11 +136,6 @@ export function retentionSeconds(plan: RetryPlan, maintenanceIntervalSeconds = D
   return QUEUED_RETENTION_SECONDS + Math.ceil(horizon);
 }
 
-/** With retryForever and backoff: the retries whose longest wait (retryDelay·2^n) stays within the cap. */
-function retriesWithin(maxDelaySeconds: number, retryDelay: number): number {
-  return Math.max(0, Math.floor(Math.log2(maxDelaySeconds / Math.max(1, retryDelay))));
-}
-
 /** The Postgres schema of the job queue for this configuration. */
 export function configuredQueueSchema(config: Config): string {
   return queueSchemaName(config.database.kind === 'postgres' ? config.database.schema : null);
@@ -226,7 +154,8 @@ export function queueSchemaName(databaseSchema: string | null | undefined): stri
 }
 
 interface Registered {
-  definition: JobDefinition;
+  definition: JobSpec;
+  handle?: JobHandler;
   /** The payload's compiled check, made on first use: most jobs send nothing for a while after a start. */
   check(): TypeCheck<TSchema>;
 }
@@ -245,9 +174,9 @@ interface Running {
  * start). pg-boss's create_queue skips a queue that exists, so two processes
  * starting together create each one once.
  */
-async function ensureJobQueues(db: Db, boss: PgBoss, definitions: JobDefinition[]) {
+async function ensureJobQueues(db: Db, boss: PgBoss, definitions: readonly JobSpec[]) {
   const existing = new Map((await boss.getQueues()).map((q) => [q.name, q.policy]));
-  const policyOf = (d: JobDefinition) => d.options?.policy ?? 'standard';
+  const policyOf = (d: JobSpec) => d.options?.policy ?? 'standard';
   const missing = definitions.filter((d) => !existing.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
   if (missing.length) {
     // pg-boss reaches the database through our Db, so its statements join this transaction.
@@ -266,7 +195,7 @@ async function ensureJobQueues(db: Db, boss: PgBoss, definitions: JobDefinition[
  * `memorybook migrate` (and of any command that migrates): a first `serve`
  * after it finds them ready. Nothing runs: no worker, no maintenance.
  */
-export async function installJobQueues(deps: { db: Db; config: Config; jobs: readonly JobDefinition[]; schema?: string }): Promise<void> {
+export async function installJobQueues(deps: { db: Db; config: Config; jobs?: readonly JobSpec[]; schema?: string }): Promise<void> {
   const boss = new PgBoss({
     db: createBossDb(deps.db) as PgBoss.Db,
     schema: deps.schema ?? configuredQueueSchema(deps.config),
@@ -277,7 +206,7 @@ export async function installJobQueues(deps: { db: Db; config: Config; jobs: rea
   boss.on('error', () => {}); // nothing runs in the background here; start() itself throws
   await boss.start();
   try {
-    await ensureJobQueues(deps.db, boss, [...deps.jobs]);
+    await ensureJobQueues(deps.db, boss, deps.jobs ?? jobSpecs);
   } finally {
     await boss.stop({ graceful: false, close: false });
   }
@@ -295,14 +224,11 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     schema,
     migrate: true,
     supervise: true,
-    schedule: false, // no cron jobs; housekeeping has its own timer
+    schedule: false, // recurring work is claimed per period by our own scheduler (see scheduler.ts for why)
     maintenanceIntervalSeconds,
   });
   // Maintenance errors (a dropped connection) are emitted; unhandled they would crash the process.
   boss.on('error', (err) => log.warn({ err }, 'job queue maintenance failed; will retry'));
-
-  let services: Services | undefined;
-  const servicesOf = () => (services ??= deps.services?.() ?? createServices({ db, config, queue: queue as unknown as Queue }));
 
   const registered = new Map<string, Registered>();
   const running = new Set<Running>();
@@ -311,16 +237,17 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   let state: 'new' | 'starting' | 'started' | 'stopping' | 'stopped' = 'new';
   let working = false;
 
-  function add(definition: JobDefinition): Registered {
+  function add(definition: JobSpec | JobDefinition): Registered {
     if (registered.has(definition.name)) throw new Error(`job ${definition.name} is registered twice`);
     let compiled: TypeCheck<TSchema> | undefined;
-    const entry = { definition, check: () => (compiled ??= TypeCompiler.Compile(definition.payload)) };
+    const handle = 'handle' in definition ? definition.handle : undefined;
+    const entry: Registered = { definition, handle, check: () => (compiled ??= TypeCompiler.Compile(definition.payload)) };
     registered.set(definition.name, entry);
     return entry;
   }
-  for (const job of deps.jobs ?? []) add(job);
+  for (const job of deps.jobs ?? jobSpecs) add(job);
 
-  const ensureQueues = (definitions: JobDefinition[]) => ensureJobQueues(db, boss, definitions);
+  const ensureQueues = (definitions: JobSpec[]) => ensureJobQueues(db, boss, definitions);
 
   function checked(entry: Registered, payload: unknown, when: string) {
     const check = entry.check();
@@ -340,38 +267,14 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     });
   }
 
-  function firstPlan(definition: JobDefinition, retryDelaySeconds: number | undefined): RetryPlan {
+  function planOf(definition: JobSpec, retryDelaySeconds: number | undefined): RetryPlan {
     const o = definition.options ?? {};
-    const retryDelay = retryDelaySeconds ?? o.retryDelay ?? DEFAULTS.retryDelay;
-    const retryBackoff = o.retryBackoff ?? DEFAULTS.retryBackoff;
-    const expireInSeconds = o.expireInSeconds ?? DEFAULTS.expireInSeconds;
-    if (!o.retryForever) return { retryLimit: o.retryLimit ?? DEFAULTS.retryLimit, retryDelay, retryBackoff, expireInSeconds };
-    // One retry more than the attempts used, kept in reserve (see continueJob).
-    const attempts = retryBackoff ? retriesWithin(Math.max(o.retryForever.maxDelaySeconds, retryDelay), retryDelay) + 1 : CONTINUATION_ATTEMPTS;
-    return { retryLimit: attempts, retryDelay, retryBackoff, expireInSeconds };
-  }
-
-  /**
-   * A retryForever row whose attempts are used up: a new row carries on at a
-   * steady pace (the cap, or the plain retryDelay without backoff), and this
-   * one records the error pointing at it and is cancelled, all or nothing.
-   * It happens one attempt before pg-boss's retryLimit, so a worker that dies
-   * during that attempt leaves a retry in reserve (run by pg-boss once the
-   * lease expires) instead of a row pg-boss fails for good. With the
-   * singleton key already queued (stately) the send returns null: that job
-   * carries on.
-   */
-  async function continueJob(entry: Registered, job: PgBoss.JobWithMetadata, failure: unknown): Promise<string | null> {
-    const every = job.retryBackoff ? Math.max(entry.definition.options!.retryForever!.maxDelaySeconds, job.retryDelay) : job.retryDelay;
-    const plan = { retryLimit: CONTINUATION_ATTEMPTS, retryDelay: every, retryBackoff: false, expireInSeconds: Number(job.expireInSeconds) };
-    return db.transaction(async (tx) => {
-      const txDb = transactionBossDb(tx) as PgBoss.Db;
-      const nextId = await enqueue(entry, job.data, plan, { db: txDb, singletonKey: job.singletonKey ?? undefined, startAfterSeconds: every });
-      // fail() stores the output (the row moves to retry, or to failed on the reserve attempt); cancel() calls the retry off.
-      await boss.fail(entry.definition.name, job.id, { ...errorOutput(failure), continued: true, next_job_id: nextId }, { db: txDb });
-      await boss.cancel(entry.definition.name, job.id, { db: txDb });
-      return nextId;
-    });
+    return {
+      retryLimit: o.retryLimit ?? DEFAULTS.retryLimit,
+      retryDelay: retryDelaySeconds ?? o.retryDelay ?? DEFAULTS.retryDelay,
+      retryBackoff: o.retryBackoff ?? DEFAULTS.retryBackoff,
+      expireInSeconds: o.expireInSeconds ?? DEFAULTS.expireInSeconds,
+    };
   }
 
   function wake(name: string) {
@@ -393,6 +296,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
 
   function startLoops(entry: Registered) {
+    if (!entry.handle) return;
     for (let i = 0; i < (entry.definition.options?.concurrency ?? 1); i++) loops.push(loop(entry));
   }
 
@@ -419,6 +323,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
 
   async function run(entry: Registered, job: PgBoss.JobWithMetadata) {
     const { definition } = entry;
+    const handle = entry.handle!;
     const abort = new AbortController();
     const self: Running = { name: definition.name, id: job.id, abort };
     running.add(self);
@@ -427,11 +332,9 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     const attempt = job.retryCount + 1;
     const jobLog = log.child({ job: definition.name, job_id: job.id, attempt });
     let ok = false;
-    let payloadOk = false;
     let failure: unknown;
     try {
       const payload = checked(entry, job.data, 'as stored');
-      payloadOk = true;
       const ctx: JobContext = {
         id: job.id,
         name: definition.name,
@@ -441,10 +344,9 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         db,
         config,
         log: jobLog,
-        queue: queue as unknown as Queue,
-        services: servicesOf(),
+        queue,
       };
-      const handled = definition.handle(payload, ctx);
+      const handled = handle(payload, ctx);
       // An abandoned handler may still reject later; that must not become an unhandled rejection.
       handled.catch(() => {});
       await Promise.race([handled, aborted(abort.signal)]);
@@ -460,10 +362,6 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       if (ok) {
         await boss.complete(definition.name, job.id);
         jobLog.debug('job completed');
-      } else if (definition.options?.retryForever && attempt >= job.retryLimit && payloadOk) {
-        // (A payload that fails its schema never will pass: it uses up its retries below and is given up.)
-        const nextId = await continueJob(entry, job, failure);
-        jobLog.warn({ err: failure, next_job_id: nextId }, 'job failed; will retry as a new job');
       } else {
         await boss.fail(definition.name, job.id, errorOutput(failure));
         // Given up: the operator sees it here and in `memorybook jobs failed`.
@@ -497,9 +395,15 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       }
       state = 'started';
     },
-    work() {
+    work(handlers = {}) {
       if (state !== 'started') throw new Error('start the job queue before working');
-      if (working) return;
+      if (working) throw new Error('the job queue is working already');
+      for (const [name, handle] of Object.entries(handlers) as [string, JobHandler | undefined][]) {
+        const entry = registered.get(name);
+        if (!entry) throw new Error(`no job named ${name} is registered`);
+        if (entry.handle && handle) throw new Error(`job ${name} has a handler already`);
+        entry.handle ??= handle;
+      }
       working = true;
       for (const entry of registered.values()) startLoops(entry);
     },
@@ -509,11 +413,25 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // While stopping, handlers that are finishing may still enqueue follow-up jobs.
       if (state !== 'started' && state !== 'stopping') throw new Error(`the job queue is not running (${state}); cannot send ${name}`);
       checked(entry, payload, 'sent');
-      const id = await enqueue(entry, payload, firstPlan(entry.definition, options.retryDelaySeconds), {
-        singletonKey: options.singletonKey ?? entry.definition.options?.singletonKey?.(payload),
-        startAfterSeconds: options.startAfterSeconds,
-        db: options.tx ? transactionBossDb(options.tx) : undefined,
-      });
+      const singletonKey = options.singletonKey ?? entry.definition.options?.singletonKey?.(payload);
+      const sendIn = async (tx: Queryable | undefined) => {
+        // The check and the send are one step only inside a transaction; sweeps run once per period, so outside one
+        // the worst a race does is queue an idempotent job twice.
+        if (options.unlessPending) {
+          if (singletonKey === undefined) throw new Error(`job ${name}: unlessPending needs a singleton key`);
+          const pending = await (tx ?? db).query(`SELECT 1 FROM ${schema}.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`, [
+            name,
+            singletonKey,
+          ]);
+          if (pending.length) return null;
+        }
+        return enqueue(entry, payload, planOf(entry.definition, options.retryDelaySeconds), {
+          singletonKey,
+          startAfterSeconds: options.startAfterSeconds,
+          db: tx ? transactionBossDb(tx) : undefined,
+        });
+      };
+      const id = await sendIn(options.tx);
       // A local worker looks now instead of at its next poll (inside a
       // transaction it may not see the job yet; the poll catches it then).
       if (!options.startAfterSeconds) wake(name);

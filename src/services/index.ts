@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
-import type { Queue } from '../jobs/queue.js';
+import type { JobSender } from '../jobs/job-catalog.js';
 import { createAccountService } from './account/account-service.js';
 import { createAccountExportService } from './account/account-export-service.js';
 import { createMailStreamService } from './account/mail-streams.js';
@@ -41,7 +41,7 @@ export interface ServiceDeps {
   config: Config;
   db: Db;
   /** The background job queue. Without it, what enqueues (deletion, mail) cannot run: only the OpenAPI export builds services without one. */
-  queue?: Queue;
+  queue?: JobSender;
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
 }

@@ -12,7 +12,7 @@ import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { TEST_DATABASE_URL } from '../helpers/test-db.js';
 import { createPgliteDb } from '../../src/db/client.js';
 import { queueSchemaName } from '../../src/jobs/queue.js';
-import { jobs } from '../../src/jobs/registry.js';
+import { jobSpecs } from '../../src/jobs/job-catalog.js';
 
 const run = promisify(execFile);
 const BIN = path.resolve('bin/memorybook.js');
@@ -70,7 +70,7 @@ describe('memorybook CLI', () => {
     const migrated = JSON.parse((await cli('migrate')).stdout);
     expect(migrated.applied).toContain('0001_spine');
     // migrate also installs the job queues, so a first serve finds them ready.
-    expect((await jobQueues()).sort()).toEqual(jobs.map((j) => j.name).sort());
+    expect((await jobQueues()).sort()).toEqual(jobSpecs.map((j) => j.name).sort());
     expect(JSON.parse((await cli('migrate')).stdout)).toEqual({ applied: [] });
 
     const user = JSON.parse((await cli('user', 'create', '--email', 'Op@Example.test', '--password', 'long enough pw', '--first-name', 'Op', '--staff')).stdout);

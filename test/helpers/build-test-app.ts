@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Db } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { createQueue, queueSchemaName, type Queue } from '../../src/jobs/queue.js';
-import { jobs } from '../../src/jobs/registry.js';
+import { createJobHandlers } from '../../src/job-handlers.js';
 import { createResponseValidator } from './openapi-validator.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
@@ -83,12 +83,12 @@ export async function buildTestApp(
   const config = testConfig(options.env);
   const database = await createTestDatabase();
   const store = options.wrapStore ? options.wrapStore(createObjectStore(config)) : createObjectStore(config);
-  // The real job queue in the test's own schema; handlers run only when the test asks for a worker.
-  let services: Services | undefined;
-  const queue = createQueue({ db: database.db, config, jobs, schema: queueSchemaName(database.schema), pollIntervalMs: 200, services: () => services! });
-  services = createServices({ config, db: database.db, queue, store });
+  // The real job queue in the test's own schema; handlers run only when the test asks for a worker
+  // (schedules never: a test runs the scheduled job it is about).
+  const queue = createQueue({ db: database.db, config, schema: queueSchemaName(database.schema), pollIntervalMs: 200 });
+  const services = createServices({ config, db: database.db, queue, store });
   await queue.start();
-  if (options.worker) queue.work();
+  if (options.worker) queue.work(createJobHandlers({ services, config }));
   const app = await buildApp({ config, db: database.db, queue, services }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
   const validate = (validatorCache ??= createResponseValidator((await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()));

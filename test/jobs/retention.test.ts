@@ -9,39 +9,21 @@ import { dropQueueSchema, sleep, waitFor } from './helpers.js';
 type TestJobs = {
   'test.long-retry': { n: number };
   'test.unrun': { n: number };
-  'test.forever': { n: number };
   'test.doomed': { n: number };
-  'test.forever-reserve': { n: number };
+  'test.owed': { n: number };
 };
 const N = Type.Object({ n: Type.Integer() });
 
 let t: TestApp;
 let queue: Queue<TestJobs>;
-const logged: { level: number; msg: string; job_id?: string; next_job_id?: string; err?: { message: string } }[] = [];
+const logged: { level: number; msg: string; job_id?: string; err?: { message: string } }[] = [];
 const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
-
-/** Attempts of test.forever, and when each began. */
-const foreverRuns: number[] = [];
-const FOREVER_SUCCEEDS_ON = 4;
 
 const definitions: JobDefinition[] = [
   defineJob({ name: 'test.long-retry', payload: N, options: { retryLimit: 25, retryDelay: 30, retryBackoff: true }, handle: async () => {} }),
   defineJob({ name: 'test.unrun', payload: N, options: { retryLimit: 0 }, handle: async () => {} }),
-  defineJob({
-    name: 'test.forever',
-    payload: N,
-    options: { retryForever: { maxDelaySeconds: 1 }, retryDelay: 1, retryBackoff: true, policy: 'stately', singletonKey: (p) => String(p.n) },
-    handle: async () => {
-      foreverRuns.push(Date.now());
-      if (foreverRuns.length < FOREVER_SUCCEEDS_ON) throw new Error(`endpoint refused (run ${foreverRuns.length})`);
-    },
-  }),
-  defineJob({
-    name: 'test.forever-reserve',
-    payload: N,
-    options: { retryForever: { maxDelaySeconds: 1 }, retryDelay: 1, retryBackoff: true, expireInSeconds: 60 },
-    handle: async () => {},
-  }),
+  // Never taken: its jobs stay queued (a start far ahead) or are moved by the test.
+  defineJob({ name: 'test.owed', payload: N, options: { retryLimit: 2, singletonKey: (p) => String(p.n) }, handle: async () => {} }),
   defineJob({
     name: 'test.doomed',
     payload: N,
@@ -105,51 +87,36 @@ describe('retention', () => {
     expect(await row(longId)).toMatchObject({ state: 'retry' });
   });
 
-  it('sizes book.erase-backup’s retention from the operator’s retry delay, and never sets it a retry limit that ends', async () => {
+  it('gives book.erase-backup a bounded plan backing off from the operator’s retry delay, and a retention that covers it', async () => {
     const [book] = await t.db.query<{ id: string }>(`SELECT gen_random_uuid()::text AS id`);
     const id = (await t.queue.send('book.erase-backup', { bookId: book.id }, { retryDelaySeconds: 30, startAfterSeconds: 3600 }))!;
     const [job] = await t.db.query<Row>(`SELECT state, retry_limit, output, keep_until, start_after FROM ${t.queue.schema}.job WHERE id = $1`, [id]);
-    // Backoff 30 s … 32 min (six retries stay within the hour, a seventh is kept in reserve); then hourly rows continue it.
-    expect(job.retry_limit).toBe(7);
+    // Backoff 30 s … 32 min, about an hour in all; then the hourly deletions.sweep queues it again while it is owed.
+    expect(job.retry_limit).toBe(6);
     expect((Date.parse(job.keep_until) - Date.parse(job.start_after)) / 1000).toBeGreaterThan(14 * DAY + 30 * (2 + 4 + 8 + 16 + 32 + 64));
   });
 });
 
-describe('giving up', () => {
-  it('a retryForever job out of retries continues as a new job at the capped delay, and is never listed as failed', async () => {
-    const firstId = (await queue.send('test.forever', { n: 1 }))!;
-    const next = await waitFor('a continuation job', async () => (await row(firstId))?.output?.next_job_id as string | undefined);
-    await waitFor('the continuation to succeed', async () => (await row(next))?.state === 'completed');
-
-    // Called off with its last error, pointing at the row that carried on.
-    expect(await row(firstId)).toMatchObject({ state: 'cancelled', output: { continued: true, next_job_id: next, message: 'endpoint refused (run 1)' } });
-    expect(foreverRuns).toHaveLength(FOREVER_SUCCEEDS_ON);
-    // Every wait stays near the one-second cap: no backoff past it.
-    const gaps = foreverRuns.slice(1).map((at, i) => at - foreverRuns[i]);
-    for (const gap of gaps) {
-      expect(gap).toBeGreaterThanOrEqual(900);
-      expect(gap).toBeLessThan(4000);
+describe('sending what is still owed', () => {
+  it('with unlessPending, sends nothing while a job of that key waits, retries or runs; sends again once it is over', async () => {
+    const later = { startAfterSeconds: 3600 };
+    const first = (await queue.send('test.owed', { n: 1 }, later))!;
+    expect(await queue.send('test.owed', { n: 1 }, { ...later, unlessPending: true })).toBeNull();
+    // Another key is not held back.
+    expect(await queue.send('test.owed', { n: 2 }, { ...later, unlessPending: true })).toMatch(/^[0-9a-f-]{36}$/);
+    for (const state of ['retry', 'active']) {
+      await t.db.query(`UPDATE ${queue.schema}.job SET state = $2 WHERE id = $1`, [first, state]);
+      expect(await queue.send('test.owed', { n: 1 }, { ...later, unlessPending: true })).toBeNull();
     }
-    expect(logged.filter((l) => l.msg === 'job failed; will retry as a new job')).toEqual([
-      expect.objectContaining({ level: 40, job_id: firstId, next_job_id: next }),
-    ]);
-    expect(logged.some((l) => l.level >= 50 && l.job_id !== undefined && [firstId, next].includes(l.job_id))).toBe(false);
-    expect(await failed({ name: 'test.forever' })).toEqual([]);
+    await t.db.query(`UPDATE ${queue.schema}.job SET state = 'failed', completed_on = now() WHERE id = $1`, [first]);
+    // Inside a transaction too, where the sweep's check and send commit together.
+    const again = await t.db.transaction((tx) => queue.send('test.owed', { n: 1 }, { ...later, unlessPending: true, tx }));
+    expect(again).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again).not.toBe(first);
   });
+});
 
-  it('a retryForever row whose worker died during its continuing attempt still has a retry in reserve', async () => {
-    const id = (await queue.send('test.forever-reserve', { n: 1 }, { startAfterSeconds: 3600 }))!;
-    const { retry_limit } = await row(id);
-    // As if a worker took the continuing attempt (the one before pg-boss's limit) and died: its lease ran out an hour ago.
-    await t.db.query(
-      `UPDATE ${queue.schema}.job SET state = 'active', retry_count = $2, started_on = now() - interval '1 hour', start_after = now() - interval '1 hour' WHERE id = $1`,
-      [id, retry_limit - 1],
-    );
-    await queue.maintain();
-    expect(await row(id)).toMatchObject({ state: 'retry', output: { value: { message: 'job failed by timeout in active state' } } });
-    await waitFor('the reserve attempt to run and succeed', async () => (await row(id))?.state === 'completed');
-  });
-
+describe('giving up', () => {
   it('a job that fails for good is logged at error level and listed, also once archived', async () => {
     const id = (await queue.send('test.doomed', { n: 7 }))!;
     await waitFor('the job to fail', async () => (await row(id))?.state === 'failed');

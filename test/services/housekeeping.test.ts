@@ -1,13 +1,11 @@
-import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createHousekeeping } from '../../src/housekeeping.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { newBook, newUser, servicesOf } from '../helpers/factories.js';
-import { sleep, waitFor } from '../jobs/helpers.js';
+import { newBook, newUser } from '../helpers/factories.js';
+import { waitFor } from '../jobs/helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ worker: true });
 });
 afterAll(() => t.close());
 
@@ -20,26 +18,10 @@ async function staleInvitation(): Promise<string> {
   return inv.id;
 }
 const statusOf = async (id: string) => (await t.db.query<{ status: string }>('SELECT status FROM invitations WHERE id = $1', [id]))[0].status;
-const housekeeping = () => createHousekeeping({ services: servicesOf(t), log: pino({ level: 'silent' }), requestTimeoutMs: 60_000 });
 
-it('with firstRunAfterMs, the first run waits that long instead of starting at once', async () => {
+it('runs as the housekeeping.run job on a worker (queued by its schedule), and writes stale invitations expired', async () => {
   const id = await staleInvitation();
-  const hk = housekeeping();
-  hk.start({ firstRunAfterMs: 600 });
-  try {
-    await sleep(200);
-    expect(await statusOf(id)).toBe('pending');
-    await waitFor('the delayed run to expire the invitation', async () => (await statusOf(id)) === 'expired', 10_000);
-  } finally {
-    hk.stop();
-  }
-});
-
-it('stopped before its first run, it never runs', async () => {
-  const id = await staleInvitation();
-  const hk = housekeeping();
-  hk.start({ firstRunAfterMs: 300 });
-  hk.stop();
-  await sleep(800);
-  expect(await statusOf(id)).toBe('pending');
+  const jobId = (await t.queue.send('housekeeping.run', { period: '2031-05-06T10:20:00.000Z' }))!;
+  await waitFor('the housekeeping job to complete', async () => (await t.queue.getJob('housekeeping.run', jobId))?.state === 'completed');
+  expect(await statusOf(id)).toBe('expired');
 });

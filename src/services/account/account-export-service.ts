@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { RateLimitResult } from '../rate-limit/rate-limiter.js';
@@ -77,11 +77,11 @@ function storageUnavailable(cause: unknown) {
  * file written in the background (`account.export`) as gzip-compressed JSON,
  * streamed page by page into the store, kept 30 days (`account.export-expire`).
  */
-export function createAccountExportService(deps: { db: Db; store: ObjectStore; queue?: Queue; log?: Pick<FastifyBaseLogger, 'warn'>; now?: () => Date }) {
+export function createAccountExportService(deps: { db: Db; store: ObjectStore; queue?: JobSender; log?: Pick<FastifyBaseLogger, 'warn'>; now?: () => Date }) {
   const { db, store } = deps;
   const clock = () => deps.now?.() ?? new Date();
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('account exports need the job queue');
     return deps.queue;
   }

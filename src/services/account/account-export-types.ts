@@ -14,7 +14,7 @@ export const ACCOUNT_EXPORT_URL_TTL_SECONDS = 3600;
 /** The first wait on a 502 from the poll (the contract's backoff advice: 1, 2, 4, 8 s, at most 60). */
 export const ACCOUNT_EXPORT_RETRY_AFTER_SECONDS = 1;
 /** Runs of the job before it is failed for good (the queue keeps one spare run; see jobs/account-export.ts). */
-export const ACCOUNT_EXPORT_RUNS = 3;
+export { ACCOUNT_EXPORT_RUNS } from '../../jobs/job-catalog.js';
 
 export const ACCOUNT_EXPORT_CONTENT_TYPE = 'application/gzip';
 export const ACCOUNT_EXPORT_FORMAT_VERSION = 1;

@@ -2,7 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { createBackupEraser } from '../books/backup-eraser.js';
@@ -16,7 +16,7 @@ import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reau
 export interface AccountServiceDeps {
   db: Db;
   config: Pick<Config, 'secretKey' | 'backupErasureUrl' | 'backupErasureRetrySeconds' | 'messaging'>;
-  queue?: Queue;
+  queue?: JobSender;
   tokens: TokenService;
   audit: AuditService;
   bookDeletion: BookDeletion;
@@ -44,7 +44,7 @@ export function createAccountService(deps: AccountServiceDeps) {
   const reauth = createReauthStore({ secretKey: deps.config.secretKey });
   const eraser = createBackupEraser(deps.config);
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('account deletion needs the job queue');
     return deps.queue;
   }
@@ -207,6 +207,20 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (!(await eraser.erase({ kind: 'user', id: userId }))) return false;
       await db.transaction((tx) => finalize(tx, userId, null));
       return true;
+    },
+
+    /**
+     * The sweep (hourly): queues the backup erasure of every account whose
+     * deletion still waits for it, unless one is pending; so an erasure is
+     * retried for as long as the endpoint refuses.
+     */
+    async resumeErasures(): Promise<number> {
+      const owed = await db.query<{ id: string }>(`SELECT id FROM users WHERE deletion_requested_at IS NOT NULL AND deleted_at IS NULL ORDER BY id`);
+      let queued = 0;
+      for (const u of owed) {
+        if (await needQueue().send('account.erase-backup', { userId: u.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) queued++;
+      }
+      return queued;
     },
 
     /**

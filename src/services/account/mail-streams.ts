@@ -3,7 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -47,10 +47,10 @@ export type StreamMail = MailMessage & { stream: MailStream; userId: string };
  * asks `allowsMail` right before sending: mail of a stream the user left
  * meanwhile is dropped, never sent.
  */
-export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'http'>; queue?: Queue }) {
+export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'http'>; queue?: JobSender }) {
   const { db, config } = deps;
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('mail streams need the job queue');
     return deps.queue;
   }

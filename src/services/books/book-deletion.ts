@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { createBackupEraser } from './backup-eraser.js';
 
 export type BookDeletion = ReturnType<typeof createBookDeletion>;
@@ -25,14 +25,14 @@ export const DELETION_RETRY_AFTER_SECONDS = 30;
 export function createBookDeletion(deps: {
   db: Db;
   config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>;
-  queue?: Queue;
+  queue?: JobSender;
   /** Queues removal of the book's stored files, in the purge's transaction. */
   releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
 }) {
   const { db, queue } = deps;
   const eraser = createBackupEraser(deps.config);
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!queue) throw new Error('book deletion needs the job queue');
     return queue;
   }
@@ -86,6 +86,31 @@ export function createBookDeletion(deps: {
       if (!(await eraser.erase({ kind: 'book', id: bookId }))) return false;
       await db.transaction((tx) => finalize(tx, bookId));
       return true;
+    },
+
+    /**
+     * The sweep (hourly, see the catalog's schedules): queues the erasure of
+     * every book whose deletion still waits for it, and the purge of every
+     * book deleted over an hour ago whose rows are still there, unless a job
+     * for it is pending. This is what retries an erasure for as long as the
+     * endpoint refuses, and a purge that gave up.
+     */
+    async resumeOwed(): Promise<{ erasures: number; purges: number }> {
+      const owed = await db.query<{ id: string; erased: boolean }>(
+        `SELECT id, deleted_at IS NOT NULL AS erased FROM books
+         WHERE (deletion_requested_at IS NOT NULL AND deleted_at IS NULL) OR deleted_at < now() - interval '1 hour'
+         ORDER BY id`,
+      );
+      let erasures = 0;
+      let purges = 0;
+      for (const b of owed) {
+        if (b.erased) {
+          if (await needQueue().send('book.purge', { bookId: b.id }, { unlessPending: true })) purges++;
+        } else if (await needQueue().send('book.erase-backup', { bookId: b.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) {
+          erasures++;
+        }
+      }
+      return { erasures, purges };
     },
 
     /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
 import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
@@ -51,10 +51,10 @@ export interface RenderRun {
  * lapses, and it starts over: the artifact only appears, whole, when the
  * store has it all. Finished files are kept 7 days (`export.expire`).
  */
-export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?: Queue; now?: () => Date }) {
+export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?: JobSender; now?: () => Date }) {
   const { db, store } = deps;
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('exports need the job queue');
     return deps.queue;
   }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { ObjectStore } from '../../storage/object-store.js';
@@ -60,10 +60,10 @@ function storageUnavailable(cause: unknown) {
  * export-rendering.ts); a request only records the job and queues it, in one
  * transaction.
  */
-export function createExportService(deps: { db: Db; access: BookAccess; store: ObjectStore; cursors: CursorCodec; queue?: Queue; log?: Pick<FastifyBaseLogger, 'warn'> }) {
+export function createExportService(deps: { db: Db; access: BookAccess; store: ObjectStore; cursors: CursorCodec; queue?: JobSender; log?: Pick<FastifyBaseLogger, 'warn'> }) {
   const { db, access, store, cursors } = deps;
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('exports need the job queue');
     return deps.queue;
   }

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Queryable } from '../../db/client.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { addedMail, addedText, invitationMail, invitationSms, type InvitationFacts } from './invitation-messages.js';
 import type { IdentifierType } from './invitation-types.js';
 
@@ -23,7 +23,7 @@ export interface DispatchInput {
  *  - telegram: a bot cannot write first, so a pending invitation records a
  *    deep link for the inviter to pass on; a known chat gets a message.
  */
-export function createInvitationDispatch(deps: { config: Config; queue?: Queue }) {
+export function createInvitationDispatch(deps: { config: Config; queue?: JobSender }) {
   const { config, queue } = deps;
   return async function dispatch(tx: Queryable, d: DispatchInput): Promise<void> {
     if (!queue) return;

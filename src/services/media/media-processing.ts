@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/client.js';
 import { one } from '../../db/client.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { objectKeys, type MediaRow } from './media-types.js';
 import { MEDIA_COLUMNS } from './media-views.js';
@@ -31,7 +31,7 @@ interface Findings {
  * duration. Safe to run again: a run that died half way starts over, and a
  * poster written by a run whose result was never recorded is overwritten.
  */
-export function createMediaProcessing(deps: { db: Db; config: Config; store: ObjectStore; queue?: Queue; scanner?: VirusScanner | null }) {
+export function createMediaProcessing(deps: { db: Db; config: Config; store: ObjectStore; queue?: JobSender; scanner?: VirusScanner | null }) {
   const { db, config, store } = deps;
   const scanner = deps.scanner !== undefined ? deps.scanner : config.media.clamav ? createClamavScanner(config.media.clamav) : null;
 

@@ -3,7 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { ObjectStore } from '../../storage/object-store.js';
@@ -68,10 +68,10 @@ function mediaOf(submissionId: string, mediaId: string, forUpdate: boolean) {
  * storage counter and the processing job — under the book's lock, the same
  * lock order (book, submission, media) as every other write in a book.
  */
-export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue?: Queue; log?: FastifyBaseLogger }) {
+export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue?: JobSender; log?: FastifyBaseLogger }) {
   const { db, access, store, views } = deps;
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('media needs the job queue');
     return deps.queue;
   }

@@ -8,7 +8,7 @@ import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import type { MediaService, StagedUpload } from '../media/media-service.js';
 import type { MediaViews } from '../media/media-views.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { assertApprovalCap, assertMediaReady } from './approval-checks.js';
 import { nextModerationState, type ModerationAction } from './moderation.js';
 import { rejectionMessage } from './notifications.js';
@@ -94,7 +94,7 @@ export function createSubmissionService(deps: {
   access: BookAccess;
   views: MediaViews;
   media: Pick<MediaService, 'releaseSubmissionFiles' | 'attachStaged'>;
-  queue?: Queue;
+  queue?: JobSender;
   enqueueMail?: EnqueueMail;
   /** Queues the new-memory notifications of a submission just written, in its transaction (NotificationService.announce). */
   announce?: (tx: Queryable, submission: { id: string; book_id: string }) => Promise<void>;

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
-import type { Queue } from '../../jobs/queue.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { digestMail, digestText, newMemoryMail, newMemoryText, type DigestFacts, type NewMemoryFacts } from './notification-messages.js';
 import { claimDelivery, selectRecipients, type Recipient } from './subscription-repository.js';
@@ -24,10 +24,10 @@ const authorOf = (s: { contributor_name: string | null; first_name: string | nul
  * Each (subscription, event) is claimed in notification_deliveries in the
  * transaction that queues its message, so a job that runs twice sends once.
  */
-export function createNotificationService(deps: { db: Db; config: Config; queue?: Queue }) {
+export function createNotificationService(deps: { db: Db; config: Config; queue?: JobSender }) {
   const { db, config } = deps;
 
-  function needQueue(): Queue {
+  function needQueue(): JobSender {
     if (!deps.queue) throw new Error('notifications need the job queue');
     return deps.queue;
   }

@@ -15,7 +15,6 @@ import type { Config } from '../../../src/config/config.js';
 import { createDb } from '../../../src/db/client.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { createQueue, queueSchemaName } from '../../../src/jobs/queue.js';
-import { jobs } from '../../../src/jobs/registry.js';
 import { uuidv7 } from '../../../src/lib/ids.js';
 import { objectKeys } from '../../../src/services/media/media-types.js';
 import { createServices } from '../../../src/services/index.js';
@@ -69,7 +68,7 @@ for (const kind of kinds) {
       // 1. A book with an approved memory and its photo, and an export of it, queued from this process.
       const db = await createDb(config);
       await migrate(db);
-      const producer = createQueue({ db, config, jobs });
+      const producer = createQueue({ db, config });
       await producer.start();
       const services = createServices({ db, config, queue: producer });
       const user = await services.users.createUser({ email: `crash-${uuidv7().slice(-8)}@example.test`, password: 'long enough pw' });

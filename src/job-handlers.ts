@@ -1,0 +1,136 @@
+/**
+ * The one registration list of job handlers, built where a worker builds its
+ * services (`memorybook worker`, `serve` with its in-process worker, tests):
+ * each handler is a thin call of a service method, so every rule holds for
+ * jobs too, and src/jobs never imports a service. The compiler asks for a
+ * handler for every job of the catalog.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config/config.js';
+import type { Db } from './db/client.js';
+import { createHousekeeping } from './housekeeping.js';
+import { ACCOUNT_EXPORT_RUNS, EXPORT_RENDERS, type JobPayloads } from './jobs/job-catalog.js';
+import type { JobHandlers, Queue } from './jobs/queue.js';
+import { createScheduler, type Scheduler } from './jobs/scheduler.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { createTwilioSmsProvider } from './messaging/sms-provider.js';
+import { createTelegramBot } from './messaging/telegram-bot.js';
+import type { Services } from './services/index.js';
+
+export function createJobHandlers(deps: { services: Services; config: Config }): JobHandlers<JobPayloads> {
+  const { services, config } = deps;
+  // One transport per process (SMTP connections are pooled inside it), made on the first mail.
+  let mailer: Mailer | undefined;
+  return {
+    async 'mail.send'(message, ctx) {
+      if (message.stream && message.userId && !(await services.mailStreams.allowsMail(message.userId, message.stream))) {
+        ctx.log.info({ job: ctx.id, stream: message.stream }, 'mail dropped: the recipient left this stream or their account is gone');
+        return;
+      }
+      mailer ??= createMailer(config);
+      const { messageId } = await mailer.send(message, { id: ctx.id });
+      ctx.log.info({ job: ctx.id, message_id: messageId, transport: mailer.kind }, 'mail sent');
+    },
+    // The provider has no idempotency key: a run that dies after the provider accepted the message may send it twice.
+    async 'sms.send'(message, ctx) {
+      const twilio = config.messaging.twilio;
+      if (!twilio) throw new Error('SMS is not configured (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM_NUMBER)');
+      const { id } = await createTwilioSmsProvider(twilio).send(message, { signal: ctx.signal });
+      ctx.log.info({ job: ctx.id, provider_id: id }, 'sms sent');
+    },
+    async 'telegram.send'(message, ctx) {
+      const telegram = config.messaging.telegram;
+      if (!telegram) throw new Error('Telegram is not configured (TELEGRAM_BOT_USERNAME, TELEGRAM_BOT_TOKEN)');
+      const { id } = await createTelegramBot(telegram).sendMessage(message, { signal: ctx.signal });
+      ctx.log.info({ job: ctx.id, message_id: id }, 'telegram message sent');
+    },
+    async 'book.erase-backup'({ bookId }) {
+      if (!(await services.bookDeletion.completeErasure(bookId))) throw new Error('backup erasure endpoint did not confirm; will retry');
+    },
+    async 'book.purge'({ bookId }) {
+      await services.bookDeletion.purge(bookId);
+    },
+    async 'account.erase-backup'({ userId }) {
+      if (!(await services.account.completeErasure(userId))) throw new Error('backup erasure endpoint did not confirm; will retry');
+    },
+    async 'account.purge'({ userId }) {
+      await services.account.purge(userId);
+    },
+    async 'account.export'({ exportId }, ctx) {
+      await services.accountExports.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: ACCOUNT_EXPORT_RUNS, log: ctx.log });
+    },
+    async 'account.export-expire'({ exportId }) {
+      await services.accountExports.expire(exportId);
+    },
+    async 'mail.digests'({ day }, ctx) {
+      const queued = await services.mailStreams.sendDigests(day);
+      ctx.log.info({ day, queued }, 'daily digests queued');
+    },
+    async 'mail.activity-reminders'({ day }, ctx) {
+      const queued = await services.mailStreams.sendActivityReminders();
+      ctx.log.info({ day, queued }, 'activity reminders queued');
+    },
+    async 'media.process'({ mediaId }, ctx) {
+      await services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+    },
+    async 'storage.delete-objects'({ keys }) {
+      await services.media.deleteObjects(keys);
+    },
+    async 'share-card.render'({ submissionId, token }, ctx) {
+      const outcome = await services.shareCards.render(submissionId, token, { signal: ctx.signal });
+      ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
+    },
+    async 'export.render'({ exportId }, ctx) {
+      await services.exportRendering.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: EXPORT_RENDERS, log: ctx.log });
+    },
+    async 'export.expire'({ exportId }) {
+      await services.exportRendering.expire(exportId);
+    },
+    async 'notifications.new-submission'({ submissionId }, ctx) {
+      const queued = await services.notifications.notifyNewSubmission(submissionId);
+      ctx.log.info({ job: ctx.id, submission_id: submissionId, queued }, 'new-memory notifications queued');
+    },
+    async 'notifications.digest'({ day }, ctx) {
+      const queued = await services.notifications.sendDigests(day);
+      ctx.log.info({ day, queued }, 'subscription digests queued');
+    },
+    async 'housekeeping.run'(_payload, ctx) {
+      await createHousekeeping({ services, log: ctx.log, requestTimeoutMs: config.http.timeouts.requestMs }).run();
+    },
+    async 'deletions.sweep'(_payload, ctx) {
+      const books = await services.bookDeletion.resumeOwed();
+      const accounts = await services.account.resumeErasures();
+      if (books.erasures || books.purges || accounts) ctx.log.info({ books, accounts }, 'owed erasures and purges queued again');
+    },
+  };
+}
+
+export interface JobRunnerOptions {
+  /** The clock schedules compute their periods from (tests pass a fake one). */
+  now?: () => Date;
+  /** How often schedules are checked (default 60 s). */
+  scheduleTickMs?: number;
+  /** The first check waits this long (on PGlite the start's first moments are better spent on requests). */
+  firstTickAfterMs?: number;
+}
+
+export interface JobRunner {
+  scheduler: Scheduler;
+  /** Stops the schedules (the queue is stopped by its owner). */
+  stop(): Promise<void>;
+}
+
+/**
+ * What makes a process a worker: the queue runs the handlers, and the
+ * schedules queue recurring work. A process that only serves the API
+ * (`serve --no-worker`) calls neither and only sends.
+ */
+export function runJobs(
+  deps: { db: Db; config: Config; queue: Queue; services: Services; log: FastifyBaseLogger },
+  options: JobRunnerOptions = {},
+): JobRunner {
+  deps.queue.work(createJobHandlers(deps));
+  const scheduler = createScheduler({ db: deps.db, queue: deps.queue, log: deps.log, now: options.now, tickMs: options.scheduleTickMs });
+  scheduler.start({ firstTickAfterMs: options.firstTickAfterMs });
+  return { scheduler, stop: () => scheduler.stop() };
+}

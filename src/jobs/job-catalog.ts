@@ -1,0 +1,273 @@
+/**
+ * Every background job: its name, payload schema and send options, and the
+ * schedules that queue recurring work. This module imports nothing but
+ * TypeBox: services enqueue through the JobSender port below, the queue
+ * adapter (queue.ts) reads the options, and the handlers are registered
+ * apart, where the process builds its services (src/job-handlers.ts).
+ *
+ * To add a job: an entry in `jobCatalog` (name, payload, options, what
+ * `memorybook jobs failed` may show), a handler in src/job-handlers.ts (the
+ * compiler asks for it), and a send in the service transaction that makes the
+ * state change: `await deps.queue.send('area.verb', payload, { tx })`.
+ * A payload change that old queued jobs would not pass is a new name
+ * (`area.verb.v2`); keep the old handler until it drains.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** pg-boss queue policies: `stately` keeps at most one queued, one retrying and one running job per singleton key. */
+export type QueuePolicy = 'standard' | 'short' | 'singleton' | 'stately';
+
+export interface JobOptions<P> {
+  /** Retries after the first attempt (default 3). */
+  retryLimit?: number;
+  /** Seconds before the first retry (default 10). */
+  retryDelay?: number;
+  /** Double the delay on every retry, with jitter (default true). */
+  retryBackoff?: boolean;
+  /** The lease: a run longer than this is aborted and retried, also when its worker died (default 900). */
+  expireInSeconds?: number;
+  /** With a `singleton`/`stately`/`short` policy, jobs with the same key are deduplicated. */
+  singletonKey?(payload: P): string;
+  policy?: QueuePolicy;
+  /** Handlers of this job running at once in one process (default 1). */
+  concurrency?: number;
+}
+
+/** A job as the queue knows it: everything but its handler. */
+export interface JobSpec<N extends string = string, S extends TSchema = TSchema> {
+  name: N;
+  payload: S;
+  options?: JobOptions<Static<S>>;
+  /** What `memorybook jobs failed` may show of a payload: ids, never message bodies or secrets (default: nothing). */
+  summarize?(payload: Static<S>): Record<string, unknown>;
+}
+
+const spec = <N extends string, S extends TSchema>(s: JobSpec<N, S>): JobSpec<N, S> => s;
+
+const id = () => Type.String({ minLength: 36, maxLength: 36 });
+export const BookIdPayload = Type.Object({ bookId: id() });
+export const UserIdPayload = Type.Object({ userId: id() });
+export const ExportIdPayload = Type.Object({ exportId: id() });
+export const AccountExportIdPayload = Type.Object({ exportId: id() });
+export const MediaIdPayload = Type.Object({ mediaId: id() });
+export const SubmissionIdPayload = Type.Object({ submissionId: id() });
+export const DayPayload = Type.Object({ day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }) });
+/** The start of the schedule period a recurring job was queued for (ISO 8601). */
+export const PeriodPayload = Type.Object({ period: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T', maxLength: 40 }) });
+export const DeleteObjectsPayload = Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 1000 }) });
+export const ShareCardPayload = Type.Object({ submissionId: id(), token: id() });
+/**
+ * Added fields are optional, so jobs queued before they existed still pass.
+ * `stream` and `userId` mark mail of a stream the recipient may leave: it is
+ * checked right before sending, and dropped once they have left.
+ */
+export const SendMailPayload = Type.Object({
+  to: Type.String(),
+  subject: Type.String(),
+  text: Type.String(),
+  html: Type.Optional(Type.String()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  stream: Type.Optional(Type.String()),
+  userId: Type.Optional(Type.String()),
+});
+/** `to` in E.164. */
+export const SendSmsPayload = Type.Object({ to: Type.String(), body: Type.String() });
+export const SendTelegramPayload = Type.Object({ chat_id: Type.String(), text: Type.String() });
+
+/** Renders per export job; the queue keeps one run more in reserve (its last run records the failure). */
+export const EXPORT_RENDERS = 4;
+/** Runs of an account export before it is failed for good; the queue keeps one spare run, as for EXPORT_RENDERS. */
+export const ACCOUNT_EXPORT_RUNS = 3;
+
+/** The number with all but its last digits hidden, for `memorybook jobs failed`. */
+const masked = (to: string) => `${to.slice(0, 3)}…${to.slice(-2)}`;
+
+/** The daily jobs: one per UTC day, whatever the number of workers (see `schedules`). */
+const daily = { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, policy: 'stately', singletonKey: (p: { day: string }) => p.day } as const;
+
+/**
+ * Backup erasure retries back off from the operator's BACKUP_ERASURE_RETRY_SECONDS
+ * (30 s) for about an hour (six retries: 1, 2 … 32 times the delay, with
+ * jitter up to twice that), then the job fails. The book or account meanwhile
+ * stays "deletion requested", and the hourly `deletions.sweep` queues a new
+ * job for it while that is so: the erasure is retried for as long as it
+ * takes, with no job kept alive for ever.
+ */
+const erasure = { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately' } as const;
+
+export const jobCatalog = {
+  'mail.send': spec({
+    name: 'mail.send',
+    payload: SendMailPayload,
+    options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+    // Never the body: it may hold a sign-in or confirmation link.
+    summarize: (m) => ({ to: m.to, subject: m.subject, ...(m.stream ? { stream: m.stream } : {}) }),
+  }),
+  'sms.send': spec({
+    name: 'sms.send',
+    payload: SendSmsPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+    // Never the body: it may hold an invitation link.
+    summarize: (m) => ({ to: masked(m.to) }),
+  }),
+  'telegram.send': spec({
+    name: 'telegram.send',
+    payload: SendTelegramPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+    summarize: (m) => ({ chat_id: m.chat_id }),
+  }),
+  'book.erase-backup': spec({
+    name: 'book.erase-backup',
+    payload: BookIdPayload,
+    options: { ...erasure, singletonKey: (p) => p.bookId },
+    summarize: (p) => ({ bookId: p.bookId }),
+  }),
+  'book.purge': spec({
+    name: 'book.purge',
+    payload: BookIdPayload,
+    // The key finds a pending purge for the sweep (unlessPending); the standard policy dedupes nothing.
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.bookId },
+    summarize: (p) => ({ bookId: p.bookId }),
+  }),
+  'account.erase-backup': spec({
+    name: 'account.erase-backup',
+    payload: UserIdPayload,
+    options: { ...erasure, singletonKey: (p) => p.userId },
+    summarize: (p) => ({ userId: p.userId }),
+  }),
+  'account.purge': spec({
+    name: 'account.purge',
+    payload: UserIdPayload,
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
+    summarize: (p) => ({ userId: p.userId }),
+  }),
+  'account.export': spec({
+    name: 'account.export',
+    payload: AccountExportIdPayload,
+    options: { retryLimit: ACCOUNT_EXPORT_RUNS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    summarize: (p) => ({ exportId: p.exportId }),
+  }),
+  'account.export-expire': spec({
+    name: 'account.export-expire',
+    payload: AccountExportIdPayload,
+    options: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
+    summarize: (p) => ({ exportId: p.exportId }),
+  }),
+  'mail.digests': spec({ name: 'mail.digests', payload: DayPayload, options: daily, summarize: (p) => ({ day: p.day }) }),
+  'mail.activity-reminders': spec({ name: 'mail.activity-reminders', payload: DayPayload, options: daily, summarize: (p) => ({ day: p.day }) }),
+  'media.process': spec({
+    name: 'media.process',
+    payload: MediaIdPayload,
+    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
+    summarize: (p) => ({ mediaId: p.mediaId }),
+  }),
+  'storage.delete-objects': spec({
+    name: 'storage.delete-objects',
+    payload: DeleteObjectsPayload,
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+    summarize: (p) => ({ count: p.keys.length }),
+  }),
+  'share-card.render': spec({
+    name: 'share-card.render',
+    payload: ShareCardPayload,
+    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 300 },
+    summarize: (p) => ({ submissionId: p.submissionId }),
+  }),
+  /** A lease of 30 minutes covers the largest books; a killed worker's job is taken up again once it lapses. */
+  'export.render': spec({
+    name: 'export.render',
+    payload: ExportIdPayload,
+    options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    summarize: (p) => ({ exportId: p.exportId }),
+  }),
+  'export.expire': spec({
+    name: 'export.expire',
+    payload: ExportIdPayload,
+    options: { retryLimit: 10, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
+    summarize: (p) => ({ exportId: p.exportId }),
+  }),
+  'notifications.new-submission': spec({
+    name: 'notifications.new-submission',
+    payload: SubmissionIdPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+    summarize: (p) => ({ submissionId: p.submissionId }),
+  }),
+  'notifications.digest': spec({ name: 'notifications.digest', payload: DayPayload, options: daily, summarize: (p) => ({ day: p.day }) }),
+  /** Clean-up (expired keys, old rate-limit hits, uploads whose request died, stuck media, stale invitations). */
+  'housekeeping.run': spec({
+    name: 'housekeeping.run',
+    payload: PeriodPayload,
+    options: { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 600, policy: 'stately', singletonKey: (p) => p.period },
+    summarize: (p) => ({ period: p.period }),
+  }),
+  /** Queues the backup erasures still owed (books and accounts whose deletion waits for it). */
+  'deletions.sweep': spec({
+    name: 'deletions.sweep',
+    payload: PeriodPayload,
+    options: { retryLimit: 2, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, policy: 'stately', singletonKey: (p) => p.period },
+    summarize: (p) => ({ period: p.period }),
+  }),
+} as const;
+
+type Catalog = typeof jobCatalog;
+export type JobName = keyof Catalog & string;
+
+/** Job name → payload, for every job the service runs; `send` is checked against it. */
+export type JobPayloads = { [N in JobName]: Static<Catalog[N]['payload']> };
+
+/** Every job, for the queue adapter (queues to create, payloads to check). */
+export const jobSpecs: readonly JobSpec[] = Object.values(jobCatalog) as JobSpec[];
+
+export interface JobSendOptions<Q = unknown> {
+  /**
+   * Enqueue inside this transaction: the job exists only if it commits.
+   * Always pass it inside a transaction: on PGlite a send outside would wait
+   * for that very transaction to end.
+   */
+  tx?: Q;
+  /** Run no earlier than this many seconds from now. */
+  startAfterSeconds?: number;
+  /** Overrides the job's own singletonKey(payload). */
+  singletonKey?: string;
+  /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */
+  retryDelaySeconds?: number;
+  /**
+   * Send nothing while a job of this name and singleton key is waiting,
+   * retrying or running (for sweeps that re-queue what is still owed).
+   */
+  unlessPending?: boolean;
+}
+
+/**
+ * The port services enqueue through: a job sent in the transaction that
+ * makes the state change. The pg-boss adapter (queue.ts) implements it; a
+ * service names only this type. Resolves to the job's id, or null when a
+ * singleton key (or `unlessPending`) kept it from being queued.
+ */
+export interface JobSender<M extends object = JobPayloads, Q = unknown> {
+  send<N extends keyof M & string>(name: N, payload: M[N], options?: JobSendOptions<Q>): Promise<string | null>;
+}
+
+/** A schedule: queues `job` once per period across every worker (see jobs/scheduler.ts). */
+export interface Schedule<N extends JobName = JobName> {
+  /** The key its claims are stored under; the job name unless two schedules share one job. */
+  name: string;
+  job: N;
+  /** The period length; periods start at multiples of it from the Unix epoch (UTC days for 86400). */
+  everySeconds: number;
+  payload(periodStart: Date): JobPayloads[N];
+}
+
+const schedule = <N extends JobName>(s: Schedule<N>): Schedule => s as unknown as Schedule;
+const dayOf = (start: Date) => ({ day: start.toISOString().slice(0, 10) });
+const periodOf = (start: Date) => ({ period: start.toISOString() });
+const DAY = 24 * 3600;
+
+/** Recurring work: run by workers (`memorybook worker`, `serve` with its worker), never by `serve --no-worker`. */
+export const schedules: readonly Schedule[] = [
+  schedule({ name: 'housekeeping.run', job: 'housekeeping.run', everySeconds: 600, payload: periodOf }),
+  schedule({ name: 'deletions.sweep', job: 'deletions.sweep', everySeconds: 3600, payload: periodOf }),
+  schedule({ name: 'mail.digests', job: 'mail.digests', everySeconds: DAY, payload: dayOf }),
+  schedule({ name: 'mail.activity-reminders', job: 'mail.activity-reminders', everySeconds: DAY, payload: dayOf }),
+  schedule({ name: 'notifications.digest', job: 'notifications.digest', everySeconds: DAY, payload: dayOf }),
+];
