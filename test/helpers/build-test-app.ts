@@ -12,6 +12,8 @@ import { createResponseValidator } from './openapi-validator.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import type { ObjectStore } from '../../src/storage/object-store.js';
+import { onTestFinished } from 'vitest';
+import { getCurrentTest } from 'vitest/suite';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -53,6 +55,7 @@ export interface TestApp {
   post<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
   patch<T = any>(url: string, body?: unknown, opts?: RequestOptions): Promise<TestResponse<T>>;
   delete<T = any>(url: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  /** Closes everything the app opened; idempotent, and done on its own when the test or the file ends (see `buildTestApp`). */
   close(): Promise<void>;
 }
 
@@ -63,6 +66,15 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8000', ...overrides });
 }
 
+/**
+ * Apps built outside a test (in `beforeAll`) and not yet closed. per-file-setup.ts
+ * closes them after the file's own hooks; it finds them on globalThis, so the
+ * files that never build an app do not import this module.
+ */
+const OPEN_APPS = Symbol.for('memorybook.test.openApps');
+const openApps: Set<TestApp> = ((globalThis as Record<symbol, unknown>)[OPEN_APPS] as Set<TestApp> | undefined) ?? new Set();
+(globalThis as Record<symbol, unknown>)[OPEN_APPS] = openApps;
+
 /** The served document and its compiled validator, once per worker (every app serves the same document). */
 let validatorCache: ReturnType<typeof createResponseValidator> | undefined;
 
@@ -71,6 +83,10 @@ let validatorCache: ReturnType<typeof createResponseValidator> | undefined;
  * TEST_DATABASE_URL is set), its job queue in `<schema>_pgboss`. Every
  * response is checked against the served OpenAPI document and for
  * X-Request-Id; a mismatch fails the test.
+ *
+ * It cleans up after itself: built inside a test (or its `beforeEach`), it is
+ * closed when that test finishes; built in `beforeAll`, when the file ends.
+ * An explicit `close()` earlier is fine (closing twice is a no-op).
  */
 export async function buildTestApp(
   options: {
@@ -128,7 +144,8 @@ export async function buildTestApp(
     return { status: res.statusCode, headers: res.headers as TestResponse['headers'], body, text: res.body };
   }
 
-  return {
+  let closing: Promise<void> | undefined;
+  const t: TestApp = {
     app,
     db: database.db,
     config,
@@ -140,12 +157,19 @@ export async function buildTestApp(
     post: (url, body, opts) => request('POST', url, { ...opts, body: body ?? opts?.body }),
     patch: (url, body, opts) => request('PATCH', url, { ...opts, body: body ?? opts?.body }),
     delete: (url, opts) => request('DELETE', url, opts),
-    async close() {
-      await app.close();
-      await queue.stop({ timeoutMs: 5000 });
-      await database.drop();
-      await store.close();
-      rmSync(config.dataDir, { recursive: true, force: true });
+    close() {
+      openApps.delete(t);
+      return (closing ??= (async () => {
+        await app.close();
+        await queue.stop({ timeoutMs: 5000 });
+        await database.drop();
+        await store.close();
+        rmSync(config.dataDir, { recursive: true, force: true });
+      })());
     },
   };
+  // t.close, not the close above: a helper may wrap it (media-setup.ts closes its S3 server too); skipped once closed.
+  if (getCurrentTest()) onTestFinished(() => (closing ? undefined : t.close()));
+  else openApps.add(t);
+  return t;
 }

@@ -7,7 +7,7 @@ import { randomToken } from '../../src/lib/secrets.js';
 import type { SessionCredentials, TestApp } from './build-test-app.js';
 import { findBookContext } from '../../src/services/books/book-repository.js';
 import { createQuotaService } from '../../src/services/books/quota-service.js';
-import { createServices, type Services } from '../../src/services/index.js';
+import type { Services } from '../../src/services/index.js';
 import { insertSubmission } from '../../src/services/submissions/submission-repository.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 
@@ -64,13 +64,9 @@ export async function newBook(
   return { slug: res.body.slug, etag: res.body.etag, body: res.body };
 }
 
-const servicesByApp = new WeakMap<TestApp, Services>();
-
-/** The same services the app runs on, for what a test sets up the way the CLI or a job would. */
+/** The services the app runs on (not a second set), for what a test sets up the way the CLI or a job would. */
 export function servicesOf(t: TestApp): Services {
-  let services = servicesByApp.get(t);
-  if (!services) servicesByApp.set(t, (services = createServices({ config: t.config, db: t.db, queue: t.queue })));
-  return services;
+  return t.services;
 }
 
 /** Adds a member the way the operator CLI does (as the owner, under the same rules). */

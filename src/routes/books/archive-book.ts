@@ -9,15 +9,15 @@ import { SlugParams } from './schemas.js';
 /** Archive and restore: owner only; repeating either is a 200 no-op. */
 export function archiveAndRestoreBook(app: FastifyInstance, { services }: RouteContext) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  for (const [action, status, summary] of [
-    ['archive', 'archived', 'Archive a book (hidden from listings, data kept)'],
-    ['restore', 'active', 'Restore an archived book'],
+  for (const { action, operationId, status, summary } of [
+    { action: 'archive', operationId: 'archiveBook', status: 'archived', summary: 'Archive a book (hidden from listings, data kept)' },
+    { action: 'restore', operationId: 'restoreBook', status: 'active', summary: 'Restore an archived book' },
   ] as const) {
     api.post(
       `/books/:slug/${action}/`,
       {
         schema: {
-          operationId: `${action}Book`,
+          operationId,
           tags: ['books'],
           summary,
           description: 'Owner only. Repeating it is a no-op that answers 200 with the book.',

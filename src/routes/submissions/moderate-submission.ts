@@ -8,6 +8,7 @@ import { ModerationResult, RejectBody, SubmissionParams, submissionIdMustBeWellF
 const ROUTES = [
   {
     action: 'approve',
+    operationId: 'approveSubmission',
     book: 'approve_submission',
     errors: [402, 409, 423],
     body: EmptyBody,
@@ -18,14 +19,15 @@ const ROUTES = [
   },
   {
     action: 'reject',
+    operationId: 'rejectSubmission',
     book: 'moderate_submissions',
     errors: [409],
     body: RejectBody,
     summary: 'Reject a submission',
     description: 'From pending or approved (unpins it, clears the share card). The optional reason is emailed to the contributor. An empty body is accepted.',
   },
-  { action: 'pin', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Pin a submission', description: 'Only an approved submission: otherwise 409 invalid_state.' },
-  { action: 'unpin', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Unpin a submission', description: 'A submission that is not pinned answers changed: false, in any state.' },
+  { action: 'pin', operationId: 'pinSubmission', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Pin a submission', description: 'Only an approved submission: otherwise 409 invalid_state.' },
+  { action: 'unpin', operationId: 'unpinSubmission', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Unpin a submission', description: 'A submission that is not pinned answers changed: false, in any state.' },
 ] as const;
 
 /** approve, reject, pin, unpin: owner or admin; each answers {action, changed, submission}, changed false when nothing moved. */
@@ -36,7 +38,7 @@ export function moderateSubmission(app: FastifyInstance, { services }: RouteCont
       `/books/:slug/submissions/:id/${r.action}/`,
       {
         schema: {
-          operationId: `${r.action}Submission`,
+          operationId: r.operationId,
           tags: ['submissions'],
           summary: r.summary,
           description: `${r.description} Moving to the state already held answers 200 with changed: false.`,

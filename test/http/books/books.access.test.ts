@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accessProblems,
   arrange,
-  bodyFor,
   sendFor,
   bookOperations,
   bookState,
