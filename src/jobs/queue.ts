@@ -38,9 +38,11 @@ export interface JobContext {
   config: Config;
   log: FastifyBaseLogger;
   /** To send follow-up jobs outside a service (tests). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any job map: a handler may be a test's own job
   queue: Queue<any>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers of every payload type are kept in one map
 export type JobHandler<P = any> = (payload: P, ctx: JobContext) => Promise<void>;
 
 /** Job name → handler: what a worker runs (src/job-handlers.ts builds the service's own). */
@@ -174,14 +176,15 @@ interface Running {
  * start). pg-boss's create_queue skips a queue that exists, so two processes
  * starting together create each one once.
  */
-async function ensureJobQueues(db: Db, boss: PgBoss, definitions: readonly JobSpec[]) {
+async function ensureJobQueues(db: Db, boss: PgBoss, schema: string, definitions: readonly JobSpec[]) {
   const existing = new Map((await boss.getQueues()).map((q) => [q.name, q.policy]));
   const policyOf = (d: JobSpec) => d.options?.policy ?? 'standard';
   const missing = definitions.filter((d) => !existing.has(d.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
   if (missing.length) {
-    // pg-boss reaches the database through our Db, so its statements join this transaction.
-    await db.transaction(async () => {
-      for (const d of missing) await boss.createQueue(d.name, { name: d.name, policy: policyOf(d) });
+    await db.transaction(async (tx) => {
+      // A pg-boss bound to this transaction (nothing started: it only sends each queue's statements through tx).
+      const inTx = new PgBoss({ db: transactionBossDb(tx) as PgBoss.Db, schema, migrate: false, supervise: false, schedule: false });
+      for (const d of missing) await inTx.createQueue(d.name, { name: d.name, policy: policyOf(d) });
     });
   }
   for (const d of definitions) {
@@ -196,9 +199,10 @@ async function ensureJobQueues(db: Db, boss: PgBoss, definitions: readonly JobSp
  * after it finds them ready. Nothing runs: no worker, no maintenance.
  */
 export async function installJobQueues(deps: { db: Db; config: Config; jobs?: readonly JobSpec[]; schema?: string }): Promise<void> {
+  const schema = deps.schema ?? configuredQueueSchema(deps.config);
   const boss = new PgBoss({
     db: createBossDb(deps.db) as PgBoss.Db,
-    schema: deps.schema ?? configuredQueueSchema(deps.config),
+    schema,
     migrate: true,
     supervise: false,
     schedule: false,
@@ -206,7 +210,7 @@ export async function installJobQueues(deps: { db: Db; config: Config; jobs?: re
   boss.on('error', () => {}); // nothing runs in the background here; start() itself throws
   await boss.start();
   try {
-    await ensureJobQueues(deps.db, boss, deps.jobs ?? jobSpecs);
+    await ensureJobQueues(deps.db, boss, schema, deps.jobs ?? jobSpecs);
   } finally {
     await boss.stop({ graceful: false, close: false });
   }
@@ -247,7 +251,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
   for (const job of deps.jobs ?? jobSpecs) add(job);
 
-  const ensureQueues = (definitions: JobSpec[]) => ensureJobQueues(db, boss, definitions);
+  const ensureQueues = (definitions: JobSpec[]) => ensureJobQueues(db, boss, schema, definitions);
 
   function checked(entry: Registered, payload: unknown, when: string) {
     const check = entry.check();

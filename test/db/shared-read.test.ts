@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/client.js';
+import { sharedQuery, type Db } from '../../src/db/client.js';
 import { createSharedReads } from '../../src/db/shared-read.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 
@@ -118,14 +118,19 @@ describe('shared reads', () => {
     expect(rows.map((r) => String(r[0].n))).toEqual(['12', '12']);
   });
 
-  it("on the Db: outside a transaction reads are shared; inside one, a read is the transaction's own and sees its writes", async () => {
-    const outside = await Promise.all([db.sharedRead<{ n: number }>(COUNT, [0]), db.sharedRead<{ n: number }>(COUNT, [0])]);
+  it("on the Db reads are shared; through a transaction (sharedQuery), a read is the transaction's own and sees its writes", async () => {
+    const outside = await Promise.all([sharedQuery<{ n: number }>(db, COUNT, [0]), sharedQuery<{ n: number }>(db, COUNT, [0])]);
     expect(outside.map((r) => r[0].n)).toEqual([0, 0]);
     const inside = await db.transaction(async (tx) => {
       await tx.query(`INSERT INTO sr_items (id) VALUES (7)`);
-      return db.sharedRead<{ n: number }>(COUNT, [0]);
+      return sharedQuery<{ n: number }>(tx, COUNT, [0]);
     });
     expect(inside[0].n).toBe(1);
+    await db.query(`DELETE FROM sr_items WHERE id = 7`);
+  });
+
+  it('refuses a shared read on the Db from code holding a transaction (it would not see its writes, and on PGlite wait for it)', async () => {
+    await expect(db.transaction(async () => db.sharedRead(COUNT, [0]))).rejects.toThrow(/holds an open transaction/);
   });
 });
 

@@ -79,10 +79,14 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
       const auth = requireAuth(request.auth);
       const stepUp = { reauthToken: request.body.reauth_token, password: request.body.password };
       // A retry whose answer is stored is replayed without asking the endpoint again (or spending anything).
+      // The step-up's refusal is answered under the key too (stored, replayed), as the effect's own errors are.
       const erasure = (await request.hasStoredAnswer!())
         ? { erased: false, passwordChecked: false }
-        : await services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method });
-      const run = await request.runIdempotent!('', (tx) => services.account.deleteAccount(tx, auth.user, stepUp, { requestId: String(request.id) }, erasure));
+        : await services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method }).catch((err: unknown) => ({ refused: err }));
+      const run = await request.runIdempotent!('', async (tx) => {
+        if ('refused' in erasure) throw erasure.refused;
+        return services.account.deleteAccount(tx, auth.user, stepUp, { requestId: String(request.id) }, erasure);
+      });
       if (run.replayed) return reply;
       const outcome = run.value;
       if (outcome.state === 'deleted') return { status: 'deleted' as const };

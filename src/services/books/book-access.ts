@@ -5,10 +5,10 @@ import { recall, remember } from '../../lib/request-scope.js';
 import { hasFeature, type PlanFeature, type PlanRow } from '../plans/plan-types.js';
 import { createBatchedLookup } from '../../db/batched-lookup.js';
 import { contextKey, findBookContext, findBookContexts, lockBookWithActivity } from './book-repository.js';
-import type { BookContext } from './book-types.js';
+import type { BookContext, Role } from './book-types.js';
 import { SLUG_RE } from './slug.js';
 
-export type Role = 'owner' | 'admin' | 'contributor';
+export type { Role };
 
 const RANK: Record<Role, number> = { contributor: 1, admin: 2, owner: 3 };
 

@@ -1,7 +1,6 @@
 import { jsonEtag, jsonObject, jsonRaw, jsonTimestamp, jsonValue } from '../../db/sql-json.js';
 import { etagOf } from '../../lib/etag.js';
-import type { Role } from './book-access.js';
-import type { BookRow } from './book-types.js';
+import type { BookRow, Role } from './book-types.js';
 
 export function toBook(b: BookRow, role: Role | null) {
   return {

@@ -1,9 +1,8 @@
 import type { Queryable } from '../../db/client.js';
 import { one, sharedQuery } from '../../db/client.js';
 import type { SortKey } from '../../db/pagination.js';
-import type { Role } from './book-access.js';
 import { bookJsonSql } from './book-mapper.js';
-import type { BookContext, BookRow } from './book-types.js';
+import type { BookContext, BookRow, Role } from './book-types.js';
 
 export const BOOK_COLUMNS = `b.id, b.slug, b.owner_id, b.title, b.subtitle, b.theme, b.settings, b.use_case_slug, b.is_public,
   b.status, b.plan_slug, b.storage_used_bytes, b.billing_status, b.grace_period_ends_at, b.last_activity_at,

@@ -1,4 +1,5 @@
-import type { Role } from './book-access.js';
+/** A member's role in a book (contributor < admin < owner). */
+export type Role = 'owner' | 'admin' | 'contributor';
 
 /** Export themes; a book's theme is one of them. */
 export const THEMES = [

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -106,9 +106,9 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
   }
 
   /** The message as a memory in `slug`, or why it is not one. */
-  async function submit(slug: string | undefined, userId: string, text: string, source: 'sms' | 'telegram', contributorName: string | null) {
+  async function submit(tx: Tx, slug: string | undefined, userId: string, text: string, source: 'sms' | 'telegram', contributorName: string | null) {
     if (!slug) return { outcome: 'ignored_no_book', submissionId: null };
-    const r = await submissions.receiveInbound({ slug, userId, text, source, contributorName });
+    const r = await submissions.receiveInbound(tx, { slug, userId, text, source, contributorName });
     return 'submission' in r ? { outcome: 'submitted', submissionId: r.submission.id } : { outcome: `refused:${r.refused}`, submissionId: null };
   }
 
@@ -140,7 +140,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
         const acceptedIds = accepted.map((i) => i.id);
         if (!user) return finish(tx, 'twilio', sms.messageSid, { outcome: 'ignored_unknown_sender', acceptedInvitationIds: [], submissionId: null });
         const slug = accepted.length ? newest(accepted).slug : await latestBookOf(tx, user.id);
-        const s = await submit(slug, user.id, sms.body, 'sms', null);
+        const s = await submit(tx, slug, user.id, sms.body, 'sms', null);
         return finish(tx, 'twilio', sms.messageSid, { ...s, acceptedInvitationIds: acceptedIds });
       });
     },
@@ -191,7 +191,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
         }
         const slug = accepted.length ? newest(accepted).slug : await latestBookOf(tx, user.id);
         const contributorName = [name.firstName, name.lastName].filter(Boolean).join(' ').trim() || null;
-        const s = await submit(slug, user.id, text, 'telegram', contributorName);
+        const s = await submit(tx, slug, user.id, text, 'telegram', contributorName);
         return finish(tx, 'telegram', id, { ...s, acceptedInvitationIds: acceptedIds });
       });
     },

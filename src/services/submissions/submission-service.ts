@@ -163,33 +163,34 @@ export function createSubmissionService(deps: {
      * having switched it off. Otherwise nothing is written and the reason
      * comes back (the sender's message is dropped, not bounced).
      */
-    async receiveInbound(input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram'; contributorName: string | null }) {
-      return db.transaction(async (tx): Promise<{ submission: SubmissionRow } | { refused: string }> => {
-        const ctx = await findBookContext(tx, input.slug, input.userId, 'update');
-        if (!ctx || ctx.book.deletion_requested_at) return { refused: 'book_gone' };
-        if (ctx.role === null) return { refused: 'not_a_member' };
-        if (ctx.book.status !== 'active') return { refused: 'book_archived' };
-        if (ctx.inGracePeriod) return { refused: 'book_grace_period' };
-        const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
-        if (!plan?.channels.includes(input.source) || isSwitchedOff(ctx.book.settings, input.source)) return { refused: 'channel_not_enabled' };
-        // The same bounds as the API's text_content (1 to 20,000 characters); a provider never sends more than a few thousand.
-        const text = input.text.trim().slice(0, 20_000);
-        if (!text) return { refused: 'empty' };
-        const [author] = await tx.query<{ email: string | null }>(`SELECT email FROM users WHERE id = $1`, [input.userId]);
-        const row = await insertSubmission(tx, {
-          id: uuidv7(),
-          bookId: ctx.book.id,
-          contributorUserId: input.userId,
-          contributorName: input.contributorName,
-          contributorEmail: author?.email ?? null,
-          textContent: text,
-          isPrivate: false,
-          source: input.source,
-        });
-        await touchBookActivity(tx, ctx.book.id);
-        await deps.announce?.(tx, row);
-        return { submission: row };
+    async receiveInbound(
+      tx: Tx,
+      input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram'; contributorName: string | null },
+    ): Promise<{ submission: SubmissionRow } | { refused: string }> {
+      const ctx = await findBookContext(tx, input.slug, input.userId, 'update');
+      if (!ctx || ctx.book.deletion_requested_at) return { refused: 'book_gone' };
+      if (ctx.role === null) return { refused: 'not_a_member' };
+      if (ctx.book.status !== 'active') return { refused: 'book_archived' };
+      if (ctx.inGracePeriod) return { refused: 'book_grace_period' };
+      const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      if (!plan?.channels.includes(input.source) || isSwitchedOff(ctx.book.settings, input.source)) return { refused: 'channel_not_enabled' };
+      // The same bounds as the API's text_content (1 to 20,000 characters); a provider never sends more than a few thousand.
+      const text = input.text.trim().slice(0, 20_000);
+      if (!text) return { refused: 'empty' };
+      const [author] = await tx.query<{ email: string | null }>(`SELECT email FROM users WHERE id = $1`, [input.userId]);
+      const row = await insertSubmission(tx, {
+        id: uuidv7(),
+        bookId: ctx.book.id,
+        contributorUserId: input.userId,
+        contributorName: input.contributorName,
+        contributorEmail: author?.email ?? null,
+        textContent: text,
+        isPrivate: false,
+        source: input.source,
       });
+      await touchBookActivity(tx, ctx.book.id);
+      await deps.announce?.(tx, row);
+      return { submission: row };
     },
 
     /**
@@ -258,6 +259,7 @@ export function createSubmissionService(deps: {
      */
     async updateSubmission(tx: Tx, actor: Actor, slug: string, id: string, patch: SubmissionInput, ifMatch: string | undefined) {
       const { ctx, target: current } = await access.requireBookAccess(actor, slug, 'edit_own_submission', {
+        tx,
         lock: 'update',
         ifMatch,
         target: async (c, q) => {

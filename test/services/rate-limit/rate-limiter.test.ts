@@ -50,12 +50,12 @@ describe('rate limit hits', () => {
     expect(await setting(db)).toBe('on');
   });
 
-  it('called inside a request transaction, leaves that transaction durable', async () => {
+  it('is refused from code holding a transaction, on both backends alike (a hit is counted before the request opens its own)', async () => {
     const db = database.db;
     const limiter = createRateLimiter({ db });
-    await db.transaction(async (tx) => {
-      expect((await limiter.hit(`test:${randomUUID()}`, 10, 60)).allowed).toBe(true);
-      expect(await setting(tx)).toBe('on');
-    });
+    const bucket = `test:${randomUUID()}`;
+    await expect(db.transaction(async () => limiter.hit(bucket, 10, 60))).rejects.toThrow(/holds an open transaction/);
+    // Nothing was counted, and the next hit outside any transaction is the first.
+    expect((await limiter.hit(bucket, 10, 60)).remaining).toBe(9);
   });
 });
