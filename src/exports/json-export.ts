@@ -1,4 +1,4 @@
-import type { ExportBook, ExportMedia, ExportSubmission } from '../services/exports/export-content.js';
+import type { ExportBook, ExportMedia, ExportSubmission } from './export-input.js';
 
 /**
  * The JSON export: `{format_version, exported_at, book, submissions}`, the

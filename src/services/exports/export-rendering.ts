@@ -130,6 +130,7 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
           }
         },
         isMissing: (err) => err instanceof ObjectNotFoundError,
+        isReleasable,
       },
       (archive) => putArtifact(key, archive, 'zip', signal),
     );
