@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
 import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
+import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
@@ -31,8 +32,6 @@ class RenderError extends Error {
     this.name = 'RenderError';
   }
 }
-
-const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 export interface RenderRun {
   signal: AbortSignal;
