@@ -61,11 +61,3 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
     }
   }
 }
-
-/** The name a memory is signed with: the name given with it, else its author's, else none. */
-export function signatureOf(s: Pick<ExportSubmission, 'contributor_name' | 'contributor_first_name' | 'contributor_last_name'>): string | null {
-  const given = s.contributor_name?.trim();
-  if (given) return given;
-  const account = [s.contributor_first_name, s.contributor_last_name].filter(Boolean).join(' ').trim();
-  return account || null;
-}

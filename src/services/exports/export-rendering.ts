@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Queue } from '../../jobs/queue.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
 import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
+import { signatureOf } from '../../lib/contributor.js';
 import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
@@ -15,7 +16,6 @@ import {
   isReleasable,
   readExportBook,
   readExportSubmissions,
-  signatureOf,
   type ExportBook,
   type ExportSubmission,
 } from './export-content.js';
