@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { renderPdfBook, type PdfMemory } from '../src/exports/pdf/pdf-book.js';
 import { THEMES } from '../src/services/books/book-types.js';
-import { THEME_STYLES } from '../src/services/media/tools/themes.js';
+import { THEME_STYLES } from '../src/media-tools/themes.js';
 import { writeFile } from 'node:fs/promises';
 
 const run = promisify(execFile);

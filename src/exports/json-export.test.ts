@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExportBook, ExportSubmission } from '../services/exports/export-content.js';
+import type { ExportBook, ExportSubmission } from './export-input.js';
 import { jsonExportChunks } from './json-export.js';
 
 const book: ExportBook = {

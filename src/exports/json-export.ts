@@ -1,4 +1,5 @@
-import type { ExportBook, ExportMedia, ExportSubmission } from '../services/exports/export-content.js';
+import { contributorUserOf } from '../lib/contributor.js';
+import type { ExportBook, ExportMedia, ExportSubmission } from './export-input.js';
 
 /**
  * The JSON export: `{format_version, exported_at, book, submissions}`, the
@@ -56,9 +57,7 @@ export function submissionJson(s: ExportSubmission, fileOf?: JsonExportInput['fi
     text_content: s.text_content,
     contributor_name: s.contributor_name,
     contributor_email: s.contributor_email,
-    contributor_user: s.contributor_user_id
-      ? { id: s.contributor_user_id, first_name: s.contributor_first_name ?? '', last_name: s.contributor_last_name ?? '' }
-      : null,
+    contributor_user: contributorUserOf(s),
     is_private: s.is_private,
     is_pinned: s.is_pinned,
     pinned_at: s.pinned_at,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import yazl from 'yazl';
-import { isReleasable, type ExportBook, type ExportMedia, type ExportSubmission } from '../services/exports/export-content.js';
+import type { ExportBook, ExportMedia, ExportSubmission } from './export-input.js';
 import { jsonExportChunks } from './json-export.js';
 
 /**
@@ -22,6 +22,8 @@ export interface ZipExportInput {
   openMedia(key: string): Promise<Readable>;
   /** Whether an error of openMedia means the file is simply gone (it is then left out). */
   isMissing(err: unknown): boolean;
+  /** Whether a file may be handed out (the service's rule); the others stay out of the archive. */
+  isReleasable(m: ExportMedia): boolean;
 }
 
 export interface ZipExportResult<T> {
@@ -81,7 +83,7 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
   try {
     for await (const s of input.walk()) {
       for (const m of s.media) {
-        if (!isReleasable(m)) continue;
+        if (!input.isReleasable(m)) continue;
         let file: Readable;
         try {
           file = await input.openMedia(m.storage_key);

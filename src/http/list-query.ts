@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListQuery } from '../db/pagination.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListQuery, type Page } from '../db/pagination.js';
+import { jsonPage } from '../db/sql-json.js';
 import { errors } from '../errors.js';
 import { httpDate, parseTimestampParam } from '../lib/time.js';
 
@@ -42,4 +43,35 @@ export function parseListQuery(request: FastifyRequest): ListQuery {
 /** The page's sync watermark, for the client to pin its next updated_since to. */
 export function setLastModified(reply: FastifyReply, watermark: string) {
   reply.header('last-modified', httpDate(watermark));
+}
+
+/** What a list service answers: one page, and the list's sync watermark. */
+export interface ListResult<T> {
+  page: Page<T>;
+  watermark: string;
+}
+
+/**
+ * A list route's answer, alike for every list: the list query (parseListQuery,
+ * read before the service runs), Last-Modified from the watermark, and the
+ * page envelope `{items, next_cursor, has_more}`.
+ */
+export async function listResponse<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (query: ListQuery) => Promise<ListResult<T>>,
+): Promise<Page<T>> {
+  const { page, watermark } = await list(parseListQuery(request));
+  setLastModified(reply, watermark);
+  return page;
+}
+
+/** listResponse for items that are JSON text already (made by the database): the envelope is written around them and sent as it is. */
+export async function jsonListResponse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (query: ListQuery) => Promise<ListResult<string>>,
+): Promise<FastifyReply> {
+  const page = await listResponse(request, reply, list);
+  return reply.type('application/json; charset=utf-8').send(jsonPage(page));
 }

@@ -1,3 +1,6 @@
+/** A Date in the wire format: ISO 8601 with six fractional digits and `Z` (a Date has milliseconds only). */
+export const isoMicro = (d: Date): string => d.toISOString().replace('Z', '000Z');
+
 /** RFC 7231 HTTP-date of an ISO timestamp, seconds resolution. */
 export function httpDate(iso: string): string {
   return new Date(iso).toUTCString();

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createClamavScanner } from '../../src/services/media/tools/virus-scanner.js';
+import { createClamavScanner } from '../../src/media-tools/virus-scanner.js';
 import { EICAR } from './media-fixtures.js';
 
 /** The name our signature file gives the EICAR string; clamd reports it with ".UNOFFICIAL" appended (unsigned database). */

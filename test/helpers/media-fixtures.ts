@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import sharp, { type Sharp } from 'sharp';
-import { resolveTool } from '../../src/services/media/tools/ffmpeg.js';
+import { resolveTool } from '../../src/media-tools/ffmpeg.js';
 
 export const FIXTURES_VERSION = 2;
 export const FIXTURES_DIR = path.join(os.tmpdir(), `memorybook-fixtures-${FIXTURES_VERSION}`);

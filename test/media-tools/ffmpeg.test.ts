@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractPosterFrame, MediaToolError, POSTER_MAX_SIDE, probeMedia, resolveTool } from '../../src/services/media/tools/ffmpeg.js';
+import { extractPosterFrame, MediaToolError, POSTER_MAX_SIDE, probeMedia, resolveTool } from '../../src/media-tools/ffmpeg.js';
 import { ensureFixtures, FIXTURES, fixturePaths, type FixtureName } from '../helpers/media-fixtures.js';
 
 const config = { media: { ffmpegPath: null, ffprobePath: null } };

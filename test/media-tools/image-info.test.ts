@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readImageInfo } from '../../src/services/media/tools/image-info.js';
+import { readImageInfo } from '../../src/media-tools/image-info.js';
 import { ensureFixtures, fixturePaths } from '../helpers/media-fixtures.js';
 
 let dir: string;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THEMES } from '../../src/services/books/book-types.js';
-import { renderShareCard, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from '../../src/services/media/tools/share-card.js';
-import { EMOJI_FONT, fontFilePath, THEME_STYLES, themeFaces } from '../../src/services/media/tools/themes.js';
+import { renderShareCard, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from '../../src/media-tools/share-card.js';
+import { EMOJI_FONT, fontFilePath, THEME_STYLES, themeFaces } from '../../src/media-tools/themes.js';
 import { ensureFixtures, fixturePaths } from '../helpers/media-fixtures.js';
 
 const WORDS = 'Grandpa taught me to fish on this lake every summer. He never caught much, but he always said the waiting was the best part.';

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClamavScanner, parseReply, VirusScanError } from '../../src/services/media/tools/virus-scanner.js';
+import { createClamavScanner, parseReply, VirusScanError } from '../../src/media-tools/virus-scanner.js';
 import { clamdSkipReason, EICAR_SIGNATURE, startClamd, type RunningClamd } from '../helpers/clamd.js';
 import { bigFile, EICAR, ensureFixtures, fixturePaths } from '../helpers/media-fixtures.js';
 

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
-import { EMOJI_FONT, fontFilePath, themeStyle } from '../../services/media/tools/themes.js';
+import { EMOJI_FONT, fontFilePath, themeStyle } from '../../media-tools/themes.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { preparePicture, type PreparedPicture } from './pictures.js';

@@ -1,10 +1,10 @@
 /**
  * How each export theme lays out a printed book, on top of its palette and
- * typefaces (services/media/tools/themes.ts, shared with the share cards):
+ * typefaces (media-tools/themes.ts, shared with the share cards):
  * text alignment and size, the quote mark, page and cover frames, how photos
  * are mounted, and the theme's ornament, drawn as vector paths.
  */
-import type { Theme, ThemePalette } from '../../services/media/tools/themes.js';
+import type { Theme, ThemePalette } from '../../media-tools/themes.js';
 
 /** The drawing calls the ornaments use: a PDFKit document. */
 export type Pen = PDFKit.PDFDocument;

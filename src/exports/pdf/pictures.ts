@@ -1,5 +1,5 @@
 import type { Metadata } from 'sharp';
-import { loadSharp } from '../../services/media/tools/sharp.js';
+import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
  * Photos and poster frames for the PDF, at print resolution: resampled to

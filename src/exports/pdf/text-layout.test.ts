@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
-import { EMOJI_FONT, fontFilePath, THEME_STYLES } from '../../services/media/tools/themes.js';
+import { EMOJI_FONT, fontFilePath, THEME_STYLES } from '../../media-tools/themes.js';
 import { bookGeometry, mm } from './geometry.js';
 import { breakLines, normalizeText, TextMeasurer, type TextStyle } from './text-layout.js';
 

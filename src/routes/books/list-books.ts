@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { jsonPage } from '../../db/sql-json.js';
-import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { jsonListResponse } from '../../http/list-query.js';
 import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { BookList, ListBooksQuery } from './schemas.js';
@@ -22,10 +21,8 @@ export function listBooks(app: FastifyInstance, { services }: RouteContext) {
       },
     },
     async (request, reply) => {
-      const { page, watermark } = await services.books.listBooks(actorOf(request), { ...parseListQuery(request), status: request.query.status ?? 'active' });
-      setLastModified(reply, watermark);
       // The items are JSON already (made by the database): the page is sent as it is.
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(jsonPage(page));
+      return jsonListResponse(request, reply, (query) => services.books.listBooks(actorOf(request), { ...query, status: request.query.status ?? 'active' }));
     },
   );
 }

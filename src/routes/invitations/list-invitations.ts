@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { listResponse } from '../../http/list-query.js';
 import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
@@ -24,10 +24,9 @@ export function listInvitations(app: FastifyInstance, { services }: RouteContext
       config: { book: 'list_invitations', errors: [403] },
     },
     async (request, reply) => {
-      const query = { ...parseListQuery(request), status: request.query.status };
-      const { page, watermark } = await services.invitations.listInvitations(actorOf(request), request.params.slug, query);
-      setLastModified(reply, watermark);
-      return page;
+      return listResponse(request, reply, (query) =>
+        services.invitations.listInvitations(actorOf(request), request.params.slug, { ...query, status: request.query.status }),
+      );
     },
   );
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError, errors } from '../../errors.js';
+import { declaredLengthOver, dropRestOfBody, multipartFailureOf } from '../../http/multipart.js';
 import { actorOf } from '../../http/route-config.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -44,8 +45,8 @@ async function digestOnly(file: NodeJS.ReadableStream): Promise<string> {
 
 /** A declared Content-Length over the ceiling is refused before a byte is read (onRequest, after the book checks). */
 async function declaredLengthWithinCeiling(request: FastifyRequest, reply: FastifyReply) {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MULTIPART_CEILING_BYTES) {
+  const declared = declaredLengthOver(request, MULTIPART_CEILING_BYTES);
+  if (declared !== undefined) {
     reply.header('connection', 'close'); // do not take the body in
     throw new AppError('payload_too_large', `An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB.`, {
       limit_bytes: MULTIPART_CEILING_BYTES,
@@ -56,29 +57,19 @@ async function declaredLengthWithinCeiling(request: FastifyRequest, reply: Fasti
 
 /** The parser's own limits, in the contract's terms. */
 function fromMultipartError(err: unknown): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'FST_FILES_LIMIT') return errors.validation('Send exactly one file, in the field "file".', { field: FILE_FIELD, max_files: 1 });
-  if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return new AppError('payload_too_large', `An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB, in one file part.`, {
-      limit_bytes: MULTIPART_CEILING_BYTES,
-    });
+  switch (multipartFailureOf(err)) {
+    case 'too_many_files':
+      return errors.validation('Send exactly one file, in the field "file".', { field: FILE_FIELD, max_files: 1 });
+    case 'file_too_large':
+    case 'too_many_parts':
+      return new AppError('payload_too_large', `An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB, in one file part.`, {
+        limit_bytes: MULTIPART_CEILING_BYTES,
+      });
+    case 'malformed':
+      return errors.validation('The multipart body is malformed or was cut off.', null);
+    default:
+      return err;
   }
-  if (code === 'FST_PROTO_VIOLATION' || code === 'FST_MP_PREMATURE_CLOSE') return errors.validation('The multipart body is malformed or was cut off.', null);
-  if (err instanceof Error && /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early/i.test(err.message)) {
-    return errors.validation('The multipart body is malformed or was cut off.', null);
-  }
-  return err;
-}
-
-/**
- * After a refusal the rest of the body is not wanted: the client is told
- * the connection closes, and what it still sends is read and dropped until
- * then, so it sees the answer rather than a reset mid-upload.
- */
-function dropRestOfBody(request: FastifyRequest, reply: FastifyReply) {
-  reply.header('connection', 'close');
-  request.raw.unpipe();
-  request.raw.resume();
 }
 
 export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { listResponse } from '../../http/list-query.js';
 import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
@@ -24,9 +24,7 @@ export function listMembers(app: FastifyInstance, { services }: RouteContext) {
       config: { book: 'list_members', errors: [403] },
     },
     async (request, reply) => {
-      const { page, watermark } = await services.members.listMembers(actorOf(request), request.params.slug, parseListQuery(request));
-      setLastModified(reply, watermark);
-      return page;
+      return listResponse(request, reply, (query) => services.members.listMembers(actorOf(request), request.params.slug, query));
     },
   );
 }

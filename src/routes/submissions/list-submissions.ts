@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { jsonPage } from '../../db/sql-json.js';
-import { parseListQuery, setLastModified } from '../../http/list-query.js';
+import { jsonListResponse } from '../../http/list-query.js';
 import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
@@ -25,10 +24,8 @@ export function listSubmissions(app: FastifyInstance, { services }: RouteContext
       config: { book: 'list_submissions', errors: [403] },
     },
     async (request, reply) => {
-      const { page, watermark } = await services.submissions.listSubmissions(actorOf(request), request.params.slug, parseListQuery(request));
-      setLastModified(reply, watermark);
       // The items are JSON already (made by the database around the signed URLs): the page is sent as it is.
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(jsonPage(page));
+      return jsonListResponse(request, reply, (query) => services.submissions.listSubmissions(actorOf(request), request.params.slug, query));
     },
   );
 }

@@ -6,6 +6,7 @@ import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
+import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { RateLimitResult } from '../rate-limit/rate-limiter.js';
 import { accountExportChunks } from './account-export-content.js';
@@ -33,8 +34,6 @@ import {
 
 /** Objects go to the delete job in batches of this many. */
 const DELETE_BATCH = 200;
-
-const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 export interface AccountExportRun {
   signal: AbortSignal;

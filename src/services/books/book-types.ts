@@ -1,21 +1,8 @@
 /** A member's role in a book (contributor < admin < owner). */
 export type Role = 'owner' | 'admin' | 'contributor';
 
-/** Export themes; a book's theme is one of them. */
-export const THEMES = [
-  'elegant_classic',
-  'modern_clean',
-  'storybook',
-  'memorial_service',
-  'wedding_album',
-  'baby_first_year',
-  'daily_journal',
-  'retirement_tribute',
-  'botanical_luxe',
-  'heirloom_gallery',
-  'editorial_noir',
-] as const;
-export const DEFAULT_THEME = 'elegant_classic';
+// The themes are the renderers' (what they can draw); a book's theme is one of them.
+export { DEFAULT_THEME, THEMES } from '../../media-tools/themes.js';
 
 /** The shipped catalog of use cases a book can be set up for. */
 export const USE_CASES = [

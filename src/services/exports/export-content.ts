@@ -1,55 +1,7 @@
 import type { Queryable } from '../../db/client.js';
-import type { MediaKind, ProcessingStatus, ScanResult } from '../media/media-policy.js';
+import type { ExportBook, ExportMedia, ExportSubmission } from '../../exports/export-input.js';
 
-/** The book as an export shows it. */
-export interface ExportBook {
-  id: string;
-  slug: string;
-  title: string;
-  subtitle: string;
-  theme: string;
-  use_case_slug: string | null;
-  settings: Record<string, unknown>;
-  is_public: boolean;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ExportMedia {
-  id: string;
-  submission_id: string;
-  kind: MediaKind;
-  mime_type: string;
-  original_filename: string | null;
-  size_bytes: number;
-  sha256: string;
-  width: number | null;
-  height: number | null;
-  duration_seconds: number | null;
-  processing_status: ProcessingStatus;
-  scan_result: ScanResult;
-  storage_key: string;
-  thumbnail_key: string | null;
-  created_at: string;
-}
-
-export interface ExportSubmission {
-  id: string;
-  text_content: string;
-  contributor_name: string | null;
-  contributor_email: string | null;
-  contributor_user_id: string | null;
-  contributor_first_name: string | null;
-  contributor_last_name: string | null;
-  is_private: boolean;
-  is_pinned: boolean;
-  pinned_at: string | null;
-  source: string;
-  created_at: string;
-  updated_at: string;
-  media: ExportMedia[];
-}
+export type { ExportBook, ExportMedia, ExportSubmission };
 
 /** Rows read per query while walking a book; bounds memory whatever the book's size. */
 const CHUNK = 200;
@@ -108,12 +60,4 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
       if (s) yield s;
     }
   }
-}
-
-/** The name a memory is signed with: the name given with it, else its author's, else none. */
-export function signatureOf(s: Pick<ExportSubmission, 'contributor_name' | 'contributor_first_name' | 'contributor_last_name'>): string | null {
-  const given = s.contributor_name?.trim();
-  if (given) return given;
-  const account = [s.contributor_first_name, s.contributor_last_name].filter(Boolean).join(' ').trim();
-  return account || null;
 }

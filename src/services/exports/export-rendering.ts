@@ -8,13 +8,14 @@ import type { Db } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
 import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
+import { signatureOf } from '../../lib/contributor.js';
+import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
   isReleasable,
   readExportBook,
   readExportSubmissions,
-  signatureOf,
   type ExportBook,
   type ExportSubmission,
 } from './export-content.js';
@@ -31,8 +32,6 @@ class RenderError extends Error {
     this.name = 'RenderError';
   }
 }
-
-const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 export interface RenderRun {
   signal: AbortSignal;
@@ -130,6 +129,7 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
           }
         },
         isMissing: (err) => err instanceof ObjectNotFoundError,
+        isReleasable,
       },
       (archive) => putArtifact(key, archive, 'zip', signal),
     );

@@ -5,6 +5,7 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
+import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
@@ -34,8 +35,6 @@ import {
 
 /** Objects go to the delete job in batches of this many. */
 const DELETE_BATCH = 200;
-
-const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 /** An export job of this book named in a path; any other id is simply not found. */
 function exportOf(id: string) {

@@ -10,9 +10,9 @@ import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { objectKeys, type MediaRow } from './media-types.js';
 import { MEDIA_COLUMNS } from './media-views.js';
-import { extractPosterFrame, probeMedia } from './tools/ffmpeg.js';
-import { readImageInfo } from './tools/image-info.js';
-import { createClamavScanner, type VirusScanner } from './tools/virus-scanner.js';
+import { extractPosterFrame, probeMedia } from '../../media-tools/ffmpeg.js';
+import { readImageInfo } from '../../media-tools/image-info.js';
+import { createClamavScanner, type VirusScanner } from '../../media-tools/virus-scanner.js';
 
 interface Findings {
   width: number | null;

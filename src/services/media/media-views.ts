@@ -1,14 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sharedQuery, type Queryable } from '../../db/client.js';
+import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { MEDIA_URL_TTL_SECONDS, type MediaRow } from './media-types.js';
 
 export const MEDIA_COLUMNS = `m.id, m.submission_id, m.book_id, m.uploaded_by, m.kind, m.mime_type, m.declared_mime_type, m.original_filename,
   m.size_bytes, m.sha256, m.storage_key, m.thumbnail_key, m.derived_bytes, m.width, m.height, m.duration_seconds,
   m.processing_status, m.processing_error, m.scan_result, m.scan_signature, m.created_at, m.updated_at`;
-
-/** ISO 8601 with six fractional digits and Z, like every other timestamp of the API. */
-const isoMicro = (d: Date) => d.toISOString().replace('Z', '000Z');
 
 /**
  * How media and share cards are shown: signed URLs minted afresh on every

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { objectKeys } from './media-types.js';
-import { renderShareCard } from './tools/share-card.js';
+import { renderShareCard } from '../../media-tools/share-card.js';
 
 /**
  * Share cards: an image of an approved memory (its words, its first photo,

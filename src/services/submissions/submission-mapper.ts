@@ -1,4 +1,5 @@
 import { jsonEtag, jsonMembers, jsonTimestamp, jsonValue } from '../../db/sql-json.js';
+import { contributorUserOf } from '../../lib/contributor.js';
 import { etagOf } from '../../lib/etag.js';
 import type { MediaView } from '../media/media-views.js';
 import type { SubmissionRow } from './submission-types.js';
@@ -11,9 +12,7 @@ export function toSubmission(s: SubmissionRow, bookSlug: string, media: MediaVie
     text_content: s.text_content,
     contributor_name: s.contributor_name,
     contributor_email: s.contributor_email,
-    contributor_user: s.contributor_user_id
-      ? { id: s.contributor_user_id, first_name: s.contributor_first_name ?? '', last_name: s.contributor_last_name ?? '' }
-      : null,
+    contributor_user: contributorUserOf(s),
     is_private: s.is_private,
     status: s.status,
     is_pinned: s.is_pinned,

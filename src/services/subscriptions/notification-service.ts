@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
+import { signatureOf } from '../../lib/contributor.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { digestMail, digestText, newMemoryMail, newMemoryText, type DigestFacts, type NewMemoryFacts } from './notification-messages.js';
 import { claimDelivery, selectRecipients, type Recipient } from './subscription-repository.js';
@@ -13,7 +14,7 @@ const DIGEST_EXCERPTS = 5;
 
 /** Who a memory is from, as a notification names them. */
 const authorOf = (s: { contributor_name: string | null; first_name: string | null; last_name: string | null }) =>
-  s.contributor_name?.trim() || [s.first_name, s.last_name].filter(Boolean).join(' ').trim() || 'Someone';
+  signatureOf({ contributor_name: s.contributor_name, contributor_first_name: s.first_name, contributor_last_name: s.last_name }) ?? 'Someone';
 
 /**
  * Tells subscribers about memories, each over their subscription's channel:

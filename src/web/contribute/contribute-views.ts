@@ -1,4 +1,4 @@
-import { themeStyle } from '../../services/media/tools/themes.js';
+import { themeStyle } from '../../media-tools/themes.js';
 import { html, type SafeHtml } from '../html.js';
 import { ASSETS } from '../static/static-routes.js';
 import { CSRF_FIELD } from '../web-security.js';

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, errors } from '../../errors.js';
+import { declaredLengthOver, drainPart, dropRestOfBody, multipartFailureOf } from '../../http/multipart.js';
 import type { RouteContext } from '../../services/index.js';
 import type { StagedUpload } from '../../services/media/media-service.js';
 import { PHOTO_CAP_BYTES } from '../../services/media/media-policy.js';
@@ -35,34 +35,22 @@ async function limitWebForm(ctx: RouteContext, ip: string): Promise<void> {
   if (!r.allowed) throw rateLimitedError(r.retryAfterSeconds);
 }
 
-/** After a refusal the rest of the body is not wanted: read and dropped until the connection closes (as media uploads do). */
-function dropRestOfBody(request: FastifyRequest, reply: FastifyReply) {
-  reply.header('connection', 'close');
-  request.raw.unpipe();
-  request.raw.resume();
-}
-
-async function drain(stream: Readable): Promise<void> {
-  for await (const _chunk of stream) {
-    /* a part we do not take */
-  }
-}
-
 /** The multipart parser's own limits and failures, in the page's terms. */
 function fromMultipartError(err: unknown): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'FST_FILES_LIMIT') return errors.validation('Please send one photo at a time.', { field: 'file' });
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES });
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_REQ_FIELD_TOO_LARGE' || code === 'FST_FIELD_TOO_LARGE') {
-    return new AppError('payload_too_large', 'The form is larger than this page sends.', null);
+  switch (multipartFailureOf(err)) {
+    case 'too_many_files':
+      return errors.validation('Please send one photo at a time.', { field: 'file' });
+    case 'file_too_large':
+      return new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES });
+    case 'too_many_parts':
+    case 'field_too_large':
+      return new AppError('payload_too_large', 'The form is larger than this page sends.', null);
+    case 'malformed':
+    case 'not_multipart':
+      return errors.validation('The form arrived incomplete. Please try again.', null);
+    default:
+      return err;
   }
-  if (code === 'FST_PROTO_VIOLATION' || code === 'FST_MP_PREMATURE_CLOSE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
-    return errors.validation('The form arrived incomplete. Please try again.', null);
-  }
-  if (err instanceof Error && /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early/i.test(err.message)) {
-    return errors.validation('The form arrived incomplete. Please try again.', null);
-  }
-  return err;
 }
 
 const megabytes = (n: number) => `${Math.round(n / 1_048_576)} MB`;
@@ -128,8 +116,8 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         await limitWebForm(ctx, request.ip);
         book = await openBook(slug);
         if (!book) throw errors.notFound('book');
-        const declared = Number(request.headers['content-length']);
-        if (Number.isFinite(declared) && declared > FORM_CEILING_BYTES) {
+        const declared = declaredLengthOver(request, FORM_CEILING_BYTES);
+        if (declared !== undefined) {
           throw new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES, content_length: declared });
         }
 
@@ -153,7 +141,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
             if (!tokenChecked) throw errors.csrfFailed('the security token must come first in the form');
             // An empty file input still sends a part, with no file name and no bytes.
             if (part.fieldname !== 'photo' || !part.filename) {
-              await drain(part.file);
+              await drainPart(part.file);
               continue;
             }
             photoSent = true;

@@ -1,5 +1,5 @@
 import { THEMES } from '../../services/books/book-types.js';
-import { THEME_STYLES, type FontFace, type ThemePalette } from '../../services/media/tools/themes.js';
+import { THEME_STYLES, type FontFace, type ThemePalette } from '../../media-tools/themes.js';
 
 /**
  * The stylesheet of the pages a book's contributors see (the web form and its

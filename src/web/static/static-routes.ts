@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
-import { loadFontFile } from '../../services/media/tools/themes.js';
+import { loadFontFile } from '../../media-tools/themes.js';
 import { BOOK_CSS, THEME_TITLE_FONTS } from './book-css.js';
 import { TOKENS_JS } from './tokens-js.js';
 import { WEB_CSS } from './web-css.js';

@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THEMES } from '../../../src/services/books/book-types.js';
 import { EXPORT_INTENTS, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
-import { THEME_STYLES } from '../../../src/services/media/tools/themes.js';
+import { THEME_STYLES } from '../../../src/media-tools/themes.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
 import { ensureFixtures, fixturePaths } from '../../helpers/media-fixtures.js';
 import { processed, upload } from '../media/media-setup.js';

@@ -69,7 +69,7 @@ describe.skipIf(Boolean(skip))('media scanned by ClamAV', () => {
     await processed(t, owner, res.headers.location as string);
     // Run processing again by hand against a port where no clamd listens.
     const { createMediaProcessing } = await import('../../../src/services/media/media-processing.js');
-    const { createClamavScanner } = await import('../../../src/services/media/tools/virus-scanner.js');
+    const { createClamavScanner } = await import('../../../src/media-tools/virus-scanner.js');
     await t.db.query(`UPDATE media SET processing_status = 'pending', scan_result = 'pending' WHERE id = $1`, [res.body.id]);
     const processing = createMediaProcessing({ db: t.db, config: t.config, store: servicesOf(t).store, scanner: createClamavScanner({ host: '127.0.0.1', port: 1, timeoutMs: 2000 }) });
     await expect(processing.process(res.body.id, { signal: new AbortController().signal, lastAttempt: false })).rejects.toThrow();

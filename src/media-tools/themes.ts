@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DEFAULT_THEME, THEMES } from '../../books/book-types.js';
 
 /**
  * The look of each export theme: one palette and three typefaces, shared by
@@ -10,7 +9,22 @@ import { DEFAULT_THEME, THEMES } from '../../books/book-types.js';
  * package and read from that file: nothing depends on the fonts a machine has.
  */
 
+/** The export themes a book can be printed in (a book's theme is one of them). */
+export const THEMES = [
+  'elegant_classic',
+  'modern_clean',
+  'storybook',
+  'memorial_service',
+  'wedding_album',
+  'baby_first_year',
+  'daily_journal',
+  'retirement_tribute',
+  'botanical_luxe',
+  'heirloom_gallery',
+  'editorial_noir',
+] as const;
 export type Theme = (typeof THEMES)[number];
+export const DEFAULT_THEME = 'elegant_classic' satisfies Theme;
 
 export type FontWeight = 300 | 400 | 500 | 600 | 700 | 800;
 export type FontStyle = 'normal' | 'italic';

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadSharp } from './sharp.js';
-import type { Config } from '../../../config/config.js';
+import type { Config } from '../config/config.js';
 
 /**
  * ffprobe and ffmpeg as child processes: the binaries shipped in node_modules

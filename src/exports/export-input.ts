@@ -1,0 +1,58 @@
+/**
+ * What the JSON and ZIP renderers take: a book and its memories as an export
+ * shows them. The renderers own this shape, so they depend on nothing of the
+ * services; the export service reads its rows into it (export-content.ts).
+ * Enumerations (kind, statuses) are plain strings here: a renderer copies
+ * them through and decides nothing by them.
+ */
+
+/** The book as an export shows it. */
+export interface ExportBook {
+  id: string;
+  slug: string;
+  title: string;
+  subtitle: string;
+  theme: string;
+  use_case_slug: string | null;
+  settings: Record<string, unknown>;
+  is_public: boolean;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExportMedia {
+  id: string;
+  submission_id: string;
+  /** image, video or audio. */
+  kind: string;
+  mime_type: string;
+  original_filename: string | null;
+  size_bytes: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration_seconds: number | null;
+  processing_status: string;
+  scan_result: string;
+  storage_key: string;
+  thumbnail_key: string | null;
+  created_at: string;
+}
+
+export interface ExportSubmission {
+  id: string;
+  text_content: string;
+  contributor_name: string | null;
+  contributor_email: string | null;
+  contributor_user_id: string | null;
+  contributor_first_name: string | null;
+  contributor_last_name: string | null;
+  is_private: boolean;
+  is_pinned: boolean;
+  pinned_at: string | null;
+  source: string;
+  created_at: string;
+  updated_at: string;
+  media: ExportMedia[];
+}
