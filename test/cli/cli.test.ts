@@ -66,7 +66,8 @@ afterAll(async () => {
 });
 
 describe('memorybook CLI', () => {
-  it('migrate, user create, token issue, slots grant: each prints one JSON object; the token answers /auth/me/ on a served instance', async () => {
+  // Fourteen commands, each opening the embedded database afresh: about 50 s on a loaded 2-core machine.
+  it('migrate, user create, token issue, slots grant: each prints one JSON object; the token answers /auth/me/ on a served instance', { timeout: 150_000 }, async () => {
     const migrated = JSON.parse((await cli('migrate')).stdout);
     expect(migrated.applied).toContain('0001_spine');
     // migrate also installs the job queues, so a first serve finds them ready.
