@@ -7,7 +7,7 @@ import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { sha256 } from '../../lib/secrets.js';
-import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './account-messages.js';
+import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './mail-stream-messages.js';
 
 /** The mail streams a user can leave (the contract's Account and GDPR rule 1). */
 export const MAIL_STREAMS = ['onboarding', 'digests', 'activity_reminders'] as const;
