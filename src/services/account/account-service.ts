@@ -10,7 +10,7 @@ import { DELETION_RETRY_AFTER_SECONDS, type BookDeletion, type DeletionOutcome }
 import type { SubmissionService } from '../submissions/submission-service.js';
 import type { TokenService } from '../tokens/token-service.js';
 import { findUserById } from '../users/user-repository.js';
-import { maskEmail, maskPhone, reauthCodeMail, reauthCodeSms } from '../mail-streams/mail-stream-messages.js';
+import { maskEmail, maskPhone, reauthCodeMail, reauthCodeSms } from './account-messages.js';
 import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reauth.js';
 
 export interface AccountServiceDeps {

@@ -4,7 +4,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 /** Header values (the subject) stay on one line. */
 const oneLine = (value: string) => value.replace(/[\r\n\t]+/g, ' ').trim();
-const hello = (firstName: string) => `Hello${firstName.trim() ? ` ${oneLine(firstName)}` : ''},`;
+export const hello = (firstName: string) => `Hello${firstName.trim() ? ` ${oneLine(firstName)}` : ''},`;
 const paragraphsToHtml = (lines: string[]) =>
   lines
     .join('\n')
@@ -12,7 +12,8 @@ const paragraphsToHtml = (lines: string[]) =>
     .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
     .join('\n');
 
-function message(to: string, subject: string, lines: string[], footer: string): MailMessage {
+/** A mail in the house look: the lines, then the footer saying why it came (also used by the account's own mail). */
+export function message(to: string, subject: string, lines: string[], footer: string): MailMessage {
   const text = [...lines, '', '--', footer].join('\n');
   const html = `${paragraphsToHtml(lines)}\n<p style="color:#666;font-size:small">${escapeHtml(footer)}</p>`;
   return { to, subject: oneLine(subject), text, html };
@@ -22,39 +23,6 @@ const excerpt = (text: string, max = 200) => {
   const chars = [...text.replace(/\s+/g, ' ').trim()];
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max).join('').trimEnd()}…`;
 };
-
-/** An email address with most of its local part hidden: a••••@example.com. */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf('@');
-  if (at < 1) return '••••';
-  return `${email[0]}••••${email.slice(at)}`;
-}
-
-/** A phone number with all but its last two digits hidden: +1•••••••67. */
-export function maskPhone(phone: string): string {
-  const digits = phone.replace(/\D/g, '');
-  if (digits.length <= 4) return '••••';
-  return `${phone.trim().startsWith('+') ? '+' : ''}${'•'.repeat(digits.length - 2)}${digits.slice(-2)}`;
-}
-
-export function reauthCodeMail(to: string, firstName: string, code: string, minutes: number): MailMessage {
-  return message(
-    to,
-    'Your code to delete your Memory Book account',
-    [
-      hello(firstName),
-      '',
-      `Your code is ${code}. It works once, for ${minutes} minutes.`,
-      '',
-      'Someone signed in to your account asked to delete it, and entering this code confirms that it is you. If that was not you, do not share the code with anyone, and change your password.',
-    ],
-    'You are receiving this email because a deletion of your Memory Book account was requested.',
-  );
-}
-
-export function reauthCodeSms(code: string, minutes: number): string {
-  return `Memory Book: ${code} is your code to delete your account. It expires in ${minutes} minutes. Do not share it.`;
-}
 
 const ONBOARDING_FOOTER = 'You are receiving this because you signed up for Memory Book. To stop these tips: ';
 

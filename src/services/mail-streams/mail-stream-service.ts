@@ -5,15 +5,9 @@ import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
-import type { MailMessage } from '../../mail/mailer.js';
 import { sha256 } from '../../lib/secrets.js';
 import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './mail-stream-messages.js';
-
-/** The mail streams a user can leave (the contract's Account and GDPR rule 1). */
-export const MAIL_STREAMS = ['onboarding', 'digests', 'activity_reminders'] as const;
-export type MailStream = (typeof MAIL_STREAMS)[number];
-/** Streams whose mail carries a one-click unsubscribe link (rule 2: onboarding only). */
-export const TOKEN_STREAMS: readonly MailStream[] = ['onboarding'];
+import { isMailStream, MAIL_STREAMS, TOKEN_STREAMS, type MailStream, type StreamMail } from './mail-stream-types.js';
 
 /** The onboarding follow-up goes out this long after sign-up. */
 export const ONBOARDING_FOLLOW_UP_SECONDS = 3 * 24 * 3600;
@@ -21,10 +15,6 @@ export const ONBOARDING_FOLLOW_UP_SECONDS = 3 * 24 * 3600;
 export const ACTIVITY_QUIET_DAYS = 14;
 /** The daily jobs, queued once per UTC day by whichever process notices the day first (notifications.digest: subscriptions of kind digest). */
 export const DAILY_JOBS = ['mail.digests', 'mail.activity-reminders', 'notifications.digest'] as const;
-
-export function isMailStream(value: string): value is MailStream {
-  return (MAIL_STREAMS as readonly string[]).includes(value);
-}
 
 /** An unknown stream is 400 unknown_stream, with the streams there are in details.offered. */
 export function mustBeStream(stream: string): MailStream {
@@ -36,8 +26,6 @@ export function mustBeStream(stream: string): MailStream {
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-
-export type StreamMail = MailMessage & { stream: MailStream; userId: string };
 
 /**
  * The mail streams: who left which, the one-click unsubscribe tokens of
