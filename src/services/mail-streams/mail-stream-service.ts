@@ -13,8 +13,6 @@ import { isMailStream, MAIL_STREAMS, TOKEN_STREAMS, type MailStream, type Stream
 export const ONBOARDING_FOLLOW_UP_SECONDS = 3 * 24 * 3600;
 /** An owner is nudged once a book has had no new memory for this many days (once per quiet stretch). */
 export const ACTIVITY_QUIET_DAYS = 14;
-/** The daily jobs, queued once per UTC day by whichever process notices the day first (notifications.digest: subscriptions of kind digest). */
-export const DAILY_JOBS = ['mail.digests', 'mail.activity-reminders', 'notifications.digest'] as const;
 
 /** An unknown stream is 400 unknown_stream, with the streams there are in details.offered. */
 export function mustBeStream(stream: string): MailStream {
@@ -209,25 +207,6 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
         if (await enqueueOnce({ ...mail, stream: 'activity_reminders', userId: r.owner_id }, `${r.book_id}:${r.last_memory_at ?? 'none'}`)) sent++;
       }
       return sent;
-    },
-
-    /**
-     * Queues today's daily jobs (UTC) unless some process already has: called
-     * by the housekeeping timer, so every server notices a new day, and the
-     * daily_job_runs row makes exactly one of them queue it.
-     */
-    async scheduleDaily(now = new Date()): Promise<string[]> {
-      const day = now.toISOString().slice(0, 10);
-      const queued: string[] = [];
-      for (const job of DAILY_JOBS) {
-        const did = await db.transaction(async (tx) => {
-          const claimed = await tx.query(`INSERT INTO daily_job_runs (job, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING RETURNING job`, [job, day]);
-          if (claimed.length) await needQueue().send(job, { day }, { tx });
-          return claimed.length > 0;
-        });
-        if (did) queued.push(job);
-      }
-      return queued;
     },
   };
 }
