@@ -194,3 +194,35 @@ export async function claimStalePendingObjects(q: Queryable, olderThanSeconds: n
   );
   return rows.map((r) => r.key);
 }
+
+/** What a share card shows, while the submission is still approved under this approval's token (else undefined). */
+export async function findShareCardSubject(q: Queryable, submissionId: string, token: string) {
+  return one<{ book_id: string; text_content: string; author: string | null; title: string; theme: string; share_card_key: string | null }>(
+    q,
+    `SELECT s.book_id, s.text_content, b.title, b.theme, s.share_card_key,
+            COALESCE(NULLIF(s.contributor_name, ''), NULLIF(trim(u.first_name || ' ' || u.last_name), '')) AS author
+     FROM submissions s JOIN books b ON b.id = s.book_id LEFT JOIN users u ON u.id = s.contributor_user_id
+     WHERE s.id = $1 AND s.share_card_token = $2 AND s.status = 'approved' AND b.deleted_at IS NULL`,
+    [submissionId, token],
+  );
+}
+
+/** The submission's first processed photo that may be shown (not infected, not waiting for its scan). */
+export async function findShareCardPhoto(q: Queryable, submissionId: string) {
+  return one<{ storage_key: string }>(
+    q,
+    `SELECT storage_key FROM media WHERE submission_id = $1 AND kind = 'image' AND processing_status = 'complete'
+       AND scan_result NOT IN ('infected', 'pending')
+     ORDER BY created_at, id LIMIT 1`,
+    [submissionId],
+  );
+}
+
+/** Records the card's file; false when the submission left that approval meanwhile. */
+export async function recordShareCard(q: Queryable, submissionId: string, token: string, key: string): Promise<boolean> {
+  const recorded = await q.query(
+    `UPDATE submissions SET share_card_key = $3 WHERE id = $1 AND share_card_token = $2 AND status = 'approved' RETURNING id`,
+    [submissionId, token, key],
+  );
+  return recorded.length > 0;
+}
