@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
 import { EmptyBody } from '../../http/schemas/common.js';
-import { mustBeStream } from '../../services/account/mail-streams.js';
+import { mustBeStream } from '../../services/mail-streams/mail-stream-service.js';
 import type { RouteContext } from '../../services/index.js';
 import { OneClickForm, StreamParams, Unsubscribed, UnsubscribeTokenQuery } from './schemas.js';
 

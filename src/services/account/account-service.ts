@@ -1,6 +1,5 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
@@ -9,7 +8,17 @@ import { createBackupEraser } from '../books/backup-eraser.js';
 import { DELETION_RETRY_AFTER_SECONDS, type BookDeletion, type DeletionOutcome } from '../books/book-deletion.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import type { TokenService } from '../tokens/token-service.js';
+import { deleteUnsubscribeTokens, deleteUserStreamData } from '../mail-streams/mail-stream-repository.js';
 import { findUserById } from '../users/user-repository.js';
+import {
+  deleteUserHistory,
+  endWebSessions,
+  findAccountsAwaitingErasure,
+  findDeletionState,
+  findOwnedBookIds,
+  markDeletionRequested,
+  scrubUser,
+} from './account-repository.js';
 import { maskEmail, maskPhone, reauthCodeMail, reauthCodeSms } from './account-messages.js';
 import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reauth.js';
 
@@ -62,19 +71,11 @@ export function createAccountService(deps: AccountServiceDeps) {
    * account was already gone.
    */
   async function finalize(q: Queryable, userId: string, requestId: string | null): Promise<boolean> {
-    const row = await one<{ id: string }>(
-      q,
-      `UPDATE users SET email = 'deleted-' || id || '@invalid', password_hash = NULL, first_name = '', last_name = '',
-         phone_number = NULL, telegram_chat_id = NULL, telegram_username = NULL, imessage_identifier = NULL,
-         is_staff = false, is_active = false, deleted_at = now(), deletion_requested_at = NULL
-       WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
-      [userId],
-    );
-    if (!row) return false;
+    if (!(await scrubUser(q, userId))) return false;
     await tokens.revokeAllTokens(q, userId);
-    await q.query(`UPDATE web_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
+    await endWebSessions(q, userId);
     await reauth.forget(q, userId);
-    await q.query(`DELETE FROM mail_unsubscribe_tokens WHERE user_id = $1`, [userId]);
+    await deleteUnsubscribeTokens(q, userId);
     await audit.record('account_deleted', { userId, requestId }, q);
     await needQueue().send('account.purge', { userId }, { tx: q });
     return true;
@@ -144,7 +145,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       input: { reauthToken?: string; password?: string },
       o: { authMethod: 'api_key' | 'session' },
     ): Promise<AccountErasure> {
-      const current = await one<{ deleted_at: string | null }>(db, `SELECT deleted_at FROM users WHERE id = $1`, [actor.id]);
+      const current = await findDeletionState(db, actor.id);
       if (!current || current.deleted_at) return { erased: true, passwordChecked: false };
       let passwordChecked = false;
       if (input.reauthToken !== undefined) {
@@ -176,7 +177,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     ): Promise<DeletionOutcome> {
       // The user row's lock orders this request with the queue's finishing of an earlier 202: a
       // deletion the queue completed while this retry was on its way is simply done.
-      const current = await one<{ deleted_at: string | null }>(tx, `SELECT deleted_at FROM users WHERE id = $1 FOR UPDATE`, [actor.id]);
+      const current = await findDeletionState(tx, actor.id, { forUpdate: true });
       if (!current || current.deleted_at) return { state: 'deleted' } as const;
       let grantId: string | undefined;
       if (input.reauthToken !== undefined) {
@@ -191,18 +192,14 @@ export function createAccountService(deps: AccountServiceDeps) {
         return { state: 'deleted' } as const;
       }
       if (grantId) await reauth.restoreGrant(tx, grantId);
-      await tx.query(`UPDATE users SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [actor.id]);
+      await markDeletionRequested(tx, actor.id);
       await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
     },
 
     /** The erase-backup job: true once erasure is confirmed and the account deleted (or there is nothing to do). */
     async completeErasure(userId: string): Promise<boolean> {
-      const user = await one<{ deleted_at: string | null; deletion_requested_at: string | null }>(
-        db,
-        `SELECT deleted_at, deletion_requested_at FROM users WHERE id = $1`,
-        [userId],
-      );
+      const user = await findDeletionState(db, userId);
       if (!user || user.deleted_at || !user.deletion_requested_at) return true;
       if (!(await eraser.erase({ kind: 'user', id: userId }))) return false;
       await db.transaction((tx) => finalize(tx, userId, null));
@@ -215,10 +212,10 @@ export function createAccountService(deps: AccountServiceDeps) {
      * retried for as long as the endpoint refuses.
      */
     async resumeErasures(): Promise<number> {
-      const owed = await db.query<{ id: string }>(`SELECT id FROM users WHERE deletion_requested_at IS NOT NULL AND deleted_at IS NULL ORDER BY id`);
+      const owed = await findAccountsAwaitingErasure(db);
       let queued = 0;
-      for (const u of owed) {
-        if (await needQueue().send('account.erase-backup', { userId: u.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) queued++;
+      for (const userId of owed) {
+        if (await needQueue().send('account.erase-backup', { userId }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) queued++;
       }
       return queued;
     },
@@ -234,20 +231,14 @@ export function createAccountService(deps: AccountServiceDeps) {
      * replays it.
      */
     async purge(userId: string): Promise<void> {
-      const user = await one<{ deleted_at: string | null }>(db, `SELECT deleted_at FROM users WHERE id = $1`, [userId]);
-      if (!user?.deleted_at) return;
-      const owned = await db.query<{ id: string }>(`SELECT id FROM books WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY id`, [userId]);
-      for (const book of owned) await deps.bookDeletion.requestDeletion(book.id);
+      const deletedAt = (await findDeletionState(db, userId))?.deleted_at;
+      if (!deletedAt) return;
+      const owned = await findOwnedBookIds(db, userId);
+      for (const bookId of owned) await deps.bookDeletion.requestDeletion(bookId);
       await deps.submissions.eraseAuthoredBy(userId);
       await db.transaction(async (tx) => {
-        await tx.query(`DELETE FROM book_members WHERE user_id = $1 AND role <> 'owner'`, [userId]);
-        await tx.query(`DELETE FROM audit_events WHERE user_id = $1 AND event <> 'account_deleted'`, [userId]);
-        await tx.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND created_at < $2`, [userId, user.deleted_at]);
-        await tx.query(`DELETE FROM web_sessions WHERE user_id = $1`, [userId]);
-        await tx.query(`UPDATE api_tokens SET name = 'deleted', last_used_at = NULL WHERE user_id = $1`, [userId]);
-        await tx.query(`DELETE FROM mail_stream_optouts WHERE user_id = $1`, [userId]);
-        await tx.query(`DELETE FROM mail_stream_sends WHERE user_id = $1`, [userId]);
-        await tx.query(`DELETE FROM mail_unsubscribe_tokens WHERE user_id = $1`, [userId]);
+        await deleteUserHistory(tx, userId, deletedAt);
+        await deleteUserStreamData(tx, userId);
         await deps.releaseExports?.(tx, userId);
       });
     },

@@ -5,11 +5,19 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { objectKeys, type MediaRow } from './media-types.js';
-import { MEDIA_COLUMNS } from './media-views.js';
+import {
+  addBookStorage,
+  completeProcessing,
+  findMediaParents,
+  findStuckProcessing,
+  lockMediaDerivedBytes,
+  lockMediaParents,
+  setProcessingStatus,
+  touchSubmission,
+} from './media-repository.js';
 import { extractPosterFrame, probeMedia } from '../../media-tools/ffmpeg.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
 import { createClamavScanner, type VirusScanner } from '../../media-tools/virus-scanner.js';
@@ -76,17 +84,11 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
    */
   async function setStatus(mediaId: string, status: 'processing' | 'failed', error: string | null, from: 'pending' | 'processing' | null = null): Promise<MediaRow | undefined> {
     return db.transaction(async (tx) => {
-      const [ids] = await tx.query<{ book_id: string; submission_id: string }>(`SELECT book_id, submission_id FROM media WHERE id = $1`, [mediaId]);
+      const ids = await findMediaParents(tx, mediaId);
       if (!ids) return undefined;
-      await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [ids.book_id]);
-      await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [ids.submission_id]);
-      const m = await one<MediaRow>(
-        tx,
-        `UPDATE media m SET processing_status = $2, processing_error = $3
-         WHERE m.id = $1 AND m.processing_status = ANY($4::text[]) RETURNING ${MEDIA_COLUMNS}`,
-        [mediaId, status, error, from ? [from] : ['pending', 'processing']],
-      );
-      if (m) await tx.query(`UPDATE submissions SET updated_at = now() WHERE id = $1`, [ids.submission_id]);
+      await lockMediaParents(tx, ids.book_id, ids.submission_id);
+      const m = await setProcessingStatus(tx, mediaId, status, error, from ? [from] : ['pending', 'processing']);
+      if (m) await touchSubmission(tx, ids.submission_id);
       return m;
     });
   }
@@ -118,11 +120,8 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
      * back: after `olderThanSeconds` it is marked failed.
      */
     async failStuck(olderThanSeconds: number): Promise<number> {
-      const stuck = await db.query<{ id: string }>(
-        `SELECT id FROM media WHERE processing_status = 'processing' AND updated_at < now() - make_interval(secs => $1) LIMIT 500`,
-        [olderThanSeconds],
-      );
-      for (const { id } of stuck) await setStatus(id, 'failed', 'Processing did not finish.', 'processing');
+      const stuck = await findStuckProcessing(db, olderThanSeconds);
+      for (const id of stuck) await setStatus(id, 'failed', 'Processing did not finish.', 'processing');
       return stuck.length;
     },
 
@@ -130,22 +129,23 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
     async record(m: MediaRow, f: Findings): Promise<void> {
       const stillThere = await db.transaction(async (tx) => {
         // Lock order of every write in a book: book, submission, media.
-        await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [m.book_id]);
-        await tx.query(`SELECT id FROM submissions WHERE id = $1 FOR UPDATE`, [m.submission_id]);
-        const [before] = await tx.query<{ derived_bytes: number }>(`SELECT derived_bytes FROM media WHERE id = $1 FOR UPDATE`, [m.id]);
-        if (!before) return false;
+        await lockMediaParents(tx, m.book_id, m.submission_id);
+        const before = await lockMediaDerivedBytes(tx, m.id);
+        if (before === undefined) return false;
         const derived = f.poster?.sizeBytes ?? 0;
-        await tx.query(
-          `UPDATE media SET processing_status = 'complete', processing_error = NULL, width = $2, height = $3,
-             duration_seconds = COALESCE($4, duration_seconds), thumbnail_key = COALESCE($5, thumbnail_key), derived_bytes = $6,
-             scan_result = COALESCE($7, scan_result), scan_signature = COALESCE($8, scan_signature)
-           WHERE id = $1`,
-          [m.id, f.width, f.height, f.durationSeconds, f.poster?.key ?? null, derived, f.scanResult ?? null, f.scanSignature ?? null],
-        );
-        const delta = derived - Number(before.derived_bytes);
-        if (delta) await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes + $2) WHERE id = $1`, [m.book_id, delta]);
+        await completeProcessing(tx, m.id, {
+          width: f.width,
+          height: f.height,
+          durationSeconds: f.durationSeconds,
+          thumbnailKey: f.poster?.key ?? null,
+          derivedBytes: derived,
+          scanResult: f.scanResult ?? null,
+          scanSignature: f.scanSignature ?? null,
+        });
+        const delta = derived - before;
+        if (delta) await addBookStorage(tx, m.book_id, delta);
         // The submission embeds its media: its representation changed.
-        await tx.query(`UPDATE submissions SET updated_at = now() WHERE id = $1`, [m.submission_id]);
+        await touchSubmission(tx, m.submission_id);
         return true;
       });
       // Deleted while it was processed: its poster has no row to be cleaned up with.

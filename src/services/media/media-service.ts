@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
@@ -14,8 +13,20 @@ import { nextModerationState } from '../submissions/moderation.js';
 import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
 import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
+import {
+  addBookStorage,
+  claimStalePendingObjects,
+  deleteMedia,
+  findBookFileKeys,
+  findMedia,
+  findSubmissionFiles,
+  forgetPendingObject,
+  insertMedia,
+  recordPendingObject,
+  takePendingObject,
+} from './media-repository.js';
 import { objectKeys, type MediaRow } from './media-types.js';
-import { MEDIA_COLUMNS, type MediaViews } from './media-views.js';
+import type { MediaViews } from './media-views.js';
 import { intakeUpload, type IncomingFile, type IntakeResult } from './upload-intake.js';
 
 /** An upload streamed into the store, not yet attached: its object is recorded in pending_objects until it is. */
@@ -50,11 +61,7 @@ function submissionOf(actor: Actor, id: string, forUpdate: boolean) {
 function mediaOf(submissionId: string, mediaId: string, forUpdate: boolean) {
   return async (ctx: BookContext, q: Queryable) => {
     if (!isUuid(submissionId) || !isUuid(mediaId)) throw errors.notFound('media');
-    const row = await one<MediaRow>(
-      q,
-      `SELECT ${MEDIA_COLUMNS} FROM media m WHERE m.id = $1 AND m.submission_id = $2 AND m.book_id = $3${forUpdate ? ' FOR UPDATE' : ''}`,
-      [mediaId, submissionId, ctx.book.id],
-    );
+    const row = await findMedia(q, ctx.book.id, submissionId, mediaId, { forUpdate });
     if (!row) throw errors.notFound('media');
     return { value: row, etag: etagOf(row.updated_at) };
   };
@@ -98,7 +105,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
   }
 
   async function forgetPending(key: string) {
-    await db.query(`DELETE FROM pending_objects WHERE key = $1`, [key]);
+    await forgetPendingObject(db, key);
   }
 
   /**
@@ -120,7 +127,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
         kinds,
         beforeStore: async () => {
           // Recorded before the first byte is stored: if this process dies mid-upload, the sweep removes the object.
-          await db.query(`INSERT INTO pending_objects (key) VALUES ($1) ON CONFLICT (key) DO NOTHING`, [key]);
+          await recordPendingObject(db, key);
           recorded = true;
         },
       });
@@ -143,34 +150,27 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     const used = Number(ctx.book.storage_used_bytes);
     if (used + staged.sizeBytes > limit) throw overStorage(ctx.book.plan_slug, limit, used);
     const scanResult = staged.kind === 'image' ? (deps.config.media.clamav ? 'pending' : 'not_scanned') : 'skipped_by_policy';
-    const row = await one<MediaRow>(
-      tx,
-      `INSERT INTO media AS m (id, submission_id, book_id, uploaded_by, kind, mime_type, declared_mime_type, original_filename,
-                               size_bytes, sha256, storage_key, duration_seconds, scan_result)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${MEDIA_COLUMNS}`,
-      [
-        staged.mediaId,
-        submission.id,
-        ctx.book.id,
-        uploadedBy,
-        staged.kind,
-        staged.mimeType,
-        staged.declaredType,
-        staged.filename,
-        staged.sizeBytes,
-        staged.sha256,
-        staged.key,
-        staged.durationSeconds,
-        scanResult,
-      ],
-    );
-    await tx.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [ctx.book.id, staged.sizeBytes]);
+    const row = await insertMedia(tx, {
+      id: staged.mediaId,
+      submissionId: submission.id,
+      bookId: ctx.book.id,
+      uploadedBy,
+      kind: staged.kind,
+      mimeType: staged.mimeType,
+      declaredMimeType: staged.declaredType,
+      originalFilename: staged.filename,
+      sizeBytes: staged.sizeBytes,
+      sha256: staged.sha256,
+      storageKey: staged.key,
+      durationSeconds: staged.durationSeconds,
+      scanResult,
+    });
+    await addBookStorage(tx, ctx.book.id, staged.sizeBytes);
     await mediaChanged(tx, ctx, submission);
     // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
-    const taken = await tx.query(`DELETE FROM pending_objects WHERE key = $1 AND sweeping_at IS NULL RETURNING key`, [staged.key]);
-    if (!taken.length) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+    if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
     await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
-    return row!;
+    return row;
   }
 
   return {
@@ -220,12 +220,9 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     async deleteMedia(tx: Tx, actor: Actor, slug: string, submissionId: string, mediaId: string): Promise<void> {
       const { ctx } = await access.requireBookAccess(actor, slug, 'delete_media', { tx, lock: 'update', target: mediaOf(submissionId, mediaId, false) });
       const submission = await findSubmission(tx, ctx.book.id, submissionId, { forUpdate: true });
-      const [gone] = await tx.query<MediaRow>(`DELETE FROM media m WHERE m.id = $1 AND m.book_id = $2 RETURNING ${MEDIA_COLUMNS}`, [mediaId, ctx.book.id]);
+      const gone = await deleteMedia(tx, ctx.book.id, mediaId);
       if (!submission || !gone) throw errors.notFound('media');
-      await tx.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [
-        ctx.book.id,
-        Number(gone.size_bytes) + Number(gone.derived_bytes),
-      ]);
+      await addBookStorage(tx, ctx.book.id, -(Number(gone.size_bytes) + Number(gone.derived_bytes)));
       await mediaChanged(tx, ctx, submission);
       await deleteObjectsLater(tx, [gone.storage_key, gone.thumbnail_key]);
     },
@@ -237,24 +234,15 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
      * submission (foreign key).
      */
     async releaseSubmissionFiles(q: Queryable, bookId: string, submission: Pick<SubmissionRow, 'id' | 'share_card_key'>): Promise<void> {
-      const rows = await q.query<{ storage_key: string; thumbnail_key: string | null; bytes: number }>(
-        `SELECT storage_key, thumbnail_key, size_bytes + derived_bytes AS bytes FROM media WHERE submission_id = $1`,
-        [submission.id],
-      );
+      const rows = await findSubmissionFiles(q, submission.id);
       const bytes = rows.reduce((n, r) => n + Number(r.bytes), 0);
-      if (bytes) await q.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [bookId, bytes]);
+      if (bytes) await addBookStorage(q, bookId, -bytes);
       await deleteObjectsLater(q, [...rows.flatMap((r) => [r.storage_key, r.thumbnail_key]), submission.share_card_key]);
     },
 
     /** For a book being purged (in its transaction): queues removal of every file of the book. */
     async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
-      const rows = await q.query<{ key: string }>(
-        `SELECT storage_key AS key FROM media WHERE book_id = $1
-         UNION ALL SELECT thumbnail_key FROM media WHERE book_id = $1 AND thumbnail_key IS NOT NULL
-         UNION ALL SELECT share_card_key FROM submissions WHERE book_id = $1 AND share_card_key IS NOT NULL`,
-        [bookId],
-      );
-      await deleteObjectsLater(q, rows.map((r) => r.key));
+      await deleteObjectsLater(q, await findBookFileKeys(q, bookId));
     },
 
     /** The delete job: removes stored objects; a missing one is already gone. */
@@ -267,16 +255,9 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
      * mid-upload, or its transaction failed): removed, then forgotten.
      */
     async sweepPendingObjects(olderThanSeconds: number): Promise<number> {
-      // Claimed in one short statement (an entry an attach holds is skipped: it is being taken), removed after:
-      // no transaction stays open while the store works, and an attach that comes later finds the entry claimed.
-      const stale = await db.query<{ key: string }>(
-        `UPDATE pending_objects SET sweeping_at = now()
-         WHERE key IN (SELECT key FROM pending_objects WHERE created_at < now() - make_interval(secs => $1)
-                       ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED)
-         RETURNING key`,
-        [olderThanSeconds],
-      );
-      for (const { key } of stale) {
+      // Claimed in one short statement, removed after: no transaction stays open while the store works.
+      const stale = await claimStalePendingObjects(db, olderThanSeconds);
+      for (const key of stale) {
         await store.delete(key);
         await store.discardInterrupted(key); // the bytes of a put cut off by a crash: a staging file, an open multipart upload
         await forgetPending(key);

@@ -1,12 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { sharedQuery, type Queryable } from '../../db/client.js';
+import type { Queryable } from '../../db/client.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { findMediaOfSubmissions } from './media-repository.js';
 import { MEDIA_URL_TTL_SECONDS, type MediaRow } from './media-types.js';
-
-export const MEDIA_COLUMNS = `m.id, m.submission_id, m.book_id, m.uploaded_by, m.kind, m.mime_type, m.declared_mime_type, m.original_filename,
-  m.size_bytes, m.sha256, m.storage_key, m.thumbnail_key, m.derived_bytes, m.width, m.height, m.duration_seconds,
-  m.processing_status, m.processing_error, m.scan_result, m.scan_signature, m.created_at, m.updated_at`;
 
 /**
  * How media and share cards are shown: signed URLs minted afresh on every
@@ -61,12 +58,7 @@ export function createMediaViews(deps: { store: ObjectStore; log?: Pick<FastifyB
     async summariesFor(q: Queryable, submissionIds: string[]): Promise<Map<string, Awaited<ReturnType<typeof toMedia>>[]>> {
       const out = new Map<string, Awaited<ReturnType<typeof toMedia>>[]>();
       if (!submissionIds.length) return out;
-      // Shared with identical reads at the same time (a page many clients read): the rows are read-only.
-      const rows = await sharedQuery<MediaRow>(
-        q,
-        `SELECT ${MEDIA_COLUMNS} FROM media m WHERE m.submission_id = ANY($1::uuid[]) ORDER BY m.submission_id, m.created_at, m.id`,
-        [submissionIds],
-      );
+      const rows = await findMediaOfSubmissions(q, submissionIds);
       const shown = await Promise.all(rows.map(toMedia));
       rows.forEach((r, i) => {
         const list = out.get(r.submission_id) ?? [];

@@ -1,8 +1,11 @@
 /** The mail streams as real mail over SMTP: onboarding at sign-up, the daily digest, activity reminders, and the send-time check. */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schedules } from '../../../src/jobs/job-catalog.js';
+import { createScheduler } from '../../../src/jobs/scheduler.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
-import { addMember, newBook, newSubmission, newUser, servicesOf, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../helpers/smtp-server.js';
 import { signUp } from '../web/web-client.js';
 import { jobStates, mailHeader, makeDelayedJobsDue } from './account-helpers.js';
@@ -17,6 +20,9 @@ afterAll(async () => {
   await t.close();
   await smtp.close();
 });
+
+/** The daily schedules, as every worker runs them. */
+const DAILY = schedules.filter((s) => s.everySeconds === 24 * 3600);
 
 const mailTo = (email: string): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(email));
 const today = () => new Date().toISOString().slice(0, 10);
@@ -183,12 +189,17 @@ describe('activity reminders', () => {
 });
 
 describe('scheduling', () => {
-  it("queues each day's daily jobs once, whoever asks", async () => {
-    const services = servicesOf(t);
-    const day = new Date('2031-05-06T03:00:00Z');
-    expect(await services.mailStreams.scheduleDaily(day)).toEqual(['mail.digests', 'mail.activity-reminders', 'notifications.digest']);
-    expect(await services.mailStreams.scheduleDaily(new Date('2031-05-06T21:00:00Z'))).toEqual([]);
-    const runs = await t.db.query<{ job: string }>(`SELECT job FROM daily_job_runs WHERE day = '2031-05-06' ORDER BY job`);
-    expect(runs.map((r) => r.job)).toEqual(['mail.activity-reminders', 'mail.digests', 'notifications.digest']);
+  it("queues each day's daily jobs once, whichever worker's scheduler ticks", async () => {
+    let now = new Date('2031-05-06T03:00:00Z');
+    const make = () => createScheduler({ db: t.db, queue: t.queue, log: pino({ level: 'silent' }), schedules: DAILY, now: () => now });
+    const [a, b] = [make(), make()];
+    expect((await a.tick()).map((r) => r.schedule)).toEqual(['mail.digests', 'mail.activity-reminders', 'notifications.digest']);
+    now = new Date('2031-05-06T21:00:00Z');
+    expect(await b.tick()).toEqual([]);
+    const jobs = await t.db.query<{ name: string }>(
+      `SELECT name FROM ${t.queue.schema}.job WHERE data->>'day' = '2031-05-06'
+       UNION ALL SELECT name FROM ${t.queue.schema}.archive WHERE data->>'day' = '2031-05-06' ORDER BY name`,
+    );
+    expect(jobs.map((r) => r.name)).toEqual(['mail.activity-reminders', 'mail.digests', 'notifications.digest']);
   });
 });

@@ -4,7 +4,10 @@
  * A new memory (from any source) reaches exactly the active new_submission
  * subscribers of its book; digest subscribers get one summary a day.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schedules } from '../../../src/jobs/job-catalog.js';
+import { createScheduler } from '../../../src/jobs/scheduler.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, servicesOf, type TestUser } from '../../helpers/factories.js';
 import { startProviderServer, type ProviderRequest, type TestProviderServer } from '../../helpers/provider-server.js';
@@ -208,7 +211,10 @@ describe('the daily digest', () => {
     await subscribe(slug, owner, 'digest');
     const s = await newSubmission(t, slug, owner, { text: 'seen by the job' });
     await t.db.query(`UPDATE submissions SET created_at = '2031-06-09T12:00:00Z' WHERE id = $1`, [s.id]);
-    expect(await servicesOf(t).mailStreams.scheduleDaily(new Date('2031-06-10T05:00:00Z'))).toContain('notifications.digest');
+    // A worker's scheduler on that day: it queues the day's jobs, this one among them.
+    const daily = schedules.filter((d) => d.everySeconds === 24 * 3600);
+    const scheduler = createScheduler({ db: t.db, queue: t.queue, log: pino({ level: 'silent' }), schedules: daily, now: () => new Date('2031-06-10T05:00:00Z') });
+    expect((await scheduler.tick()).map((r) => r.schedule)).toContain('notifications.digest');
     await until(() => mailsTo(owner.email).some((m) => m.subject === '"Daily Job Book" on 2031-06-09: 1 new memory'), 'the digest from the daily job');
   });
 });

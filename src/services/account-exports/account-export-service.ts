@@ -2,12 +2,12 @@ import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { findDeletionState } from '../account/account-repository.js';
 import type { RateLimitResult } from '../rate-limit/rate-limiter.js';
 import { accountExportChunks } from './account-export-content.js';
 import {
@@ -201,7 +201,7 @@ export function createAccountExportService(deps: { db: Db; store: ObjectStore; q
         o.log?.error({ export: job.id }, 'account export failed for good: its last run never finished');
         return;
       }
-      const user = await one<{ deleted_at: string | null }>(db, `SELECT deleted_at FROM users WHERE id = $1`, [job.user_id]);
+      const user = await findDeletionState(db, job.user_id);
       if (!user || user.deleted_at) {
         await failAccountExport(db, job.id, 'The account was deleted before the export was written.');
         return;

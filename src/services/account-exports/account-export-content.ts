@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
-import { MAIL_STREAMS } from './mail-streams.js';
+import { MAIL_STREAMS } from '../mail-streams/mail-stream-types.js';
 import { ACCOUNT_EXPORT_FORMAT_VERSION } from './account-export-types.js';
 
 /**

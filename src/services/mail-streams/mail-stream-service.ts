@@ -1,30 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
-import type { MailMessage } from '../../mail/mailer.js';
-import { sha256 } from '../../lib/secrets.js';
-import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './account-messages.js';
-
-/** The mail streams a user can leave (the contract's Account and GDPR rule 1). */
-export const MAIL_STREAMS = ['onboarding', 'digests', 'activity_reminders'] as const;
-export type MailStream = (typeof MAIL_STREAMS)[number];
-/** Streams whose mail carries a one-click unsubscribe link (rule 2: onboarding only). */
-export const TOKEN_STREAMS: readonly MailStream[] = ['onboarding'];
+import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './mail-stream-messages.js';
+import {
+  claimStreamSend,
+  findDigestExcerpts,
+  findDigestRows,
+  findLiveUser,
+  findQuietBooks,
+  findTokenUser,
+  insertOptOut,
+  insertUnsubscribeToken,
+  streamOpenTo,
+} from './mail-stream-repository.js';
+import { isMailStream, MAIL_STREAMS, TOKEN_STREAMS, type MailStream, type StreamMail } from './mail-stream-types.js';
 
 /** The onboarding follow-up goes out this long after sign-up. */
 export const ONBOARDING_FOLLOW_UP_SECONDS = 3 * 24 * 3600;
 /** An owner is nudged once a book has had no new memory for this many days (once per quiet stretch). */
 export const ACTIVITY_QUIET_DAYS = 14;
-/** The daily jobs, queued once per UTC day by whichever process notices the day first (notifications.digest: subscriptions of kind digest). */
-export const DAILY_JOBS = ['mail.digests', 'mail.activity-reminders', 'notifications.digest'] as const;
-
-export function isMailStream(value: string): value is MailStream {
-  return (MAIL_STREAMS as readonly string[]).includes(value);
-}
 
 /** An unknown stream is 400 unknown_stream, with the streams there are in details.offered. */
 export function mustBeStream(stream: string): MailStream {
@@ -36,8 +33,6 @@ export function mustBeStream(stream: string): MailStream {
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-
-export type StreamMail = MailMessage & { stream: MailStream; userId: string };
 
 /**
  * The mail streams: who left which, the one-click unsubscribe tokens of
@@ -56,11 +51,8 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
   }
 
   async function leave(q: Queryable, userId: string, stream: MailStream) {
-    const inserted = await q.query(
-      `INSERT INTO mail_stream_optouts (user_id, stream) VALUES ($1, $2) ON CONFLICT (user_id, stream) DO NOTHING RETURNING stream`,
-      [userId, stream],
-    );
-    return { stream, unsubscribed: true as const, already_unsubscribed: inserted.length === 0 };
+    const inserted = await insertOptOut(q, userId, stream);
+    return { stream, unsubscribed: true as const, already_unsubscribed: !inserted };
   }
 
   async function enqueue(q: Queryable, mail: StreamMail, startAfterSeconds?: number) {
@@ -70,11 +62,8 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
   /** Queues the mail once per (user, stream, period); false when it was queued before. */
   async function enqueueOnce(mail: StreamMail, period: string): Promise<boolean> {
     return db.transaction(async (tx) => {
-      const claimed = await tx.query(
-        `INSERT INTO mail_stream_sends (user_id, stream, period) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING period`,
-        [mail.userId, mail.stream, period],
-      );
-      if (!claimed.length) return false;
+      const claimed = await claimStreamSend(tx, mail.userId, mail.stream, period);
+      if (!claimed) return false;
       await enqueue(tx, mail);
       return true;
     });
@@ -101,26 +90,15 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
       const invalid = () => errors.unauthorized('The unsubscribe token is missing or invalid.');
       if (!token || !isUuid(token)) throw invalid();
       return db.transaction(async (tx) => {
-        const row = await one<{ user_id: string }>(
-          tx,
-          `SELECT t.user_id FROM mail_unsubscribe_tokens t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
-           WHERE t.token_hash = $1 AND t.stream = $2`,
-          [sha256(token.toLowerCase()), s],
-        );
-        if (!row) throw invalid();
-        return leave(tx, row.user_id, s);
+        const userId = await findTokenUser(tx, token, s);
+        if (!userId) throw invalid();
+        return leave(tx, userId, s);
       });
     },
 
     /** Whether stream mail may go to this user now: the account is live and has not left the stream. */
     async allowsMail(userId: string, stream: string): Promise<boolean> {
-      const row = await one<{ ok: boolean }>(
-        db,
-        `SELECT NOT EXISTS (SELECT 1 FROM mail_stream_optouts o WHERE o.user_id = u.id AND o.stream = $2) AS ok
-         FROM users u WHERE u.id = $1 AND u.deleted_at IS NULL AND u.is_active`,
-        [userId, stream],
-      );
-      return row?.ok === true;
+      return streamOpenTo(db, userId, stream);
     },
 
     /**
@@ -130,10 +108,10 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
      */
     async startOnboarding(userId: string): Promise<void> {
       await db.transaction(async (tx) => {
-        const user = await one<{ email: string; first_name: string }>(tx, `SELECT email, first_name FROM users WHERE id = $1 AND deleted_at IS NULL`, [userId]);
+        const user = await findLiveUser(tx, userId);
         if (!user) return;
         const token = randomUUID();
-        await tx.query(`INSERT INTO mail_unsubscribe_tokens (token_hash, user_id, stream) VALUES ($1, $2, 'onboarding')`, [sha256(token), userId]);
+        await insertUnsubscribeToken(tx, token, userId, 'onboarding');
         const publicUrl = config.http.publicUrl;
         // Mail programs POST to the API route (one click); people follow the page link in the text, which asks first.
         const oneClickUrl = `${publicUrl}/api/v1/me/unsubscribe/onboarding/token/?token=${token}`;
@@ -154,29 +132,10 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
       if (!DAY_RE.test(day)) throw new Error(`not a day: ${day}`);
       const from = `${dayBefore(day)}T00:00:00Z`;
       const to = `${day}T00:00:00Z`;
-      const rows = await db.query<{ user_id: string; email: string; first_name: string; book_id: string; title: string; new_count: number; pending_count: number }>(
-        `SELECT m.user_id, u.email, u.first_name, b.id AS book_id, b.title,
-                count(*)::int AS new_count, count(*) FILTER (WHERE s.status = 'pending')::int AS pending_count
-         FROM book_members m
-         JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.is_active AND u.email IS NOT NULL
-         JOIN books b ON b.id = m.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
-         JOIN submissions s ON s.book_id = b.id AND s.created_at >= $1 AND s.created_at < $2
-         WHERE m.role IN ('owner', 'admin')
-           AND NOT EXISTS (SELECT 1 FROM mail_stream_optouts o WHERE o.user_id = m.user_id AND o.stream = 'digests')
-         GROUP BY m.user_id, u.email, u.first_name, b.id, b.title
-         ORDER BY m.user_id, b.title, b.id`,
-        [from, to],
-      );
+      const rows = await findDigestRows(db, from, to);
       if (!rows.length) return 0;
       const bookIds = [...new Set(rows.map((r) => r.book_id))];
-      const excerpts = await db.query<{ book_id: string; contributor_name: string | null; text_content: string }>(
-        `SELECT book_id, contributor_name, text_content FROM (
-           SELECT s.book_id, s.contributor_name, s.text_content,
-                  row_number() OVER (PARTITION BY s.book_id ORDER BY s.created_at DESC, s.id DESC) AS n
-           FROM submissions s WHERE s.book_id = ANY ($1::uuid[]) AND s.created_at >= $2 AND s.created_at < $3
-         ) x WHERE n <= 3`,
-        [bookIds, from, to],
-      );
+      const excerpts = await findDigestExcerpts(db, bookIds, from, to);
       const byUser = new Map<string, { email: string; firstName: string; books: DigestBook[] }>();
       for (const r of rows) {
         const entry = byUser.get(r.user_id) ?? { email: r.email, firstName: r.first_name, books: [] };
@@ -200,17 +159,7 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
      * ACTIVITY_QUIET_DAYS: once per quiet stretch (a new memory starts a new one).
      */
     async sendActivityReminders(): Promise<number> {
-      const rows = await db.query<{ book_id: string; slug: string; title: string; owner_id: string; email: string; first_name: string; last_memory_at: string | null }>(
-        `SELECT b.id AS book_id, b.slug, b.title, b.owner_id, u.email, u.first_name, last.at AS last_memory_at
-         FROM books b
-         JOIN users u ON u.id = b.owner_id AND u.deleted_at IS NULL AND u.is_active
-         LEFT JOIN LATERAL (SELECT max(s.created_at) AS at FROM submissions s WHERE s.book_id = b.id) last ON true
-         WHERE b.deleted_at IS NULL AND b.deletion_requested_at IS NULL AND b.status = 'active'
-           AND COALESCE(last.at, b.created_at) < now() - make_interval(days => $1)
-           AND NOT EXISTS (SELECT 1 FROM mail_stream_optouts o WHERE o.user_id = b.owner_id AND o.stream = 'activity_reminders')
-         ORDER BY b.id`,
-        [ACTIVITY_QUIET_DAYS],
-      );
+      const rows = await findQuietBooks(db, ACTIVITY_QUIET_DAYS);
       let sent = 0;
       for (const r of rows) {
         const mail = activityReminderMail(r.email, r.first_name, {
@@ -221,25 +170,6 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
         if (await enqueueOnce({ ...mail, stream: 'activity_reminders', userId: r.owner_id }, `${r.book_id}:${r.last_memory_at ?? 'none'}`)) sent++;
       }
       return sent;
-    },
-
-    /**
-     * Queues today's daily jobs (UTC) unless some process already has: called
-     * by the housekeeping timer, so every server notices a new day, and the
-     * daily_job_runs row makes exactly one of them queue it.
-     */
-    async scheduleDaily(now = new Date()): Promise<string[]> {
-      const day = now.toISOString().slice(0, 10);
-      const queued: string[] = [];
-      for (const job of DAILY_JOBS) {
-        const did = await db.transaction(async (tx) => {
-          const claimed = await tx.query(`INSERT INTO daily_job_runs (job, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING RETURNING job`, [job, day]);
-          if (claimed.length) await needQueue().send(job, { day }, { tx });
-          return claimed.length > 0;
-        });
-        if (did) queued.push(job);
-      }
-      return queued;
     },
   };
 }

@@ -1,0 +1,63 @@
+import type { Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+
+/** Where the account's deletion stands; `forUpdate` locks the user row for the rest of the caller's transaction. */
+export async function findDeletionState(q: Queryable, userId: string, o: { forUpdate?: boolean } = {}) {
+  return one<{ deleted_at: string | null; deletion_requested_at: string | null }>(
+    q,
+    `SELECT deleted_at, deletion_requested_at FROM users WHERE id = $1${o.forUpdate ? ' FOR UPDATE' : ''}`,
+    [userId],
+  );
+}
+
+/**
+ * Personal data off the user row, with a unique tombstone email (so the
+ * address can sign up again); the account marked deleted. False when it
+ * already was.
+ */
+export async function scrubUser(q: Queryable, userId: string): Promise<boolean> {
+  const row = await one<{ id: string }>(
+    q,
+    `UPDATE users SET email = 'deleted-' || id || '@invalid', password_hash = NULL, first_name = '', last_name = '',
+       phone_number = NULL, telegram_chat_id = NULL, telegram_username = NULL, imessage_identifier = NULL,
+       is_staff = false, is_active = false, deleted_at = now(), deletion_requested_at = NULL
+     WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+    [userId],
+  );
+  return row !== undefined;
+}
+
+export async function endWebSessions(q: Queryable, userId: string): Promise<void> {
+  await q.query(`UPDATE web_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL`, [userId]);
+}
+
+/** The deletion waits for the backups' erasure (the first request's time is kept). */
+export async function markDeletionRequested(q: Queryable, userId: string): Promise<void> {
+  await q.query(`UPDATE users SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [userId]);
+}
+
+/** Accounts whose deletion still waits for the backups' erasure. */
+export async function findAccountsAwaitingErasure(q: Queryable): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(`SELECT id FROM users WHERE deletion_requested_at IS NOT NULL AND deleted_at IS NULL ORDER BY id`);
+  return rows.map((r) => r.id);
+}
+
+/** The live books the user owns. */
+export async function findOwnedBookIds(q: Queryable, userId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(`SELECT id FROM books WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY id`, [userId]);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A deleted user's history: memberships (but ownerships, which go with their
+ * books), audit trail (but the deletion's own event), stored answers from
+ * before the deletion (its own answer stays, so a retry still replays it),
+ * sessions, and key names.
+ */
+export async function deleteUserHistory(q: Queryable, userId: string, deletedAt: string): Promise<void> {
+  await q.query(`DELETE FROM book_members WHERE user_id = $1 AND role <> 'owner'`, [userId]);
+  await q.query(`DELETE FROM audit_events WHERE user_id = $1 AND event <> 'account_deleted'`, [userId]);
+  await q.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND created_at < $2`, [userId, deletedAt]);
+  await q.query(`DELETE FROM web_sessions WHERE user_id = $1`, [userId]);
+  await q.query(`UPDATE api_tokens SET name = 'deleted', last_used_at = NULL WHERE user_id = $1`, [userId]);
+}
