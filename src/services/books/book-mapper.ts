@@ -1,47 +1,32 @@
-import { jsonEtag, jsonObject, jsonRaw, jsonTimestamp, jsonValue } from '../../db/sql-json.js';
-import { etagOf } from '../../lib/etag.js';
+import { etag, given, jsonShape, raw, timestamp, value } from '../../db/json-shape.js';
 import type { BookRow, Role } from './book-types.js';
 
-export function toBook(b: BookRow, role: Role | null) {
-  return {
-    slug: b.slug,
-    title: b.title,
-    subtitle: b.subtitle,
-    theme: b.theme,
-    settings: b.settings,
-    use_case_slug: b.use_case_slug,
-    is_public: b.is_public,
-    status: b.status,
-    plan: b.plan_slug,
-    role,
-    created_at: b.created_at,
-    updated_at: b.updated_at,
-    archived_at: b.archived_at,
-    etag: etagOf(b.updated_at),
-  };
-}
-
 /**
- * toBook, built by the database: the SQL of one Book's JSON text, from the
- * books row `b` and the role expression given. Field for field what toBook
- * makes, in the Book schema's order (test/http/books/books.json.test.ts holds
- * the two to the same output).
+ * The Book response, in the Book schema's order: toBook makes it from a row,
+ * bookJsonSql in the database for pages of GET /books/
+ * (test/http/books/books.json.test.ts holds the two to the same bytes).
  */
+const BOOK = jsonShape<BookRow, [role: Role | null]>()({
+  slug: value('slug'),
+  title: value('title'),
+  subtitle: value('subtitle'),
+  theme: value('theme'),
+  settings: raw('settings'),
+  use_case_slug: value('use_case_slug'),
+  is_public: value('is_public'),
+  status: value('status'),
+  plan: value('plan_slug'),
+  role: given(0),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
+  archived_at: timestamp('archived_at'),
+  etag: etag('updated_at'),
+});
+
+export const toBook = BOOK.toObject;
+export type Book = ReturnType<typeof toBook>;
+
+/** The SQL of one Book's JSON text, from the books row `b` and the role expression given (made once per pair). */
 export function bookJsonSql(b: string, role: string): string {
-  return jsonObject([
-    ['slug', jsonValue(`${b}.slug`)],
-    ['title', jsonValue(`${b}.title`)],
-    ['subtitle', jsonValue(`${b}.subtitle`)],
-    ['theme', jsonValue(`${b}.theme`)],
-    ['settings', jsonRaw(`${b}.settings`)],
-    ['use_case_slug', jsonValue(`${b}.use_case_slug`)],
-    ['is_public', jsonValue(`${b}.is_public`)],
-    ['status', jsonValue(`${b}.status`)],
-    ['plan', jsonValue(`${b}.plan_slug`)],
-    ['role', jsonValue(role)],
-    ['created_at', jsonTimestamp(`${b}.created_at`)],
-    ['updated_at', jsonTimestamp(`${b}.updated_at`)],
-    ['archived_at', jsonTimestamp(`${b}.archived_at`)],
-    ['etag', jsonEtag(`${b}.updated_at`)],
-  ]);
+  return BOOK.sql({ row: b }, [role])[0]!;
 }

@@ -1,73 +1,55 @@
-import { jsonEtag, jsonMembers, jsonTimestamp, jsonValue } from '../../db/sql-json.js';
-import { contributorUserOf } from '../../lib/contributor.js';
-import { etagOf } from '../../lib/etag.js';
+import { etag, given, jsonShape, objectOrNull, slot, timestamp, value } from '../../db/json-shape.js';
 import type { MediaView } from '../media/media-views.js';
 import type { SubmissionRow } from './submission-types.js';
 
+/**
+ * The Submission response, in the Submission schema's order: toSubmission
+ * makes it from a row, submissionJsonSql in the database for pages, around
+ * the members the service signs per request (share_card_url and media)
+ * (test/http/submissions/submissions.json.test.ts holds the two to the same bytes).
+ */
+const SUBMISSION = jsonShape<SubmissionRow, [bookSlug: string, media: MediaView[], shareCardUrl: string | null]>()({
+  id: value('id'),
+  book_slug: given(0),
+  text_content: value('text_content'),
+  contributor_name: value('contributor_name'),
+  contributor_email: value('contributor_email'),
+  // The author's account, as contributorUserOf shows it (the SQL reads the left-joined users row `author`).
+  contributor_user: objectOrNull('contributor_user_id', {
+    id: value('contributor_user_id'),
+    first_name: value('contributor_first_name', { sql: { table: 'author', column: 'first_name' }, ifNull: '' }),
+    last_name: value('contributor_last_name', { sql: { table: 'author', column: 'last_name' }, ifNull: '' }),
+  }),
+  is_private: value('is_private'),
+  status: value('status'),
+  is_pinned: value('is_pinned'),
+  pinned_at: timestamp('pinned_at'),
+  rejection_reason: value('rejection_reason'),
+  share_card_url: slot(2),
+  media: slot(1),
+  source: value('source'),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
+  etag: etag('updated_at'),
+});
+
 /** `media` and `shareCardUrl` come signed from the media views (see the submission service's present). */
-export function toSubmission(s: SubmissionRow, bookSlug: string, media: MediaView[], shareCardUrl: string | null) {
-  return {
-    id: s.id,
-    book_slug: bookSlug,
-    text_content: s.text_content,
-    contributor_name: s.contributor_name,
-    contributor_email: s.contributor_email,
-    contributor_user: contributorUserOf(s),
-    is_private: s.is_private,
-    status: s.status,
-    is_pinned: s.is_pinned,
-    pinned_at: s.pinned_at,
-    rejection_reason: s.rejection_reason,
-    share_card_url: shareCardUrl,
-    media,
-    source: s.source,
-    created_at: s.created_at,
-    updated_at: s.updated_at,
-    etag: etagOf(s.updated_at),
-  };
-}
+export const toSubmission = SUBMISSION.toObject;
 export type Submission = ReturnType<typeof toSubmission>;
 
 /**
- * toSubmission, built by the database for a page of many rows, around the
- * members the service signs per request: `head` holds the members before
- * share_card_url (from `{`), `tail` those after media (to `}`). `s` is the
- * submissions row, `u` its left-joined author, `bookSlug` a SQL expression.
- * Field for field what toSubmission makes, in the Submission schema's order
- * (test/http/submissions/submissions.json.test.ts holds the two to the same output).
+ * The SQL of a Submission's JSON text around the signed members: `head` holds
+ * the members before share_card_url (from `{`), `tail` those after media (to
+ * `}`). `s` is the submissions row, `u` its left-joined author, `bookSlug` a
+ * SQL expression. Made once per set of aliases.
  */
 export function submissionJsonSql(s: string, u: string, bookSlug: string): { head: string; tail: string } {
-  const author =
-    `CASE WHEN ${s}.contributor_user_id IS NULL THEN 'null' ELSE ` +
-    `'{' || ${jsonMembers([
-      ['id', jsonValue(`${s}.contributor_user_id`)],
-      ['first_name', jsonValue(`coalesce(${u}.first_name, '')`)],
-      ['last_name', jsonValue(`coalesce(${u}.last_name, '')`)],
-    ])} || '}' END`;
-  const head = jsonMembers([
-    ['id', jsonValue(`${s}.id`)],
-    ['book_slug', jsonValue(bookSlug)],
-    ['text_content', jsonValue(`${s}.text_content`)],
-    ['contributor_name', jsonValue(`${s}.contributor_name`)],
-    ['contributor_email', jsonValue(`${s}.contributor_email`)],
-    ['contributor_user', author],
-    ['is_private', jsonValue(`${s}.is_private`)],
-    ['status', jsonValue(`${s}.status`)],
-    ['is_pinned', jsonValue(`${s}.is_pinned`)],
-    ['pinned_at', jsonTimestamp(`${s}.pinned_at`)],
-    ['rejection_reason', jsonValue(`${s}.rejection_reason`)],
-  ]);
-  const tail = jsonMembers([
-    ['source', jsonValue(`${s}.source`)],
-    ['created_at', jsonTimestamp(`${s}.created_at`)],
-    ['updated_at', jsonTimestamp(`${s}.updated_at`)],
-    ['etag', jsonEtag(`${s}.updated_at`)],
-  ]);
-  return { head: `'{' || ${head}`, tail: `${tail} || '}'` };
+  const [head, tail] = SUBMISSION.sql({ row: s, author: u }, [bookSlug]);
+  return { head: head!, tail: tail! };
 }
 
-/** One Submission's JSON text from its database-made parts and the signed members (the order of toSubmission). */
+/** One Submission's JSON text from its database-made parts and the signed members. */
 export function submissionJson(parts: { json_head: string; json_tail: string }, shareCardUrl: string | null, media: MediaView[]): string {
   // MediaView's members are in the MediaSummary schema's order and hold plain values: JSON.stringify writes them as the serializer does.
-  return `${parts.json_head},"share_card_url":${JSON.stringify(shareCardUrl)},"media":[${media.map((m) => JSON.stringify(m)).join(',')}],${parts.json_tail}`;
+  return SUBMISSION.joinJson(parts.json_head, JSON.stringify(shareCardUrl), `[${media.map((m) => JSON.stringify(m)).join(',')}]`, parts.json_tail);
 }
