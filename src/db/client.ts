@@ -39,9 +39,9 @@ export interface Tx extends Queryable {
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
-   * Runs `step` as the transaction's last work, right before COMMIT, after
-   * everything else (an idempotent request's stored answer included): for a
-   * row lock that should be held as briefly as possible. A step that throws
+   * Runs `step` as the transaction's last work before COMMIT (an idempotent
+   * request's stored answer then leaves with the COMMIT, in one round trip):
+   * for a row lock that should be held as briefly as possible. A step that throws
    * fails the commit, and the transaction is rolled back.
    */
   beforeCommit(step: () => Promise<void>): void;

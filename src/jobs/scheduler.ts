@@ -29,7 +29,7 @@ export interface SchedulerDeps {
   queue: JobSender<JobPayloads, Queryable>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   schedules?: readonly Schedule[];
-  /** The clock periods are computed from (tests pass a fake one). */
+  /** The clock periods are computed from (tests pass a fake one); by default the database's, which every process shares. */
   now?: () => Date;
   /** How often the periods are checked (default 60 s). */
   tickMs?: number;
@@ -50,7 +50,9 @@ export function periodStart(at: Date, everySeconds: number): Date {
 export function createScheduler(deps: SchedulerDeps) {
   const { db, queue, log } = deps;
   const schedules = deps.schedules ?? catalogSchedules;
-  const now = deps.now ?? (() => new Date());
+  // The database's clock by default: a worker whose own clock runs ahead must not open a day early
+  // (a digest of day D would then miss the memories of D's last seconds).
+  const now = deps.now ? async () => deps.now!() : async () => (await db.query<{ now: string }>(`SELECT now() AS now`))[0].now;
   let timer: NodeJS.Timeout | undefined;
   let first: NodeJS.Timeout | undefined;
   let ticking: Promise<unknown> = Promise.resolve();
@@ -58,7 +60,7 @@ export function createScheduler(deps: SchedulerDeps) {
 
   /** Queues every schedule's current period that no process has queued yet; returns what this call queued. */
   async function tick(): Promise<ScheduledRun[]> {
-    const at = now();
+    const at = new Date(await now());
     const due = schedules.map((s) => ({ s, start: periodStart(at, s.everySeconds) }));
     // One read on most ticks: the periods not claimed yet (usually none).
     const open = new Set(

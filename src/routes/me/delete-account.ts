@@ -81,11 +81,11 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
       // A retry whose answer is stored is replayed without asking the endpoint again (or spending anything).
       // The step-up's refusal is answered under the key too (stored, replayed), as the effect's own errors are.
       const erasure = (await request.hasStoredAnswer!())
-        ? { erased: false, passwordChecked: false }
+        ? ({ erased: false, stepUp: 'none' } as const)
         : await services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method }).catch((err: unknown) => ({ refused: err }));
       const run = await request.runIdempotent!('', async (tx) => {
         if ('refused' in erasure) throw erasure.refused;
-        return services.account.deleteAccount(tx, auth.user, stepUp, { requestId: String(request.id) }, erasure);
+        return services.account.deleteAccount(tx, auth.user, { requestId: String(request.id) }, erasure);
       });
       if (run.replayed) return reply;
       const outcome = run.value;

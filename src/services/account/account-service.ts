@@ -40,10 +40,12 @@ const reauthRequired = () =>
     'Deleting the account needs a fresh step-up: POST /me/delete/reauth/ with your password or a one-time code, then send its reauth_token here (a browser session may send {password} instead). A grant works once, for five minutes.',
   );
 /** What deletion's first phase established: the backups' erasure, and a password already checked (a browser session's step-up). */
-export interface AccountErasure {
-  erased: boolean;
-  passwordChecked: boolean;
-}
+export type AccountErasure = { erased: boolean } & (
+  | { stepUp: 'grant'; grantId: string }
+  | { stepUp: 'password' }
+  /** No step-up was taken: the account was already gone, or nothing ran (a retry whose answer was stored). */
+  | { stepUp: 'none' }
+);
 
 const invalidCredentials = () => new AppError('invalid_credentials', 'The password or code is not correct.');
 
@@ -134,11 +136,12 @@ export function createAccountService(deps: AccountServiceDeps) {
     },
 
     /**
-     * Deletion's first phase, holding no transaction: the step-up is checked
-     * (a grant from the reauth route, or on a browser session the password;
-     * anything else is 403 reauth_required), nothing spent yet, and then the
-     * operator's endpoint is asked to erase the account's off-site backups
-     * (up to 5 s; asking twice is harmless). Then `deleteAccount`.
+     * Deletion's first phase, holding no transaction while it waits: the
+     * step-up (a grant from the reauth route, spent here, or on a browser
+     * session the password; anything else is 403 reauth_required), the
+     * recovery point, then the operator's endpoint is asked to erase the
+     * account's off-site backups (up to 5 s; asking twice is harmless).
+     * Then `deleteAccount`.
      */
     async prepareDeletion(
       actor: { id: string },
@@ -146,32 +149,35 @@ export function createAccountService(deps: AccountServiceDeps) {
       o: { authMethod: 'api_key' | 'session' },
     ): Promise<AccountErasure> {
       const current = await findDeletionState(db, actor.id);
-      if (!current || current.deleted_at) return { erased: true, passwordChecked: false };
-      let passwordChecked = false;
-      if (input.reauthToken !== undefined) {
-        if (!(await reauth.hasGrant(db, actor.id, input.reauthToken))) throw reauthRequired();
-      } else if (input.password !== undefined && o.authMethod === 'session') {
+      if (!current || current.deleted_at) return { erased: true, stepUp: 'none' };
+      if (input.reauthToken === undefined) {
+        if (input.password === undefined || o.authMethod !== 'session') throw reauthRequired();
         if (!(await passwordMatches(actor.id, input.password))) throw invalidCredentials();
-        passwordChecked = true;
-      } else {
-        throw reauthRequired();
       }
-      return { erased: await eraser.erase({ kind: 'user', id: actor.id }), passwordChecked };
+      // The recovery point, committed on its own: the grant spent, the deletion recorded as requested
+      // and its erase-backup job queued (after the retry delay), so a request cut off from here on
+      // still ends in the deletion the owner stepped up for.
+      const grantId = await db.transaction(async (tx) => {
+        const locked = await findDeletionState(tx, actor.id, { forUpdate: true });
+        if (!locked || locked.deleted_at) return null;
+        let spent: string | undefined;
+        if (input.reauthToken !== undefined) {
+          spent = await reauth.spendGrant(tx, actor.id, input.reauthToken);
+          if (!spent) throw reauthRequired();
+        }
+        await markDeletionRequested(tx, actor.id);
+        const retry = deps.config.backupErasureRetrySeconds;
+        await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, startAfterSeconds: retry, retryDelaySeconds: retry });
+        return spent ?? '';
+      });
+      if (grantId === null) return { erased: true, stepUp: 'none' };
+      const erased = await eraser.erase({ kind: 'user', id: actor.id });
+      return grantId ? { erased, stepUp: 'grant', grantId } : { erased, stepUp: 'password' };
     },
 
-    /**
-     * Deletion's second phase, in `tx`: the grant is spent (a grant spent
-     * meanwhile by a concurrent request is 403 reauth_required). With the
-     * backups erased, the account is scrubbed and signed out here and the
-     * rest queued; while they are not, 202 deletion_queued, the grant is
-     * given back for the retry with the same key, and the queue keeps trying
-     * and finishes the deletion. (An idempotent replay never gets here: it
-     * is answered before, so it spends nothing.)
-     */
     async deleteAccount(
       tx: Tx,
       actor: { id: string },
-      input: { reauthToken?: string; password?: string },
       o: { requestId: string },
       erasure: AccountErasure,
     ): Promise<DeletionOutcome> {
@@ -179,19 +185,13 @@ export function createAccountService(deps: AccountServiceDeps) {
       // deletion the queue completed while this retry was on its way is simply done.
       const current = await findDeletionState(tx, actor.id, { forUpdate: true });
       if (!current || current.deleted_at) return { state: 'deleted' } as const;
-      let grantId: string | undefined;
-      if (input.reauthToken !== undefined) {
-        grantId = await reauth.spendGrant(tx, actor.id, input.reauthToken);
-        if (!grantId) throw reauthRequired();
-      } else if (!erasure.passwordChecked) {
-        throw reauthRequired();
-      }
+      if (erasure.stepUp === 'none') throw reauthRequired();
 
       if (erasure.erased) {
         await finalize(tx, actor.id, o.requestId);
         return { state: 'deleted' } as const;
       }
-      if (grantId) await reauth.restoreGrant(tx, grantId);
+      if (erasure.stepUp === 'grant') await reauth.restoreGrant(tx, erasure.grantId);
       await markDeletionRequested(tx, actor.id);
       await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;

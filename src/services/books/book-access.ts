@@ -213,7 +213,7 @@ export function createBookAccess(deps: { db: Db }) {
       assertRole(accessState(ctx), action);
       assertGraceAndPlan(accessState(ctx), action);
       const result = await work(ctx);
-      // Held from here to COMMIT only: the request's stored answer is written before this step.
+      // Held from here to COMMIT only: the stored answer and COMMIT leave together right after this step (one round trip).
       tx.beforeCommit(async () => {
         const locked = await lockBookWithActivity(tx, ctx.book.id, slug, actor.id);
         if (!locked) throw errors.notFound('book');

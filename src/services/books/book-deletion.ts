@@ -50,11 +50,19 @@ export function createBookDeletion(deps: {
 
   return {
     /**
-     * Phase one of a deletion: the operator's endpoint, called with no
+     * Phase one of a deletion. First a recovery point, committed on its own:
+     * the deletion is recorded as requested and the erase-backup job queued
+     * to start after the retry delay, so whatever happens to the request
+     * from here (a crash, a client gone), the queue finishes the deletion
+     * the owner asked for. Then the operator's endpoint, called with no
      * transaction or connection held (it may take 5 s). Asking twice is
-     * harmless, so a request cut off after it simply asks again.
+     * harmless, so the job, or a retry, simply asks again.
      */
     async eraseBackups(bookId: string): Promise<BackupErasure> {
+      await db.transaction(async (tx) => {
+        await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1 AND deleted_at IS NULL`, [bookId]);
+        await needQueue().send('book.erase-backup', { bookId }, { tx, startAfterSeconds: deps.config.backupErasureRetrySeconds, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      });
       return { erased: await eraser.erase({ kind: 'book', id: bookId }) };
     },
 
@@ -75,7 +83,7 @@ export function createBookDeletion(deps: {
 
     /** A deletion with no request behind it (an account's purge): both phases, each opening what it needs. */
     async requestDeletion(bookId: string): Promise<DeletionOutcome> {
-      const erasure = { erased: await eraser.erase({ kind: 'book', id: bookId }) };
+      const erasure = await this.eraseBackups(bookId);
       return db.transaction((tx) => this.recordDeletion(tx, bookId, erasure));
     },
 
