@@ -99,8 +99,8 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     },
     async 'deletions.sweep'(_payload, ctx) {
       const books = await services.bookDeletion.resumeOwed();
-      const accounts = await services.account.resumeErasures();
-      if (books.erasures || books.purges || accounts) ctx.log.info({ books, accounts }, 'owed erasures and purges queued again');
+      const accounts = { erasures: await services.account.resumeErasures(), purges: await services.account.resumePurges() };
+      if (books.erasures || books.purges || accounts.erasures || accounts.purges) ctx.log.info({ books, accounts }, 'owed erasures and purges queued again');
     },
   };
 }

@@ -138,7 +138,8 @@ export const jobCatalog = {
   'account.purge': spec({
     name: 'account.purge',
     payload: UserIdPayload,
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
+    // Keyed so the sweep can tell one is pending; a purge that gave up is queued again by the sweep (users.purged_at).
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.userId },
     summarize: (p) => ({ userId: p.userId }),
   }),
   'account.export': spec({

@@ -69,3 +69,18 @@ it('queues the purge of a book deleted over an hour ago whose rows are still the
   await sweep();
   await waitFor('the purge to remove the book', async () => (await t.db.query(`SELECT 1 FROM books WHERE slug = $1`, [b.slug])).length === 0);
 });
+
+it("queues again the purge of a deleted account that did not finish; the purge deletes the account's own books through their own jobs", async () => {
+  const owner = await newUser(t);
+  const b = await newBook(t, owner);
+  // As if the purge had given up: the account scrubbed two hours ago, its book and memberships still there.
+  await t.db.query(`UPDATE users SET deleted_at = now() - interval '2 hours' WHERE id = $1`, [owner.user.id]);
+  await sweep();
+  await waitFor('the purge to finish', async () => (await t.db.query(`SELECT 1 FROM users WHERE id = $1 AND purged_at IS NOT NULL`, [owner.user.id])).length === 1);
+  await waitFor('the owned book to be gone', async () => (await t.db.query(`SELECT 1 FROM books WHERE slug = $1`, [b.slug])).length === 0);
+  // Purged: the next sweep queues nothing for it.
+  const purges = () => t.db.query(`SELECT id FROM ${t.queue.schema}.job WHERE name = 'account.purge' AND singleton_key = $1`, [owner.user.id]);
+  const before = (await purges()).length;
+  await sweep();
+  expect(await purges()).toHaveLength(before);
+});

@@ -42,6 +42,18 @@ export async function findAccountsAwaitingErasure(q: Queryable): Promise<string[
   return rows.map((r) => r.id);
 }
 
+/** Deleted accounts whose purge has not finished though it was due over an hour ago. */
+export async function findAccountsAwaitingPurge(q: Queryable): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT id FROM users WHERE deleted_at IS NOT NULL AND purged_at IS NULL AND deleted_at < now() - interval '1 hour' ORDER BY id`,
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function markPurged(q: Queryable, userId: string): Promise<void> {
+  await q.query(`UPDATE users SET purged_at = now() WHERE id = $1`, [userId]);
+}
+
 /** The live books the user owns. */
 export async function findOwnedBookIds(q: Queryable, userId: string): Promise<string[]> {
   const rows = await q.query<{ id: string }>(`SELECT id FROM books WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY id`, [userId]);

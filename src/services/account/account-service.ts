@@ -14,6 +14,8 @@ import {
   deleteUserHistory,
   endWebSessions,
   findAccountsAwaitingErasure,
+  findAccountsAwaitingPurge,
+  markPurged,
   findDeletionState,
   findOwnedBookIds,
   markDeletionRequested,
@@ -222,7 +224,7 @@ export function createAccountService(deps: AccountServiceDeps) {
 
     /**
      * The rest of a deletion, on the queue; safe to run again. Owned books go
-     * through book deletion (their own backup erasure and purge), memories
+     * through book deletion (each queued: its own backup erasure and purge), memories
      * the user wrote in other people's books through the submission service
      * (which removes their media), then the user's history: memberships,
      * audit trail, stored answers, sessions, key names, stream settings, data
@@ -233,14 +235,26 @@ export function createAccountService(deps: AccountServiceDeps) {
     async purge(userId: string): Promise<void> {
       const deletedAt = (await findDeletionState(db, userId))?.deleted_at;
       if (!deletedAt) return;
-      const owned = await findOwnedBookIds(db, userId);
-      for (const bookId of owned) await deps.bookDeletion.requestDeletion(bookId);
+      // Each owned book's deletion goes on the queue as its own job (its erasure may take a while).
+      await db.transaction(async (tx) => {
+        for (const bookId of await findOwnedBookIds(tx, userId)) await deps.bookDeletion.queueDeletion(tx, bookId);
+      });
       await deps.submissions.eraseAuthoredBy(userId);
       await db.transaction(async (tx) => {
         await deleteUserHistory(tx, userId, deletedAt);
         await deleteUserStreamData(tx, userId);
         await deps.releaseExports?.(tx, userId);
+        await markPurged(tx, userId);
       });
+    },
+
+    /** The sweep (hourly): queues again the purge of every deleted account whose purge did not finish, unless one is pending. */
+    async resumePurges(): Promise<number> {
+      let queued = 0;
+      for (const userId of await findAccountsAwaitingPurge(db)) {
+        if (await needQueue().send('account.purge', { userId }, { unlessPending: true })) queued++;
+      }
+      return queued;
     },
   };
 }

@@ -48,6 +48,13 @@ export function createBookDeletion(deps: {
     return rows.length > 0;
   }
 
+  /** The deletion recorded as requested and its erase-backup job queued, in `tx` (the job waits `startAfterSeconds`). */
+  async function queueDeletion(tx: Tx, bookId: string, startAfterSeconds: number): Promise<void> {
+    await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1 AND deleted_at IS NULL`, [bookId]);
+    const retry = deps.config.backupErasureRetrySeconds;
+    await needQueue().send('book.erase-backup', { bookId }, { tx, startAfterSeconds, retryDelaySeconds: retry });
+  }
+
   return {
     /**
      * Phase one of a deletion. First a recovery point, committed on its own:
@@ -59,11 +66,17 @@ export function createBookDeletion(deps: {
      * harmless, so the job, or a retry, simply asks again.
      */
     async eraseBackups(bookId: string): Promise<BackupErasure> {
-      await db.transaction(async (tx) => {
-        await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1 AND deleted_at IS NULL`, [bookId]);
-        await needQueue().send('book.erase-backup', { bookId }, { tx, startAfterSeconds: deps.config.backupErasureRetrySeconds, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
-      });
+      await db.transaction((tx) => queueDeletion(tx, bookId, deps.config.backupErasureRetrySeconds));
       return { erased: await eraser.erase({ kind: 'book', id: bookId }) };
+    },
+
+    /**
+     * A deletion with no request behind it (an account's purge), in `tx`:
+     * recorded as requested, and the erase-backup job (erasure, then the
+     * book's deletion and purge) queued to start at once.
+     */
+    async queueDeletion(tx: Tx, bookId: string): Promise<void> {
+      await queueDeletion(tx, bookId, 0);
     },
 
     /**
@@ -79,12 +92,6 @@ export function createBookDeletion(deps: {
       await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [bookId]);
       await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS };
-    },
-
-    /** A deletion with no request behind it (an account's purge): both phases, each opening what it needs. */
-    async requestDeletion(bookId: string): Promise<DeletionOutcome> {
-      const erasure = await this.eraseBackups(bookId);
-      return db.transaction((tx) => this.recordDeletion(tx, bookId, erasure));
     },
 
     /** The erase-backup job: true once erasure is confirmed and the book finalised (or already gone). The endpoint is called with no transaction open. */
