@@ -46,7 +46,7 @@ declare module 'fastify' {
     replayWithRevokedToken?: boolean;
     /**
      * Idempotency-Key handling; defaults to required on every non-GET signed-in route.
-     * 'deferred': required, but claimed by the handler once the body is read (uploads; see runIdempotent).
+     * 'deferred': required, but claimed by the handler once the body is read (uploads; see runIdempotent) or the outside work is done (deletions; see runPhased).
      */
     idempotency?: boolean | 'deferred';
     /** The body is multipart/form-data read by the handler as a stream (uploads); documented as such. */
@@ -88,6 +88,16 @@ declare module 'fastify' {
      * transaction, or answers the stored reply (replayed: true).
      */
     runIdempotent?: <T>(digest: string, effect: (tx: import('../db/client.js').Tx) => Promise<T>) => Promise<{ replayed: true } | { replayed: false; value: T }>;
+    /**
+     * On an `idempotency: 'deferred'` route whose effect follows outside work
+     * (a deletion's backup erasure): `prepare` runs with no transaction held,
+     * then the key is claimed and `effect` commits with the stored answer; a
+     * stored answer is replayed without preparing again.
+     */
+    runPhased?: <P, T>(
+      prepare: () => Promise<P>,
+      effect: (tx: import('../db/client.js').Tx, prepared: P) => Promise<T>,
+    ) => Promise<{ replayed: true } | { replayed: false; value: T }>;
     /** On an `idempotency: 'deferred'` route: whether an answer is already stored under this request's key (a retry), looked up before the body is read. */
     hasStoredAnswer?: () => Promise<boolean>;
     /** An upload streamed into the store and not (yet) taken by its row; removed after the response if still here. */

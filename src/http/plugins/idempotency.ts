@@ -176,6 +176,36 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     }
   }
 
+  /**
+   * Stripe's phases on a deferred route: `prepare` (outside work, no
+   * transaction held), then the key is claimed and `effect` commits with the
+   * stored answer. A retry whose answer is stored is replayed without
+   * preparing again; a refusal of `prepare` is answered under the key, as the
+   * effect's own errors are.
+   */
+  async function runPhased<P, T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    prepare: () => Promise<P>,
+    effect: (tx: Tx, prepared: P) => Promise<T>,
+  ): Promise<{ replayed: true } | { replayed: false; value: T }> {
+    if (await store.find(request.auth!.user.id, key)) {
+      return runDeferred(request, reply, '', async () => {
+        // The stored answer expired between the look and the claim: nothing was prepared, so ask again.
+        throw new AppError('idempotency_key_in_use', 'Send this request again.', null, { headers: { 'retry-after': '1' }, transient: true });
+      });
+    }
+    const prepared = await prepare().then(
+      (value) => ({ value }),
+      (refused: unknown) => ({ refused }),
+    );
+    return runDeferred(request, reply, '', async (tx) => {
+      if ('refused' in prepared) throw prepared.refused;
+      return effect(tx, prepared.value);
+    });
+  }
+
   // A callback hook: the rest of the request (hooks, handler, onSend) runs as the holder of the unit's transaction.
   function claim(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     request.idempotency = null;
@@ -190,6 +220,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
       }
       request.runIdempotent = (digest, effect) => runDeferred(request, reply, digest, effect);
       request.hasStoredAnswer = async () => Boolean(await store.find(request.auth!.user.id, key));
+      request.runPhased = (prepare, effect) => runPhased(request, reply, key, prepare, effect);
       const answered = beforeClaim(request, reply, key, fingerprint(request));
       answered.then((sent) => (sent ? undefined : done()), done);
       return;

@@ -26,15 +26,10 @@ export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
     async (request, reply) => {
       const actor = actorOf(request);
       const { slug } = request.params;
-      // A retry whose answer is stored is replayed without asking the endpoint again.
-      const erasure = (await request.hasStoredAnswer!())
-        ? { erased: false }
-        : await services.books.eraseBookBackups(actor, slug).catch((err: unknown) => ({ refused: err }));
-      // A refusal of the first phase is answered under the key, as the effect's own errors are.
-      const run = await request.runIdempotent!('', async (tx) => {
-        if ('refused' in erasure) throw erasure.refused;
-        return services.books.deleteBook(tx, actor, slug, erasure);
-      });
+      const run = await request.runPhased!(
+        () => services.books.eraseBookBackups(actor, slug),
+        (tx, erasure) => services.books.deleteBook(tx, actor, slug, erasure),
+      );
       if (run.replayed) return reply;
       const outcome = run.value;
       if (outcome.state === 'deleted') return reply.code(204).send(null);

@@ -78,15 +78,10 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
     async (request, reply) => {
       const auth = requireAuth(request.auth);
       const stepUp = { reauthToken: request.body.reauth_token, password: request.body.password };
-      // A retry whose answer is stored is replayed without asking the endpoint again (or spending anything).
-      // The step-up's refusal is answered under the key too (stored, replayed), as the effect's own errors are.
-      const erasure = (await request.hasStoredAnswer!())
-        ? ({ erased: false, stepUp: 'none' } as const)
-        : await services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method }).catch((err: unknown) => ({ refused: err }));
-      const run = await request.runIdempotent!('', async (tx) => {
-        if ('refused' in erasure) throw erasure.refused;
-        return services.account.deleteAccount(tx, auth.user, { requestId: String(request.id) }, erasure);
-      });
+      const run = await request.runPhased!(
+        () => services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method }),
+        (tx, erasure) => services.account.deleteAccount(tx, auth.user, { requestId: String(request.id) }, erasure),
+      );
       if (run.replayed) return reply;
       const outcome = run.value;
       if (outcome.state === 'deleted') return { status: 'deleted' as const };

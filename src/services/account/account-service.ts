@@ -45,7 +45,7 @@ const reauthRequired = () =>
 export type AccountErasure = { erased: boolean } & (
   | { stepUp: 'grant'; grantId: string }
   | { stepUp: 'password' }
-  /** No step-up was taken: the account was already gone, or nothing ran (a retry whose answer was stored). */
+  /** No step-up was taken: the account was already gone. */
   | { stepUp: 'none' }
 );
 
@@ -150,8 +150,6 @@ export function createAccountService(deps: AccountServiceDeps) {
       input: { reauthToken?: string; password?: string },
       o: { authMethod: 'api_key' | 'session' },
     ): Promise<AccountErasure> {
-      const current = await findDeletionState(db, actor.id);
-      if (!current || current.deleted_at) return { erased: true, stepUp: 'none' };
       if (input.reauthToken === undefined) {
         if (input.password === undefined || o.authMethod !== 'session') throw reauthRequired();
         if (!(await passwordMatches(actor.id, input.password))) throw invalidCredentials();
