@@ -8,7 +8,7 @@ import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
-import { findOpenChannelBook } from '../channels/channel-service.js';
+import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
 import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
@@ -190,6 +190,20 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
       const ctx = await findOpenChannelBook(db, slug, 'web');
       if (!ctx) throw errors.notFound('book');
       return stageInto(ctx, file, ['image']);
+    },
+
+    /**
+     * A file that came with a memory over a message channel (an email
+     * attachment, an MMS, Telegram or WhatsApp photo, voice note or video):
+     * the book must take memories over that channel now (else 404). The same
+     * intake as stageUpload (type from the bytes, plan gates, caps, storage
+     * left); photos, audio and video. Attach it with attachStaged in the
+     * transaction that records the memory (uploadedBy: the linked user or null).
+     */
+    async stageChannelFile(slug: string, channel: Channel, file: IncomingFile): Promise<StagedUpload> {
+      const ctx = await findOpenChannelBook(db, slug, channel);
+      if (!ctx) throw errors.notFound('book');
+      return stageInto(ctx, file);
     },
 
     /** Removes a staged upload that will not be attached (refused later, or answered by a replay). */
