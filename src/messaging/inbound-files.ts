@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { TelegramConfig } from './telegram-bot.js';
 import type { TwilioConfig } from './sms-provider.js';
 import type { WhatsAppConfig } from './whatsapp-cloud.js';
@@ -80,14 +80,19 @@ async function download(provider: string, url: string, o: { allowed: ReadonlySet
       if (res.status === 429 || res.status >= 500) throw new ProviderError(provider, `HTTP ${res.status} for the media file`, res.status);
       throw new ProviderFileRefused(provider, `the provider answered HTTP ${res.status} for the media file`);
     }
-    const stream = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
     // A body that stalls is cut off (and the job retried) rather than holding the job until its lease ends.
     const idle = () => {
       clearTimeout(timer);
       timer = setTimeout(() => stream.destroy(new ProviderError(provider, `the media download stalled for ${IDLE_MS / 1000} s`)), IDLE_MS);
     };
+    const stream: Readable = new Transform({
+      transform(chunk, _encoding, done) {
+        idle();
+        done(null, chunk);
+      },
+    });
+    pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), stream as Transform, () => clearTimeout(timer));
     idle();
-    stream.on('data', idle);
     stream.once('close', () => clearTimeout(timer));
     const disposition = res.headers.get('content-disposition');
     const filename = disposition ? (/filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] ?? null) : null;
