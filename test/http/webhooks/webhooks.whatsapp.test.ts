@@ -189,4 +189,19 @@ describe('outbound', () => {
     expect(params[1]).toBe(book.body.title);
     expect(params[2]).toMatch(/^https:\/\/memories\.example\.test\/invitations\/[A-Za-z0-9_-]+\/$/);
   });
+
+  it('a subscriber with a number is told of a new memory over WhatsApp', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner, { plan: 'premium' })).slug;
+    const ownerPhone = newPhone();
+    await t.db.query(`UPDATE users SET phone_number = $2 WHERE id = $1`, [owner.user.id, ownerPhone]);
+    const sub = await t.services.subscriptions.createSubscription({ slug, email: owner.email, kind: 'new_submission', channel: 'whatsapp' });
+    expect(sub).toMatchObject({ channel: 'whatsapp', created: true });
+    const phone = newPhone();
+    await invite(slug, owner.token, phone);
+    expect((await postWhatsApp(t, whatsappPayload(phone, text('We met at the harbour.')))).statusCode).toBe(200);
+    const [told] = await provider.waitFor(1, (r) => r.path === `/${WHATSAPP.numberId}/messages` && r.json?.to === ownerPhone.slice(1), 30_000);
+    expect(told.json).toMatchObject({ type: 'text' });
+    expect(told.json.text.body).toContain('We met at the harbour.');
+  });
 });
