@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { isValidTelegramSecret, isValidTwilioSignature, type FormParams } from '../../messaging/webhook-signatures.js';
-import { isTelegramUpdate, isTwilioMessage, isTwilioStatusCallback, twilioFiles } from '../../messaging/inbound-payloads.js';
+import { isTelegramUpdate, isTwilioMessage, isTwilioStatusCallback, twilioFiles } from '../../services/inbound/provider-payloads.js';
 import type { RouteContext } from '../../services/index.js';
 import { registerWhatsAppWebhook } from './whatsapp-webhook.js';
 

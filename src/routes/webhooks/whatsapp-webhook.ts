@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WhatsAppConfig } from '../../messaging/whatsapp-cloud.js';
+import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors.js';
-import { isWhatsAppPayload, whatsAppContent, whatsAppMessages } from '../../messaging/inbound-payloads.js';
+import { isWhatsAppPayload, whatsAppContent, whatsAppMessages } from '../../services/inbound/provider-payloads.js';
 import { isValidHubSignature, isValidVerifyToken } from '../../messaging/webhook-signatures.js';
 import type { RouteContext } from '../../services/index.js';
 
@@ -23,7 +23,7 @@ const refused = (why: string) => new AppError('forbidden', `The request is refus
  * signed notification carries (statuses, other kinds, other numbers) is
  * answered 200 and ignored, since Meta retries anything else.
  */
-export function registerWhatsAppWebhook(app: FastifyInstance, { services }: RouteContext, whatsapp: WhatsAppConfig) {
+export function registerWhatsAppWebhook(app: FastifyInstance, { services }: RouteContext, whatsapp: NonNullable<Config['messaging']['whatsapp']>) {
   app.get(WHATSAPP_WEBHOOK, { ...WEBHOOK_ROUTE }, async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     const token = typeof q['hub.verify_token'] === 'string' ? q['hub.verify_token'] : undefined;

@@ -9,7 +9,7 @@ import { markInvitationAccepted } from '../invitations/invitation-repository.js'
 import type { IdentifierType } from '../invitations/invitation-types.js';
 import { joinBook } from '../members/member-service.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
-import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from '../../messaging/inbound-payloads.js';
+import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from './provider-payloads.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import {
   bindTelegramChat,

@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { eventually } from '../../helpers/eventually.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { startProviderServer, type TestProviderServer } from '../../helpers/provider-server.js';
 import { hubSignature, messagingEnv, newPhone, postWhatsApp, snapshot, WHATSAPP, WHATSAPP_PATH, whatsappEnv, whatsappPayload } from './webhook-helpers.js';
