@@ -34,6 +34,12 @@ const MAX_REDIRECTS = 3;
 
 /** Meta serves WhatsApp media from this host when the Graph API itself is used (its media URL's documented host). */
 const META_MEDIA_HOSTS = new Set(['lookaside.fbsbx.com']);
+/**
+ * Twilio answers a media URL (with HTTP auth on media enforced, as it should
+ * be) by a redirect to a short-lived URL on its own CDN; the URL is then the
+ * credential, so the account's auth is not sent along.
+ */
+const TWILIO_MEDIA_CDN = 'https://mms.twiliocdn.com';
 
 function parse(provider: string, url: string): URL {
   try {
@@ -52,16 +58,23 @@ function parse(provider: string, url: string): URL {
  * redirect elsewhere followed: the credentials go only to the provider, and
  * no one can make the service fetch from a host of their choosing.
  */
-async function download(provider: string, url: string, o: { allowed: ReadonlySet<string>; headers: Record<string, string>; signal?: AbortSignal }): Promise<ProviderFile> {
+async function download(
+  provider: string,
+  url: string,
+  o: { allowed: ReadonlySet<string>; headers: Record<string, string>; signal?: AbortSignal; redirectsTo?: ReadonlySet<string> },
+): Promise<ProviderFile> {
   let target = parse(provider, url);
+  const first = target.origin;
   for (let hop = 0; ; hop++) {
-    if (!o.allowed.has(target.origin)) throw new ProviderFileRefused(provider, `the media URL is not on the provider's host (${target.host})`);
+    const own = o.allowed.has(target.origin);
+    if (!own && !(hop > 0 && o.redirectsTo?.has(target.origin))) throw new ProviderFileRefused(provider, `the media URL is not on the provider's host (${target.host})`);
     const abort = new AbortController();
     const signal = o.signal ? AbortSignal.any([o.signal, abort.signal]) : abort.signal;
     let timer = setTimeout(() => abort.abort(new Error(`no answer within ${HEADERS_MS / 1000} s`)), HEADERS_MS);
     let res: Response;
     try {
-      res = await fetch(target, { headers: o.headers, redirect: 'manual', signal });
+      // The credentials go only to the origin first asked; a redirect to the provider's CDN carries its own.
+      res = await fetch(target, { headers: target.origin === first ? o.headers : {}, redirect: 'manual', signal });
     } catch (err) {
       clearTimeout(timer);
       throw new ProviderError(provider, abort.signal.aborted ? `no answer within ${HEADERS_MS / 1000} s` : o.signal?.aborted ? 'aborted' : 'could not connect', null, {
@@ -115,6 +128,7 @@ export function openTwilioMedia(c: TwilioConfig, mediaUrl: string, o: { signal?:
   }
   return download('twilio', mediaUrl, {
     allowed: new Set([originOf(c.apiBase)]),
+    redirectsTo: originOf(c.apiBase) === 'https://api.twilio.com' ? new Set([TWILIO_MEDIA_CDN]) : undefined,
     headers: { authorization: `Basic ${Buffer.from(`${c.accountSid}:${c.authToken}`).toString('base64')}` },
     signal: o.signal,
   });

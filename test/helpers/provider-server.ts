@@ -25,6 +25,8 @@ export interface ServedFile {
   stallAfter?: number;
   /** WhatsApp: the URL the media endpoint answers (default: this server's own download path). */
   whatsappUrl?: string;
+  /** Answer a download with a 307 to this URL instead of the bytes. */
+  redirectTo?: string;
 }
 
 export interface TestProviderServer {
@@ -72,6 +74,12 @@ export async function startProviderServer(o: { credentials?: ProviderCredentials
     if (!file) {
       res.statusCode = 404;
       res.end(JSON.stringify({ error: 'no such file' }));
+      return;
+    }
+    if (file.redirectTo) {
+      res.statusCode = 307;
+      res.setHeader('location', file.redirectTo);
+      res.end();
       return;
     }
     res.statusCode = 200;

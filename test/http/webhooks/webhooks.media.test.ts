@@ -119,6 +119,41 @@ describe('MMS (Twilio)', () => {
   }, 60_000);
 });
 
+describe('MMS (Twilio), redirects', () => {
+  it('a redirect to another host is not followed: the sender is told, nothing is fetched there', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
+    const phone = newPhone();
+    await invitePhone(owner, slug, phone);
+    const k = key('ME');
+    provider.files.set(k, { body: Buffer.alloc(0), contentType: 'image/jpeg', redirectTo: `${elsewhereUrl}/media/${k}` });
+    const params = smsParams(phone, 'Redirected');
+    Object.assign(params, { NumMedia: '1', MediaUrl0: `${provider.url}/2010-04-01/Accounts/${TWILIO.sid}/Messages/${params.MessageSid}/Media/${k}`, MediaContentType0: 'image/jpeg' });
+    expect((await postSms(t, params)).statusCode).toBe(200);
+    const [memory] = await submissionsOf(slug);
+    const [file] = await eventually(() => filesOf(memory.id), settled, 30_000);
+    expect(file.status).toBe('refused');
+    expect(elsewhereHits).toEqual([]);
+    expect(provider.received.filter((r) => r.path.endsWith(`/Media/${k}`))).toHaveLength(1);
+  }, 60_000);
+
+  it('a redirect within the provider’s host is followed', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner, { plan: 'plus' })).slug;
+    const phone = newPhone();
+    await invitePhone(owner, slug, phone);
+    const [k, real] = [key('ME'), key('ME')];
+    const params = smsParams(phone, 'Redirected at home');
+    const at = (m: string) => `${provider.url}/2010-04-01/Accounts/${TWILIO.sid}/Messages/${params.MessageSid}/Media/${m}`;
+    provider.files.set(real, { body: await readFixture('jpeg'), contentType: 'image/jpeg' });
+    provider.files.set(k, { body: Buffer.alloc(0), contentType: 'image/jpeg', redirectTo: at(real) });
+    Object.assign(params, { NumMedia: '1', MediaUrl0: at(k), MediaContentType0: 'image/jpeg' });
+    expect((await postSms(t, params)).statusCode).toBe(200);
+    const [memory] = await submissionsOf(slug);
+    expect(await eventually(() => mediaOf(memory.id), processed(1), 60_000)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('Telegram', () => {
   let chat = 810_000_000 + Math.floor(Math.random() * 1_000_000);
   async function member() {
