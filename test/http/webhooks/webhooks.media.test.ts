@@ -231,6 +231,53 @@ describe('Telegram', () => {
   }, 90_000);
 });
 
+describe('Telegram audio and video notes', () => {
+  it('an audio file and a round video note become media (the video note on a plan with video)', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner, { plan: 'premium' })).slug;
+    const username = `tg_${Math.random().toString(36).slice(2, 10)}`;
+    await inviteTelegram(owner, slug, username);
+    const chatId = 830_000_000 + Math.floor(Math.random() * 1_000_000);
+    expect((await postTelegram(t, telegramUpdate({ chatId, username, text: 'hello' }))).statusCode).toBe(200);
+    const [song, note] = [key('audio'), key('note')];
+    provider.files.set(song, { body: await readFixture('mp3'), contentType: 'audio/mpeg' });
+    provider.files.set(note, { body: await readFixture('mp4'), contentType: 'video/mp4' });
+    const base = (extra: Record<string, unknown>) => {
+      const { text: _text, ...message } = telegramUpdate({ chatId, username, text: '' }).message;
+      return { update_id: 1 + Math.floor(Math.random() * 1e9), message: { ...message, ...extra } };
+    };
+    expect((await postTelegram(t, base({ caption: 'Her song', audio: { file_id: song, file_unique_id: 'a', duration: 2, mime_type: 'audio/mpeg', file_name: 'song.mp3' } }))).statusCode).toBe(200);
+    expect((await postTelegram(t, base({ video_note: { file_id: note, file_unique_id: 'n', length: 240, duration: 2 } }))).statusCode).toBe(200);
+    const memories = (await submissionsOf(slug)).filter((m) => m.text_content !== 'hello');
+    expect(memories.map((m) => m.text_content)).toEqual(['Her song', 'Video']);
+    expect((await eventually(() => mediaOf(memories[0].id), processed(1), 60_000))[0]).toMatchObject({ kind: 'audio', mime_type: 'audio/mpeg' });
+    expect((await eventually(() => mediaOf(memories[1].id), processed(1), 90_000))[0]).toMatchObject({ kind: 'video', mime_type: 'video/mp4' });
+  }, 120_000);
+});
+
+describe('nothing is fetched inside the webhook’s request', () => {
+  it('with no worker running, the MMS is answered and its files wait on the queue, untouched', async () => {
+    const api = await buildTestApp({ env: { ...messagingEnv(provider.url), ...whatsappEnv(provider.url) } });
+    try {
+      const owner = await newUser(api);
+      const slug = (await newBook(api, owner, { plan: 'plus' })).slug;
+      const phone = newPhone();
+      expect((await api.post(`/api/v1/books/${slug}/invitations/`, { identifier_type: 'phone', identifier: phone }, { token: owner.token })).status).toBe(201);
+      const params = smsParams(phone, 'Queued, not fetched');
+      const k = key('ME');
+      provider.files.set(k, { body: await readFixture('jpeg'), contentType: 'image/jpeg' });
+      Object.assign(params, { NumMedia: '1', MediaUrl0: `${provider.url}/2010-04-01/Accounts/${TWILIO.sid}/Messages/${params.MessageSid}/Media/${k}`, MediaContentType0: 'image/jpeg' });
+      expect((await postSms(api, params)).statusCode).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(provider.received.filter((r) => r.path.includes(k))).toEqual([]);
+      const files = await api.db.query<any>(`SELECT status, ref FROM inbound_media WHERE external_id = $1`, [params.MessageSid]);
+      expect(files).toEqual([{ status: 'pending', ref: params.MediaUrl0 }]);
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+});
+
 describe('WhatsApp', () => {
   async function member() {
     const owner = await newUser(t);
