@@ -58,7 +58,22 @@ export interface Config {
     telegram: { botUsername: string; botToken: string; apiBase: string; webhookSecret: string | null } | null;
     rcs: { agentId: string; apiKey: string } | null;
     imessage: { businessId: string; apiToken: string } | null;
-    whatsapp: { phoneNumber: string; accessToken: string } | null;
+    /**
+     * The WhatsApp Business Cloud API: `phoneNumberId` sends, `appSecret`
+     * checks X-Hub-Signature-256 on the webhook, `verifyToken` answers Meta's
+     * subscription handshake, `invitationTemplate` (an approved template) is
+     * what a first contact gets.
+     */
+    whatsapp: {
+      phoneNumber: string;
+      accessToken: string;
+      phoneNumberId: string;
+      appSecret: string;
+      verifyToken: string;
+      apiBase: string;
+      invitationTemplate: string | null;
+      templateLanguage: string;
+    } | null;
   };
   limits: {
     signInAttempts: number;
@@ -271,8 +286,23 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     problems.push('TELEGRAM_WEBHOOK_SECRET: expected 1 to 256 letters, digits, _ or -');
   }
   if (telegramWebhookSecret !== null && !telegram) problems.push('TELEGRAM_WEBHOOK_SECRET: needs TELEGRAM_BOT_USERNAME and TELEGRAM_BOT_TOKEN');
-  const whatsapp = group({ phoneNumber: 'WHATSAPP_PHONE_NUMBER', accessToken: 'WHATSAPP_ACCESS_TOKEN' });
+  const whatsappApiBase = url('WHATSAPP_API_BASE', 'https://graph.facebook.com/v21.0');
+  const whatsapp = group({
+    phoneNumber: 'WHATSAPP_PHONE_NUMBER',
+    accessToken: 'WHATSAPP_ACCESS_TOKEN',
+    phoneNumberId: 'WHATSAPP_PHONE_NUMBER_ID',
+    appSecret: 'WHATSAPP_APP_SECRET',
+    verifyToken: 'WHATSAPP_VERIFY_TOKEN',
+  });
   if (whatsapp && !/^\+[1-9]\d{6,14}$/.test(whatsapp.phoneNumber)) problems.push(`WHATSAPP_PHONE_NUMBER: expected an E.164 number, got "${whatsapp.phoneNumber}"`);
+  if (whatsapp && !/^\d{1,32}$/.test(whatsapp.phoneNumberId)) problems.push(`WHATSAPP_PHONE_NUMBER_ID: expected the numeric id Meta shows for the number, got "${whatsapp.phoneNumberId}"`);
+  const whatsappTemplate = str('WHATSAPP_INVITATION_TEMPLATE') ?? null;
+  if (whatsappTemplate !== null && !/^[a-z0-9_]{1,512}$/.test(whatsappTemplate)) problems.push(`WHATSAPP_INVITATION_TEMPLATE: expected a template name (lower-case letters, digits, _), got "${whatsappTemplate}"`);
+  const whatsappLanguage = str('WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US';
+  if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(whatsappLanguage)) problems.push(`WHATSAPP_TEMPLATE_LANGUAGE: expected a language code such as en_US, got "${whatsappLanguage}"`);
+  if (whatsappTemplate !== null && !whatsapp) {
+    problems.push('WHATSAPP_INVITATION_TEMPLATE: needs WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN');
+  }
   return {
     phoneRegion,
     inboundMailDomain,
@@ -280,7 +310,7 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     telegram: telegram && { ...telegram, apiBase: telegramApiBase, webhookSecret: telegramWebhookSecret },
     rcs: group({ agentId: 'RCS_AGENT_ID', apiKey: 'RCS_API_KEY' }),
     imessage: group({ businessId: 'IMESSAGE_BUSINESS_ID', apiToken: 'IMESSAGE_API_TOKEN' }),
-    whatsapp,
+    whatsapp: whatsapp && { ...whatsapp, apiBase: whatsappApiBase, invitationTemplate: whatsappTemplate, templateLanguage: whatsappLanguage },
   };
 }
 

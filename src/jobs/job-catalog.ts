@@ -73,6 +73,18 @@ export const SendMailPayload = Type.Object({
 /** `to` in E.164. */
 export const SendSmsPayload = Type.Object({ to: Type.String(), body: Type.String() });
 export const SendTelegramPayload = Type.Object({ chat_id: Type.String(), text: Type.String() });
+/** `to` in E.164; a text (inside the 24-hour window the person's own message opened) or an approved template. */
+export const SendWhatsAppPayload = Type.Object({
+  to: Type.String(),
+  text: Type.Optional(Type.String()),
+  template: Type.Optional(Type.Object({ name: Type.String(), language: Type.String(), parameters: Type.Array(Type.String()) })),
+});
+/** A file of an inbound message: the row (provider, message id, position) in inbound_media. */
+export const InboundMediaPayload = Type.Object({
+  provider: Type.Union([Type.Literal('twilio'), Type.Literal('telegram'), Type.Literal('whatsapp')]),
+  externalId: Type.String({ minLength: 1, maxLength: 512 }),
+  position: Type.Integer({ minimum: 0, maximum: 99 }),
+});
 
 /** Renders per export job; the queue keeps one run more in reserve (its last run records the failure). */
 export const EXPORT_RENDERS = 4;
@@ -115,6 +127,26 @@ export const jobCatalog = {
     payload: SendTelegramPayload,
     options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
     summarize: (m) => ({ chat_id: m.chat_id }),
+  }),
+  'whatsapp.send': spec({
+    name: 'whatsapp.send',
+    payload: SendWhatsAppPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+    // Never the text or the template's parameters: they may hold an invitation link.
+    summarize: (m) => ({ to: masked(m.to), ...(m.template ? { template: m.template.name } : {}) }),
+  }),
+  /**
+   * Fetches a file sent with an inbound message from its provider and
+   * attaches it to the memory. The short lease suits files of a few tens of
+   * MB at most (providers cap them there); a worker killed mid-download has
+   * its job run again once the lease lapses, and the row's status makes the
+   * second run attach the file once.
+   */
+  'inbound.fetch-media': spec({
+    name: 'inbound.fetch-media',
+    payload: InboundMediaPayload,
+    options: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, concurrency: 2 },
+    summarize: (p) => ({ provider: p.provider, position: p.position }),
   }),
   'book.erase-backup': spec({
     name: 'book.erase-backup',

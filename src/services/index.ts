@@ -18,6 +18,7 @@ import { createMemberService } from './members/member-service.js';
 import { createInvitationDispatch } from './invitations/invitation-dispatch.js';
 import { createInvitationService } from './invitations/invitation-service.js';
 import { createChannelService } from './channels/channel-service.js';
+import { createChannelMediaService } from './inbound/channel-media-service.js';
 import { createInboundService } from './inbound/inbound-service.js';
 import { createNotificationService } from './subscriptions/notification-service.js';
 import { createSubscriptionService } from './subscriptions/subscription-service.js';
@@ -94,7 +95,8 @@ export function createServices(deps: ServiceDeps) {
     channels: createChannelService({ db, config, access }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     notifications,
-    inbound: createInboundService({ db, config, submissions }),
+    inbound: createInboundService({ db, config, submissions, queue }),
+    channelMedia: createChannelMediaService({ db, config, media, queue }),
     submissions,
     media,
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),

@@ -29,10 +29,11 @@ export function isPlatformConfigured(config: Config, channel: Channel): boolean 
       return m.twilio !== null;
     case 'telegram':
       return m.telegram !== null;
+    // No adapter sends or receives RCS or Apple Messages for Business yet: credentials alone do not make them work.
     case 'rcs':
-      return m.rcs !== null;
     case 'imessage':
-      return m.imessage !== null;
+      return false;
+    // All of its settings (number, number id, token, app secret, verify token): the webhook and the sender both work.
     case 'whatsapp':
       return m.whatsapp !== null;
   }
@@ -80,10 +81,10 @@ function contactOf(config: Config, book: Pick<BookRow, 'slug'>, channel: Channel
       return m.twilio ? { address: m.twilio.fromNumber, deep_link: `sms:${m.twilio.fromNumber}` } : { address: null, deep_link: null };
     case 'telegram':
       return m.telegram ? { address: `@${m.telegram.botUsername}`, deep_link: `https://t.me/${m.telegram.botUsername}?start=${book.slug}` } : { address: null, deep_link: null };
+    // Nothing reaches the book over these yet, so no address is offered.
     case 'rcs':
-      return { address: m.rcs?.agentId ?? null, deep_link: null };
     case 'imessage':
-      return m.imessage ? { address: null, deep_link: `https://bcrw.apple.com/urn:biz:${m.imessage.businessId}` } : { address: null, deep_link: null };
+      return { address: null, deep_link: null };
     case 'whatsapp':
       return m.whatsapp ? { address: m.whatsapp.phoneNumber, deep_link: `https://wa.me/${m.whatsapp.phoneNumber.slice(1)}` } : { address: null, deep_link: null };
   }

@@ -165,7 +165,7 @@ export function createSubmissionService(deps: {
      */
     async receiveInbound(
       tx: Tx,
-      input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram'; contributorName: string | null },
+      input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram' | 'whatsapp'; contributorName: string | null },
     ): Promise<{ submission: SubmissionRow } | { refused: string }> {
       const ctx = await findBookContext(tx, input.slug, input.userId, 'update');
       if (!ctx || ctx.book.deletion_requested_at) return { refused: 'book_gone' };
