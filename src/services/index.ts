@@ -19,6 +19,7 @@ import { createInvitationDispatch } from './invitations/invitation-dispatch.js';
 import { createInvitationService } from './invitations/invitation-service.js';
 import { createChannelService } from './channels/channel-service.js';
 import { createInboundService } from './inbound/inbound-service.js';
+import { createInboundEmailService } from './inbound-email/inbound-email-service.js';
 import { createNotificationService } from './subscriptions/notification-service.js';
 import { createSubscriptionService } from './subscriptions/subscription-service.js';
 import { createPlanService } from './plans/plan-service.js';
@@ -71,6 +72,7 @@ export function createServices(deps: ServiceDeps) {
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
+  const rateLimiter = createRateLimiter({ db });
   return {
     store,
     access,
@@ -81,7 +83,7 @@ export function createServices(deps: ServiceDeps) {
     account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
-    rateLimiter: createRateLimiter({ db }),
+    rateLimiter,
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
@@ -95,6 +97,7 @@ export function createServices(deps: ServiceDeps) {
     subscriptions: createSubscriptionService({ db, cursors, access }),
     notifications,
     inbound: createInboundService({ db, config, submissions }),
+    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),

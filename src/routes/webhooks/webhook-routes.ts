@@ -3,6 +3,7 @@ import { AppError, errors } from '../../errors.js';
 import { isValidTelegramSecret, isValidTwilioSignature, type FormParams } from '../../messaging/webhook-signatures.js';
 import type { RouteContext } from '../../services/index.js';
 import type { TelegramUpdate } from '../../services/inbound/inbound-service.js';
+import { registerEmailWebhook } from './email-webhook.js';
 
 /** Where the providers post: give these (under PUBLIC_URL) to Twilio's number and to Telegram's setWebhook. */
 export const TWILIO_SMS_WEBHOOK = '/webhooks/twilio/sms/';
@@ -25,6 +26,7 @@ const refused = (why: string) => new AppError('forbidden', `The request is refus
  */
 export function registerWebhookRoutes(app: FastifyInstance, { config, services }: RouteContext) {
   const { twilio, telegram } = config.messaging;
+  registerEmailWebhook(app, { config, services });
 
   if (twilio) {
     app.post(
