@@ -12,9 +12,10 @@ export const DEFAULT_SMTP_INBOUND_PORT = 2525;
  * `memorybook mail-inbound` and by `serve` when SMTP_INBOUND_PORT is set.
  * `resolver` replaces DNS for SPF/DKIM/DMARC (tests).
  */
-export function startMailInbound(o: { config: Config; services: Services; log: FastifyBaseLogger; port?: number; resolver?: DnsResolver }): Promise<SmtpReceiver> {
+export async function startMailInbound(o: { config: Config; services: Services; log: FastifyBaseLogger; port?: number; resolver?: DnsResolver }): Promise<SmtpReceiver> {
   const { config, services, log } = o;
   const inbound = services.inboundEmail;
+  await inbound.prepare();
   return startSmtpReceiver({
     host: config.mailInbound.host,
     port: o.port ?? config.mailInbound.port ?? DEFAULT_SMTP_INBOUND_PORT,

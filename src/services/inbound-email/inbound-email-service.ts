@@ -7,9 +7,9 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { uuidv7 } from '../../lib/ids.js';
 import type { SmtpEnvelope, SmtpReply } from '../../mail/inbound-receiver.js';
-import { verdictFromHeaders, verifyMessage, type DnsResolver, type MailVerdict } from '../../mail/mail-authentication.js';
+import { loadMailAuth, verdictFromHeaders, verifyMessage, type DnsResolver, type MailVerdict } from '../../mail/mail-authentication.js';
 import type { MailMessage } from '../../mail/mailer.js';
-import { addressesIn, headerValue, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
+import { addressesIn, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
 import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
@@ -177,6 +177,15 @@ export function createInboundEmailService(deps: {
   }
 
   return {
+    /**
+     * Loads what receiving and parsing mail needs (mailauth, mailparser) up
+     * front: the receiver calls it as it starts, so its first message costs
+     * no more memory than any other.
+     */
+    async prepare(): Promise<void> {
+      await Promise.all([loadMailAuth(), import('mailparser')]);
+    },
+
     /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown and a closed book look the same). */
     async checkRecipient(address: string): Promise<SmtpReply | null> {
       const slug = slugOf(address);
