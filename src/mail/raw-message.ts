@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { Transform, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { streamed } from '../lib/stream-garbage.js';
 
 /** A header block larger than this stops being kept (the message still flows); real ones are a few kilobytes. */
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -59,6 +60,7 @@ export class MessageMeter extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
+    streamed(chunk.length); // frees the socket's dead buffers as the message goes (see lib/stream-garbage.ts)
     if (this.size > this.maxBytes) return done(new MessageTooLargeError(this.maxBytes));
     if (this.head === null) this.bodyHash.update(chunk);
     else this.scanHeaders(chunk);
@@ -95,6 +97,18 @@ export class MessageMeter extends Transform {
   info(): RawMessageInfo {
     return { sizeBytes: this.size, headers: parseHeaderBlock(this.headerBlock), bodySha256: this.bodyHash.copy().digest('hex') };
   }
+}
+
+/** A big stream read back (a spooled message), its dead buffers freed as it goes (see lib/stream-garbage.ts). */
+export function collectedAsItGoes(source: Readable): Readable {
+  const through = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      streamed(chunk.length);
+      done(null, chunk);
+    },
+  });
+  source.on('error', (err) => through.destroy(err));
+  return source.pipe(through);
 }
 
 /** A pass-through that keeps the HMAC-SHA256 of everything that went through it. */

@@ -1,4 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { eventually } from '../helpers/eventually.js';
@@ -6,7 +13,8 @@ import { addMember, newBook, newUser, type TestUser } from '../helpers/factories
 import { bigFileStream, minimalPdf, readFixture } from '../helpers/media-fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import type { SmtpReceiver } from '../../src/mail/inbound-receiver.js';
-import { deliver, inboundEnv, MAIL_DOMAIN, OWN_WORDS, QUOTED_REPLY, startReceiver } from './inbound-email-helpers.js';
+import { startMailInbound } from '../../src/mail-inbound.js';
+import { deliver, fakeDns, inboundEnv, MAIL_DOMAIN, OWN_WORDS, QUOTED_REPLY, startReceiver } from './inbound-email-helpers.js';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
@@ -131,5 +139,31 @@ describe('inbound email over SMTP', () => {
     const memories = await submissionsOf(slug);
     expect(memories).toHaveLength(3);
     for (const m of memories) expect(m.contributor_user).toMatchObject({ id: aunt.user.id });
+  });
+});
+
+describe('STARTTLS', () => {
+  it('is offered only with a certificate, and mail arrives over it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'memorybook-tls-'));
+    const keyPath = path.join(dir, 'key.pem');
+    const certPath = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', `/CN=${MAIL_DOMAIN}`], { stdio: 'ignore' });
+    const config = { ...t.config, mailInbound: { ...t.config.mailInbound, tls: { keyPath, certPath } } };
+    const log = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+    const secure = await startMailInbound({ config, services: t.services, log, port: 0, resolver: fakeDns });
+    try {
+      const { slug } = await newBook(t, owner);
+      const send = (port: number) =>
+        nodemailer
+          .createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } })
+          .sendMail({ from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Over TLS', text: 'Sent privately.' });
+      expect((await send(secure.port)).response).toMatch(/^250 /);
+      // Without a certificate the receiver does not offer it, so a client that requires it gives up.
+      await expect(send(receiver.port)).rejects.toThrow(/STARTTLS/);
+      await eventually(() => submissionsOf(slug), (r) => r.length === 1 && r[0].text_content === 'Sent privately.');
+    } finally {
+      await secure.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,7 +9,7 @@ import { uuidv7 } from '../../lib/ids.js';
 import type { SmtpEnvelope, SmtpReply } from '../../mail/inbound-receiver.js';
 import { loadMailAuth, verdictFromHeaders, verifyMessage, type DnsResolver, type MailVerdict } from '../../mail/mail-authentication.js';
 import type { MailMessage } from '../../mail/mailer.js';
-import { addressesIn, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
+import { addressesIn, collectedAsItGoes, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
 import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
@@ -205,7 +205,7 @@ export function createInboundEmailService(deps: {
       }
       let verdict: MailVerdict;
       try {
-        verdict = await verifyMessage(await store.get(spooled.key), { ip: envelope.ip, helo: envelope.helo, sender: envelope.sender, mta: domain }, o.resolver);
+        verdict = await verifyMessage(collectedAsItGoes(await store.get(spooled.key)), { ip: envelope.ip, helo: envelope.helo, sender: envelope.sender, mta: domain }, o.resolver);
       } catch (err) {
         await discardSpool(spooled.key).catch(() => {});
         throw err;
@@ -260,7 +260,7 @@ export function createInboundEmailService(deps: {
       const spoolKey = row.spool_key;
       const { MailParser } = await import('mailparser');
       const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
-      const source = await store.get(spoolKey);
+      const source = collectedAsItGoes(await store.get(spoolKey));
       source.on('error', (err) => parser.destroy(err));
       source.pipe(parser);
 
