@@ -74,8 +74,7 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       await services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
     },
     async 'email.process'({ inboundEmailId }, ctx) {
-      const outcome = await services.inboundEmail.process(inboundEmailId, { log: ctx.log });
-      ctx.log.info({ job: ctx.id, inbound_email: inboundEmailId, outcome }, 'inbound mail processed');
+      await services.inboundEmail.process(inboundEmailId, { log: ctx.log }); // logs what came of it
     },
     async 'storage.delete-objects'({ keys }) {
       await services.media.deleteObjects(keys);

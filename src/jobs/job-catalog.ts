@@ -163,11 +163,15 @@ export const jobCatalog = {
     options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
     summarize: (p) => ({ mediaId: p.mediaId }),
   }),
-  /** A mail received for a book (spooled, answered 250/202) becomes its memory; safe to run again (the row records it done). */
+  /**
+   * A mail received for a book (spooled, answered 250/202) becomes its memory; safe to run again (the row
+   * records it done). Even a 90 MB message takes seconds: a lease of 5 minutes lets one cut off by a dead
+   * worker run again soon.
+   */
   'email.process': spec({
     name: 'email.process',
     payload: InboundEmailIdPayload,
-    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
+    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
     summarize: (p) => ({ inboundEmailId: p.inboundEmailId }),
   }),
   'storage.delete-objects': spec({

@@ -364,6 +364,9 @@ export function createInboundEmailService(deps: {
         o.log?.info({ inbound_email: id, outcome: outcome.outcome, files: staged.length, refused: refused.length }, 'inbound mail');
         return outcome.outcome;
       } catch (err) {
+        // Torn down quietly: what they might still say is about the failure already being thrown.
+        parser.on('error', () => {});
+        source.on('error', () => {});
         parser.destroy();
         source.destroy();
         await Promise.all(staged.map((s) => media.discardStaged(s).catch(() => {})));

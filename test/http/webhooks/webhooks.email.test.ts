@@ -33,7 +33,7 @@ const post = (payload: Buffer | NodeJS.ReadableStream, signature: string | null)
   });
 const submissionsOf = async (slug: string) => (await t.get(`/api/v1/books/${slug}/submissions/`, { token: owner.token })).body.items as any[];
 const inboundRows = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_emails`))[0].n;
-const pendingObjects = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_objects`))[0].n;
+const pendingObjects = async (app: TestApp = t) => (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_objects`))[0].n;
 const spooled = async () => (await readdir(path.join(t.config.dataDir, 'objects', 'inbound-mail')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
 
 describe('POST /webhooks/email/', () => {
@@ -153,5 +153,52 @@ describe('POST /webhooks/email/', () => {
     expect(after).toEqual({ status: 'accepted', accepted_user_id: cousin.user.id });
     const members = await t.get(`/api/v1/books/${slug}/members/`, { token: owner.token });
     expect(members.body.items.map((m: any) => m.user?.id ?? m.user_id)).toContain(cousin.user.id);
+  });
+});
+
+describe('processing after a failure', () => {
+  it('a run that dies midway leaves nothing behind, and the next run makes exactly one memory with every photo', async () => {
+    // No worker: the test runs the job itself, as pg-boss would once the lease of a dead worker lapses.
+    const app = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '' }) });
+    const someone = await newUser(app);
+    const { slug } = await newBook(app, someone);
+    const [jpeg, png] = await Promise.all([readFixture('jpeg'), readFixture('png')]);
+    const raw = await rawMessage({
+      from: 'rose@family.test',
+      to: `${slug}@${MAIL_DOMAIN}`,
+      subject: 'Two photos',
+      text: 'The porch and the garden.',
+      attachments: [
+        { filename: 'porch.jpg', content: jpeg },
+        { filename: 'garden.png', content: png },
+      ],
+    });
+    const res = await app.app.inject({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signBody(raw) }, payload: raw });
+    expect(res.statusCode).toBe(202);
+    const [{ id }] = await app.db.query<{ id: string }>(`SELECT id FROM inbound_emails`);
+    const memories = async () => app.db.query<{ id: string }>(`SELECT s.id FROM submissions s JOIN books b ON b.id = s.book_id WHERE b.slug = $1`, [slug]);
+
+    // The second photo's store write fails: the run fails, the first photo is removed again, no memory.
+    const realPut = app.services.store.put.bind(app.services.store);
+    let puts = 0;
+    app.services.store.put = async (key, body, o) => {
+      if (key.startsWith('media/') && ++puts === 2) {
+        body.destroy(); // as a store does when its write fails
+        throw new Error('store down');
+      }
+      return realPut(key, body, o);
+    };
+    await expect(app.services.inboundEmail.process(id)).rejects.toThrow('store down');
+    expect(await memories()).toEqual([]);
+    expect((await app.db.query(`SELECT outcome, processed_at FROM inbound_emails WHERE id = $1`, [id]))[0]).toEqual({ outcome: 'queued', processed_at: null });
+    expect(await pendingObjects(app)).toBe(0);
+
+    app.services.store.put = realPut;
+    expect(await app.services.inboundEmail.process(id)).toBe('submitted');
+    expect(await app.services.inboundEmail.process(id)).toBe('submitted');
+    const [memory] = await memories();
+    expect(await memories()).toHaveLength(1);
+    const media = await app.db.query<{ mime_type: string }>(`SELECT mime_type FROM media WHERE submission_id = $1 ORDER BY mime_type`, [memory.id]);
+    expect(media.map((m) => m.mime_type)).toEqual(['image/jpeg', 'image/png']);
   });
 });
