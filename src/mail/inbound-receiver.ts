@@ -1,6 +1,6 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { SMTPServer as SMTPServerType, SMTPServerOptions } from 'smtp-server';
 
 /** The SMTP envelope of one message, and who sent it. */
@@ -86,10 +86,10 @@ export async function startSmtpReceiver(o: SmtpReceiverOptions): Promise<SmtpRec
       };
       const finish = async (reply: SmtpReply) => {
         // Whatever the handler read, the rest of DATA is read (and dropped) before the reply.
-        if (!stream.readableEnded) {
+        if (!stream.readableEnded && !stream.destroyed) {
           stream.unpipe();
           stream.resume();
-          await once(stream, 'end').catch(() => {});
+          await finished(stream).catch(() => {});
         }
         if ((stream as { sizeExceeded?: boolean }).sizeExceeded) reply = { code: 552, message: `Message exceeds the maximum size of ${o.maxBytes} bytes` };
         callback(reply.code >= 400 ? smtpError(reply) : null, reply.message);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -139,6 +140,33 @@ describe('inbound email over SMTP', () => {
     const memories = await submissionsOf(slug);
     expect(memories).toHaveLength(3);
     for (const m of memories) expect(m.contributor_user).toMatchObject({ id: aunt.user.id });
+  });
+});
+
+describe('a sender gone mid-message', () => {
+  it('keeps nothing of a message cut off in DATA, and the receiver goes on', async () => {
+    const { slug } = await newBook(t, owner);
+    const socket = connect(receiver.port, '127.0.0.1');
+    let said = '';
+    socket.on('data', (d) => (said += d));
+    const waitFor = async (re: RegExp) => {
+      for (let deadline = Date.now() + 10_000; !re.test(said); ) {
+        if (Date.now() > deadline) throw new Error(`no ${re} in ${said}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await waitFor(/^220 /m);
+    socket.write('EHLO mx.family.test\r\n');
+    await waitFor(/^250 /m);
+    socket.write(`MAIL FROM:<ann@family.test>\r\nRCPT TO:<${slug}@${MAIL_DOMAIN}>\r\nDATA\r\n`);
+    await waitFor(/^354 /m);
+    socket.write(`From: ann@family.test\r\nTo: ${slug}@${MAIL_DOMAIN}\r\nSubject: Cut\r\n\r\n${'a line of a long letter\r\n'.repeat(20_000)}`);
+    await new Promise((r) => setTimeout(r, 300));
+    socket.destroy();
+    await eventually(pendingObjects, (n) => n === 0);
+    expect(await inboundRows(slug)).toEqual([]);
+    const info = await deliver(receiver, { from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Whole', text: 'This one arrives.' });
+    expect(info.response).toMatch(/^250 /);
   });
 });
 

@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
@@ -82,6 +82,12 @@ export function createInboundEmailService(deps: {
     const key = `inbound-mail/${uuidv7()}.eml`;
     const meter = new MessageMeter(maxBytes);
     await recordPendingObject(db, key);
+    // A sender gone mid-message (the connection closed, the request aborted) ends the spool with an error, never a hang.
+    const cutOff = (err?: Error) => meter.destroy(err ?? new Error('The message was cut off before its end'));
+    source.once('error', cutOff);
+    source.once('close', () => {
+      if (!source.readableEnded) cutOff();
+    });
     try {
       (hmac ? source.pipe(hmac) : source).pipe(meter);
       await store.put(key, meter, { contentType: 'message/rfc822' });
@@ -150,9 +156,9 @@ export function createInboundEmailService(deps: {
 
   /** Drains what is left of an attachment's content (the intake may stop reading early) so the parser goes on. */
   async function drain(content: Readable, ended: () => boolean) {
-    if (ended()) return;
+    if (ended() || content.destroyed) return;
     content.resume();
-    await once(content, 'end').catch(() => {});
+    await finished(content).catch(() => {});
   }
 
   const reasonOf = (err: unknown) => (err instanceof AppError ? err.message : 'It could not be read.');
