@@ -72,6 +72,12 @@ export interface Config {
     /** PEM files for STARTTLS; without them STARTTLS is not offered. */
     tls: { keyPath: string; certPath: string } | null;
     webhookSecret: string | null;
+    /**
+     * The authserv-id the provider writes in its Authentication-Results
+     * (INBOUND_EMAIL_AUTHSERV_ID): only such a field is believed. Unset: the
+     * topmost one (a provider that adds none leaves the sender's own on top).
+     */
+    webhookAuthservId: string | null;
     /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
     maxBytes: number;
   };
@@ -259,6 +265,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       host: str('SMTP_INBOUND_HOST') ?? host,
       tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
       webhookSecret: inboundEmailSecret,
+      webhookAuthservId: str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null,
       maxBytes: MAIL_INBOUND_MAX_BYTES,
     },
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },

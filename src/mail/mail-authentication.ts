@@ -71,12 +71,16 @@ export async function verifyMessage(
 }
 
 /**
- * The verdicts an inbound provider wrote into the topmost
- * Authentication-Results field (RFC 8601), which it added on receipt:
- * `spf=pass smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`.
+ * The verdicts an inbound provider wrote into the Authentication-Results
+ * field (RFC 8601) it added on receipt, the topmost one, or with `authservId`
+ * the topmost one that names it (`mx.provider.example; spf=pass
+ * smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`): a field
+ * the sender wrote below it proves nothing.
  */
-export function verdictFromHeaders(headers: HeaderField[]): MailVerdict {
-  const ar = headerValue(headers, 'authentication-results') ?? '';
+export function verdictFromHeaders(headers: HeaderField[], authservId: string | null = null): MailVerdict {
+  const fields = headers.filter((h) => h.key === 'authentication-results');
+  const mine = authservId ? fields.find((h) => h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === authservId) : fields[0];
+  const ar = mine?.value ?? '';
   const method = (name: string) => {
     const m = new RegExp(`(?:^|[;\\s])${name}\\s*=\\s*([a-z]+)([^;]*)`, 'i').exec(ar);
     return { result: m ? m[1].toLowerCase() : 'none', props: m ? m[2] : '' };

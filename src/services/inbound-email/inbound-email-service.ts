@@ -250,7 +250,7 @@ export function createInboundEmailService(deps: {
       }
       const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']);
       const slugs = recipients.map(slugOf).filter((s): s is string => s !== null);
-      const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers), slugs);
+      const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, config.mailInbound.webhookAuthservId), slugs);
       if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');
       return r.accepted ? 'accepted' : r.dropped ? 'dropped' : 'duplicate';
     },
