@@ -86,6 +86,9 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     async 'media.process'({ mediaId }, ctx) {
       await services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
     },
+    async 'email.process'({ inboundEmailId }, ctx) {
+      await services.inboundEmail.process(inboundEmailId, { log: ctx.log }); // logs what came of it
+    },
     async 'storage.delete-objects'({ keys }) {
       await services.media.deleteObjects(keys);
     },

@@ -137,6 +137,8 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
       'Three calls to try (the second replays its first answer when sent twice with the same Idempotency-Key):',
       ...tryThese.map((c) => `  ${c}`),
       ...channelHints(config),
+      `Memories by email: start with the SMTP receiver (\`SMTP_INBOUND_PORT=2525 npx memorybook serve\`), then mail ${book.slug}@${config.messaging.inboundMailDomain}:`,
+      `  swaks --server 127.0.0.1:${config.mailInbound.port ?? 2525} --from you@localhost --to ${book.slug}@${config.messaging.inboundMailDomain} --header 'Subject: A memory' --body 'Sent by email.' --attach @photo.jpg`,
     ],
   };
 }

@@ -13,9 +13,15 @@ import type { Services } from '../services/index.js';
 const USAGE = `memorybook: the Memory Book Integrator API service
 
 Usage:
-  memorybook serve [--no-worker]         run the API and the job worker (migrates first); --no-worker
-                                         serves only the API, for running \`memorybook worker\` apart (PostgreSQL only)
+  memorybook serve [--no-worker] [--no-mail-inbound]
+                                         run the API and the job worker (migrates first); --no-worker
+                                         serves only the API, for running \`memorybook worker\` apart (PostgreSQL only);
+                                         with SMTP_INBOUND_PORT set it receives mail too, unless --no-mail-inbound
   memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
+  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>@MAIL_INBOUND_DOMAIN)
+                                         on SMTP_INBOUND_PORT (default 2525), with a job worker that turns mail into
+                                         memories (beside \`serve --no-mail-inbound\` on PostgreSQL; alone on the
+                                         embedded database)
   memorybook migrate                     apply database migrations
   memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
   memorybook token issue --email E --name N
@@ -83,7 +89,11 @@ export async function main(argv: string[]): Promise<number> {
           console.error(USAGE);
           return 2;
         }
-        const { values: serveFlags } = parseArgs({ args: argv.slice(1), options: { 'no-worker': { type: 'boolean', default: false } }, strict: true });
+        const { values: serveFlags } = parseArgs({
+          args: argv.slice(1),
+          options: { 'no-worker': { type: 'boolean', default: false }, 'no-mail-inbound': { type: 'boolean', default: false } },
+          strict: true,
+        });
         // With the embedded database no other process can run the jobs: they would never run.
         if (serveFlags['no-worker'] && config.database.kind !== 'postgres') {
           throw new UsageError('serve --no-worker needs DATABASE_URL; with the embedded database only `memorybook serve` itself can run the jobs');
@@ -93,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
         const db = createDb(config);
         db.catch(() => {}); // its failure is startServer's to report, once it awaits it
         const server = await import('../server.js').then(
-          ({ startServer }) => startServer(config, { worker: !serveFlags['no-worker'], db }),
+          ({ startServer }) => startServer(config, { worker: !serveFlags['no-worker'], mailInbound: !serveFlags['no-mail-inbound'], db }),
           async (err: unknown) => {
             await db.then((d) => d.close()).catch(() => {});
             throw err;
@@ -117,6 +127,28 @@ export async function main(argv: string[]): Promise<number> {
         const worker = await startWorker(config);
         const stop = async (signal: string) => {
           worker.log.info({ signal }, 'shutting down; finishing running jobs');
+          await worker.close();
+          process.exit(0);
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+        return await new Promise<number>(() => {});
+      }
+      case 'mail-inbound': {
+        parseArgs({ args: argv.slice(1), options: {}, strict: true });
+        // A worker of its own: on PostgreSQL one more beside the others; on the embedded database the only process, so the one that runs the jobs.
+        const [{ startWorker }, { startMailInbound }] = await Promise.all([import('../worker.js'), import('../mail-inbound.js')]);
+        const worker = await startWorker(config);
+        let receiver;
+        try {
+          receiver = await startMailInbound({ config, services: worker.services, log: worker.log });
+        } catch (err) {
+          await worker.close();
+          throw err;
+        }
+        const stop = async (signal: string) => {
+          worker.log.info({ signal }, 'shutting down; finishing mail being received and running jobs');
+          await receiver.close();
           await worker.close();
           process.exit(0);
         };

@@ -75,6 +75,27 @@ export interface Config {
       templateLanguage: string;
     } | null;
   };
+  /**
+   * Mail to the books' addresses (`<slug>@messaging.inboundMailDomain`): the
+   * built-in SMTP receiver (`port`, null unless SMTP_INBOUND_PORT is set;
+   * `memorybook mail-inbound` then listens on 2525) and the inbound webhook
+   * (`webhookSecret`, INBOUND_EMAIL_SECRET). Inbound mail is on when either is set.
+   */
+  mailInbound: {
+    port: number | null;
+    host: string;
+    /** PEM files for STARTTLS; without them STARTTLS is not offered. */
+    tls: { keyPath: string; certPath: string } | null;
+    webhookSecret: string | null;
+    /**
+     * The authserv-id the provider writes in its Authentication-Results
+     * (INBOUND_EMAIL_AUTHSERV_ID): only such a field is believed. Unset: the
+     * topmost one (a provider that adds none leaves the sender's own on top).
+     */
+    webhookAuthservId: string | null;
+    /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
+    maxBytes: number;
+  };
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
@@ -95,6 +116,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The largest message the inbound mail takes: the upload ceiling (90 MB), so a video a plan allows fits with its encoding. */
+export const MAIL_INBOUND_MAX_BYTES = 90 * 1024 * 1024;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -219,6 +243,17 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
 
   const messaging = parseMessaging(str, problems, publicHost);
 
+  const smtpInboundPortRaw = str('SMTP_INBOUND_PORT');
+  const smtpInboundPort = smtpInboundPortRaw === undefined ? null : int('SMTP_INBOUND_PORT', 2525, 0, 65535);
+  const tlsKeyPath = str('SMTP_INBOUND_TLS_KEY') ?? null;
+  const tlsCertPath = str('SMTP_INBOUND_TLS_CERT') ?? null;
+  if (Boolean(tlsKeyPath) !== Boolean(tlsCertPath)) problems.push('SMTP_INBOUND_TLS_KEY and SMTP_INBOUND_TLS_CERT: set both or neither');
+  for (const [name, file] of [['SMTP_INBOUND_TLS_KEY', tlsKeyPath], ['SMTP_INBOUND_TLS_CERT', tlsCertPath]] as const) {
+    if (file && !existsSync(file)) problems.push(`${name}: no such file "${file}"`);
+  }
+  const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
+  if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
+
   if (problems.length) throw new ConfigError(problems);
 
   if (secretKey === undefined) secretKey = readOrCreateSecret(dataDir, options.ensureDataDir !== false);
@@ -240,6 +275,14 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
     },
     messaging,
+    mailInbound: {
+      port: smtpInboundPort,
+      host: str('SMTP_INBOUND_HOST') ?? host,
+      tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
+      webhookSecret: inboundEmailSecret,
+      webhookAuthservId: str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null,
+      maxBytes: MAIL_INBOUND_MAX_BYTES,
+    },
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
   } satisfies Config);
 }

@@ -55,6 +55,7 @@ export const DayPayload = Type.Object({ day: Type.String({ pattern: '^\\d{4}-\\d
 /** The start of the schedule period a recurring job was queued for (ISO 8601). */
 export const PeriodPayload = Type.Object({ period: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T', maxLength: 40 }) });
 export const DeleteObjectsPayload = Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 1000 }) });
+export const InboundEmailIdPayload = Type.Object({ inboundEmailId: id() });
 export const ShareCardPayload = Type.Object({ submissionId: id(), token: id() });
 /**
  * Added fields are optional, so jobs queued before they existed still pass.
@@ -193,6 +194,17 @@ export const jobCatalog = {
     payload: MediaIdPayload,
     options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
     summarize: (p) => ({ mediaId: p.mediaId }),
+  }),
+  /**
+   * A mail received for a book (spooled, answered 250/202) becomes its memory; safe to run again (the row
+   * records it done). Even a 90 MB message takes seconds: a lease of 5 minutes lets one cut off by a dead
+   * worker run again soon.
+   */
+  'email.process': spec({
+    name: 'email.process',
+    payload: InboundEmailIdPayload,
+    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+    summarize: (p) => ({ inboundEmailId: p.inboundEmailId }),
   }),
   'storage.delete-objects': spec({
     name: 'storage.delete-objects',

@@ -20,6 +20,7 @@ import { createInvitationService } from './invitations/invitation-service.js';
 import { createChannelService } from './channels/channel-service.js';
 import { createChannelMediaService } from './inbound/channel-media-service.js';
 import { createInboundService } from './inbound/inbound-service.js';
+import { createInboundEmailService } from './inbound-email/inbound-email-service.js';
 import { createNotificationService } from './subscriptions/notification-service.js';
 import { createSubscriptionService } from './subscriptions/subscription-service.js';
 import { createPlanService } from './plans/plan-service.js';
@@ -72,6 +73,7 @@ export function createServices(deps: ServiceDeps) {
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
+  const rateLimiter = createRateLimiter({ db });
   return {
     store,
     access,
@@ -82,7 +84,7 @@ export function createServices(deps: ServiceDeps) {
     account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
-    rateLimiter: createRateLimiter({ db }),
+    rateLimiter,
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
@@ -97,6 +99,7 @@ export function createServices(deps: ServiceDeps) {
     notifications,
     inbound: createInboundService({ db, config, submissions, queue }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),
+    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),

@@ -4,6 +4,7 @@ import { isValidTelegramSecret, isValidTwilioSignature, type FormParams } from '
 import { isTelegramUpdate, isTwilioMessage, isTwilioStatusCallback, twilioFiles } from '../../services/inbound/provider-payloads.js';
 import type { RouteContext } from '../../services/index.js';
 import { registerWhatsAppWebhook } from './whatsapp-webhook.js';
+import { registerEmailWebhook } from './email-webhook.js';
 
 /** Where the providers post: give these (under PUBLIC_URL) to Twilio's number and to Telegram's setWebhook. */
 export const TWILIO_SMS_WEBHOOK = '/webhooks/twilio/sms/';
@@ -28,6 +29,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: RouteContext) {
   const { config, services } = ctx;
   const { twilio, telegram, whatsapp } = config.messaging;
   if (whatsapp) registerWhatsAppWebhook(app, ctx, whatsapp);
+  registerEmailWebhook(app, ctx);
 
   if (twilio) {
     app.post(

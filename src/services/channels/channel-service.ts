@@ -18,13 +18,15 @@ export interface ChannelStatus {
   deep_link: string | null;
 }
 
-/** Whether the operator has set the channel up (web and email need nothing beyond the service itself). */
+/** Whether the operator has set the channel up (web needs nothing beyond the service itself). */
 export function isPlatformConfigured(config: Config, channel: Channel): boolean {
   const m = config.messaging;
   switch (channel) {
     case 'web':
-    case 'email':
       return true;
+    case 'email':
+      // Mail reaches a book only through the built-in receiver or the inbound webhook.
+      return config.mailInbound.port !== null || config.mailInbound.webhookSecret !== null;
     case 'sms':
       return m.twilio !== null;
     case 'telegram':
@@ -74,6 +76,7 @@ function contactOf(config: Config, book: Pick<BookRow, 'slug'>, channel: Channel
     case 'web':
       return { address: null, deep_link: `${config.http.publicUrl}/b/${book.slug}/` };
     case 'email': {
+      if (!isPlatformConfigured(config, 'email')) return { address: null, deep_link: null };
       const address = `${book.slug}@${m.inboundMailDomain}`;
       return { address, deep_link: `mailto:${address}` };
     }

@@ -225,6 +225,37 @@ export function createSubmissionService(deps: {
     },
 
     /**
+     * A memory mailed to the book's address: a pending submission with
+     * source `email`, in the caller's transaction, which holds the book's row
+     * lock (`ctx` read under it, the book taking mail now). The sender's name
+     * and address as the mail gave them; `userId` when the sender is a member
+     * of the book (their address proved). Files already streamed in
+     * (MediaService.stageChannelFile) are attached; the caller discards them
+     * if this throws.
+     */
+    async receiveEmail(
+      tx: Tx,
+      ctx: BookContext,
+      input: { userId: string | null; name: string | null; email: string | null; text: string },
+      files: StagedUpload[],
+    ): Promise<SubmissionRow> {
+      const row = await insertSubmission(tx, {
+        id: uuidv7(),
+        bookId: ctx.book.id,
+        contributorUserId: input.userId,
+        contributorName: input.name ? input.name.slice(0, MAX_CONTRIBUTOR_NAME_LENGTH) : null,
+        contributorEmail: input.email,
+        textContent: input.text.slice(0, MAX_TEXT_LENGTH),
+        isPrivate: false,
+        source: 'email',
+      });
+      for (const file of files) await deps.media.attachStaged(tx, ctx, row, file, input.userId);
+      await touchBookActivity(tx, ctx.book.id);
+      await deps.announce?.(tx, row);
+      return row;
+    },
+
+    /**
      * Owners and admins read every row of the book, private ones included.
      * Items are each submission's JSON text: made by the database around the
      * URLs signed here (see submissionJsonSql).

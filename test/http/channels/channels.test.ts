@@ -24,6 +24,7 @@ const SECRETS: Record<string, string> = {
   AWS_SECRET_ACCESS_KEY: 'secret-aws-secret-access-key-2d3e',
   SMTP_URL: 'smtp://mailer:secret-smtp-password-5e6f@127.0.0.1:2525',
   BACKUP_ERASURE_URL: 'https://eraser:secret-backup-erasure-7a8b@backup.example.test/erase',
+  INBOUND_EMAIL_SECRET: 'secret-inbound-email-3c4d5e6f',
 };
 const PUBLIC = {
   TWILIO_FROM_NUMBER: '+15005550006',
@@ -49,7 +50,7 @@ describe('without any provider configured', () => {
   });
   afterAll(() => t.close());
 
-  it('answers the seven rows in order on one page; a free book has web and email, both enabled', async () => {
+  it('answers the seven rows in order on one page; a free book allows web and email, and email stays off until inbound mail is on', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
     const res = await t.get(url(slug), { token: owner.token });
@@ -60,14 +61,7 @@ describe('without any provider configured', () => {
     expect(res.body.items.map((r: any) => r.channel)).toEqual(CHANNELS);
     const rows = byChannel(res.body.items);
     expect(rows.web).toEqual({ channel: 'web', enabled: true, plan_allowed: true, platform_configured: true, address: null, deep_link: `http://localhost:8000/b/${slug}/` });
-    expect(rows.email).toEqual({
-      channel: 'email',
-      enabled: true,
-      plan_allowed: true,
-      platform_configured: true,
-      address: `${slug}@localhost`,
-      deep_link: `mailto:${slug}@localhost`,
-    });
+    expect(rows.email).toEqual({ channel: 'email', enabled: false, plan_allowed: true, platform_configured: false, address: null, deep_link: null });
     for (const c of ['sms', 'rcs', 'imessage', 'whatsapp', 'telegram']) {
       expect(rows[c], c).toEqual({ channel: c, enabled: false, plan_allowed: false, platform_configured: false, address: null, deep_link: null });
     }
@@ -146,6 +140,21 @@ describe('with every provider configured', () => {
     expect(rows.sms).toMatchObject({ enabled: false, plan_allowed: true, platform_configured: true });
     expect(rows.email).toMatchObject({ enabled: false, plan_allowed: true });
     expect(rows.telegram.enabled).toBe(true);
+  });
+});
+
+describe('inbound mail through the SMTP receiver only', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { SMTP_INBOUND_PORT: '2525' } });
+  });
+  afterAll(() => t.close());
+
+  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner)).slug;
+    const rows = byChannel((await t.get(url(slug), { token: owner.token })).body.items);
+    expect(rows.email).toEqual({ channel: 'email', enabled: true, plan_allowed: true, platform_configured: true, address: `${slug}@localhost`, deep_link: `mailto:${slug}@localhost` });
   });
 });
 
