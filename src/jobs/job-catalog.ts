@@ -228,6 +228,8 @@ export interface JobSendOptions<Q = unknown> {
   tx?: Q;
   /** Run no earlier than this many seconds from now. */
   startAfterSeconds?: number;
+  /** Jobs of higher priority are taken first (default 0; ties go oldest first). */
+  priority?: number;
   /** Overrides the job's own singletonKey(payload). */
   singletonKey?: string;
   /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */

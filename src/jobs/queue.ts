@@ -261,12 +261,13 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
 
   /** Sends with the job's retry plan and a retention that covers it. */
-  async function enqueue(entry: Registered, payload: unknown, plan: RetryPlan, options: { db?: BossDb; singletonKey?: string; startAfterSeconds?: number }) {
+  async function enqueue(entry: Registered, payload: unknown, plan: RetryPlan, options: { db?: BossDb; singletonKey?: string; startAfterSeconds?: number; priority?: number }) {
     return boss.send(entry.definition.name, payload as object, {
       ...plan,
       retentionSeconds: retentionSeconds(plan, maintenanceIntervalSeconds),
       singletonKey: options.singletonKey,
       startAfter: options.startAfterSeconds,
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
       db: options.db as PgBoss.Db | undefined,
     });
   }
@@ -432,6 +433,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         return enqueue(entry, payload, planOf(entry.definition, options.retryDelaySeconds), {
           singletonKey,
           startAfterSeconds: options.startAfterSeconds,
+          priority: options.priority,
           db: tx ? transactionBossDb(tx) : undefined,
         });
       };
