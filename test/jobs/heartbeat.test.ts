@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/config.js';
 import { createDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import { jobCatalog } from '../../src/jobs/job-catalog.js';
 import { createQueue, queueSchemaName } from '../../src/jobs/queue.js';
 import { startWorker } from '../../src/worker.js';
 import { TEST_SECRET, testConfig } from '../helpers/build-test-app.js';
@@ -106,4 +107,16 @@ describe('a heartbeat job whose worker was killed', () => {
       await worker.close();
     }
   }, 150_000);
+});
+
+describe('the jobs whose lease is held by a heartbeat', () => {
+  it.each(['export.render', 'account.export', 'book.erase-backup', 'account.erase-backup', 'book.purge', 'account.purge'] as const)(
+    '%s: a dead run is free again well within its lease',
+    (name) => {
+      const o = jobCatalog[name].options as { heartbeatSeconds?: number; expireInSeconds?: number };
+      expect(o.heartbeatSeconds).toBeGreaterThan(0);
+      // Three missed beats free the run, and a worker looks every beat (at most every 10 s).
+      expect(o.heartbeatSeconds! * 4).toBeLessThanOrEqual(Math.min(60, o.expireInSeconds!));
+    },
+  );
 });

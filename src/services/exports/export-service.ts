@@ -56,7 +56,7 @@ function tooManyUnfinished(scope: 'book' | 'user', limit: number) {
     'rate_limited',
     `${whose} ${limit} exports waiting or rendering already; ask again once one of them has finished (see Retry-After).`,
     { scope, limit, retry_after_seconds: EXPORT_LIMIT_RETRY_AFTER_SECONDS },
-    { headers: { 'retry-after': String(EXPORT_LIMIT_RETRY_AFTER_SECONDS) } },
+    { headers: { 'retry-after': String(EXPORT_LIMIT_RETRY_AFTER_SECONDS), 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0' } },
   );
 }
 

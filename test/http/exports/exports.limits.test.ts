@@ -36,6 +36,8 @@ describe('limits on unfinished exports, and fair rendering across users', () => 
     expect(fifth.status).toBe(429);
     expect(fifth.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(fifth.body).toMatchObject({ code: 'rate_limited', details: { scope: 'book', limit: 4 } });
+    expect(fifth.headers['x-ratelimit-limit']).toBe('4');
+    expect(fifth.headers['x-ratelimit-remaining']).toBe('0');
     expect(typeof fifth.body.message).toBe('string');
     expect(fifth.body.request_id).toBe(fifth.headers['x-request-id']);
 
@@ -51,6 +53,7 @@ describe('limits on unfinished exports, and fair rendering across users', () => 
     expect(eleventh.status).toBe(429);
     expect(eleventh.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(eleventh.body).toMatchObject({ code: 'rate_limited', details: { scope: 'user', limit: 10 } });
+    expect(eleventh.headers['x-ratelimit-limit']).toBe('10');
     const [{ count }] = await t.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM export_jobs WHERE requested_by = $1`, [hog.user.id]);
     expect(Number(count)).toBe(10);
 
