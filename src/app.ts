@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { addDeprecationHeaders } from './http/deprecation.js';
-import { answerClientError } from './http/client-errors.js';
+import { answerClientError, answerStalledSocket } from './http/client-errors.js';
 import { errorHandler } from './http/error-handler.js';
 import { installJsonBody, rejectNulStrings } from './http/json-body.js';
 import { installErrorResponses, registerOpenApi } from './http/openapi.js';
@@ -84,6 +84,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     },
   });
 
+  // A request that stops arriving (a stalled upload) is answered 408 rather than dropped.
+  app.server.on('timeout', (socket: import('node:net').Socket) => answerStalledSocket(app.log, socket));
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);

@@ -31,6 +31,14 @@ export interface JobOptions<P> {
   policy?: QueuePolicy;
   /** Handlers of this job running at once in one process (default 1). */
   concurrency?: number;
+  /**
+   * The run holds its lease by a heartbeat: its worker renews it this often
+   * (seconds) and lets it lapse after three missed beats, so a run whose
+   * process died is taken up again by any worker within about that much
+   * time, rather than after the whole `expireInSeconds` (which stays the
+   * longest a run may take).
+   */
+  heartbeatSeconds?: number;
 }
 
 /** A job as the queue knows it: everything but its handler. */
@@ -106,7 +114,7 @@ const daily = { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSecon
  * job for it while that is so: the erasure is retried for as long as it
  * takes, with no job kept alive for ever.
  */
-const erasure = { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately' } as const;
+const erasure = { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately', heartbeatSeconds: 5 } as const;
 
 export const jobCatalog = {
   'mail.send': spec({
@@ -159,7 +167,7 @@ export const jobCatalog = {
     name: 'book.purge',
     payload: BookIdPayload,
     // The key finds a pending purge for the sweep (unlessPending); the standard policy dedupes nothing.
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.bookId },
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 5, singletonKey: (p) => p.bookId },
     summarize: (p) => ({ bookId: p.bookId }),
   }),
   'account.erase-backup': spec({
@@ -172,13 +180,13 @@ export const jobCatalog = {
     name: 'account.purge',
     payload: UserIdPayload,
     // Keyed so the sweep can tell one is pending; a purge that gave up is queued again by the sweep (users.purged_at).
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.userId },
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 5, singletonKey: (p) => p.userId },
     summarize: (p) => ({ userId: p.userId }),
   }),
   'account.export': spec({
     name: 'account.export',
     payload: AccountExportIdPayload,
-    options: { retryLimit: ACCOUNT_EXPORT_RUNS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    options: { retryLimit: ACCOUNT_EXPORT_RUNS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
   }),
   'account.export-expire': spec({
@@ -218,11 +226,15 @@ export const jobCatalog = {
     options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 300 },
     summarize: (p) => ({ submissionId: p.submissionId }),
   }),
-  /** A lease of 30 minutes covers the largest books; a killed worker's job is taken up again once it lapses. */
+  /**
+   * A render may take 30 minutes (the largest books); its lease is held by a
+   * heartbeat, so a killed worker's render is taken up again about half a
+   * minute after its last beat.
+   */
   'export.render': spec({
     name: 'export.render',
     payload: ExportIdPayload,
-    options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
   }),
   'export.expire': spec({
@@ -272,6 +284,8 @@ export interface JobSendOptions<Q = unknown> {
   tx?: Q;
   /** Run no earlier than this many seconds from now. */
   startAfterSeconds?: number;
+  /** Jobs of higher priority are taken first (default 0; ties go oldest first). */
+  priority?: number;
   /** Overrides the job's own singletonKey(payload). */
   singletonKey?: string;
   /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */

@@ -159,7 +159,12 @@ export function createAccountService(deps: AccountServiceDeps) {
       // still ends in the deletion the owner stepped up for.
       const grantId = await db.transaction(async (tx) => {
         const locked = await findDeletionState(tx, actor.id, { forUpdate: true });
-        if (!locked || locked.deleted_at) return null;
+        if (!locked || locked.deleted_at) {
+          // Gone already: done, for the request whose grant was given back with a 202 (the queue finished the
+          // deletion). A grant spent by another request (two at once with one grant) is refused like any other.
+          if (input.reauthToken === undefined || !(await reauth.spendGrant(tx, actor.id, input.reauthToken))) throw reauthRequired();
+          return null;
+        }
         let spent: string | undefined;
         if (input.reauthToken !== undefined) {
           spent = await reauth.spendGrant(tx, actor.id, input.reauthToken);
