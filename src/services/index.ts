@@ -8,6 +8,7 @@ import { createAccountExportService } from './account-exports/account-export-ser
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
+import { createBillingCheckoutService } from './billing-checkout/billing-checkout-service.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -87,6 +88,7 @@ export function createServices(deps: ServiceDeps) {
     plans: createPlanService({ db }),
     books: createBookService({ db, config, cursors, access, deletion: bookDeletion }),
     billing: createBillingService({ db, access }),
+    billingCheckout: createBillingCheckoutService({ db, config, audit }),
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),

@@ -1,0 +1,159 @@
+import type { Queryable } from '../../db/client.js';
+import { one } from '../../db/client.js';
+import { uuidv7 } from '../../lib/ids.js';
+
+export type BillingStatus = 'active' | 'grace_period' | 'canceled';
+
+export interface SubscriptionRow {
+  id: string;
+  customer_id: string | null;
+  user_id: string | null;
+  plan_slug: string | null;
+  book_id: string | null;
+  status: BillingStatus;
+  period_start: string | null;
+  period_end: string | null;
+  grace_period_ends_at: string | null;
+  canceled_at: string | null;
+  released_at: string | null;
+}
+
+const SUB_COLUMNS = `id, customer_id, user_id, plan_slug, book_id, status, period_start, period_end, grace_period_ends_at, canceled_at, released_at`;
+
+/** Records an event id; false when it was taken before (a redelivery). */
+export async function claimEvent(q: Queryable, id: string, type: string): Promise<boolean> {
+  const rows = await q.query(`INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING 1`, [id, type]);
+  return rows.length > 0;
+}
+
+/** Records a checkout as fulfilled; false when it was before. */
+export async function claimCheckout(q: Queryable, c: { id: string; userId: string; planSlug: string; subscriptionId: string | null }): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO stripe_checkouts (id, user_id, plan_slug, subscription_id) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING 1`,
+    [c.id, c.userId, c.planSlug, c.subscriptionId],
+  );
+  return rows.length > 0;
+}
+
+export async function findCustomerOf(q: Queryable, userId: string): Promise<string | undefined> {
+  return (await one<{ customer_id: string }>(q, `SELECT customer_id FROM stripe_customers WHERE user_id = $1`, [userId]))?.customer_id;
+}
+
+/** The user's customer, once: a customer already tied to someone else stays theirs. */
+export async function rememberCustomer(q: Queryable, userId: string, customerId: string): Promise<void> {
+  await q.query(`INSERT INTO stripe_customers (user_id, customer_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [userId, customerId]);
+}
+
+export async function addSlots(q: Queryable, userId: string, planSlug: string, count: number) {
+  return (await one<{ purchased: number; used: number }>(
+    q,
+    `INSERT INTO book_slots (user_id, plan_slug, purchased) VALUES ($1, $2, $3)
+     ON CONFLICT (user_id, plan_slug) DO UPDATE SET purchased = book_slots.purchased + EXCLUDED.purchased
+     RETURNING purchased, used`,
+    [userId, planSlug, count],
+  ))!;
+}
+
+/** Takes back one unused slot (a subscription that ended before its book was made); false when every slot is used. */
+export async function removeUnusedSlot(q: Queryable, userId: string, planSlug: string): Promise<boolean> {
+  const rows = await q.query(`UPDATE book_slots SET purchased = purchased - 1 WHERE user_id = $1 AND plan_slug = $2 AND purchased > used RETURNING 1`, [userId, planSlug]);
+  return rows.length > 0;
+}
+
+export async function slotsOf(q: Queryable, userId: string, planSlug: string) {
+  return (await one<{ purchased: number; used: number }>(q, `SELECT purchased, used FROM book_slots WHERE user_id = $1 AND plan_slug = $2`, [userId, planSlug])) ?? { purchased: 0, used: 0 };
+}
+
+/** The subscription's row, made when first heard of, locked for the rest of the transaction. */
+export async function lockSubscription(q: Queryable, id: string, known: { customerId?: string | null; userId?: string | null; planSlug?: string | null }): Promise<SubscriptionRow> {
+  await q.query(`INSERT INTO stripe_subscriptions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING`, [id]);
+  // Who bought it and for which plan are filled in by whichever event knows first, and never changed after.
+  return (await one<SubscriptionRow>(
+    q,
+    `UPDATE stripe_subscriptions SET customer_id = COALESCE(customer_id, $2), user_id = COALESCE(user_id, $3), plan_slug = COALESCE(plan_slug, $4)
+     WHERE id = $1 RETURNING ${SUB_COLUMNS}`,
+    [id, known.customerId ?? null, known.userId ?? null, known.planSlug ?? null],
+  ))!;
+}
+
+export async function saveSubscriptionState(
+  q: Queryable,
+  id: string,
+  s: Pick<SubscriptionRow, 'status' | 'period_start' | 'period_end' | 'grace_period_ends_at' | 'canceled_at'>,
+): Promise<SubscriptionRow> {
+  return (await one<SubscriptionRow>(
+    q,
+    `UPDATE stripe_subscriptions SET status = $2, period_start = $3, period_end = $4, grace_period_ends_at = $5, canceled_at = $6
+     WHERE id = $1 RETURNING ${SUB_COLUMNS}`,
+    [id, s.status, s.period_start, s.period_end, s.grace_period_ends_at, s.canceled_at],
+  ))!;
+}
+
+/**
+ * Ties the subscription to the oldest of its buyer's live books on its plan
+ * that no subscription pays for yet (the book its slot made); none yet: undefined.
+ */
+export async function bindToBook(q: Queryable, sub: SubscriptionRow): Promise<string | undefined> {
+  if (!sub.user_id || !sub.plan_slug) return undefined;
+  const book = await one<{ id: string }>(
+    q,
+    `SELECT b.id FROM books b
+     WHERE b.owner_id = $1 AND b.plan_slug = $2 AND b.deleted_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM stripe_subscriptions s WHERE s.book_id = b.id)
+     ORDER BY b.created_at, b.id LIMIT 1 FOR UPDATE`,
+    [sub.user_id, sub.plan_slug],
+  );
+  if (!book) return undefined;
+  await q.query(`UPDATE stripe_subscriptions SET book_id = $2 WHERE id = $1`, [sub.id, book.id]);
+  return book.id;
+}
+
+export async function lockBook(q: Queryable, bookId: string) {
+  return one<{ id: string; slug: string; owner_id: string; plan_slug: string }>(
+    q,
+    `SELECT id, slug, owner_id, plan_slug FROM books WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
+    [bookId],
+  );
+}
+
+/** The book's billing state (what the access guard reads) and a new billing record (what GET …/billing/ answers). */
+export async function setBookBilling(
+  q: Queryable,
+  bookId: string,
+  b: { planSlug: string; status: BillingStatus; periodStart: string | null; periodEnd: string | null; graceEndsAt: string | null },
+): Promise<void> {
+  await q.query(`UPDATE books SET plan_slug = $2, billing_status = $3, grace_period_ends_at = $4 WHERE id = $1`, [bookId, b.planSlug, b.status, b.graceEndsAt]);
+  await q.query(
+    `INSERT INTO billing_records (id, book_id, plan_slug, status, period_start, period_end, grace_period_ends_at)
+     VALUES ($1, $2, $3, $4, COALESCE($5::timestamptz, now()), $6, $7)`,
+    [uuidv7(), bookId, b.planSlug, b.status, b.periodStart, b.periodEnd, b.graceEndsAt],
+  );
+}
+
+/** Subscriptions a book has been made for since their last event, so far unbound. */
+export async function unboundWithBook(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT s.id FROM stripe_subscriptions s
+     WHERE s.book_id IS NULL AND s.released_at IS NULL AND s.user_id IS NOT NULL
+       AND EXISTS (SELECT 1 FROM books b WHERE b.owner_id = s.user_id AND b.plan_slug = s.plan_slug AND b.deleted_at IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM stripe_subscriptions o WHERE o.book_id = b.id))
+     ORDER BY s.created_at LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Canceled subscriptions whose paid period is over and whose book has not moved yet. */
+export async function dueForRelease(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT id FROM stripe_subscriptions
+     WHERE status = 'canceled' AND released_at IS NULL AND (period_end IS NULL OR period_end <= now())
+     ORDER BY period_end NULLS FIRST, id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function markReleased(q: Queryable, id: string): Promise<void> {
+  await q.query(`UPDATE stripe_subscriptions SET released_at = now() WHERE id = $1`, [id]);
+}
