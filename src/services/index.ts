@@ -8,7 +8,7 @@ import { createAccountExportService } from './account-exports/account-export-ser
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
-import { createBillingCheckoutService } from './billing-checkout/billing-checkout-service.js';
+import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -87,7 +87,7 @@ export function createServices(deps: ServiceDeps) {
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
     books: createBookService({ db, config, cursors, access, deletion: bookDeletion }),
-    billing: createBillingService({ db, access }),
+    billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
     billingCheckout: createBillingCheckoutService({ db, config, audit }),
     quotas: createQuotaService({ db }),
     bookDeletion,

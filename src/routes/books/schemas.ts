@@ -123,6 +123,10 @@ export const BillingRecord = Type.Object(
         storage_limit_bytes: Type.Integer(),
       },
     ),
+    manage_url: Type.String({
+      format: 'uri',
+      description: "The web page where the owner manages this billing (Stripe's customer portal when the service sells plans through Stripe)",
+    }),
   },
   { title: 'BillingRecord', description: "The book's latest billing record, with its plan and a quota snapshot" },
 );

@@ -19,8 +19,8 @@ interface BillingRow {
  * book row keeps the current billing state (what the guard reads); every
  * change also appends a billing record (what GET …/billing/ shows).
  */
-export function createBillingService(deps: { db: Db; access: BookAccess }) {
-  const { db, access } = deps;
+export function createBillingService(deps: { db: Db; access: BookAccess; manageUrl: string }) {
+  const { db, access, manageUrl } = deps;
   return {
     /** The owner's view of the book's billing: the latest record with its plan and a quota snapshot. */
     async getBilling(actor: Actor, slug: string) {
@@ -47,6 +47,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess }) {
           storage_used_bytes: book.storage_used_bytes,
           storage_limit_bytes: plan.storage_bytes_per_book,
         },
+        manage_url: manageUrl,
       };
     },
 
