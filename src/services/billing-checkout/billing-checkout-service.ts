@@ -25,7 +25,7 @@ import {
   type SubscriptionRow,
 } from './billing-checkout-repository.js';
 import { createStripeGateway, type CheckoutSessionView, type VerifiedEvent } from './stripe-gateway.js';
-import { buyerOf, customerOf, idOf, invoicePeriod, invoiceSubscription, isoOf, subscriptionPeriodEnd } from './stripe-objects.js';
+import { at, buyerOf, customerOf, endedAt, idOf, invoicePeriod, invoiceSubscription, isoOf, str, subscriptionPeriodEnd } from './stripe-objects.js';
 
 export const CHECKOUT_PATH = '/billing/checkout/';
 export const CHECKOUT_SUCCESS_PATH = '/billing/checkout/success/';
@@ -127,14 +127,16 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     const o = event.object;
     switch (event.type) {
       case 'checkout.session.completed': {
+        const id = str(o.id);
+        if (!id) return false;
         const s: CheckoutSessionView = {
-          id: String(o.id),
+          id,
           url: null,
-          status: o.status ?? null,
-          payment_status: String(o.payment_status ?? ''),
-          mode: String(o.mode ?? ''),
-          client_reference_id: typeof o.client_reference_id === 'string' ? o.client_reference_id : null,
-          metadata: o.metadata ?? null,
+          status: str(o.status),
+          payment_status: str(o.payment_status) ?? '',
+          mode: str(o.mode) ?? '',
+          client_reference_id: str(o.client_reference_id),
+          metadata: (at(o, 'metadata') as Record<string, string> | undefined) ?? null,
           customer: customerOf(o),
           subscription: idOf(o.subscription),
         };
@@ -177,10 +179,10 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         if (!id) return false;
         const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...buyerOf(o.metadata) });
         if (sub.status === 'canceled') return false;
-        const endedAt = typeof o.ended_at === 'number' ? o.ended_at : event.created;
+        const ended = endedAt(o) ?? event.created;
         // The period paid through, from the invoices seen; when none came, the subscription's own.
         const end = sub.period_end ?? (subscriptionPeriodEnd(o) !== null ? isoOf(subscriptionPeriodEnd(o)!) : null);
-        const next = await saveSubscriptionState(tx, sub.id, { ...sub, status: 'canceled', period_end: end, grace_period_ends_at: null, canceled_at: isoOf(endedAt) });
+        const next = await saveSubscriptionState(tx, sub.id, { ...sub, status: 'canceled', period_end: end, grace_period_ends_at: null, canceled_at: isoOf(ended) });
         await syncBook(tx, next);
         await release(tx, sub.id);
         return true;

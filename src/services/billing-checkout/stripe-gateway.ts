@@ -21,7 +21,7 @@ export interface VerifiedEvent {
   id: string;
   type: string;
   created: number;
-  object: Record<string, any>;
+  object: Record<string, unknown>;
 }
 
 const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null);
@@ -110,7 +110,7 @@ export function createStripeGateway(config: StripeConfig) {
      */
     async verifyEvent(rawBody: Buffer, signature: string): Promise<VerifiedEvent> {
       const event = (await stripe()).webhooks.constructEvent(rawBody, signature, config.webhookSecret, 300);
-      return { id: event.id, type: event.type, created: event.created, object: event.data.object as unknown as Record<string, any> };
+      return { id: event.id, type: event.type, created: event.created, object: event.data.object as unknown as Record<string, unknown> };
     },
   };
 }

@@ -1,27 +1,40 @@
 /**
  * Reading the parts of Stripe's objects that billing uses. Stripe has moved
  * some of them between API versions (an invoice's subscription now sits under
- * `parent.subscription_details`), so each reader accepts both places.
+ * `parent.subscription_details`), so each reader accepts both places. Nothing
+ * here trusts a shape: a missing or odd field reads as null.
  */
 
-type Obj = Record<string, any>;
+/** The value at a path of nested objects, or undefined. */
+export function at(o: unknown, ...keys: string[]): unknown {
+  let v = o;
+  for (const k of keys) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const idOf = (v: unknown): string | null => str(v) ?? (v && typeof v === 'object' ? str((v as Obj).id) : null);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** An id given as itself or as the expanded object. */
+export const idOf = (v: unknown): string | null => str(v) ?? str(at(v, 'id'));
 const seconds = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : null);
 
 export const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** The buyer and plan memorybook put in the checkout's metadata (and the subscription's). */
 export function buyerOf(metadata: unknown): { userId: string | null; planSlug: string | null } {
-  const m = metadata && typeof metadata === 'object' ? (metadata as Obj) : {};
-  return { userId: str(m.user_id), planSlug: str(m.plan) };
+  return { userId: str(at(metadata, 'user_id')), planSlug: str(at(metadata, 'plan')) };
 }
 
-export function invoiceSubscription(invoice: Obj): { id: string | null; metadata: unknown } {
-  const details = invoice.parent?.subscription_details ?? invoice.subscription_details ?? null;
-  const fromLines = (invoice.lines?.data ?? []).map((l: Obj) => idOf(l.parent?.subscription_item_details?.subscription ?? l.subscription)).find(Boolean) ?? null;
-  return { id: idOf(details?.subscription) ?? idOf(invoice.subscription) ?? fromLines, metadata: details?.metadata ?? null };
+export function invoiceSubscription(invoice: unknown): { id: string | null; metadata: unknown } {
+  const details = at(invoice, 'parent', 'subscription_details') ?? at(invoice, 'subscription_details');
+  const fromLines =
+    list(at(invoice, 'lines', 'data'))
+      .map((l) => idOf(at(l, 'parent', 'subscription_item_details', 'subscription') ?? at(l, 'subscription')))
+      .find(Boolean) ?? null;
+  return { id: idOf(at(details, 'subscription')) ?? idOf(at(invoice, 'subscription')) ?? fromLines, metadata: at(details, 'metadata') ?? null };
 }
 
 /**
@@ -29,27 +42,31 @@ export function invoiceSubscription(invoice: Obj): { id: string | null; metadata
  * subscription invoice's own period_start/period_end describe the items
  * gathered before it, not the period it pays for).
  */
-export function invoicePeriod(invoice: Obj): { start: number; end: number } | null {
+export function invoicePeriod(invoice: unknown): { start: number; end: number } | null {
   let best: { start: number; end: number } | null = null;
-  for (const line of invoice.lines?.data ?? []) {
-    const start = seconds(line?.period?.start);
-    const end = seconds(line?.period?.end);
+  for (const line of list(at(invoice, 'lines', 'data'))) {
+    const start = seconds(at(line, 'period', 'start'));
+    const end = seconds(at(line, 'period', 'end'));
     if (start !== null && end !== null && end >= start && (!best || end > best.end)) best = { start, end };
   }
   if (best) return best;
-  const start = seconds(invoice.period_start);
-  const end = seconds(invoice.period_end);
+  const start = seconds(at(invoice, 'period_start'));
+  const end = seconds(at(invoice, 'period_end'));
   return start !== null && end !== null && end >= start ? { start, end } : null;
 }
 
 /** A subscription's current period end, wherever this API version keeps it. */
-export function subscriptionPeriodEnd(subscription: Obj): number | null {
-  const fromItems = (subscription.items?.data ?? []).map((i: Obj) => seconds(i.current_period_end)).filter((v: number | null): v is number => v !== null);
-  return fromItems.length ? Math.max(...fromItems) : seconds(subscription.current_period_end);
+export function subscriptionPeriodEnd(subscription: unknown): number | null {
+  const fromItems = list(at(subscription, 'items', 'data'))
+    .map((i) => seconds(at(i, 'current_period_end')))
+    .filter((v): v is number => v !== null);
+  return fromItems.length ? Math.max(...fromItems) : seconds(at(subscription, 'current_period_end'));
 }
 
-export function customerOf(o: Obj): string | null {
-  return idOf(o.customer);
+export function endedAt(subscription: unknown): number | null {
+  return seconds(at(subscription, 'ended_at'));
 }
 
-export { idOf, seconds };
+export function customerOf(o: unknown): string | null {
+  return idOf(at(o, 'customer'));
+}
