@@ -245,13 +245,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     async confirmCheckout(userId: string, sessionId: string, requestId: string | null) {
       if (!stripe) throw errors.notFound('checkout');
       if (!/^cs_[A-Za-z0-9_]{1,250}$/.test(sessionId)) throw errors.notFound('checkout');
-      let session: CheckoutSessionView;
-      try {
-        session = await stripe.retrieveCheckoutSession(sessionId);
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 404) throw errors.notFound('checkout');
-        throw err;
-      }
+      const session = await stripe.retrieveCheckoutSession(sessionId);
       // Another person's checkout is not found, not forbidden.
       if ((session.client_reference_id ?? buyerOf(session.metadata).userId) !== userId) throw errors.notFound('checkout');
       const planSlug = buyerOf(session.metadata).planSlug;

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.js';
+import { AppError } from '../../errors.js';
 import type Stripe from 'stripe';
 
 type StripeConfig = NonNullable<Config['billing']['stripe']>;
@@ -60,6 +61,21 @@ export function createStripeGateway(config: StripeConfig) {
         }),
     ));
 
+  /**
+   * A Stripe call; Stripe unreachable or failing is 503 (the buyer tries again),
+   * a missing object 404. The client already retried what is safe to retry.
+   */
+  async function call<T>(fn: (client: Stripe) => Promise<T>): Promise<T> {
+    const client = await stripe();
+    try {
+      return await fn(client);
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404) throw new AppError('not_found', 'Stripe does not know this object.');
+      throw new AppError('service_unavailable', 'Stripe could not be reached or refused the request; try again in a moment.', null, { cause: err });
+    }
+  }
+
   return {
     priceOf(planSlug: string): string | undefined {
       return Object.hasOwn(config.prices, planSlug) ? config.prices[planSlug] : undefined;
@@ -77,7 +93,7 @@ export function createStripeGateway(config: StripeConfig) {
       idempotencyKey: string;
     }): Promise<CheckoutSessionView> {
       const metadata = { user_id: o.userId, plan: o.planSlug };
-      const session = await (await stripe()).checkout.sessions.create(
+      const session = await call((client) => client.checkout.sessions.create(
         {
           mode: 'subscription',
           line_items: [{ price: o.price, quantity: 1 }],
@@ -89,17 +105,17 @@ export function createStripeGateway(config: StripeConfig) {
           cancel_url: o.cancelUrl,
         },
         { idempotencyKey: o.idempotencyKey },
-      );
+      ));
       return viewOf(session);
     },
 
     async retrieveCheckoutSession(id: string): Promise<CheckoutSessionView> {
-      return viewOf(await (await stripe()).checkout.sessions.retrieve(id));
+      return viewOf(await call((client) => client.checkout.sessions.retrieve(id)));
     },
 
     /** A customer portal session: where an owner changes their card or cancels. */
     async createPortalSession(customerId: string, returnUrl: string): Promise<string> {
-      const session = await (await stripe()).billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+      const session = await call((client) => client.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }));
       return session.url;
     },
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../../src/housekeeping.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
+import { freePort } from '../../helpers/spawn-server.js';
 import {
   invoiceObject,
   startStripeServer,
@@ -362,5 +363,22 @@ describe('the customer portal', () => {
     const none = await other.get('/billing/portal/');
     expect(none.status).toBe(200);
     expect(none.text).toContain('not bought anything');
+  });
+});
+
+describe('when Stripe cannot be reached', () => {
+  it('the checkout answers a 503 page and nothing is granted; an unknown checkout on the success page is 404', async () => {
+    const down = await buildTestApp({ env: stripeEnv(`http://127.0.0.1:${await freePort()}`) });
+    const u = await newUser(down);
+    const client = await signedInClient(down, u);
+    const res = await client.submit('/billing/checkout/', { plan: 'premium' });
+    expect(res.status).toBe(503);
+    expect(res.text).toContain('Stripe could not be reached');
+    const quotas = await down.get('/api/v1/me/quotas/', { token: u.token });
+    expect(quotas.body.book_slots.find((s: any) => s.plan === 'premium')).toMatchObject({ purchased: 0 });
+
+    const mine = await signedInClient(t, await newUser(t));
+    expect((await mine.get('/billing/checkout/success/?session_id=cs_test_unknown')).status).toBe(404);
+    expect((await mine.get('/billing/checkout/success/?session_id=not-a-session')).status).toBe(404);
   });
 });
