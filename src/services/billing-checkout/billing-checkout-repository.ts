@@ -157,3 +157,7 @@ export async function dueForRelease(q: Queryable, limit: number): Promise<string
 export async function markReleased(q: Queryable, id: string): Promise<void> {
   await q.query(`UPDATE stripe_subscriptions SET released_at = now() WHERE id = $1`, [id]);
 }
+
+export async function pruneEvents(q: Queryable, olderThanDays: number): Promise<void> {
+  await q.query(`DELETE FROM stripe_events WHERE received_at < now() - make_interval(days => $1)`, [olderThanDays]);
+}

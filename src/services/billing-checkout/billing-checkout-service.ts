@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { toPlan } from '../plans/plan-mapper.js';
 import { findDefaultPlan, findPlan } from '../plans/plan-repository.js';
@@ -16,6 +17,7 @@ import {
   lockBook,
   lockSubscription,
   markReleased,
+  pruneEvents,
   rememberCustomer,
   removeUnusedSlot,
   saveSubscriptionState,
@@ -73,7 +75,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     const buyer = buyerOf(s.metadata);
     const userId = s.client_reference_id ?? buyer.userId;
     const planSlug = buyer.planSlug;
-    if (!userId || !planSlug) return false;
+    if (!userId || !planSlug || !isUuid(userId)) return false;
     const plan = await findPlan(tx, planSlug);
     const user = await one(tx, `SELECT 1 FROM users WHERE id = $1 AND purged_at IS NULL`, [userId]);
     if (!plan || plan.is_default || !user) return false;
@@ -122,6 +124,17 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     return true;
   }
 
+  /**
+   * The buyer and plan named in metadata, each kept only when memorybook
+   * knows it: the Stripe account may carry other products' subscriptions.
+   */
+  async function knownBuyer(q: Queryable, metadata: unknown) {
+    const { userId, planSlug } = buyerOf(metadata);
+    const user = userId && isUuid(userId) ? await one(q, `SELECT 1 FROM users WHERE id = $1`, [userId]) : undefined;
+    const plan = planSlug ? await findPlan(q, planSlug) : undefined;
+    return { userId: user ? userId : null, planSlug: plan && !plan.is_default ? plan.slug : null };
+  }
+
   /** One verified event, in `tx`; false when it changed nothing. */
   async function apply(tx: Tx, event: VerifiedEvent, requestId: string | null): Promise<boolean> {
     const o = event.object;
@@ -147,8 +160,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         const { id, metadata } = invoiceSubscription(o);
         const period = invoicePeriod(o);
         if (!id || !period) return false;
-        const buyer = buyerOf(metadata);
-        const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...buyer });
+        const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...(await knownBuyer(tx, metadata)) });
         // Nothing revives a subscription that ended; an invoice for a period already paid through is stale.
         if (sub.status === 'canceled') return false;
         const paidThrough = sub.period_end ? Date.parse(sub.period_end) / 1000 : 0;
@@ -177,7 +189,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
       case 'customer.subscription.deleted': {
         const id = idOf(o.id);
         if (!id) return false;
-        const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...buyerOf(o.metadata) });
+        const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...(await knownBuyer(tx, o.metadata)) });
         if (sub.status === 'canceled') return false;
         const ended = endedAt(o) ?? event.created;
         // The period paid through, from the invoices seen; when none came, the subscription's own.
@@ -318,6 +330,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
       for (const id of await dueForRelease(db, 100)) {
         if (await db.transaction((tx) => release(tx, id))) released++;
       }
+      // Stripe stops redelivering an event after three days; its id is kept well past that.
+      await pruneEvents(db, 30);
       return { bound, released };
     },
   };

@@ -382,3 +382,22 @@ describe('when Stripe cannot be reached', () => {
     expect((await mine.get('/billing/checkout/success/?session_id=not-a-session')).status).toBe(404);
   });
 });
+
+describe('events memorybook did not start', () => {
+  it("another product's checkout and invoices on the same Stripe account are acknowledged and change nothing", async () => {
+    const foreign: SubscriptionRef = { subscription: `sub_other_${randomUUID().slice(0, 8)}`, customer: 'cus_other', userId: 'customer-42', plan: 'gold' };
+    const state = await billingState(t);
+    const session = { id: `cs_other_${randomUUID().slice(0, 8)}`, object: 'checkout.session', status: 'complete', payment_status: 'paid', mode: 'subscription', client_reference_id: 'customer-42', metadata: { plan: 'gold' }, customer: 'cus_other', subscription: foreign.subscription };
+    for (const e of [stripeEvent('checkout.session.completed', session), stripeEvent('invoice.paid', invoiceObject(foreign, { start: now(), end: now() + 30 * DAY }, 'paid')), stripeEvent('customer.subscription.updated', {}), stripeEvent('invoice.paid', { id: 'in_no_subscription', object: 'invoice' })]) {
+      const res = await postStripe(t, e);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().applied).toBe(e.type === 'invoice.paid' && e.payload.includes(foreign.subscription));
+    }
+    const after = await billingState(t);
+    expect(after.slots).toEqual(state.slots);
+    expect(after.books).toEqual(state.books);
+    expect(after.records).toEqual(state.records);
+    const [row] = await t.db.query<any>(`SELECT user_id, plan_slug, book_id FROM stripe_subscriptions WHERE id = $1`, [foreign.subscription]);
+    expect(row).toEqual({ user_id: null, plan_slug: null, book_id: null });
+  });
+});
