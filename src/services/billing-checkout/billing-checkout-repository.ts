@@ -91,17 +91,20 @@ export async function saveSubscriptionState(
 
 /**
  * Ties the subscription to the oldest of its buyer's live books on its plan
- * that no subscription pays for yet (the book its slot made); none yet: undefined.
+ * made since its checkout that no subscription pays for yet (the book its
+ * slot made); none yet: undefined.
  */
 export async function bindToBook(q: Queryable, sub: SubscriptionRow): Promise<string | undefined> {
   if (!sub.user_id || !sub.plan_slug) return undefined;
+  // Only a book made after the checkout that bought the slot: not one an operator's slot made before.
   const book = await one<{ id: string }>(
     q,
     `SELECT b.id FROM books b
      WHERE b.owner_id = $1 AND b.plan_slug = $2 AND b.deleted_at IS NULL
+       AND b.created_at >= (SELECT c.fulfilled_at FROM stripe_checkouts c WHERE c.subscription_id = $3 ORDER BY c.fulfilled_at LIMIT 1)
        AND NOT EXISTS (SELECT 1 FROM stripe_subscriptions s WHERE s.book_id = b.id)
-     ORDER BY b.created_at, b.id LIMIT 1 FOR UPDATE`,
-    [sub.user_id, sub.plan_slug],
+     ORDER BY b.created_at, b.id LIMIT 1 FOR UPDATE OF b`,
+    [sub.user_id, sub.plan_slug, sub.id],
   );
   if (!book) return undefined;
   await q.query(`UPDATE stripe_subscriptions SET book_id = $2 WHERE id = $1`, [sub.id, book.id]);
@@ -135,8 +138,9 @@ export async function unboundWithBook(q: Queryable, limit: number): Promise<stri
   const rows = await q.query<{ id: string }>(
     `SELECT s.id FROM stripe_subscriptions s
      WHERE s.book_id IS NULL AND s.released_at IS NULL AND s.user_id IS NOT NULL
-       AND EXISTS (SELECT 1 FROM books b WHERE b.owner_id = s.user_id AND b.plan_slug = s.plan_slug AND b.deleted_at IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM stripe_subscriptions o WHERE o.book_id = b.id))
+       AND EXISTS (SELECT 1 FROM books b JOIN stripe_checkouts c ON c.subscription_id = s.id
+                   WHERE b.owner_id = s.user_id AND b.plan_slug = s.plan_slug AND b.deleted_at IS NULL AND b.created_at >= c.fulfilled_at
+                     AND NOT EXISTS (SELECT 1 FROM stripe_subscriptions o WHERE o.book_id = b.id))
      ORDER BY s.created_at LIMIT $1`,
     [limit],
   );

@@ -401,3 +401,24 @@ describe('events memorybook did not start', () => {
     expect(row).toEqual({ user_id: null, plan_slug: null, book_id: null });
   });
 });
+
+describe('which book a subscription pays for', () => {
+  it('the book its slot made, not one an operator-granted slot made before', async () => {
+    const u = await newUser(t);
+    await t.services.billingCheckout.grantSlotsAsOperator(u.user.id, 'premium', 1);
+    const granted = await createPremiumBook(u, 'Granted book');
+    expect(granted.status).toBe(201);
+    const client = await signedInClient(t, u);
+    const started = await client.submit('/billing/checkout/', { plan: 'premium' });
+    const sub = await stripe.pay(new URL(started.headers.location as string).pathname.split('/').pop()!);
+    // An invoice before the bought book exists ties it to nothing.
+    await t.services.billingCheckout.settle();
+    expect((await t.db.query<any>(`SELECT book_id FROM stripe_subscriptions WHERE id = $1`, [sub.subscription]))[0].book_id).toBeNull();
+    const bought = await createPremiumBook(u, 'Bought book');
+    expect(bought.status).toBe(201);
+    await t.services.billingCheckout.settle();
+    const [row] = await t.db.query<any>(`SELECT b.slug FROM stripe_subscriptions s JOIN books b ON b.id = s.book_id WHERE s.id = $1`, [sub.subscription]);
+    expect(row.slug).toBe(bought.body.slug);
+    expect((await billingOf(u, granted.body.slug)).body.period_end).toBeNull();
+  });
+});
