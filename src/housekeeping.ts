@@ -14,9 +14,10 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
 
 /**
  * Periodic clean-up: expired idempotency keys, rate-limit hits that left
- * every window, uploads whose request died, media that never finished, and
- * stale invitations, and paid books' billing (see BillingCheckoutService.settle). Run by the `housekeeping.run` job, which a schedule
- * queues every 10 minutes on one worker (see jobs/job-catalog.ts).
+ * every window, uploads whose request died, media that never finished,
+ * stale invitations, and paid books' billing (billingCheckout.settle). Run
+ * by the `housekeeping.run` job, which a schedule queues every 10 minutes on
+ * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
   services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout'>;
