@@ -40,7 +40,13 @@ CREATE TABLE stripe_subscriptions (
   period_end timestamptz,
   grace_period_ends_at timestamptz,
   canceled_at timestamptz,
-  -- When the canceled subscription's book went back to the default plan.
+  -- Set to end at its period's end (the owner canceled in the portal); it still pays until then.
+  cancel_at_period_end boolean NOT NULL DEFAULT false,
+  -- The creation time of the newest event that set the status, and of the newest
+  -- customer.subscription.updated taken: an older one is stale.
+  status_at timestamptz,
+  snapshot_at timestamptz,
+  -- When the canceled subscription's book went back to the default plan (or was deleted, or its buyer's account purged).
   released_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
@@ -49,3 +55,6 @@ CREATE TRIGGER stripe_subscriptions_updated_at BEFORE UPDATE ON stripe_subscript
 CREATE UNIQUE INDEX stripe_subscriptions_book ON stripe_subscriptions (book_id) WHERE book_id IS NOT NULL;
 CREATE INDEX stripe_subscriptions_unbound ON stripe_subscriptions (user_id, plan_slug) WHERE book_id IS NULL;
 CREATE INDEX stripe_subscriptions_to_release ON stripe_subscriptions (period_end) WHERE status = 'canceled' AND released_at IS NULL;
+
+-- A paid book's record says whether its subscription ends at the period's end.
+ALTER TABLE billing_records ADD COLUMN cancel_at_period_end boolean NOT NULL DEFAULT false;

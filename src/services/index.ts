@@ -68,7 +68,8 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles });
+  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
+  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
@@ -79,16 +80,16 @@ export function createServices(deps: ServiceDeps) {
     tokens,
     sessions: createSessionService({ db }),
     audit,
-    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
+    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
     rateLimiter: createRateLimiter({ db }),
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion }),
+    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, onPaidBookCreated: billingCheckout.bindNewBook }),
     billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
-    billingCheckout: createBillingCheckoutService({ db, config, audit }),
+    billingCheckout,
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),

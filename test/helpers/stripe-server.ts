@@ -113,6 +113,8 @@ interface Session {
 export interface StripeTestServer {
   url: string;
   sessions: Map<string, Session>;
+  /** The subscriptions paid checkouts made, by id: their status at Stripe ('active' until canceled). */
+  subscriptions: Map<string, { id: string; object: 'subscription'; customer: string; status: string; metadata: Record<string, string> }>;
   /** Every API request received: method, path and the form fields sent. */
   requests: { method: string; path: string; form: Record<string, string>; authorization: string | undefined }[];
   /**
@@ -135,12 +137,14 @@ export interface StripeTestServer {
  */
 export async function startStripeServer(): Promise<StripeTestServer> {
   const sessions = new Map<string, Session>();
+  const subscriptions: StripeTestServer['subscriptions'] = new Map();
   const requests: StripeTestServer['requests'] = [];
   let base = '';
 
   const self: StripeTestServer = {
     url: '',
     sessions,
+    subscriptions,
     requests,
     deliver: null,
     async pay(sessionId) {
@@ -150,6 +154,7 @@ export async function startStripeServer(): Promise<StripeTestServer> {
       s.payment_status = 'paid';
       s.customer ??= id('cus');
       s.subscription = id('sub');
+      subscriptions.set(s.subscription, { id: s.subscription, object: 'subscription', customer: s.customer, status: 'active', metadata: s.metadata });
       const ref = { subscription: s.subscription, customer: s.customer, userId: s.metadata.user_id, plan: s.metadata.plan };
       if (self.deliver) {
         await self.deliver(stripeEvent('checkout.session.completed', { ...s, url: null }));
@@ -210,6 +215,15 @@ export async function startStripeServer(): Promise<StripeTestServer> {
         if (req.method === 'GET' && (m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
           const s = sessions.get(decodeURIComponent(m[1]));
           return s ? json(200, s) : json(404, { error: { type: 'invalid_request_error', message: `No such checkout.session: '${m[1]}'`, code: 'resource_missing' } });
+        }
+        if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path)) && (req.method === 'GET' || req.method === 'DELETE')) {
+          const sub = subscriptions.get(decodeURIComponent(m[1]));
+          if (!sub) return json(404, { error: { type: 'invalid_request_error', message: `No such subscription: '${m[1]}'`, code: 'resource_missing' } });
+          if (req.method === 'DELETE') {
+            if (sub.status === 'canceled') return json(400, { error: { type: 'invalid_request_error', message: 'This subscription is already canceled.' } });
+            sub.status = 'canceled';
+          }
+          return json(200, sub);
         }
         if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
           if (!form.customer) return json(400, { error: { type: 'invalid_request_error', message: 'Missing required param: customer.', param: 'customer' } });

@@ -115,6 +115,9 @@ export const BillingRecord = Type.Object(
     period_start: Timestamp,
     period_end: Nullable(Timestamp),
     grace_period_ends_at: Nullable(Timestamp),
+    cancel_at_period_end: Type.Boolean({
+      description: 'True when the subscription paying for the book is set to end at period_end (canceled in the customer portal); the book stays on its plan until then',
+    }),
     quota: Type.Object(
       {
         members_used: Type.Integer(),

@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { toPlan } from '../plans/plan-mapper.js';
@@ -13,6 +14,12 @@ import {
   claimCheckout,
   claimEvent,
   dueForRelease,
+  endSubscriptionsOfBook,
+  endSubscriptionsOfUser,
+  findUnboundFor,
+  forgetBuyer,
+  moveSlot,
+  setSubscriptionBook,
   findCustomerOf,
   lockBook,
   lockSubscription,
@@ -27,14 +34,35 @@ import {
   type SubscriptionRow,
 } from './billing-checkout-repository.js';
 import { createStripeGateway, type CheckoutSessionView, type VerifiedEvent } from './stripe-gateway.js';
-import { at, buyerOf, customerOf, endedAt, idOf, invoicePeriod, invoiceSubscription, isoOf, str, subscriptionPeriodEnd } from './stripe-objects.js';
+import {
+  at,
+  billingStatusOf,
+  buyerOf,
+  customerOf,
+  endedAt,
+  endsLater,
+  idOf,
+  invoicePeriod,
+  invoiceSubscription,
+  isoOf,
+  str,
+  subscriptionPeriodEnd,
+  subscriptionPrice,
+} from './stripe-objects.js';
 
 export const CHECKOUT_PATH = '/billing/checkout/';
 export const CHECKOUT_SUCCESS_PATH = '/billing/checkout/success/';
 export const PORTAL_PATH = '/billing/portal/';
 
 /** The events that change anything; others are acknowledged and ignored. */
-export const HANDLED_EVENTS = ['checkout.session.completed', 'invoice.paid', 'invoice.payment_failed', 'customer.subscription.deleted'] as const;
+export const HANDLED_EVENTS = [
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+] as const;
 
 /**
  * Selling book slots and keeping paid books' billing in step with Stripe.
@@ -49,7 +77,7 @@ export const HANDLED_EVENTS = ['checkout.session.completed', 'invoice.paid', 'in
  * taken once (by id) and stale ones change nothing: an invoice for a period
  * already paid through, anything after the subscription ended.
  */
-export function createBillingCheckoutService(deps: { db: Db; config: Config; audit: AuditService }) {
+export function createBillingCheckoutService(deps: { db: Db; config: Config; audit: AuditService; queue?: JobSender }) {
   const { db, config, audit } = deps;
   const stripe = config.billing.stripe ? createStripeGateway(config.billing.stripe) : null;
   const url = (path: string) => `${config.http.publicUrl}${path}`;
@@ -91,19 +119,28 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
    * when it has none yet. A book the operator moved to another plan is the
    * operator's: it is left alone.
    */
-  async function syncBook(tx: Tx, sub: SubscriptionRow) {
-    if (sub.released_at) return;
+  async function syncBook(tx: Tx, sub: SubscriptionRow, o: { fromPlan?: string | null } = {}) {
+    if (sub.released_at || !sub.plan_slug) return;
     const bookId = sub.book_id ?? (await bindToBook(tx, sub));
     if (!bookId) return;
     const book = await lockBook(tx, bookId);
-    if (!book || book.plan_slug !== sub.plan_slug) return;
+    // A plan change in the portal moves the book from the subscription's old plan to its new one.
+    if (!book || book.plan_slug !== (o.fromPlan ?? sub.plan_slug)) return;
     await setBookBilling(tx, book.id, {
-      planSlug: book.plan_slug,
+      planSlug: sub.plan_slug,
       status: sub.status,
       periodStart: sub.period_start,
       periodEnd: sub.period_end,
       graceEndsAt: sub.status === 'grace_period' ? sub.grace_period_ends_at : null,
+      cancelAtPeriodEnd: sub.cancel_at_period_end,
     });
+  }
+
+  /** Queues the cancellation at Stripe of subscriptions ended here, in `tx` (it runs once the change commits). */
+  async function cancelAtStripeLater(tx: Tx, ids: string[], why: string) {
+    if (!ids.length) return;
+    if (!deps.queue) throw new Error('canceling a Stripe subscription needs the job queue');
+    for (const subscriptionId of ids) await deps.queue.send('billing.cancel-subscription', { subscriptionId, reason: why }, { tx });
   }
 
   /** After a canceled subscription's paid period: its book goes to the default plan (data kept), or its unused slot is taken back. */
@@ -130,7 +167,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
    */
   async function knownBuyer(q: Queryable, metadata: unknown) {
     const { userId, planSlug } = buyerOf(metadata);
-    const user = userId && isUuid(userId) ? await one(q, `SELECT 1 FROM users WHERE id = $1`, [userId]) : undefined;
+    // A deleted account's events name it no more (its rows were cut loose when it was purged).
+    const user = userId && isUuid(userId) ? await one(q, `SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [userId]) : undefined;
     const plan = planSlug ? await findPlan(q, planSlug) : undefined;
     return { userId: user ? userId : null, planSlug: plan && !plan.is_default ? plan.slug : null };
   }
@@ -139,7 +177,9 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
   async function apply(tx: Tx, event: VerifiedEvent, requestId: string | null): Promise<boolean> {
     const o = event.object;
     switch (event.type) {
-      case 'checkout.session.completed': {
+      // A delayed payment method (a bank debit) completes the checkout unpaid; its success comes later.
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded': {
         const id = str(o.id);
         if (!id) return false;
         const s: CheckoutSessionView = {
@@ -162,7 +202,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         if (!id || !period) return false;
         const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...(await knownBuyer(tx, metadata)) });
         // Nothing revives a subscription that ended; an invoice for a period already paid through is stale.
-        if (sub.status === 'canceled') return false;
+        if (sub.status === 'canceled' || sub.released_at) return false;
         const paidThrough = sub.period_end ? Date.parse(sub.period_end) / 1000 : 0;
         if (period.end <= paidThrough) return false;
         let next: SubscriptionRow;
@@ -173,28 +213,79 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
             period_end: isoOf(period.end),
             grace_period_ends_at: null,
             canceled_at: null,
+            status_at: isoOf(event.created),
           });
         } else {
           // Stripe retries a failed invoice with new events; the grace period runs from the first failure.
           if (sub.status === 'grace_period') return false;
+          // A newer status (the subscription paid again, as its update said) makes an older failure stale.
+          if (sub.status_at && Date.parse(sub.status_at) > event.created * 1000) return false;
           next = await saveSubscriptionState(tx, sub.id, {
             ...sub,
             status: 'grace_period',
             grace_period_ends_at: new Date(Date.now() + config.billing.graceDays * 86_400_000).toISOString(),
+            status_at: isoOf(event.created),
           });
         }
         await syncBook(tx, next);
+        return true;
+      }
+      case 'customer.subscription.updated': {
+        const id = idOf(o.id);
+        if (!id) return false;
+        const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...(await knownBuyer(tx, o.metadata)) });
+        if (sub.status === 'canceled' || sub.released_at) return false;
+        // Each update carries the whole subscription: one older than the newest taken is stale.
+        if (sub.snapshot_at && Date.parse(sub.snapshot_at) > event.created * 1000) return false;
+        const when = isoOf(event.created);
+        // The status, unless an invoice event since said otherwise. The period stays the invoices':
+        // at renewal the subscription moves to its new period before that period is paid.
+        const wanted = billingStatusOf(o);
+        const fresh = !sub.status_at || Date.parse(sub.status_at) <= event.created * 1000;
+        let status = sub.status;
+        let graceEnds = sub.grace_period_ends_at;
+        if (wanted && fresh && wanted !== sub.status) {
+          status = wanted;
+          graceEnds = wanted === 'grace_period' ? new Date(Date.now() + config.billing.graceDays * 86_400_000).toISOString() : null;
+        }
+        // A plan change in the portal: the price names the new plan; its slot (and book) move with it.
+        const price = subscriptionPrice(o);
+        const named = price && stripe ? stripe.planOfPrice(price) : undefined;
+        const newPlan = named && named !== sub.plan_slug && sub.user_id && sub.plan_slug ? await findPlan(tx, named) : undefined;
+        const planSlug = newPlan && !newPlan.is_default ? newPlan.slug : sub.plan_slug;
+        if (planSlug !== sub.plan_slug && sub.user_id && sub.plan_slug) {
+          await moveSlot(tx, sub.user_id, sub.plan_slug, planSlug!, sub.book_id !== null);
+          await audit.record('billing_plan_changed', { userId: sub.user_id, requestId, data: { subscription: sub.id, from: sub.plan_slug, to: planSlug } }, tx);
+        }
+        const next = await saveSubscriptionState(tx, sub.id, {
+          ...sub,
+          status,
+          grace_period_ends_at: status === 'grace_period' ? graceEnds : null,
+          cancel_at_period_end: endsLater(o),
+          plan_slug: planSlug,
+          snapshot_at: when,
+          ...(status !== sub.status ? { status_at: when } : {}),
+        });
+        await syncBook(tx, next, { fromPlan: sub.plan_slug });
         return true;
       }
       case 'customer.subscription.deleted': {
         const id = idOf(o.id);
         if (!id) return false;
         const sub = await lockSubscription(tx, id, { customerId: customerOf(o), ...(await knownBuyer(tx, o.metadata)) });
-        if (sub.status === 'canceled') return false;
+        if (sub.status === 'canceled' || sub.released_at) return false;
         const ended = endedAt(o) ?? event.created;
         // The period paid through, from the invoices seen; when none came, the subscription's own.
         const end = sub.period_end ?? (subscriptionPeriodEnd(o) !== null ? isoOf(subscriptionPeriodEnd(o)!) : null);
-        const next = await saveSubscriptionState(tx, sub.id, { ...sub, status: 'canceled', period_end: end, grace_period_ends_at: null, canceled_at: isoOf(ended) });
+        const next = await saveSubscriptionState(tx, sub.id, {
+          ...sub,
+          status: 'canceled',
+          period_end: end,
+          grace_period_ends_at: null,
+          canceled_at: isoOf(ended),
+          cancel_at_period_end: false,
+          status_at: isoOf(event.created),
+        });
         await syncBook(tx, next);
         await release(tx, sub.id);
         return true;
@@ -305,6 +396,47 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         if (!(await claimEvent(tx, event.id, event.type))) return { applied: false };
         return { applied: await apply(tx, event, requestId) };
       });
+    },
+
+    /**
+     * POST /books/ made a book with a slot of a paid plan, in its `tx`: when
+     * the buyer holds a subscription bought through Stripe and tied to no
+     * book yet, the book is the one it pays for, and its billing record takes
+     * the subscription's status and period at once.
+     */
+    async bindNewBook(tx: Tx, book: { id: string; ownerId: string; planSlug: string }): Promise<boolean> {
+      const id = await findUnboundFor(tx, book.ownerId, book.planSlug);
+      if (!id) return false;
+      const sub = await lockSubscription(tx, id, {});
+      await setSubscriptionBook(tx, sub.id, book.id);
+      await syncBook(tx, { ...sub, book_id: book.id });
+      return true;
+    },
+
+    /**
+     * A paid book was deleted, in the deletion's `tx`: its subscription ends
+     * here (no later event binds it to another book) and its cancellation at
+     * Stripe is queued, unless Stripe ended it already.
+     */
+    async endForDeletedBook(tx: Tx, bookId: string): Promise<void> {
+      await cancelAtStripeLater(tx, await endSubscriptionsOfBook(tx, bookId), 'book_deleted');
+    },
+
+    /**
+     * An account's purge, in its `tx`: every subscription still billing the
+     * buyer is canceled at Stripe (through the queue), and their Stripe rows
+     * are removed (customer, checkouts) or cut loose from them (subscriptions,
+     * kept so late events stay ignored).
+     */
+    async forgetUser(tx: Tx, userId: string): Promise<void> {
+      await cancelAtStripeLater(tx, await endSubscriptionsOfUser(tx, userId), 'account_purged');
+      await forgetBuyer(tx, userId);
+    },
+
+    /** The cancel job: cancels the subscription at Stripe; done already there is success, so a retry is safe. */
+    async cancelAtStripe(subscriptionId: string): Promise<'canceled' | 'already'> {
+      if (!stripe) throw new Error('Stripe is not configured (STRIPE_SECRET_KEY): the subscription cannot be canceled there');
+      return stripe.cancelSubscription(subscriptionId);
     },
 
     /**

@@ -81,6 +81,37 @@ export function createStripeGateway(config: StripeConfig) {
       return Object.hasOwn(config.prices, planSlug) ? config.prices[planSlug] : undefined;
     },
 
+    /** The plan a Stripe price sells (a plan change in the portal names the new price). */
+    planOfPrice(price: string): string | undefined {
+      return Object.entries(config.prices).find(([, p]) => p === price)?.[0];
+    },
+
+    /**
+     * Cancels a subscription at once; safe to repeat: one Stripe no longer
+     * bills (canceled, expired, or unknown there) is done already, and the
+     * cancel call is made only while it still bills.
+     */
+    async cancelSubscription(id: string): Promise<'canceled' | 'already'> {
+      const ended = async () => {
+        try {
+          const s = await call((client) => client.subscriptions.retrieve(id));
+          return s.status === 'canceled' || s.status === 'incomplete_expired';
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'not_found') return true;
+          throw err;
+        }
+      };
+      if (await ended()) return 'already';
+      try {
+        await call((client) => client.subscriptions.cancel(id, {}, { idempotencyKey: `memorybook-cancel-${id}` }));
+        return 'canceled';
+      } catch (err) {
+        // Canceled meanwhile (by the owner in the portal, or an earlier run whose answer was lost).
+        if (await ended()) return 'already';
+        throw err;
+      }
+    },
+
     /** A subscription checkout for one book of the plan; metadata carries the buyer and the plan to every event of it. */
     async createCheckoutSession(o: {
       price: string;

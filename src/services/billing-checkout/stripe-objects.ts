@@ -70,3 +70,21 @@ export function endedAt(subscription: unknown): number | null {
 export function customerOf(o: unknown): string | null {
   return idOf(at(o, 'customer'));
 }
+
+/** The price a subscription bills (its first item's), or null. */
+export function subscriptionPrice(subscription: unknown): string | null {
+  return list(at(subscription, 'items', 'data')).map((i) => idOf(at(i, 'price'))).find(Boolean) ?? null;
+}
+
+/** Whether the subscription is set to end (at its period's end, or at a date the owner chose in the portal). */
+export function endsLater(subscription: unknown): boolean {
+  return at(subscription, 'cancel_at_period_end') === true || seconds(at(subscription, 'cancel_at')) !== null;
+}
+
+/** Stripe's subscription status as a billing status; null for those that change nothing here (incomplete, paused, canceled: its deletion event ends it). */
+export function billingStatusOf(subscription: unknown): 'active' | 'grace_period' | null {
+  const status = str(at(subscription, 'status'));
+  if (status === 'active' || status === 'trialing') return 'active';
+  if (status === 'past_due' || status === 'unpaid') return 'grace_period';
+  return null;
+}

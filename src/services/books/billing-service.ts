@@ -12,6 +12,7 @@ interface BillingRow {
   period_start: string;
   period_end: string | null;
   grace_period_ends_at: string | null;
+  cancel_at_period_end: boolean;
 }
 
 /**
@@ -27,7 +28,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
       const { book } = (await access.requireBookAccess(actor, slug, 'read_billing')).ctx;
       const record = await one<BillingRow>(
         db,
-        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at FROM billing_records
+        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at, cancel_at_period_end FROM billing_records
          WHERE book_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
         [book.id],
       );
@@ -41,6 +42,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
         period_start: record.period_start,
         period_end: record.period_end,
         grace_period_ends_at: record.grace_period_ends_at,
+        cancel_at_period_end: record.cancel_at_period_end,
         quota: {
           members_used: n,
           members_limit: plan.max_members_per_book,
