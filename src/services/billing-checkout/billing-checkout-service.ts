@@ -69,13 +69,16 @@ export const HANDLED_EVENTS = [
  *
  * The checkout sells one slot of a plan as a Stripe subscription; its
  * completion (event or success page, whichever first) adds the slot. The
- * slot makes a book through POST /books/ as any slot does; the subscription
- * is then tied to that book (at its next event, or by housekeeping) and its
- * invoices move the book's period, start and end its grace period, and its
- * deletion cancels the book's billing and, once the paid period is over,
- * moves the book to the default plan with its data kept. Every event is
- * taken once (by id) and stale ones change nothing: an invoice for a period
- * already paid through, anything after the subscription ended.
+ * slot makes a book through POST /books/ as any slot does, and the
+ * subscription is tied to that book in the same transaction. Its invoices
+ * move the book's period, start and end its grace period; its updates (from
+ * the customer portal) set cancel-at-period-end, change its plan, or mark it
+ * past due; its deletion cancels the book's billing and, once the paid period
+ * is over, moves the book to the default plan with its data kept. Deleting
+ * the book (or its owner's account) cancels the subscription at Stripe
+ * through the queue. Every event is taken once (by id) and stale ones change
+ * nothing: an invoice for a period already paid through, an update older
+ * than the newest taken, anything after the subscription ended.
  */
 export function createBillingCheckoutService(deps: { db: Db; config: Config; audit: AuditService; queue?: JobSender }) {
   const { db, config, audit } = deps;
@@ -440,9 +443,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     },
 
     /**
-     * Housekeeping: ties subscriptions to the books made from their slots
-     * (so the billing record shows the paid period without waiting for the
-     * next invoice), and moves the books of canceled subscriptions whose
+     * Housekeeping: ties any subscription still unbound to the book its slot
+     * made (POST /books/ normally did at once), and moves the books of canceled subscriptions whose
      * paid period is over to the default plan.
      */
     async settle(): Promise<{ bound: number; released: number }> {

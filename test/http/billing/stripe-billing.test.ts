@@ -134,7 +134,7 @@ describe('the checkout a 402 links to', () => {
     const quotas = await t.get('/api/v1/me/quotas/', { token: u.token });
     expect(quotas.body.book_slots.find((s: any) => s.plan === 'premium')).toEqual({ plan: 'premium', purchased: 1, used: 1, available: 0 });
 
-    // Housekeeping ties the subscription to the book its slot made, and the record shows the paid period.
+    // The subscription is tied to the book its slot made (housekeeping has nothing left to do), and the record shows the paid period.
     await createHousekeeping({ services: t.services, log: { info() {}, warn() {} }, requestTimeoutMs: 60_000 }).run();
     const billing = await billingOf(u, slug);
     expect(billing.status).toBe(200);
