@@ -100,14 +100,16 @@ export async function saveSubscriptionState(
 /**
  * The live subscription a book just made with a slot of the plan is paid
  * by: the buyer's oldest one bought through a checkout and tied to no book
- * yet, locked; none: undefined (the slot was an operator's).
+ * yet, locked; none: undefined (the slot was an operator's). One an event is
+ * changing right now is skipped rather than waited for (the book's creation
+ * never waits on a webhook; housekeeping ties it later).
  */
 export async function findUnboundFor(q: Queryable, userId: string, planSlug: string): Promise<string | undefined> {
   const row = await one<{ id: string }>(
     q,
     `SELECT s.id FROM stripe_subscriptions s JOIN stripe_checkouts c ON c.subscription_id = s.id
      WHERE s.user_id = $1 AND s.plan_slug = $2 AND s.book_id IS NULL AND s.released_at IS NULL
-     ORDER BY c.fulfilled_at, s.id LIMIT 1 FOR UPDATE OF s`,
+     ORDER BY c.fulfilled_at, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED`,
     [userId, planSlug],
   );
   return row?.id;
