@@ -19,6 +19,7 @@ import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
 import { registerFileRoutes } from './routes/files/file-routes.js';
 import { registerWebhookRoutes } from './routes/webhooks/webhook-routes.js';
+import { registerStripeWebhook } from './routes/webhooks/stripe-webhook.js';
 import { runInRequestScope } from './lib/request-scope.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerHealthRoutes(app, ctx);
   registerFileRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  await registerStripeWebhook(app, ctx);
   await app.register(
     async (api) => {
       jsonOnly(api);

@@ -110,6 +110,10 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       const queued = await services.notifications.sendDigests(day);
       ctx.log.info({ day, queued }, 'subscription digests queued');
     },
+    async 'billing.cancel-subscription'({ subscriptionId, reason }, ctx) {
+      const outcome = await services.billingCheckout.cancelAtStripe(subscriptionId);
+      ctx.log.info({ job: ctx.id, subscription: subscriptionId, reason, outcome }, 'stripe subscription canceled');
+    },
     async 'housekeeping.run'(_payload, ctx) {
       await createHousekeeping({ services, log: ctx.log, requestTimeoutMs: config.http.timeouts.requestMs }).run();
     },

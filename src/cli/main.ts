@@ -220,7 +220,7 @@ export async function main(argv: string[]): Promise<number> {
         out(
           await withServices(config, async (services) => {
             const user = await mustFindUser(services, values.email!);
-            return { email: user.email, ...(await services.quotas.grantSlots(user.id, values.plan!, count)) };
+            return { email: user.email, ...(await services.billingCheckout.grantSlotsAsOperator(user.id, values.plan!, count)) };
           }),
         );
         return 0;
@@ -273,14 +273,26 @@ export async function main(argv: string[]): Promise<number> {
         if (!values.slug) throw new UsageError(`book ${sub ?? ''} needs --slug`);
         if (sub === 'set-plan') {
           if (!values.plan) throw new UsageError('book set-plan needs --plan');
-          out(await withServices(config, (services) => services.billing.setPlan(values.slug!, values.plan!)));
+          out(
+            await withServices(config, async (services) => {
+              const result = await services.billing.setPlan(values.slug!, values.plan!);
+              await services.audit.record('operator_book_plan_set', { userId: null, requestId: null, data: { book: values.slug, plan: values.plan } });
+              return result;
+            }),
+          );
           return 0;
         }
         if (sub === 'grace') {
           if (values.off === Boolean(values.until)) throw new UsageError('book grace needs exactly one of --until ISO8601 or --off');
           const until = values.off ? 'off' : parseTimestampParam(values.until!);
           if (!until) throw new UsageError(`--until is not an ISO 8601 timestamp: ${values.until}`);
-          out(await withServices(config, (services) => services.billing.setGracePeriod(values.slug!, until)));
+          out(
+            await withServices(config, async (services) => {
+              const result = await services.billing.setGracePeriod(values.slug!, until);
+              await services.audit.record('operator_book_grace_set', { userId: null, requestId: null, data: { book: values.slug, until } });
+              return result;
+            }),
+          );
           return 0;
         }
         break;

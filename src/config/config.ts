@@ -96,6 +96,26 @@ export interface Config {
     /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
     maxBytes: number;
   };
+  /**
+   * Paid plans. Without Stripe the operator grants slots (`memorybook slots
+   * grant`); with it the web checkout sells them as Stripe subscriptions.
+   */
+  billing: {
+    /** How long a book whose payment failed keeps its data read-only before anything else happens. */
+    graceDays: number;
+    /**
+     * `prices` maps a plan slug to the Stripe price sold for it. It lives here,
+     * beside the keys, not in the plans table: price ids belong to one Stripe
+     * account and mode (test and live differ), the catalog does not.
+     * `api` is where the Stripe client sends its requests (Stripe itself unless STRIPE_API_BASE says otherwise).
+     */
+    stripe: {
+      secretKey: string;
+      webhookSecret: string;
+      prices: Record<string, string>;
+      api: { protocol: 'http' | 'https'; host: string; port: number };
+    } | null;
+  };
   limits: {
     signInAttempts: number;
     signInWindowSeconds: number;
@@ -242,6 +262,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
 
   const messaging = parseMessaging(str, problems, publicHost);
+  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14, 1, 365), stripe: parseStripe(str, problems) };
 
   const smtpInboundPortRaw = str('SMTP_INBOUND_PORT');
   const smtpInboundPort = smtpInboundPortRaw === undefined ? null : int('SMTP_INBOUND_PORT', 2525, 0, 65535);
@@ -283,6 +304,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       webhookAuthservId: str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null,
       maxBytes: MAIL_INBOUND_MAX_BYTES,
     },
+    billing,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
   } satisfies Config);
 }
@@ -355,6 +377,39 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     imessage: group({ businessId: 'IMESSAGE_BUSINESS_ID', apiToken: 'IMESSAGE_API_TOKEN' }),
     whatsapp: whatsapp && { ...whatsapp, apiBase: whatsappApiBase, invitationTemplate: whatsappTemplate, templateLanguage: whatsappLanguage },
   };
+}
+
+/** Stripe: the secret key, the webhook signing secret and a price per plan sold, all or none. */
+function parseStripe(str: (name: string) => string | undefined, problems: string[]): Config['billing']['stripe'] {
+  const secretKey = str('STRIPE_SECRET_KEY');
+  const webhookSecret = str('STRIPE_WEBHOOK_SECRET');
+  const pricesText = str('STRIPE_PRICES');
+  const set = [secretKey, webhookSecret, pricesText].filter((v) => v !== undefined).length;
+  if (set === 0) return null;
+  if (set < 3) {
+    problems.push('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICES: set all of them or none');
+    return null;
+  }
+  const prices: Record<string, string> = {};
+  for (const pair of pricesText!.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9][a-z0-9_-]*)=(price_[A-Za-z0-9_]+)$/.exec(pair);
+    if (!m) {
+      problems.push(`STRIPE_PRICES: expected plan=price_id pairs separated by commas (plus=price_123,premium=price_456), got "${pair}"`);
+      continue;
+    }
+    prices[m[1]] = m[2];
+  }
+  const base = str('STRIPE_API_BASE') ?? 'https://api.stripe.com';
+  let api: { protocol: 'http' | 'https'; host: string; port: number } = { protocol: 'https', host: 'api.stripe.com', port: 443 };
+  try {
+    const u = new URL(base);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.pathname !== '/' || u.search) throw new Error('not a base');
+    const protocol = u.protocol === 'http:' ? 'http' : 'https';
+    api = { protocol, host: u.hostname, port: u.port ? Number(u.port) : protocol === 'http' ? 80 : 443 };
+  } catch {
+    problems.push(`STRIPE_API_BASE: expected an http(s) origin such as https://api.stripe.com, got "${base}"`);
+  }
+  return { secretKey: secretKey!, webhookSecret: webhookSecret!, prices, api };
 }
 
 function safeHostname(url: string): string {

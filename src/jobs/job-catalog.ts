@@ -65,6 +65,11 @@ export const PeriodPayload = Type.Object({ period: Type.String({ pattern: '^\\d{
 export const DeleteObjectsPayload = Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 1000 }) });
 export const InboundEmailIdPayload = Type.Object({ inboundEmailId: id() });
 export const ShareCardPayload = Type.Object({ submissionId: id(), token: id() });
+/** A Stripe subscription to cancel there, and why (`book_deleted`, `account_purged`). */
+export const CancelSubscriptionPayload = Type.Object({
+  subscriptionId: Type.String({ minLength: 1, maxLength: 255 }),
+  reason: Type.String({ maxLength: 40 }),
+});
 /**
  * Added fields are optional, so jobs queued before they existed still pass.
  * `stream` and `userId` mark mail of a stream the recipient may leave: it is
@@ -250,6 +255,13 @@ export const jobCatalog = {
     summarize: (p) => ({ submissionId: p.submissionId }),
   }),
   'notifications.digest': spec({ name: 'notifications.digest', payload: DayPayload, options: daily, summarize: (p) => ({ day: p.day }) }),
+  /** Idempotent (a subscription Stripe no longer bills is done), so retries are safe; Stripe down retries for about an hour. */
+  'billing.cancel-subscription': spec({
+    name: 'billing.cancel-subscription',
+    payload: CancelSubscriptionPayload,
+    options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, singletonKey: (p) => p.subscriptionId },
+    summarize: (p) => ({ subscriptionId: p.subscriptionId, reason: p.reason }),
+  }),
   /** Clean-up (expired keys, old rate-limit hits, uploads whose request died, stuck media, stale invitations). */
   'housekeeping.run': spec({
     name: 'housekeeping.run',

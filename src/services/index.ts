@@ -8,6 +8,7 @@ import { createAccountExportService } from './account-exports/account-export-ser
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
+import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -69,7 +70,8 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles });
+  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
+  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
@@ -81,15 +83,16 @@ export function createServices(deps: ServiceDeps) {
     tokens,
     sessions: createSessionService({ db }),
     audit,
-    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
+    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
     rateLimiter,
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion }),
-    billing: createBillingService({ db, access }),
+    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, onPaidBookCreated: billingCheckout.bindNewBook }),
+    billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
+    billingCheckout,
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),

@@ -34,6 +34,8 @@ export interface AccountServiceDeps {
   submissions: Pick<SubmissionService, 'eraseAuthoredBy'>;
   /** Removes the user's data exports and queues their files' removal (in the purge's transaction). */
   releaseExports?: (q: Queryable, userId: string) => Promise<void>;
+  /** Cancels the user's paid subscriptions and removes their billing provider's rows (in the purge's transaction). */
+  forgetBilling?: (tx: Tx, userId: string) => Promise<void>;
 }
 
 const reauthRequired = () =>
@@ -247,6 +249,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         await deleteUserHistory(tx, userId, deletedAt);
         await deleteUserStreamData(tx, userId);
         await deps.releaseExports?.(tx, userId);
+        await deps.forgetBilling?.(tx, userId);
         await markPurged(tx, userId);
       });
     },
