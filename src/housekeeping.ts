@@ -19,7 +19,7 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
  * queues every 10 minutes on one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'events'>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
@@ -39,6 +39,8 @@ export function createHousekeeping(deps: {
       // Pending invitations past their 14 days (reads already show them expired; this writes it, for syncing clients).
       const expired = await invitations.expireStale();
       if (expired) deps.log.info({ expired }, 'invitations expired');
+      const events = await deps.services.events.removeExpired();
+      if (events) deps.log.info({ events }, 'events past their 30 days removed');
     },
   };
 }
