@@ -21,7 +21,6 @@ export const Event = Type.Object(
           },
         ),
       },
-      { additionalProperties: false },
     ),
   },
   {
@@ -29,7 +28,6 @@ export const Event = Type.Object(
     title: 'Event',
     description:
       'A change in a book, recorded in the same transaction as the change. The body of a webhook delivery is this object; the webhook-id header is its id.',
-    additionalProperties: false,
   },
 );
 

@@ -18,7 +18,6 @@ export function createEndpoint(app: FastifyInstance, { services }: RouteContext)
           '(invalid_url, scheme_not_allowed, credentials_not_allowed, unresolvable, private_address).',
         body: CreateEndpointBody,
         response: { 201: WebhookEndpointWithSecret },
-        'x-location-on-201': true,
       },
       // Deferred: the URL's name is resolved before the key is claimed, so no transaction waits on DNS.
       config: { idempotency: 'deferred' },

@@ -52,7 +52,6 @@ export const WebhookEndpoint = Type.Object(endpointProperties, {
   $id: 'WebhookEndpoint',
   title: 'WebhookEndpoint',
   description: 'Where your events are sent, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)',
-  additionalProperties: false,
 });
 
 export const WebhookEndpointWithSecret = Type.Object(
@@ -60,7 +59,7 @@ export const WebhookEndpointWithSecret = Type.Object(
     ...endpointProperties,
     secret: Type.String({ description: 'The signing secret, whsec_ + base64 of 32 bytes: shown only in this answer', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
   },
-  { title: 'WebhookEndpointWithSecret', additionalProperties: false },
+  { title: 'WebhookEndpointWithSecret', description: 'The endpoint, with its signing secret (shown in this answer only)' },
 );
 
 export const CreateEndpointBody = StrictObject(
@@ -94,6 +93,6 @@ export const DeliveryAttempt = Type.Object(
     next_retry_at: Nullable(Type.String({ ...Timestamp, description: 'When the next attempt is due; null when none follows' })),
     created_at: Timestamp,
   },
-  { title: 'WebhookDeliveryAttempt', additionalProperties: false },
+  { title: 'WebhookDeliveryAttempt' },
 );
 export const DeliveryList = ListEnvelope(DeliveryAttempt, 'WebhookDeliveryAttemptList');
