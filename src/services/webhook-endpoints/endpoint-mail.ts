@@ -3,7 +3,7 @@ import { hello, message } from '../mail-streams/mail-stream-messages.js';
 import type { EndpointRow } from './endpoint-repository.js';
 
 /** To the endpoint's owner, when deliveries to it stopped: why, and how to turn it back on. */
-export function endpointDisabledMail(owner: { email: string; first_name: string }, endpoint: EndpointRow, reason: 'gone' | 'failing', lastError: string | null, publicUrl: string): MailMessage {
+export function endpointDisabledMail(owner: { email: string; first_name: string }, endpoint: Pick<EndpointRow, 'id' | 'url'>, reason: 'gone' | 'failing', lastError: string | null, publicUrl: string): MailMessage {
   const why =
     reason === 'gone'
       ? 'It answered 410 Gone, which asks us to stop sending.'
