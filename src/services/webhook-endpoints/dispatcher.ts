@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
@@ -95,20 +96,26 @@ export function createWebhookDispatcher(
     return sigs.join(' ');
   }
 
-  /** One POST: the address connected to is checked by the guard's lookup; no redirect is followed (3xx is a failure). */
-  function post(e: EndpointPart, eventId: string, body: string): Promise<Outcome> {
+  /**
+   * One POST: the address connected to is checked by the guard's lookup (an
+   * address written in the URL, which no lookup sees, is checked first); no
+   * redirect is followed (3xx is a failure). The outcome is the status line:
+   * the rest of the answer is drained and dropped.
+   */
+  async function post(e: EndpointPart, eventId: string, body: string): Promise<Outcome> {
     const started = performance.now();
     const done = (statusCode: number | null, error: string | null): Outcome => ({ statusCode, durationMs: Math.round(performance.now() - started), error });
+    let url: URL;
+    try {
+      url = guard.parse(e.url);
+      if (isIP(url.hostname.replace(/^\[|\]$/g, ''))) await guard.resolveChecked(url);
+    } catch (err) {
+      return done(null, (err as Error).message);
+    }
     return new Promise<Outcome>((resolve) => {
-      let url: URL;
-      try {
-        url = guard.parse(e.url);
-      } catch (err) {
-        resolve(done(null, (err as Error).message));
-        return;
-      }
       const timestamp = Math.floor(clock().getTime() / 1000);
       const lib = url.protocol === 'https:' ? https : http;
+      const tooLong = () => new Error(`No answer within ${timeoutMs / 1000} s.`);
       const req = lib.request(
         url,
         {
@@ -125,16 +132,18 @@ export function createWebhookDispatcher(
           },
         },
         (res) => {
-          // Only the status matters; a little of the body is read so the socket can close.
+          resolve(done(res.statusCode ?? null, null));
+          res.on('error', () => {});
           res.resume();
-          res.on('end', () => resolve(done(res.statusCode ?? null, null)));
-          res.on('error', (err) => resolve(done(res.statusCode ?? null, err.message)));
         },
       );
-      const deadline = setTimeout(() => req.destroy(new Error(`No answer within ${timeoutMs / 1000} s.`)), timeoutMs);
-      req.on('timeout', () => req.destroy(new Error(`No answer within ${timeoutMs / 1000} s.`)));
+      const deadline = setTimeout(() => req.destroy(tooLong()), timeoutMs);
+      req.on('timeout', () => req.destroy(tooLong()));
       req.on('error', (err) => resolve(done(null, err.message.slice(0, 500))));
-      req.on('close', () => clearTimeout(deadline));
+      req.on('close', () => {
+        clearTimeout(deadline);
+        resolve(done(null, 'The connection closed without an answer.'));
+      });
       req.end(body);
     });
   }
