@@ -26,6 +26,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createDb, type Db } from '../src/db/client.js';
 import { createTokenService } from '../src/services/tokens/token-service.js';
 import { createCursorCodec } from '../src/db/pagination.js';
+import { createSecretBox, newSigningSecret } from '../src/services/webhook-endpoints/signing.js';
 import { postgresCpuMs, postgresCpuSince, processCpuMs } from './proc-cpu.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -177,6 +179,27 @@ export const scenarios: Scenario[] = [
       await ctx.withDb((db) => seedBook(db, ctx.userId, 'bench-create', 'plus'));
     },
   },
+  {
+    // submission-create with a webhook endpoint subscribed to the book (a local receiver answering 200):
+    // each create also writes its event and a delivery; the delivery is sent by the worker, not the request.
+    name: 'submission-create-webhook',
+    method: 'POST',
+    path: '/api/v1/books/bench-webhook/submissions/',
+    headers: bearer,
+    requestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+    body: () => ({ text_content: 'A memory sent by the benchmark: the lake at dawn, everyone still asleep.', contributor_name: 'Bench' }),
+    async seed(ctx) {
+      const url = await startWebhookReceiver(ctx);
+      await ctx.withDb(async (db) => {
+        await seedBook(db, ctx.userId, 'bench-webhook', 'plus');
+        await db.query(`INSERT INTO webhook_endpoints (id, user_id, url, book_slugs, secret_sealed) VALUES (gen_random_uuid(), $1, $2, ARRAY['bench-webhook'], $3)`, [
+          ctx.userId,
+          url,
+          createSecretBox(ctx.secretKey).seal(newSigningSecret()),
+        ]);
+      });
+    },
+  },
   { name: 'submissions-page-1', method: 'GET', path: '/api/v1/books/bench-memories/submissions/?limit=50', headers: bearer, seed: seedMemories },
   {
     name: 'submissions-deep-page',
@@ -195,6 +218,23 @@ export const scenarios: Scenario[] = [
 ];
 
 const BOOKS_PER_USER = 1_000;
+
+/** A receiver for the webhook scenario: answers 200 to everything and counts what it got (printed when the bench ends). */
+async function startWebhookReceiver(ctx: BenchContext): Promise<string> {
+  let received = 0;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  process.on('exit', () => console.log(`  webhook receiver: ${received} deliveries received`));
+  ctx.state.webhookReceiver = server;
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+}
 
 /**
  * A book of 100,000 memories, shared by the submission read scenarios: the
@@ -343,6 +383,8 @@ function baseEnv(): Record<string, string> {
     // (the limiter still runs on every create: a one-second window of a million).
     SUBMISSION_RATE_LIMIT: '1000000',
     SUBMISSION_RATE_WINDOW_SECONDS: '1',
+    // The webhook scenario's receiver listens on this machine (plain http to 127.0.0.1).
+    WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32',
     ...settings.serviceEnv,
   };
 }

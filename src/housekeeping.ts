@@ -20,7 +20,7 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
  * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events'>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
@@ -43,6 +43,8 @@ export function createHousekeeping(deps: {
       // Paid books: subscriptions tied to the books their slots made; canceled ones past their period moved to the default plan.
       const billing = await billingCheckout.settle();
       if (billing.bound || billing.released) deps.log.info(billing, 'billing settled');
+      const events = await deps.services.events.removeExpired();
+      if (events) deps.log.info({ events }, 'events past their 30 days removed');
     },
   };
 }

@@ -152,5 +152,7 @@ export function runJobs(
   deps.queue.work(createJobHandlers(deps));
   const scheduler = createScheduler({ db: deps.db, queue: deps.queue, log: deps.log, now: options.now, tickMs: options.scheduleTickMs });
   scheduler.start({ firstTickAfterMs: options.firstTickAfterMs });
-  return { scheduler, stop: () => scheduler.stop() };
+  // Webhook deliveries have their own queue (their rows); a worker sends them.
+  deps.services.webhookDispatcher.start();
+  return { scheduler, stop: () => Promise.all([scheduler.stop(), deps.services.webhookDispatcher.stop()]).then(() => undefined) };
 }

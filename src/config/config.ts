@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { parseAllowPrivate } from '../lib/allow-private.js';
 import { phoneNumbers } from '../lib/phone-numbers.js';
 
 /** The service's configuration, parsed once from the environment and frozen. */
@@ -26,6 +27,8 @@ export interface Config {
   backupErasureUrl: string | null;
   /** First wait before retrying that endpoint; doubles on each retry. */
   backupErasureRetrySeconds: number;
+  /** WEBHOOK_ALLOW_PRIVATE: the address ranges (CIDRs, or `*`) outbound webhooks may reach besides public ones; '' for none. */
+  webhookAllowPrivate: string;
   /** Where files live: local disk under DATA_DIR/objects (default), or an S3-compatible store. */
   storage: {
     kind: 'local' | 's3';
@@ -234,6 +237,12 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
 
   const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30, 1, 86400);
+  const webhookAllowPrivate = str('WEBHOOK_ALLOW_PRIVATE') ?? '';
+  try {
+    parseAllowPrivate(webhookAllowPrivate);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   const signInAttempts = int('SIGN_IN_ATTEMPTS', 10, 1, 100000);
   const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
   const submissionRateLimit = int('SUBMISSION_RATE_LIMIT', 30, 1, 10_000_000);
@@ -289,6 +298,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     mail: { smtpUrl, from: mailFrom },
     backupErasureUrl,
     backupErasureRetrySeconds,
+    webhookAllowPrivate,
     storage: { kind: storageKind as 'local' | 's3', s3 },
     media: {
       ffmpegPath: str('FFMPEG_PATH') ?? null,

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { assertValidDeprecation } from './deprecation.js';
 import { isStorable, MAX_KEY_LENGTH } from './plugins/idempotency.js';
 import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js';
+import { webhooksSection } from './webhooks-doc.js';
 import { EmptyBody, SERVICE_ENUM_KEYWORD } from './schemas/common.js';
 
 // 503: the database was busy (a timeout, a deadlock); retry after Retry-After.
@@ -119,6 +120,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'channels', description: 'How contributors reach a book: web, email, SMS, RCS, iMessage, WhatsApp and Telegram.' },
   { name: 'notifications', description: "Notification subscriptions: who hears about a book's new memories (each one, or a daily digest) and over which channel." },
   { name: 'exports', description: 'PDF, JSON and ZIP exports of a book.' },
+  { name: 'events', description: 'What changed in your books (the last 30 days): the same events the webhooks send.' },
+  { name: 'webhook_endpoints', description: 'Where your events are sent: signed (Standard Webhooks), retried, with a delivery log.' },
   { name: 'account', description: 'Your account as a whole: data export, deletion with a step-up, and the mail streams you can leave.' },
 ];
 
@@ -308,6 +311,7 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
     ...TAGS.filter((t) => usedTags.has(t.name)),
     ...[...usedTags].filter((t) => !TAGS.some((x) => x.name === t)).map((name) => ({ name })),
   ];
+  (doc as Json).webhooks = webhooksSection();
   // Top-level keys in the conventional order (info, servers, tags before paths) for a readable diff.
   const { openapi, info, servers, security, tags, paths, components, ...rest } = doc as Json;
   return { openapi, info, servers, security, tags, paths, components, ...rest } as OpenApiDoc;

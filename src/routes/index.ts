@@ -19,6 +19,10 @@ import { registerSubscriptionRoutes } from './subscriptions/index.js';
 import { Subscription } from './subscriptions/schemas.js';
 import { registerExportRoutes } from './exports/index.js';
 import { ExportJob } from './exports/schemas.js';
+import { registerEventRoutes } from './events/index.js';
+import { Event } from './events/schemas.js';
+import { registerWebhookEndpointRoutes } from './webhook-endpoints/index.js';
+import { WebhookEndpoint } from './webhook-endpoints/schemas.js';
 
 /** Every /api/v1 route, registered here so the list reads in one place. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext) {
@@ -33,7 +37,9 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
   registerChannelRoutes(api, ctx);
   registerSubscriptionRoutes(api, ctx);
   registerExportRoutes(api, ctx);
+  registerEventRoutes(api, ctx);
+  registerWebhookEndpointRoutes(api, ctx);
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob];
+export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint];

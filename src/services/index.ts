@@ -36,6 +36,11 @@ import { createMediaViews } from './media/media-views.js';
 import { createShareCards } from './media/share-cards.js';
 import { createExportService } from './exports/export-service.js';
 import { createExportRendering } from './exports/export-rendering.js';
+import { createEventService } from './events/event-service.js';
+import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
+import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
+import { createSecretBox } from './webhook-endpoints/signing.js';
+import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
@@ -47,6 +52,8 @@ export interface ServiceDeps {
   queue?: JobSender;
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
+  /** Outbound webhooks: the DNS resolver of the URL guard and the dispatcher's options (tests pass their own). */
+  webhooks?: DispatcherOptions & { resolver?: Resolver };
 }
 
 /**
@@ -76,6 +83,8 @@ export function createServices(deps: ServiceDeps) {
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
   const rateLimiter = createRateLimiter({ db });
+  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
+  const webhookSecrets = createSecretBox(config.secretKey);
   return {
     store,
     access,
@@ -109,6 +118,9 @@ export function createServices(deps: ServiceDeps) {
     shareCards: createShareCards({ db, store }),
     exports,
     exportRendering: createExportRendering({ db, store, queue }),
+    events: createEventService({ db, cursors }),
+    webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
+    webhookDispatcher: createWebhookDispatcher({ db, config, queue, guard: webhookGuard, secrets: webhookSecrets }, deps.webhooks),
   };
 }
 export type Services = ReturnType<typeof createServices>;

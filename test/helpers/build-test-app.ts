@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { createQueue, queueSchemaName, type Queue } from '../../src/jobs/queue.js';
 import { createJobHandlers } from '../../src/job-handlers.js';
 import { createResponseValidator } from './openapi-validator.js';
-import { createServices, type Services } from '../../src/services/index.js';
+import { createServices, type ServiceDeps, type Services } from '../../src/services/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import type { ObjectStore } from '../../src/storage/object-store.js';
 import { onTestFinished } from 'vitest';
@@ -94,6 +94,8 @@ export async function buildTestApp(
     worker?: boolean;
     /** Wraps the configured object store, for a test that makes it fail on purpose; the API and the worker both use the wrapper. */
     wrapStore?: (real: ObjectStore) => ObjectStore;
+    /** Outbound webhooks' resolver and dispatcher options (ServiceDeps.webhooks). */
+    webhooks?: ServiceDeps['webhooks'];
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
@@ -102,7 +104,7 @@ export async function buildTestApp(
   // The real job queue in the test's own schema; handlers run only when the test asks for a worker
   // (schedules never: a test runs the scheduled job it is about).
   const queue = createQueue({ db: database.db, config, schema: queueSchemaName(database.schema), pollIntervalMs: 200 });
-  const services = createServices({ config, db: database.db, queue, store });
+  const services = createServices({ config, db: database.db, queue, store, webhooks: options.webhooks });
   await queue.start();
   if (options.worker) queue.work(createJobHandlers({ services, config }));
   const app = await buildApp({ config, db: database.db, queue, services }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
@@ -161,6 +163,7 @@ export async function buildTestApp(
       openApps.delete(t);
       return (closing ??= (async () => {
         await app.close();
+        await services.webhookDispatcher.stop();
         await queue.stop({ timeoutMs: 5000 });
         await database.drop();
         await store.close();

@@ -36,3 +36,4 @@ export type {
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent } from './webhooks.js';

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
+import { recordEvent } from '../events/record-event.js';
 import { createBackupEraser } from './backup-eraser.js';
 
 export type BookDeletion = ReturnType<typeof createBookDeletion>;
@@ -43,12 +44,13 @@ export function createBookDeletion(deps: {
   async function finalize(tx: Tx, bookId: string): Promise<boolean> {
     const rows = await tx.query(
       `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
-       WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+       WHERE id = $1 AND deleted_at IS NULL RETURNING id, slug`,
       [bookId],
     );
     if (rows.length) {
       await needQueue().send('book.purge', { bookId }, { tx });
       await deps.onDeleted?.(tx, bookId);
+      await recordEvent(tx, 'book.deleted', bookId, { slug: (rows[0] as { slug: string }).slug });
     }
     return rows.length > 0;
   }

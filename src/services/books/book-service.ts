@@ -9,6 +9,7 @@ import { PLAN_FEATURES } from '../plans/plan-types.js';
 import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
 import type { BackupErasure, BookDeletion } from './book-deletion.js';
+import { recordEvent } from '../events/record-event.js';
 import { toBook } from './book-mapper.js';
 import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
 import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
@@ -135,13 +136,16 @@ export function createBookService(deps: {
       });
       assertBookValues(patch); // the route's own rules come after the precondition and the gates
       const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
-      return toBook(await updateBookFields(tx, ctx.book.id, clean), ctx.role);
+      const updated = await updateBookFields(tx, ctx.book.id, clean);
+      await recordEvent(tx, 'book.updated', ctx.book.id, toBook(updated, 'owner'));
+      return toBook(updated, ctx.role);
     },
 
     /** Archive or restore, in `tx`; moving to the status already held is a no-op that answers the book. */
     async setStatus(tx: Tx, actor: Actor, slug: string, status: 'active' | 'archived') {
       const { ctx } = await access.requireBookAccess(actor, slug, status === 'archived' ? 'archive' : 'restore', { tx, lock: 'update' });
       const moved = await setBookStatus(tx, ctx.book.id, status);
+      if (moved) await recordEvent(tx, status === 'archived' ? 'book.archived' : 'book.restored', ctx.book.id, toBook(moved, 'owner'));
       return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
     },
 

@@ -19,6 +19,7 @@ import {
   type ExportBook,
   type ExportSubmission,
 } from './export-content.js';
+import { recordExportEvent } from '../events/event-objects.js';
 import { completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
 import { ARTIFACT_RETENTION_SECONDS, exportObjectKey, FORMAT_FILES, type ExportRow } from './export-types.js';
 
@@ -52,6 +53,8 @@ export interface RenderRun {
  */
 export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?: JobSender; now?: () => Date }) {
   const { db, store } = deps;
+  // A failure for good is recorded with its event, in one transaction.
+  const failed = (id: string, error: string) => db.transaction(async (tx) => (await failExport(tx, id, error)) && recordExportEvent(tx, 'export.failed', id));
 
   function needQueue(): JobSender {
     if (!deps.queue) throw new Error('exports need the job queue');
@@ -152,13 +155,13 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
       const lastRender = o.attempt >= o.attempts;
       if (o.attempt > o.attempts) {
         // The last render never reported back (its worker died): this run only records that.
-        await failExport(db, job.id, `Export failed after ${o.attempts} attempts: rendering did not finish (job ${job.id}).`);
+        await failed(job.id, `Export failed after ${o.attempts} attempts: rendering did not finish (job ${job.id}).`);
         log?.error({ export: job.id }, 'export failed for good: its last render never finished');
         return;
       }
       const book = await readExportBook(db, job.book_id);
       if (!book) {
-        await failExport(db, job.id, 'The book was deleted before the export was rendered.');
+        await failed(job.id, 'The book was deleted before the export was rendered.');
         return;
       }
       let made: Awaited<ReturnType<typeof render>>;
@@ -167,13 +170,14 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
       } catch (err) {
         if (!lastRender) throw err; // the queue retries it
         const attempts = o.attempt === 1 ? '1 attempt' : `${o.attempt} attempts`;
-        await failExport(db, job.id, `Export failed after ${attempts}: ${reasonOf(err, o.signal)} (job ${job.id})`);
+        await failed(job.id, `Export failed after ${attempts}: ${reasonOf(err, o.signal)} (job ${job.id})`);
         log?.error({ err, export: job.id }, 'export failed for good');
         return;
       }
       const done = await db.transaction(async (tx) => {
         const row = await completeExport(tx, job.id, { key: made.key, bytes: made.bytes, pageCount: made.pageCount, retentionSeconds: ARTIFACT_RETENTION_SECONDS });
         if (row) await needQueue().send('export.expire', { exportId: job.id }, { tx, startAfterSeconds: ARTIFACT_RETENTION_SECONDS });
+        if (row) await recordExportEvent(tx, 'export.completed', job.id);
         return row;
       });
       // Its book was purged meanwhile (or another run finished it first): nothing will ever point at this file.

@@ -119,8 +119,9 @@ export async function completeExport(
   );
 }
 
-export async function failExport(q: Queryable, id: string, error: string): Promise<void> {
-  await q.query(`UPDATE export_jobs SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status IN ('pending', 'processing')`, [id, error]);
+export async function failExport(q: Queryable, id: string, error: string): Promise<boolean> {
+  const rows = await q.query(`UPDATE export_jobs SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status IN ('pending', 'processing') RETURNING id`, [id, error]);
+  return rows.length > 0;
 }
 
 export async function markArtifactRemoved(q: Queryable, id: string): Promise<void> {

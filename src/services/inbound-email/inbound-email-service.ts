@@ -13,6 +13,7 @@ import { addressesIn, collectedAsItGoes, HmacMeter, MessageMeter, MessageTooLarg
 import type { ObjectStore } from '../../storage/object-store.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
 import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
+import { recordInvitationEvent } from '../events/event-objects.js';
 import { markInvitationAccepted } from '../invitations/invitation-repository.js';
 import { forgetPendingObject, recordPendingObject, takePendingObject } from '../media/media-repository.js';
 import type { MediaService, StagedUpload } from '../media/media-service.js';
@@ -353,6 +354,7 @@ export function createInboundEmailService(deps: {
                 if ((await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) break;
                 await joinBook(tx, ctx, account.id, inv.role);
                 await markInvitationAccepted(tx, inv.id, account.id);
+                await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, inv.id);
                 userId = account.id;
                 break;
               }

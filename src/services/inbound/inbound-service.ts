@@ -7,6 +7,7 @@ import { findBookContext } from '../books/book-repository.js';
 import { normaliseIdentifier } from '../invitations/identifiers.js';
 import { markInvitationAccepted } from '../invitations/invitation-repository.js';
 import type { IdentifierType } from '../invitations/invitation-types.js';
+import { recordInvitationEvent } from '../events/event-objects.js';
 import { joinBook } from '../members/member-service.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from './provider-payloads.js';
@@ -109,6 +110,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
       const user = sender.known() ?? (await sender.create());
       if (ctx.role === null) await joinBook(tx, ctx, user.id, inv.role);
       await markInvitationAccepted(tx, inv.id, user.id);
+      await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, inv.id);
       accepted.push(inv);
     }
     return accepted;

@@ -8,6 +8,7 @@ import { randomToken, sha256 } from '../../lib/secrets.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import { findBookContext } from '../books/book-repository.js';
 import type { BookContext } from '../books/book-types.js';
+import { recordInvitationEvent } from '../events/event-objects.js';
 import { joinBook } from '../members/member-service.js';
 import { findUserById } from '../users/user-repository.js';
 import { normaliseIdentifier } from './identifiers.js';
@@ -141,6 +142,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         deepLink: !user && type === 'telegram' && bot ? `https://t.me/${bot}?start=${token}` : null,
         acceptedUserId: user?.id ?? null,
       });
+      if (user) await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, row.id);
       const inviter = await findUserById(tx, actor.id);
       const inviterName = [inviter?.first_name, inviter?.last_name].filter(Boolean).join(' ').trim() || actor.email;
       await dispatch(tx, {
@@ -224,6 +226,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         }
         const role = ctx.role ?? (await joinBook(tx, ctx, actor.id, row.role)).role;
         await markInvitationAccepted(tx, row.id, actor.id);
+        await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, row.id);
         return { book, role, alreadyAccepted: false };
       });
     },

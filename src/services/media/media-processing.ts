@@ -7,6 +7,7 @@ import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { recordMediaProcessed } from '../events/event-objects.js';
 import { objectKeys, type MediaRow } from './media-types.js';
 import {
   addBookStorage,
@@ -89,6 +90,7 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
       await lockMediaParents(tx, ids.book_id, ids.submission_id);
       const m = await setProcessingStatus(tx, mediaId, status, error, from ? [from] : ['pending', 'processing']);
       if (m) await touchSubmission(tx, ids.submission_id);
+      if (m && status === 'failed') await recordMediaProcessed(tx, store, mediaId);
       return m;
     });
   }
@@ -146,6 +148,7 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
         if (delta) await addBookStorage(tx, m.book_id, delta);
         // The submission embeds its media: its representation changed.
         await touchSubmission(tx, m.submission_id);
+        await recordMediaProcessed(tx, store, m.id);
         return true;
       });
       // Deleted while it was processed: its poster has no row to be cleaned up with.

@@ -5,6 +5,7 @@ import { isUuid } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { findUserByEmail, findUserById } from '../users/user-repository.js';
+import { recordEvent } from '../events/record-event.js';
 import { toMember } from './member-mapper.js';
 import {
   countMembers,
@@ -39,7 +40,9 @@ export async function joinBook(tx: Queryable, ctx: BookContext, userId: string, 
       limit: cap,
     });
   }
-  return (await findMember(tx, ctx.book.id, userId))!;
+  const member = (await findMember(tx, ctx.book.id, userId))!;
+  await recordEvent(tx, 'member.added', ctx.book.id, toMember(member));
+  return member;
 }
 
 /** Members of a book: list, add (owner or admin), remove (owner only). */
@@ -87,7 +90,7 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
       const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { tx, lock: 'update' });
       if (!isUuid(userId)) throw errors.notFound('member');
       if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
-      await deleteMember(tx, ctx.book.id, userId);
+      if (await deleteMember(tx, ctx.book.id, userId)) await recordEvent(tx, 'member.removed', ctx.book.id, { id: userId });
     },
   };
 }

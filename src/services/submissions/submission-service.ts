@@ -26,6 +26,7 @@ import {
 import { MAX_CONTRIBUTOR_NAME_LENGTH, MAX_TEXT_LENGTH, type SubmissionInput, type SubmissionRow } from './submission-types.js';
 import { findBookContext } from '../books/book-repository.js';
 import { findOpenChannelBook, isSwitchedOff } from '../channels/channel-service.js';
+import { recordEvent } from '../events/record-event.js';
 
 /** Puts a message on the mail queue inside the caller's transaction, so it is sent only if the change commits. */
 export type EnqueueMail = (message: MailMessage, tx: Queryable) => Promise<void>;
@@ -45,6 +46,8 @@ function assertText(input: SubmissionInput): void {
 }
 
 const stateOf = (s: SubmissionRow) => ({ status: s.status, isPinned: s.is_pinned });
+
+const MODERATION_EVENTS = { approve: 'submission.approved', reject: 'submission.rejected', pin: 'submission.pinned', unpin: 'submission.unpinned' } as const;
 
 /** What a person types into the public web form, before it is checked. */
 export interface WebSubmissionInput {
@@ -150,7 +153,9 @@ export function createSubmissionService(deps: {
         });
         await deps.announce?.(tx, row);
         // A new memory has no media and no share card yet: nothing to look up.
-        return toSubmission(row, ctx.book.slug, [], null);
+        const created = toSubmission(row, ctx.book.slug, [], null);
+        await recordEvent(tx, 'submission.created', ctx.book.id, created);
+        return created;
       });
     },
 
@@ -190,6 +195,7 @@ export function createSubmissionService(deps: {
       });
       await touchBookActivity(tx, ctx.book.id);
       await deps.announce?.(tx, row);
+      await recordEvent(tx, 'submission.created', ctx.book.id, await presentOne(tx, row, ctx.book.slug));
       return { submission: row };
     },
 
@@ -220,6 +226,7 @@ export function createSubmissionService(deps: {
         if (photo) await deps.media.attachStaged(tx, ctx, row, photo, null);
         await touchBookActivity(tx, ctx.book.id);
         await deps.announce?.(tx, row);
+        await recordEvent(tx, 'submission.created', ctx.book.id, await presentOne(tx, row, ctx.book.slug));
         return { id: row.id, book: { slug: ctx.book.slug, title: ctx.book.title } };
       });
     },
@@ -252,6 +259,7 @@ export function createSubmissionService(deps: {
       for (const file of files) await deps.media.attachStaged(tx, ctx, row, file, input.userId);
       await touchBookActivity(tx, ctx.book.id);
       await deps.announce?.(tx, row);
+      await recordEvent(tx, 'submission.created', ctx.book.id, await presentOne(tx, row, ctx.book.slug));
       return row;
     },
 
@@ -309,7 +317,9 @@ export function createSubmissionService(deps: {
       const row = await updateSubmission(tx, ctx.book.id, id, changes, move);
       if (move?.clearShareCard) await dropShareCard(tx, current);
       await touchBookActivity(tx, ctx.book.id);
-      return presentOne(tx, row, ctx.book.slug);
+      const updated = await presentOne(tx, row, ctx.book.slug);
+      await recordEvent(tx, 'submission.updated', ctx.book.id, updated);
+      return updated;
     },
 
     /** Permanent. */
@@ -319,6 +329,7 @@ export function createSubmissionService(deps: {
       await deps.media.releaseSubmissionFiles(tx, ctx.book.id, target);
       if (!(await deleteSubmission(tx, ctx.book.id, id))) throw errors.notFound('submission');
       await touchBookActivity(tx, ctx.book.id);
+      await recordEvent(tx, 'submission.deleted', ctx.book.id, { id });
     },
 
     /**
@@ -340,7 +351,9 @@ export function createSubmissionService(deps: {
           const target = await findSubmission(tx, r.book_id, r.id, { authorId: userId, forUpdate: true });
           if (!target) return;
           await deps.media.releaseSubmissionFiles(tx, r.book_id, target);
-          if (await deleteSubmission(tx, r.book_id, r.id)) erased++;
+          if (!(await deleteSubmission(tx, r.book_id, r.id))) return;
+          erased++;
+          await recordEvent(tx, 'submission.deleted', r.book_id, { id: r.id });
           await touchBookActivity(tx, r.book_id);
         });
       }
@@ -375,7 +388,9 @@ export function createSubmissionService(deps: {
       if (action === 'approve' && row.share_card_token && deps.queue) {
         await deps.queue.send('share-card.render', { submissionId: row.id, token: row.share_card_token }, { tx });
       }
-      return { action, changed: true, submission: await presentOne(tx, row, ctx.book.slug) };
+      const submission = await presentOne(tx, row, ctx.book.slug);
+      await recordEvent(tx, MODERATION_EVENTS[action], ctx.book.id, submission);
+      return { action, changed: true, submission };
     },
   };
 }

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { Id, ListEnvelope, ListQuery, Nullable, StringEnum, Timestamp } from '../../http/schemas/common.js';
+import { EVENT_TYPES } from '../../services/events/event-types.js';
+
+export const EventParams = Type.Object({ id: Type.String({ maxLength: 200, description: 'Event id (opaque)' }) });
+
+export const Event = Type.Object(
+  {
+    id: Id,
+    type: StringEnum([...EVENT_TYPES, 'ping'] as const),
+    created_at: Timestamp,
+    book_slug: Nullable(Type.String({ description: 'The book the change happened in (null for ping)' })),
+    data: Type.Object(
+      {
+        object: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description:
+              "The resource as its GET route answered it when the event happened (a Submission, Media, ExportJob, Member, Invitation or Book); for a deletion {id} (a book: {slug}); for ping {endpoint_id}",
+          },
+        ),
+      },
+    ),
+  },
+  {
+    $id: 'Event',
+    title: 'Event',
+    description:
+      'A change in a book, recorded in the same transaction as the change. The body of a webhook delivery is this object; the webhook-id header is its id.',
+  },
+);
+
+export const ListEventsQuery = Type.Composite([
+  ListQuery,
+  Type.Object({
+    type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type; unknown: 400 query_param_invalid' })),
+    book_slug: Type.Optional(Type.String({ maxLength: 200, description: 'Only events of this book' })),
+  }),
+]);
+
+export const EventList = ListEnvelope(Type.Ref('Event'), 'EventList');

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { actorOf, unitOf } from '../../http/route-config.js';
+import { EmptyBody } from '../../http/schemas/common.js';
+import type { RouteContext } from '../../services/index.js';
+import { EndpointParams, endpointIdMustBeWellFormed, WebhookEndpointWithSecret } from './schemas.js';
+
+export function rotateSecret(app: FastifyInstance, { services }: RouteContext) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/webhook_endpoints/:id/rotate_secret/',
+    {
+      schema: {
+        operationId: 'rotateWebhookEndpointSecret',
+        tags: ['webhook_endpoints'],
+        summary: 'Rotate the signing secret',
+        description:
+          'Answers the new secret, shown this once. For 24 hours deliveries carry two signatures in webhook-signature (new and previous), so a receiver can switch at its pace.',
+        params: EndpointParams,
+        body: EmptyBody,
+        response: { 200: WebhookEndpointWithSecret },
+      },
+      onRequest: endpointIdMustBeWellFormed,
+    },
+    async (request, reply) => {
+      const endpoint = await services.webhookEndpoints.rotateSecret(unitOf(request), actorOf(request), request.params.id);
+      return reply.header('etag', endpoint.etag).send(endpoint);
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import type { Queryable } from '../../db/client.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { toExportJob } from '../exports/export-mapper.js';
+import { findExportById } from '../exports/export-repository.js';
+import { toInvitation } from '../invitations/invitation-mapper.js';
+import { findInvitation } from '../invitations/invitation-repository.js';
+import { findMedia, findMediaParents } from '../media/media-repository.js';
+import { createMediaViews } from '../media/media-views.js';
+import type { EventType } from './event-types.js';
+import { recordEvent } from './record-event.js';
+
+/**
+ * Events whose object is read back in the transaction of the change, so the
+ * service that makes the change calls one line: each object is the one the
+ * resource's GET (or list) route shows, from the same mapper.
+ */
+
+/** export.completed / export.failed: the ExportJob as GET …/exports/{id}/ answers it. */
+export async function recordExportEvent(tx: Queryable, type: 'export.completed' | 'export.failed', exportId: string): Promise<void> {
+  const row = await findExportById(tx, exportId);
+  if (row) await recordEvent(tx, type, row.book_id, toExportJob(row));
+}
+
+/** media.processed (complete, failed or infected): the Media as GET …/media/{id}/ answers it, URLs signed now. */
+export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, mediaId: string): Promise<void> {
+  const ids = await findMediaParents(tx, mediaId);
+  const m = ids && (await findMedia(tx, ids.book_id, ids.submission_id, mediaId));
+  if (ids && m) await recordEvent(tx, 'media.processed', ids.book_id, await createMediaViews({ store }).toMedia(m));
+}
+
+/** invitation.accepted: the Invitation as the book's invitation list shows it. */
+export async function recordInvitationEvent(tx: Queryable, type: Extract<EventType, 'invitation.accepted'>, bookId: string, invitationId: string): Promise<void> {
+  const row = await findInvitation(tx, bookId, invitationId);
+  if (row) await recordEvent(tx, type, bookId, toInvitation(row));
+}
