@@ -375,7 +375,7 @@ export async function registerOpenApi(app: FastifyInstance) {
  */
 const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
-  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
 
 /** Swagger UI's request interceptor, run in the browser: a fresh Idempotency-Key for every write that has none. */
 function freshIdempotencyKey(req: { method?: string; headers: Record<string, string> }) {
