@@ -48,6 +48,7 @@ describe.skipIf(!HAS_CHROMIUM)('API reference page in a real browser', () => {
     await page.locator('.information-container .title').waitFor();
     expect(await page.title()).toBe('Memory Book Integrator API reference');
     expect(await page.locator('.information-container .title').textContent()).toContain('Memory Book Integrator API');
+    expect(await page.locator('link[rel="icon"]').first().getAttribute('href')).toMatch(/favicon\.svg$/);
     // No Swagger top bar (its logo and the document URL box).
     expect(await page.locator('.topbar').count()).toBe(0);
     // The catalogue is on the page, without a click.
