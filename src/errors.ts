@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   storage_unavailable: 502,
   service_unavailable: 503,
   deletion_queued: 202,
+  moved: 308,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -486,6 +487,13 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     details: null,
     where: ['every'],
     example: { message: 'The service is busy; retry after the time in the Retry-After header.' },
+  },
+  moved: {
+    meaning: 'Not an error: the path lacks its trailing slash; Location is the same path with it (308, the method and body kept).',
+    action: 'Follow Location, and write paths with their trailing slash.',
+    details: null,
+    where: ['outside'],
+    example: { message: 'This resource lives at /api/v1/me/ (with the trailing slash).' },
   },
   deletion_queued: {
     meaning: 'Not an error: a deletion was accepted (202) and runs in the background.',

@@ -16,8 +16,8 @@ function statusesOf(code: ErrorCode): string {
   return [ERROR_STATUS[code], ...(ERROR_CATALOGUE[code].otherStatuses ?? [])].join(', ');
 }
 
-/** The codes an envelope answers (4xx and 5xx), in the table's order. */
-export const ENVELOPE_CODES = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 400);
+/** The codes the envelope carries (4xx, 5xx and the 308 to the slashed path), in the table's order. */
+export const ENVELOPE_CODES = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 300);
 
 /** The table for the document's description: code, status, meaning, what to do. */
 export function errorCatalogueTable(): string {

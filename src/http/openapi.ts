@@ -533,7 +533,7 @@ export function errorExample(code: ErrorCode) {
  */
 function documentErrors(doc: OpenApiDoc, used: Set<ErrorCode>): void {
   const schemas = (doc.components.schemas ??= {});
-  const envelopeCodes = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 400);
+  const envelopeCodes = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 300);
   const variants = envelopeCodes.map((code) => {
     const info = ERROR_CATALOGUE[code];
     let details: Json = { type: 'null' };
