@@ -32,7 +32,7 @@ Usage:
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
   memorybook jobs failed [--name N] [--limit N]
-  memorybook openapi:export [--out openapi.json]
+  memorybook openapi:export [--out openapi.json] [--errors docs/errors.md]
   memorybook demo [--force]              a demo user, API key, book and memories to try the API with
                                          (refuses a database that already has users unless --force)
 
@@ -334,9 +334,12 @@ export async function main(argv: string[]): Promise<number> {
         }
       }
       case 'openapi:export': {
-        const { values } = parseArgs({ args: [sub, ...rest].filter(Boolean) as string[], options: { out: { type: 'string' } }, strict: true });
+        const { values } = parseArgs({ args: [sub, ...rest].filter(Boolean) as string[], options: { out: { type: 'string' }, errors: { type: 'string' } }, strict: true });
         const doc = await exportOpenApi(config);
         writeFileSync(values.out ?? 'openapi.json', JSON.stringify(doc, null, 2) + '\n');
+        // The error catalogue beside it, from the same document.
+        const { renderErrorCatalogue } = await import('../http/error-catalogue.js');
+        writeFileSync(values.errors ?? 'docs/errors.md', renderErrorCatalogue(doc));
         return 0;
       }
       case 'help':

@@ -6,45 +6,157 @@ import { isStorable, MAX_KEY_LENGTH } from './plugins/idempotency.js';
 import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js';
 import { webhooksSection } from './webhooks-doc.js';
 import { EmptyBody, SERVICE_ENUM_KEYWORD } from './schemas/common.js';
+import { errorCatalogueTable } from './error-catalogue.js';
+import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorScope } from '../errors.js';
 
-// 503: the database was busy (a timeout, a deadlock); retry after Retry-After.
-// 405: every path answers it for the methods it does not define.
-const SHARED_ERRORS = [400, 404, 405, 500, 503];
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request (validation_failed, query_param_invalid, invalid_json, …)',
-  401: 'Missing, malformed or revoked credentials (unauthorized)',
-  402: 'Payment or plan limit',
-  403: 'Forbidden (insufficient_role, csrf_failed, …)',
-  404: 'Not found, or not visible to the caller (not_found)',
-  405: 'Method not allowed on this path (method_not_allowed); Allow lists the methods it answers',
-  409: 'Conflict (idempotency_key_in_use, name_taken, invalid_state, …)',
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authenticated',
+  402: 'Payment or a larger plan needed',
+  403: 'Forbidden',
+  404: 'Not found, or not visible to the caller',
+  405: 'Method not allowed on this path; Allow lists the methods it answers',
+  408: 'The request did not arrive in time',
+  409: 'Conflict',
   410: 'Gone',
-  412: 'If-Match did not match (precondition_failed; details.current_etag)',
-  413: 'Body too large (payload_too_large)',
-  415: 'Content-Type not supported (unsupported_media_type)',
-  422: 'Schema validation failed ({detail}) or idempotency_key_reused (envelope)',
-  423: 'Locked (book_grace_period on approve)',
-  428: 'Idempotency-Key header required (idempotency_key_required)',
-  429: 'Rate limited (rate_limited); see Retry-After',
-  500: 'Internal error (internal_error)',
-  502: 'Upstream storage unavailable (storage_unavailable)',
-  503: 'Service unavailable (service_unavailable); see Retry-After',
+  412: 'If-Match did not match',
+  413: 'Too large',
+  414: 'URL too long',
+  415: 'Content-Type not supported',
+  422: 'Schema validation failed ({detail}), or the Idempotency-Key was used for another request',
+  423: 'Locked',
+  428: 'Idempotency-Key header required',
+  429: 'Rate limited; see Retry-After',
+  431: 'Request headers too large',
+  500: 'Internal error',
+  502: 'Upstream storage unavailable; see Retry-After',
+  503: 'Service unavailable; see Retry-After',
 };
 
-/** Which error statuses a route can answer, from its method and config; routes add their own in `config.errors`. */
-export function errorStatusesFor(route: RouteOptions): number[] {
+/** What a route is, as the error scopes of the catalogue read it (see ErrorScope in src/errors.ts). */
+interface RouteShape {
+  signedIn: boolean;
+  unsafe: boolean;
+  multipart: boolean;
+  query: boolean;
+  keyed: boolean;
+  ifMatch: boolean;
+  rateLimited: boolean;
+  sessionOnly: boolean;
+  tokenOnly: boolean;
+  book: ReturnType<typeof bookAccessExtension> | null;
+}
+
+function shapeOf(route: RouteOptions): RouteShape {
   const rc = route.config ?? {};
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
   const unsafe = methods.some((m) => !['GET', 'HEAD', 'OPTIONS'].includes(m));
-  const s = new Set<number>(SHARED_ERRORS);
-  if ((rc.auth ?? 'required') !== 'none') s.add(401);
-  if (unsafe && (rc.auth ?? 'required') !== 'none') s.add(403); // CSRF on sessions
-  if (rc.sessionOnly) s.add(403);
-  if (unsafe) [413, 415, 422].forEach((x) => s.add(x));
-  if (unsafe && rc.idempotency !== false && (rc.auth ?? 'required') !== 'none') [409, 422, 428].forEach((x) => s.add(x));
-  if (rc.rateLimit) s.add(429);
-  for (const x of rc.errors ?? []) s.add(x);
-  return [...s].sort((a, b) => a - b);
+  const signedIn = (rc.auth ?? 'required') !== 'none';
+  const declared = rc.errors ?? [];
+  return {
+    signedIn,
+    unsafe,
+    multipart: Boolean(rc.multipart),
+    query: Boolean((route.schema as { querystring?: unknown } | undefined)?.querystring),
+    keyed: unsafe && rc.idempotency !== false && signedIn,
+    ifMatch: declared.includes(412) || declared.includes('precondition_failed'),
+    rateLimited: Boolean(rc.rateLimit),
+    sessionOnly: Boolean(rc.sessionOnly),
+    tokenOnly: Boolean(rc.tokenOnly),
+    book: rc.book ? bookAccessExtension(rc.book) : null,
+  };
+}
+
+function holds(scope: ErrorScope, r: RouteShape): boolean {
+  switch (scope) {
+    case 'every':
+      return true;
+    case 'signed_in':
+      return r.signedIn;
+    case 'session_write':
+      return r.unsafe && r.signedIn;
+    case 'session_only':
+      return r.sessionOnly;
+    case 'token_only':
+      return r.tokenOnly;
+    case 'write':
+      return r.unsafe;
+    case 'json_body':
+      return r.unsafe && !r.multipart;
+    case 'query':
+      return r.query;
+    case 'keyed':
+      return r.keyed;
+    case 'if_match':
+      return r.ifMatch;
+    case 'rate_limited':
+      return r.rateLimited;
+    case 'book':
+      return r.book !== null;
+    case 'book_role':
+      return r.book !== null && r.book.min_role !== 'visible';
+    case 'book_grace':
+      return r.book?.grace_status != null;
+    case 'book_feature':
+      return r.book?.feature != null;
+    case 'named':
+    case 'outside':
+      return false;
+  }
+}
+
+/** The status a code is answered with on this route (book_grace_period: the action's grace status). */
+function statusOn(code: ErrorCode, r: RouteShape): number {
+  if (code === 'book_grace_period' && r.book?.grace_status) return r.book.grace_status;
+  return ERROR_STATUS[code];
+}
+
+export interface RouteErrors {
+  /** Every error status the route can answer, ascending. */
+  statuses: number[];
+  /** The codes answered with each status. */
+  codes: Map<number, ErrorCode[]>;
+  /** Bare statuses in `config.errors` that no rule explains and several codes share: the route should name its codes. */
+  unresolved: number[];
+}
+
+/**
+ * Which codes, with which statuses, a route can answer: the catalogue's
+ * scopes applied to the route's config, plus the codes and statuses it
+ * names in `config.errors`. A route added later gets its errors the same way.
+ */
+export function errorsFor(route: RouteOptions): RouteErrors {
+  const r = shapeOf(route);
+  const declared = route.config?.errors ?? [];
+  const codes = new Map<number, ErrorCode[]>();
+  const add = (code: ErrorCode) => {
+    const status = statusOn(code, r);
+    const list = codes.get(status) ?? [];
+    if (!list.includes(code)) codes.set(status, [...list, code]);
+  };
+  for (const code of ERROR_CODES) if (ERROR_CATALOGUE[code].where.some((scope) => holds(scope, r))) add(code);
+  for (const x of declared) if (typeof x === 'string') add(x);
+  const unresolved: number[] = [];
+  for (const x of declared) {
+    if (typeof x !== 'number' || codes.has(x)) continue;
+    const candidates = ERROR_CODES.filter((c) => ERROR_STATUS[c] === x && !ERROR_CATALOGUE[c].where.includes('outside'));
+    if (candidates.length !== 1) unresolved.push(x);
+    codes.set(x, candidates);
+  }
+  const statuses = new Set(codes.keys());
+  // A schema failure answers 422 {detail} on every route that reads a body.
+  if (r.unsafe) statuses.add(422);
+  return { statuses: [...statuses].sort((a, b) => a - b), codes, unresolved };
+}
+
+/** Which error statuses a route can answer, from its method and config; see errorsFor. */
+export function errorStatusesFor(route: RouteOptions): number[] {
+  return errorsFor(route).statuses;
+}
+
+function describeStatus(status: number, codes: ErrorCode[]): string {
+  const title = STATUS_TITLES[status] ?? 'Error';
+  return codes.length ? `${title}: ${codes.join(', ')}` : title;
 }
 
 /**
@@ -62,6 +174,10 @@ interface OperationFacts {
   bodyless: boolean;
   rateLimited: boolean;
   deprecated: boolean;
+  /** The error codes each status answers (see errorsFor). */
+  errorCodes: Map<number, ErrorCode[]>;
+  /** Bare declared statuses the catalogue could not pin to one code. */
+  unresolvedErrors: number[];
 }
 
 /** Per app, keyed by operationId (unique across the API; the OpenAPI test checks it). */
@@ -85,13 +201,17 @@ export function installErrorResponses(app: FastifyInstance) {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
     if (!schema.body && !route.config?.multipart && methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) schema.body = EmptyBody;
     const response = ((schema as { response?: Record<string, unknown> }).response ??= {});
-    const statuses = errorStatusesFor(route);
+    const errs = errorsFor(route);
+    const statuses = errs.statuses;
     for (const status of statuses) {
       if (response[status]) continue;
+      const codes = errs.codes.get(status) ?? [];
       response[status] =
         status === 422
-          ? { description: ERROR_DESCRIPTIONS[422], anyOf: [{ $ref: 'ValidationError#' }, { $ref: 'ErrorEnvelope#' }] }
-          : { description: ERROR_DESCRIPTIONS[status] ?? 'Error', $ref: 'ErrorEnvelope#' };
+          ? codes.length
+            ? { description: describeStatus(422, codes), anyOf: [{ $ref: 'ValidationError#' }, { $ref: 'ErrorEnvelope#' }] }
+            : { description: 'Schema validation failed ({detail})', $ref: 'ValidationError#' }
+          : { description: describeStatus(status, codes), $ref: 'ErrorEnvelope#' };
     }
     const operationId = (schema as { operationId?: string }).operationId;
     if (operationId) {
@@ -102,9 +222,17 @@ export function installErrorResponses(app: FastifyInstance) {
         multipart: route.config?.multipart,
         rateLimited: Boolean(route.config?.rateLimit),
         deprecated: Boolean(route.config?.deprecated),
+        errorCodes: errs.codes,
+        unresolvedErrors: errs.unresolved,
       });
     }
   });
+}
+
+/** Operations whose bare declared statuses the catalogue could not pin to one code (they should name their codes in `config.errors`). */
+export function unresolvedErrors(app: FastifyInstance): Record<string, number[]> {
+  const facts = factsByApp.get(app) ?? new Map<string, OperationFacts>();
+  return Object.fromEntries([...facts].filter(([, f]) => f.unresolvedErrors.length).map(([id, f]) => [id, f.unresolvedErrors]));
 }
 
 /** Tags of the document, in this order; an operation's tag missing here is a lint warning (no description). */
@@ -135,8 +263,8 @@ const HEADER_PARAMETERS = {
       'Any unique string (a UUIDv4 is suggested). A retry with the same key and body replays the first answer ' +
       '(Idempotent-Replayed: true) for 24 hours; the same key with another body is 422 idempotency_key_reused; ' +
       'while the first request still runs, 409 idempotency_key_in_use. Missing: 428 idempotency_key_required.',
+    // No example: a fixed one, sent twice, is 422 idempotency_key_reused.
     schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH },
-    example: '6f1c1b2e-3d4a-4f5b-9c8d-7e6f5a4b3c2d',
   },
   'If-Match': {
     name: 'If-Match',
@@ -200,7 +328,11 @@ export async function registerOpenApi(app: FastifyInstance) {
           'Owner-scoped REST API over memory books and the memories (submissions) people send into them. ' +
           'Every non-GET route needs an Idempotency-Key header. Errors carry {code, message, details, request_id}; ' +
           'body schema failures answer 422 {detail: [{loc, msg, type}]}. Paths end with a slash; the form without it answers 308. ' +
-          'Response objects may gain fields within v1: ignore the ones you do not know.',
+          'Response objects may gain fields within v1: ignore the ones you do not know.\n\n' +
+          '## Error codes\n\n' +
+          'Each operation lists the codes it can answer under each status, with an example of each. ' +
+          '`details` has one shape per code (the ErrorEnvelope schema, one variant per code); docs/errors.md in the repository says more.\n\n' +
+          errorCatalogueTable(),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       // Relative: the docs page's "Try it out" calls the origin it was opened from.
@@ -221,9 +353,62 @@ export async function registerOpenApi(app: FastifyInstance) {
   });
   await app.register(swaggerUi, {
     routePrefix: '/api/v1/docs',
-    uiConfig: { deepLinking: true, persistAuthorization: false },
-    staticCSP: true,
-  });
+    uiConfig: {
+      deepLinking: true,
+      persistAuthorization: false,
+      // The service's own page: no Swagger top bar (its logo and the document URL box).
+      layout: 'BaseLayout',
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      displayRequestDuration: true,
+      // Runs in the browser (serialised into the page's script): every write sent from "Try it out" without a key gets a fresh one.
+      requestInterceptor: freshIdempotencyKey,
+    },
+    theme: {
+      title: 'Memory Book Integrator API reference',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: DOCS_ICON }],
+    },
+    validatorUrl: null,
+    // The docs' copy of the document: the key may be left empty on this page, since the page adds one.
+    transformSpecification: (spec: unknown) => docsPageDocument(spec as OpenApiDoc),
+    staticCSP: DOCS_CSP,
+  } as unknown as Parameters<typeof swaggerUi>[1]);
+}
+
+/** The page's icon: an open book, in the service's colours. */
+const DOCS_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#7a4b2a" d="M2 7c5-2 10-2 14 1v19c-4-3-9-3-14-1z"/>' +
+  '<path fill="#b07a4f" d="M30 7c-5-2-10-2-14 1v19c4-3 9-3 14-1z"/></svg>';
+
+/** The docs page's policy: scripts, styles, images and calls from the service itself only (no CDN, nothing inline). */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
+
+/** Swagger UI's request interceptor, run in the browser: a fresh Idempotency-Key for every write that has none. */
+function freshIdempotencyKey(req: { method?: string; headers: Record<string, string> }) {
+  const method = String(req.method || 'GET').toUpperCase();
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return req;
+  if (Object.keys(req.headers).some((h) => h.toLowerCase() === 'idempotency-key' && req.headers[h])) return req;
+  const c = globalThis.crypto;
+  let key: string;
+  if (typeof c.randomUUID === 'function') key = c.randomUUID();
+  else {
+    const b = c.getRandomValues(new Uint8Array(16));
+    key = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  }
+  req.headers['Idempotency-Key'] = key;
+  return req;
+}
+
+/** The document as the docs page shows it: Idempotency-Key optional there (the page sends a fresh one). */
+function docsPageDocument(doc: OpenApiDoc): OpenApiDoc {
+  const key = doc.components?.parameters?.['Idempotency-Key'];
+  if (key) {
+    key.required = false;
+    key.description = `Leave it empty on this page: each "Try it out" sends a fresh key. ${key.description}`;
+  }
+  return doc;
 }
 
 type Json = Record<string, any>;
@@ -249,6 +434,7 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
     return { $ref: `#/components/headers/${name}` };
   };
   const usedTags = new Set<string>();
+  const usedExamples = new Set<ErrorCode>();
 
   for (const item of Object.values(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -298,12 +484,27 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         if (f?.rateLimited || code === 429) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining');
         if (f?.deprecated || op.deprecated) names.push('Deprecation', 'Sunset', 'Link');
         response.headers = Object.fromEntries(names.map((n) => [n, ref(n)]));
+        const json = response.content?.['application/json'];
+        if (code >= 400 && json) {
+          const examples: Json = {};
+          if (code === 422) examples.schema_validation = { $ref: '#/components/examples/schema_validation' };
+          for (const c of f?.errorCodes.get(code) ?? []) {
+            examples[c] = { $ref: `#/components/examples/${c}` };
+            usedExamples.add(c);
+          }
+          if (Object.keys(examples).length) json.examples = examples;
+        }
+        // A route may give a 2xx its own example where the schema's is wrong for it (an export's 202 is pending, not complete).
+        const own = op['x-response-examples']?.[status];
+        if (own !== undefined && json) json.example = own;
       }
       delete op['x-location-on-202'];
+      delete op['x-response-examples'];
     }
   }
 
   normalizeEnums(doc);
+  documentErrors(doc, usedExamples);
 
   doc.components.parameters = Object.fromEntries([...usedParameters].map((p) => [p, HEADER_PARAMETERS[p]]));
   doc.components.headers = Object.fromEntries(Object.keys(RESPONSE_HEADERS).filter((h) => usedHeaders.has(h)).map((h) => [h, RESPONSE_HEADERS[h]]));
@@ -315,6 +516,60 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
   // Top-level keys in the conventional order (info, servers, tags before paths) for a readable diff.
   const { openapi, info, servers, security, tags, paths, components, ...rest } = doc as Json;
   return { openapi, info, servers, security, tags, paths, components, ...rest } as OpenApiDoc;
+}
+
+const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_m, _s, ch: string) => ch.toUpperCase());
+/** A TypeBox schema as plain JSON Schema (its symbols dropped). */
+const plain = (schema: unknown): Json => JSON.parse(JSON.stringify(schema));
+const EXAMPLE_REQUEST_ID = '5b0e6c1e-7d0a-4a3e-9a43-8f1f0f7d2c11';
+
+/** The envelope a code answers, as the document's example of it. */
+export function errorExample(code: ErrorCode) {
+  const { message, details } = ERROR_CATALOGUE[code].example;
+  return { code, message, details: details ?? null, request_id: EXAMPLE_REQUEST_ID };
+}
+
+/**
+ * The error catalogue in the document: one named example per code
+ * (components.examples, referenced by every operation that can answer it),
+ * a `details` schema per code, and the envelope as one variant per code, so
+ * generated clients narrow `details` by `code`. Documentation only: the
+ * route schemas Fastify serialises with keep the plain envelope.
+ */
+function documentErrors(doc: OpenApiDoc, used: Set<ErrorCode>): void {
+  const schemas = (doc.components.schemas ??= {});
+  const envelopeCodes = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 300);
+  const variants = envelopeCodes.map((code) => {
+    const info = ERROR_CATALOGUE[code];
+    let details: Json = { type: 'null' };
+    if (info.details) {
+      const json = plain(info.details);
+      const nullable = Array.isArray(json.anyOf) && json.anyOf.some((b: Json) => b.type === 'null');
+      const object = nullable ? json.anyOf.find((b: Json) => b.type !== 'null') : json;
+      const name = `${pascal(code)}Details`;
+      schemas[name] = { title: name, description: `details of ${code}`, ...object };
+      details = nullable ? { anyOf: [{ $ref: `#/components/schemas/${name}` }, { type: 'null' }] } : { $ref: `#/components/schemas/${name}` };
+    }
+    // Open like every response object: the envelope's own fields are the base schema's.
+    return { title: `${pascal(code)}Error`, properties: { code: { type: 'string', enum: [code] }, details }, required: ['code', 'details'], additionalProperties: true };
+  });
+  const envelope = schemas.ErrorEnvelope;
+  if (envelope) {
+    schemas.ErrorEnvelope = {
+      ...envelope,
+      properties: { ...envelope.properties, code: { ...envelope.properties.code, type: 'string', enum: envelopeCodes } },
+      oneOf: variants,
+    };
+  }
+  doc.components.examples = {
+    schema_validation: {
+      summary: 'A body that does not match the schema',
+      value: { detail: [{ loc: ['body', 'title'], msg: 'Field required', type: 'missing' }] },
+    },
+    ...Object.fromEntries(
+      ERROR_CODES.filter((c) => used.has(c)).map((code) => [code, { summary: code, description: ERROR_CATALOGUE[code].meaning, value: errorExample(code) }]),
+    ),
+  };
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);

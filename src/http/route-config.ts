@@ -53,8 +53,12 @@ declare module 'fastify' {
     multipart?: { fileField: string; description: string };
     /** Binds the key to the calling token as well (for routes whose effect is on the token). */
     idempotencyPerToken?: boolean;
-    /** Statuses this route can answer besides the shared ones, for the OpenAPI document. */
-    errors?: number[];
+    /**
+     * What this route can answer besides what its config implies (see ErrorScope
+     * in src/errors.ts), for the OpenAPI document: error codes its service
+     * raises (`invalid_state`), or a bare status when its one code is implied.
+     */
+    errors?: (number | import('../errors.js').ErrorCode)[];
     deprecated?: Deprecation;
     /** A database-backed rate limit, checked after idempotency (replays never count) and before schema validation. */
     rateLimit?: RouteRateLimit;

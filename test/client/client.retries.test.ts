@@ -5,7 +5,20 @@
  * The rate limit here is 2 creates per 2 s, so a 429 comes quickly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backoffMs, MemorybookError, ok, retryDelayMs, type MemorybookClient } from '../../packages/client/src/index.js';
+import { inspect } from 'node:util';
+import { freePort } from '../helpers/spawn-server.js';
+import {
+  backoffMs,
+  createMemorybookClient,
+  ExportFailedError,
+  MemorybookApiError,
+  MemorybookConnectionError,
+  MemorybookError,
+  ok,
+  retryDelayMs,
+  WaitTimeoutError,
+  type MemorybookClient,
+} from '../../packages/client/src/index.js';
 import { newUser, servicesOf, type TestUser } from '../helpers/factories.js';
 import { serveTestApp, startCuttingProxy, type CuttingProxy, type ServedApp } from './client-setup.js';
 
@@ -87,7 +100,7 @@ describe('memorybook-client retries', () => {
     const before = t.attempts.length;
     const limited = await create(impatient, 'three').then(ok).catch((e: unknown) => e);
     expect(limited).toMatchObject({ status: 429, code: 'rate_limited' });
-    expect((limited as MemorybookError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((limited as MemorybookApiError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(t.attempts.length - before).toBe(1);
   });
 
@@ -125,6 +138,41 @@ describe('memorybook-client retries', () => {
     expect(posts.map((a) => a.status)).toEqual([503, 201]);
     expect(posts[1].idempotencyKey).toBe(posts[0].idempotencyKey);
     expect(s.text_content).toBe('after a restart');
+  });
+});
+
+describe('memorybook-client failures', () => {
+  it('answers a refused connection, after a few quick retries, as a MemorybookConnectionError within 3 s (default options)', async () => {
+    const port = await freePort(); // nothing listens there
+    const mb = createMemorybookClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'svc_live_example' });
+    const started = Date.now();
+    const err = await mb.GET('/api/v1/books/').catch((e: unknown) => e);
+    const elapsed = Date.now() - started;
+    expect(err).toBeInstanceOf(MemorybookError);
+    expect(err).toBeInstanceOf(MemorybookConnectionError);
+    expect(err).toMatchObject({ code: 'connection_refused', status: null, attempts: 4, method: 'GET', url: `http://127.0.0.1:${port}/api/v1/books/` });
+    expect((err as Error).message).toMatch(/refused/);
+    expect(elapsed).toBeLessThan(3000);
+    expect(elapsed).toBeGreaterThanOrEqual(1500); // 0.25 + 0.5 + 1 s of retries
+    // A write too: the same key on every attempt, and the same error.
+    const write = await mb.POST('/api/v1/books/', { body: { title: 'x' } }).catch((e: unknown) => e);
+    expect(MemorybookError.is(write, 'connection_refused')).toBe(true);
+  });
+
+  it('gives every failure one base class, and prints an API error in a few lines without its Response', async () => {
+    const owner = await newUser(t);
+    const err = await t.client(owner.token).GET('/api/v1/books/{slug}/', { params: { path: { slug: 'no-such-book' } } }).then(ok).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemorybookApiError);
+    expect(err).toBeInstanceOf(MemorybookError);
+    for (const other of [new ExportFailedError({ id: 'j', status: 'failed' }), new WaitTimeoutError('slow')]) expect(other).toBeInstanceOf(MemorybookError);
+    const api = err as MemorybookApiError;
+    expect(api.response.status).toBe(404);
+    expect(Object.keys(api)).not.toContain('response');
+    const printed = inspect(api);
+    expect(printed).toContain('not_found');
+    expect(printed).toContain(api.requestId!);
+    expect(printed).not.toMatch(/Response|Headers|bodyUsed/);
+    expect(printed.split('\n').length).toBeLessThan(20);
   });
 });
 

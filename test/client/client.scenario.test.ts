@@ -122,7 +122,10 @@ describe('memorybook-client: a scenario against the real service', () => {
       .then(ok)
       .catch((e: unknown) => e);
     expect(stale).toMatchObject({ status: 412, code: 'precondition_failed' });
-    expect((stale as MemorybookError).details?.current_etag).toMatch(/^"/);
+    // The details are typed by the code: no cast.
+    if (!(stale instanceof MemorybookError && stale.code === 'precondition_failed')) throw new Error('expected precondition_failed');
+    const currentEtag: string = stale.details.current_etag;
+    expect(currentEtag).toMatch(/^"/);
 
     const invalid = await mb
       .POST('/api/v1/books/{slug}/submissions/', { params: { path: { slug: book.slug } }, body: { text_content: 'x', mood: 'happy' } as never })
@@ -130,11 +133,12 @@ describe('memorybook-client: a scenario against the real service', () => {
       .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(MemorybookError);
     expect(invalid).toMatchObject({ status: 422, code: SCHEMA_VALIDATION_CODE, details: null });
-    expect((invalid as MemorybookError).detail).toEqual([expect.objectContaining({ loc: ['body', 'mood'] })]);
-    expect((invalid as MemorybookError).requestId).toMatch(/.+/);
+    if (!MemorybookError.is(invalid, SCHEMA_VALIDATION_CODE)) throw new Error('expected a schema failure');
+    expect(invalid.detail).toEqual([expect.objectContaining({ loc: ['body', 'mood'] })]);
+    expect(invalid.requestId).toMatch(/.+/);
 
     const helperError = await (async () => {
-      for await (const s of mb.items('/api/v1/books/{slug}/submissions/', { path: { slug: book.slug }, query: { limit: 500 } })) void s;
+      for await (const s of mb.items('/api/v1/books/{slug}/submissions/', { params: { path: { slug: book.slug }, query: { limit: 500 } } })) void s;
     })().catch((e: unknown) => e);
     expect(helperError).toMatchObject({ status: 400, code: 'query_param_invalid', details: { param: 'limit' } });
   });

@@ -1,21 +1,38 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { Call, CallOptions, CallResult, FetchFile } from './call.js';
-import { MemorybookError, ok } from './errors.js';
+import { MemorybookConnectionError, MemorybookError, ok } from './errors.js';
 import { createExportHelpers, type ExportHelpers } from './exports.js';
 import { createMediaHelpers, type MediaHelpers } from './media.js';
 import { createTransport, type TransportOptions } from './transport.js';
-import type { BodyOf, ListArgs, ListArgsParam, ListItem, ListPath, Page, PathParamsOf, paths, ResponseOf, SyncPath, UpdatablePath } from './types.js';
+import type { BodyOf, LegacyListArgs, ListArgs, ListArgsParam, ListItem, ListPath, Page, PathParamsOf, paths, ResponseOf, SyncPath, UpdatablePath } from './types.js';
 
-export interface MemorybookClientOptions extends TransportOptions {
+interface CommonOptions extends Omit<TransportOptions, 'fetch'> {
   /** Where the service runs, e.g. `http://localhost:8000` (the paths carry `/api/v1`). */
   baseUrl: string;
-  /** An API key (`svc_live_…`), sent as `Authorization: Bearer`. */
-  apiKey?: string;
   /** More headers for every call. */
   headers?: Record<string, string>;
 }
 
-export type SyncArgs<P extends SyncPath> = ListArgs<P> & {
+/**
+ * An API key, or a `fetch` of your own that authenticates the calls itself
+ * (a proxy that adds the key, a test double): one of the two is required.
+ */
+export type MemorybookClientOptions = CommonOptions &
+  (
+    | {
+        /** An API key (`svc_live_…`), sent as `Authorization: Bearer`. */
+        apiKey: string;
+        /** The fetch to call (default: globalThis.fetch). */
+        fetch?: TransportOptions['fetch'];
+      }
+    | {
+        apiKey?: undefined;
+        /** The fetch to call, which sends the credentials itself. */
+        fetch: NonNullable<TransportOptions['fetch']>;
+      }
+  );
+
+export type SyncArgs<P extends SyncPath> = (ListArgs<P> | LegacyListArgs<P>) & {
   /** The `since` of the previous sync (its Last-Modified); none for the first, which reads every row. */
   since?: string | null;
 };
@@ -33,7 +50,23 @@ export interface UpdateOptions {
   signal?: AbortSignal;
 }
 
-type UpdateArgs<P extends UpdatablePath> = ([PathParamsOf<P>] extends [never] ? { path?: undefined } : { path: PathParamsOf<P> }) & { signal?: AbortSignal };
+type UpdateArgs<P extends UpdatablePath> = (
+  | ([PathParamsOf<P>] extends [never] ? { params?: { path?: undefined } } : { params: { path: PathParamsOf<P> } })
+  | ([PathParamsOf<P>] extends [never]
+      ? {
+          /** @deprecated Pass `params: { path }`, as with `mb.GET`. */
+          path?: undefined;
+        }
+      : {
+          /** @deprecated Pass `params: { path }`, as with `mb.GET`. */
+          path: PathParamsOf<P>;
+        })
+) & { signal?: AbortSignal };
+
+/** Both shapes of a helper's arguments, read as one: `params.path` (as with `mb.GET`), or the earlier `path`. */
+type AnyArgs = { params?: { path?: object; query?: object }; path?: object; query?: object; signal?: AbortSignal };
+const pathOf = (args: AnyArgs | undefined) => args?.params?.path ?? args?.path;
+const queryOf = (args: AnyArgs | undefined) => args?.params?.query ?? args?.query;
 
 /**
  * The typed client: openapi-fetch's `GET`, `POST`, `PATCH`, `DELETE` over
@@ -72,7 +105,7 @@ export interface MemorybookClient extends Client<paths> {
 /**
  * A client for one service and one credential:
  *
- *     const mb = createMemorybookClient({ baseUrl: 'http://localhost:8000', apiKey: process.env.MEMORYBOOK_KEY });
+ *     const mb = createMemorybookClient({ baseUrl: 'http://localhost:8000', apiKey: process.env.MEMORYBOOK_KEY! });
  *     const me = ok(await mb.GET('/api/v1/auth/me/'));
  */
 export function createMemorybookClient(options: MemorybookClientOptions): MemorybookClient {
@@ -80,7 +113,7 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
   const api = createClient<paths>({ baseUrl, headers, fetch: createTransport(options) });
-  const plainFetch = options.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
+  const baseFetch = options.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
 
   const call: Call = async <T>(method: 'get' | 'post' | 'patch' | 'delete', path: string, o: CallOptions = {}) => {
     const result = await api.request(method, path as never, {
@@ -92,15 +125,24 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
     return { data: ok(result as { data?: unknown; error?: unknown; response: Response }) as T, response: result.response };
   };
   // Signed URLs carry their own authorisation; the API key is not sent along (they may point at another host).
-  const fetchFile: FetchFile = (url, signal) => plainFetch(new Request(new URL(url, baseUrl), { signal }));
+  const fetchFile: FetchFile = async (url, signal) => {
+    const request = new Request(new URL(url, baseUrl), { signal });
+    try {
+      return await baseFetch(request);
+    } catch (err) {
+      if (signal?.aborted || !(err instanceof TypeError)) throw err;
+      const { origin, pathname } = new URL(request.url);
+      throw new MemorybookConnectionError('connection_failed', 'GET', origin + pathname, 1, err);
+    }
+  };
 
   type RawPage = { items: unknown[]; next_cursor: string | null; has_more: boolean };
-  async function* pages(path: string, args: ListArgs<ListPath> | undefined, since?: string | null): AsyncGenerator<Page<unknown>, void, undefined> {
+  async function* pages(path: string, args: AnyArgs | undefined, since?: string | null): AsyncGenerator<Page<unknown>, void, undefined> {
     let cursor: string | null = null;
     for (;;) {
-      const query: Record<string, unknown> = { ...args?.query, ...(since ? { updated_since: since } : {}), ...(cursor ? { cursor } : {}) };
+      const query: Record<string, unknown> = { ...queryOf(args), ...(since ? { updated_since: since } : {}), ...(cursor ? { cursor } : {}) };
       const { data, response }: CallResult<RawPage> = await call<RawPage>('get', path, {
-        path: args?.path,
+        path: pathOf(args),
         query,
         signal: args?.signal,
       });
@@ -112,11 +154,11 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
 
   const helpers = {
     baseUrl,
-    pages: (path: string, args?: ListArgs<ListPath>) => pages(path, args),
-    async *items(path: string, args?: ListArgs<ListPath>) {
+    pages: (path: string, args?: AnyArgs) => pages(path, args),
+    async *items(path: string, args?: AnyArgs) {
       for await (const page of pages(path, args)) yield* page.items;
     },
-    async sync(path: string, args: SyncArgs<SyncPath>) {
+    async sync(path: string, args: AnyArgs & { since?: string | null }) {
       const items: unknown[] = [];
       // The earliest watermark of the pages (the first page's): rows that commit while we page are after it.
       let watermark: { at: number; value: string } | null = null;
@@ -128,15 +170,15 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
       if (!watermark) throw new Error(`${path} answered no Last-Modified header: it cannot be synced`);
       return { items, since: watermark.value };
     },
-    async update(path: string, args: { path?: object; signal?: AbortSignal }, change: (current: any) => unknown, o: UpdateOptions = {}) {
+    async update(path: string, args: AnyArgs, change: (current: any) => unknown, o: UpdateOptions = {}) {
       const attempts = o.attempts ?? 3;
       const signal = o.signal ?? args.signal;
       for (let attempt = 1; ; attempt++) {
-        const { data: current, response } = await call<{ etag?: string }>('get', path, { path: args.path, signal });
+        const { data: current, response } = await call<{ etag?: string }>('get', path, { path: pathOf(args), signal });
         const etag = current.etag ?? response.headers.get('etag');
         const body = await change(current);
         try {
-          return (await call('patch', path, { path: args.path, body, headers: etag ? { 'If-Match': etag } : undefined, signal })).data;
+          return (await call('patch', path, { path: pathOf(args), body, headers: etag ? { 'If-Match': etag } : undefined, signal })).data;
         } catch (err) {
           if (!MemorybookError.is(err, 'precondition_failed') || attempt >= attempts) throw err;
         }

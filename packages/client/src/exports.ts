@@ -1,5 +1,5 @@
 import type { HelperContext } from './call.js';
-import { ExportFailedError, MemorybookError, WaitTimeoutError } from './errors.js';
+import { ExportFailedError, MemorybookApiError, WaitTimeoutError } from './errors.js';
 import { sleep } from './transport.js';
 import type { BodyOf, ResponseOf } from './types.js';
 
@@ -66,7 +66,7 @@ export function createExportHelpers({ call, fetchFile }: HelperContext) {
         await res.body?.cancel().catch(() => {});
         res = await fetchFile((await helpers.artifact(slug, jobId, options)).download_url, options.signal);
       }
-      if (!res.ok) throw new MemorybookError(res, await res.json().catch(() => null));
+      if (!res.ok) throw new MemorybookApiError(res, await res.json().catch(() => null));
       return res;
     },
 

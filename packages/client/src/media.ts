@@ -1,5 +1,5 @@
 import type { HelperContext } from './call.js';
-import { MediaProcessingError, MediaUnavailableError, MemorybookError, WaitTimeoutError } from './errors.js';
+import { MediaProcessingError, MediaUnavailableError, MemorybookApiError, WaitTimeoutError } from './errors.js';
 import { sleep } from './transport.js';
 import type { Media } from './types.js';
 
@@ -174,7 +174,7 @@ export function createMediaHelpers({ call, fetchFile }: HelperContext) {
         m = await get(ref, options.signal);
         if (m.download_url) res = await fetchFile(m.download_url, options.signal);
       }
-      if (!res.ok) throw new MemorybookError(res, await res.json().catch(() => null));
+      if (!res.ok) throw new MemorybookApiError(res, await res.json().catch(() => null));
       return res;
     },
   };

@@ -48,13 +48,39 @@ export type ListItem<P extends ListPath> = ResponseOf<P, 'get'> extends { items:
 /** The list routes that take `updated_since`, which `sync()` walks. */
 export type SyncPath = { [P in ListPath]: [QueryOf<P>] extends [never] ? never : 'updated_since' extends keyof QueryOf<P> ? P : never }[ListPath];
 
-/** What a list helper is called with: the path parameters (when the path has any) and the query, less what the helper sets itself. */
-export type ListArgs<P extends ListPath> = ([PathParamsOf<P>] extends [never] ? { path?: undefined } : { path: PathParamsOf<P> }) & {
-  query?: Omit<QueryOf<P>, 'cursor' | 'updated_since'>;
+type ListQueryOf<P extends ListPath> = Omit<QueryOf<P>, 'cursor' | 'updated_since'>;
+
+/**
+ * What a list helper is called with, in the shape of a raw call's options
+ * (`mb.GET(path, { params: { path, query } })`): the path parameters (when
+ * the path has any) and the query, less what the helper sets itself.
+ */
+export type ListArgs<P extends ListPath> = ([PathParamsOf<P>] extends [never]
+  ? { params?: { path?: undefined; query?: ListQueryOf<P> } }
+  : { params: { path: PathParamsOf<P>; query?: ListQueryOf<P> } }) & {
   signal?: AbortSignal;
 };
+
+/** The first shape of a list helper's arguments, still accepted. */
+export type LegacyListArgs<P extends ListPath> = ([PathParamsOf<P>] extends [never]
+  ? {
+      /** @deprecated Pass `params: { path }`, as with `mb.GET`. */
+      path?: undefined;
+    }
+  : {
+      /** @deprecated Pass `params: { path }`, as with `mb.GET`. */
+      path: PathParamsOf<P>;
+    }) & {
+  /** @deprecated Pass `params: { query }`, as with `mb.GET`. */
+  query?: ListQueryOf<P>;
+  params?: undefined;
+  signal?: AbortSignal;
+};
+
 /** The argument list of a list helper: optional when the path has no parameters. */
-export type ListArgsParam<P extends ListPath> = [PathParamsOf<P>] extends [never] ? [args?: ListArgs<P>] : [args: ListArgs<P>];
+export type ListArgsParam<P extends ListPath> = [PathParamsOf<P>] extends [never]
+  ? [args?: ListArgs<P> | LegacyListArgs<P>]
+  : [args: ListArgs<P> | LegacyListArgs<P>];
 
 /** The paths that can be read, then updated with If-Match: the book, a submission, the profile. */
 export type UpdatablePath = { [P in PathsWith<'patch'>]: P extends GetPath ? P : never }[PathsWith<'patch'>];

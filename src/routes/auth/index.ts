@@ -20,7 +20,7 @@ export function registerAuthRoutes(app: FastifyInstance, { services }: RouteCont
         body: CreateTokenBody,
         response: { 201: CreatedToken },
       },
-      config: { sessionOnly: true },
+      config: { sessionOnly: true, errors: ['name_taken'] },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);

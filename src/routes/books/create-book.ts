@@ -19,7 +19,7 @@ export function createBook(app: FastifyInstance, { services }: RouteContext) {
         body: CreateBookBody,
         response: { 201: Type.Ref('Book') },
       },
-      config: { errors: [402] },
+      config: { errors: ['payment_required', 'conflict'] },
     },
     async (request, reply) => {
       const book = await services.books.createBook(unitOf(request), actorOf(request), request.body);

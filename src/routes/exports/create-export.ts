@@ -6,6 +6,26 @@ import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateExportBody } from './schemas.js';
 
+/** What the 202 answers: the job just queued (the schema's own example is a finished one). */
+const PENDING_EXAMPLE = {
+  id: '01935f50-1a2b-7c3d-8e4f-5a6b7c8d9e0f',
+  book_slug: 'grandma-turns-90',
+  status: 'pending',
+  theme: 'botanical_luxe',
+  intent: 'shop',
+  export_format: 'pdf',
+  bleed_mm: 3,
+  gutter_mm: 15,
+  created_at: '2026-11-21T10:00:00.123456Z',
+  updated_at: '2026-11-21T10:00:00.123456Z',
+  started_at: null,
+  completed_at: null,
+  error: null,
+  size_bytes: null,
+  page_count: null,
+  expires_at: null,
+};
+
 export function createExport(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/books/:slug/exports/',
@@ -26,6 +46,7 @@ export function createExport(app: FastifyInstance, { services }: RouteContext) {
         body: CreateExportBody,
         response: { 202: Type.Ref('ExportJob', { description: 'Accepted: the export job, pending' }) },
         'x-location-on-202': true,
+        'x-response-examples': { 202: PENDING_EXAMPLE },
       },
       config: { book: 'export', errors: [403, 429] },
     },

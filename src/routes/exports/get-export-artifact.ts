@@ -19,7 +19,7 @@ export function getExportArtifact(app: FastifyInstance, { services }: RouteConte
         params: ExportParams,
         response: { 200: ExportArtifact },
       },
-      config: { book: 'read_exports', errors: [403, 409, 410, 502] },
+      config: { book: 'read_exports', errors: ['export_not_ready', 'export_failed', 'storage_unavailable'] },
       onRequest: jobIdMustBeWellFormed,
     },
     async (request) => services.exports.getArtifact(actorOf(request), request.params.slug, request.params.job_id),

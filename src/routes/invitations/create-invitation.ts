@@ -24,7 +24,7 @@ export function createInvitation(app: FastifyInstance, { services }: RouteContex
         body: CreateInvitationBody,
         response: { 201: Type.Ref('Invitation') },
       },
-      config: { book: 'manage_invitations', errors: [402] },
+      config: { book: 'manage_invitations', errors: ['member_limit_exceeded', 'invitation_pending'] },
     },
     async (request, reply) => {
       const invitation = await services.invitations.createInvitation(unitOf(request), actorOf(request), request.params.slug, request.body);

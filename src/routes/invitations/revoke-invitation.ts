@@ -18,7 +18,7 @@ export function revokeInvitation(app: FastifyInstance, { services }: RouteContex
         params: InvitationParams,
         response: { 200: RevokedInvitation },
       },
-      config: { book: 'manage_invitations' },
+      config: { book: 'manage_invitations', errors: ['invalid_state'] },
       onRequest: invitationIdMustBeWellFormed,
     },
     async (request) => services.invitations.revokeInvitation(unitOf(request), actorOf(request), request.params.slug, request.params.id),

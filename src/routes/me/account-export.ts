@@ -6,6 +6,7 @@ import { ACCOUNT_EXPORT_WINDOW_SECONDS } from '../../services/account-exports/ac
 import { isUuid } from '../../lib/ids.js';
 import type { RouteContext } from '../../services/index.js';
 import { AccountExportJob, AccountExportParams, AccountExportRequested } from './account-export-schemas.js';
+import { EmptyObjectBody } from './schemas.js';
 
 export function registerAccountExportRoutes(app: FastifyInstance, { services }: RouteContext) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -33,6 +34,7 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
           'and earlier exports. Never secrets (password or key hashes). One per 24 hours, whatever the Idempotency-Key: the next is 429 rate_limited ' +
           'with Retry-After (seconds until the 24 hours are up); a failed export does not count. A retry with the same key replays the 202 first, ' +
           'so it never counts.',
+        body: EmptyObjectBody,
         response: { 202: AccountExportRequested },
         'x-location-on-202': true,
       },

@@ -29,7 +29,7 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
         body: ReauthBody,
         response: { 200: ReauthGrant },
       },
-      config: { idempotency: false, rateLimit: perUser('account_reauth') },
+      config: { idempotency: false, rateLimit: perUser('account_reauth'), errors: ['invalid_credentials'] },
     },
     async (request) => services.account.reauthenticate(actorOf(request), request.body),
   );
@@ -73,7 +73,7 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
         response: { 200: AccountDeleted, 202: AccountDeletionQueued },
       },
       // Deferred: the key is claimed after the backup endpoint has answered, so no transaction waits on it.
-      config: { errors: [403], replayWithRevokedToken: true, rateLimit: perUser('account_delete'), idempotency: 'deferred' },
+      config: { errors: ['reauth_required', 'invalid_credentials'], replayWithRevokedToken: true, rateLimit: perUser('account_delete'), idempotency: 'deferred' },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);

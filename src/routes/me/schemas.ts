@@ -124,6 +124,9 @@ export const AccountDeletionQueued = Type.Object(
   },
 );
 
+/** The body of an action whose request the contract writes as `{}`: optional, and empty when sent. */
+export const EmptyObjectBody = Nullable(StrictObject({}, { title: 'EmptyObject', description: 'Send {} or no body at all' }));
+
 export const StreamParams = Type.Object({
   stream: Type.String({ description: 'onboarding, digests or activity_reminders; anything else is 400 unknown_stream with details.offered', examples: ['digests'] }),
 });

@@ -5,7 +5,7 @@ import { actorOf, unitOf } from '../../http/route-config.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import { mustBeStream } from '../../services/mail-streams/mail-stream-service.js';
 import type { RouteContext } from '../../services/index.js';
-import { OneClickForm, StreamParams, Unsubscribed, UnsubscribeTokenQuery } from './schemas.js';
+import { EmptyObjectBody, OneClickForm, StreamParams, Unsubscribed, UnsubscribeTokenQuery } from './schemas.js';
 
 /** Mail clients post the one-click form (RFC 8058); nothing in it is needed beyond its arrival. */
 const FORM_LIMIT_BYTES = 16 * 1024;
@@ -22,8 +22,10 @@ export async function registerUnsubscribeRoutes(app: FastifyInstance, { services
           'Streams: onboarding, digests (the daily digest of new memories in your books), activity_reminders (a nudge when a book you own has been quiet). ' +
           'Mail of a stream you left is never sent. Repeating it answers already_unsubscribed: true. An unknown stream is 400 unknown_stream with details.offered.',
         params: StreamParams,
+        body: EmptyObjectBody,
         response: { 200: Unsubscribed },
       },
+      config: { errors: ['unknown_stream'] },
       // An unknown stream names nothing: answered before the Idempotency-Key is claimed, so it is never stored.
       onRequest: async (request) => {
         mustBeStream((request.params as { stream: string }).stream);
@@ -63,7 +65,7 @@ export async function registerUnsubscribeRoutes(app: FastifyInstance, { services
           },
           response: { 200: Unsubscribed },
         },
-        config: { auth: 'none', idempotency: false, errors: [401] },
+        config: { auth: 'none', idempotency: false, errors: ['unauthorized', 'unknown_stream', 'stream_not_token_supported'] },
       },
       async (request) => services.mailStreams.unsubscribeWithToken(request.params.stream, request.query.token),
     );

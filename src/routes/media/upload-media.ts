@@ -99,7 +99,7 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
         ownRow: 'submission',
         idempotency: 'deferred',
         multipart: { fileField: FILE_FIELD, description: 'One file part named `file`: an image, audio or video file.' },
-        errors: [402, 403, 413, 415],
+        errors: ['plan_limit_exceeded', 413, 415],
       },
       onRequest: [submissionIdMustBeWellFormed, declaredLengthWithinCeiling],
       // After the answer and its transaction: a staged upload no row took is removed (never while the transaction is open).

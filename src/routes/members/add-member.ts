@@ -22,7 +22,7 @@ export function addMember(app: FastifyInstance, { services }: RouteContext) {
         body: AddMemberBody,
         response: { 201: Type.Ref('Member') },
       },
-      config: { book: 'manage_members', errors: [402] },
+      config: { book: 'manage_members', errors: ['member_limit_exceeded', 'already_a_member', 'user_not_found'] },
     },
     async (request, reply) => {
       const { email, user_id, role } = request.body;

@@ -18,7 +18,7 @@ export function removeMember(app: FastifyInstance, { services }: RouteContext) {
         params: MemberParams,
         response: { 204: Type.Null({ description: 'Removed, or was not a member' }) },
       },
-      config: { book: 'remove_member' },
+      config: { book: 'remove_member', errors: ['cannot_remove_owner'] },
       onRequest: memberIdMustBeWellFormed,
     },
     async (request, reply) => {

@@ -10,7 +10,7 @@ const ROUTES = [
     action: 'approve',
     operationId: 'approveSubmission',
     book: 'approve_submission',
-    errors: [402, 409, 423],
+    errors: ['plan_limit_exceeded', 423],
     body: EmptyBody,
     summary: 'Approve a submission',
     description:
@@ -26,7 +26,7 @@ const ROUTES = [
     summary: 'Reject a submission',
     description: 'From pending or approved (unpins it, clears the share card). The optional reason is emailed to the contributor. An empty body is accepted.',
   },
-  { action: 'pin', operationId: 'pinSubmission', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Pin a submission', description: 'Only an approved submission: otherwise 409 invalid_state.' },
+  { action: 'pin', operationId: 'pinSubmission', book: 'moderate_submissions', errors: ['invalid_state'], body: EmptyBody, summary: 'Pin a submission', description: 'Only an approved submission: otherwise 409 invalid_state.' },
   { action: 'unpin', operationId: 'unpinSubmission', book: 'moderate_submissions', errors: [409], body: EmptyBody, summary: 'Unpin a submission', description: 'A submission that is not pinned answers changed: false, in any state.' },
 ] as const;
 

@@ -162,8 +162,14 @@ describe('OpenAPI document: request headers and bodies', () => {
     const reject = doc.paths['/api/v1/books/{slug}/submissions/{id}/reject/'].post;
     expect(reject.requestBody.required).toBe(false);
     expect(Object.keys(bodySchema(reject).properties)).toEqual(['reason']);
-    // Bodies whose every field is optional may be left out: reject's {reason}, the deletion code's {channel}, and the one-click unsubscribe link's form.
-    const optionalBodies = ['rejectSubmission', 'sendDeletionCode', 'unsubscribeWithToken'];
+    // Bodies whose every field is optional may be left out: reject's {reason}, the deletion code's {channel}, the one-click unsubscribe link's form,
+    // and the actions whose request the contract writes as {} (an optional empty object, so a typed client may pass {}).
+    const optionalBodies = ['rejectSubmission', 'sendDeletionCode', 'unsubscribeWithToken', 'requestAccountExport', 'unsubscribeFromStream'];
+    for (const path of ['/api/v1/me/export/', '/api/v1/me/unsubscribe/{stream}/']) {
+      const body = doc.paths[path].post.requestBody;
+      expect(body.required, path).toBe(false);
+      expect(bodySchema(doc.paths[path].post), path).toMatchObject({ type: ['object', 'null'], properties: {}, additionalProperties: false });
+    }
     for (const { where, op } of operations()) if (op.requestBody && !optionalBodies.includes(op.operationId)) expect(op.requestBody.required, where).toBe(true);
 
     const owner = await newUser(t);
