@@ -1,10 +1,11 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
-import { EMOJI_FONT, fontFilePath, themeStyle } from '../../media-tools/themes.js';
+import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
+import { fontFilePath, themeStyle, type FontFace } from '../../media-tools/themes.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { preparePicture, type PreparedPicture } from './pictures.js';
-import { breakLines, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -94,11 +95,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
 
-  const faces = { quote: 'quote', title: 'title', body: 'body', emoji: 'emoji' };
+  const faces = { quote: 'quote', title: 'title', body: 'body' };
   doc.registerFont(faces.quote, fontFilePath(style.quote));
   doc.registerFont(faces.title, fontFilePath(style.title));
   doc.registerFont(faces.body, fontFilePath(style.body));
-  doc.registerFont(faces.emoji, fontFilePath(EMOJI_FONT));
+  // Each face's fallbacks, registered under their file's name: PDFKit loads (and embeds) one only when a page uses it.
+  const registered = new Set<string>();
+  const chainOf = (f: FontFace): string[] =>
+    fallbackFaces(f).map((fb) => {
+      const name = `fb:${fb.package}/${fb.file}`;
+      if (!registered.has(name)) {
+        doc.registerFont(name, fontFilePath(fb));
+        registered.add(name);
+      }
+      return name;
+    });
+  const fallbacks = { quote: chainOf(style.quote), title: chainOf(style.title), body: chainOf(style.body) };
   const measure = new TextMeasurer(doc);
 
   let pageNo = 0;
@@ -125,14 +137,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const t = g.trimmed();
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, t, mm(7), p.accent, 0.5);
     // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallback: faces.emoji, size: 7, leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), p.muted, content.w);
+    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: 7, leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), p.muted, content.w);
     folio(n);
   }
 
   function folio(n: number) {
     const cx = content.x + content.w / 2;
     const cy = g.trimmed().y + g.trim - mm(13);
-    const s: TextStyle = { face: faces.body, fallback: null, size: 8.5, leading: 1 };
+    const s: TextStyle = { face: faces.body, fallbacks: [], size: 8.5, leading: 1 };
     if (look.folio === 'disc') {
       doc.save().circle(cx, cy - 3, 9).fill(p.accent).restore();
       drawCentredLine(String(n), s, cx, cy, p.background, 40);
@@ -153,10 +165,24 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string) {
     doc.fillColor(colour);
-    for (const run of line.runs) {
-      doc.font(run.face).fontSize(s.size).text(run.text, x, baseline, { lineBreak: false, baseline: 'alphabetic', characterSpacing: s.characterSpacing ?? 0 });
+    // Right-to-left runs are shaped whole (fontkit gives their glyphs right to left); the runs themselves go in visual order.
+    const runs = line.runs.some((r) => r.dir === 'rtl') ? visualOrder(line.runs, (r) => r.dir, line.dir) : line.runs;
+    for (const run of runs) {
+      const options = { lineBreak: false, baseline: 'alphabetic' as const, characterSpacing: s.characterSpacing ?? 0 };
+      // Shaping may merge, split or reorder glyphs, and a glyph has one ToUnicode entry: the words themselves
+      // go with the run as its ActualText, so copying and searching give what was written, in its order.
+      const plain = /^[\x20-\x7e]*$/.test(run.text);
+      if (!plain) doc.markContent('Span', { actual: run.text } as never);
+      doc.font(run.face).fontSize(s.size).text(run.text, x, baseline, run.dir === 'rtl' ? { ...options, features: SHAPE_WHOLE as never } : options);
+      if (!plain) doc.endMarkedContent();
       x += run.width;
     }
+  }
+
+  /** Where a line starts in a column: right-to-left paragraphs are set from the right edge. */
+  function lineX(line: Line, box: { x: number; w: number }, align: 'left' | 'center'): number {
+    if (align === 'center') return box.x + (box.w - line.width) / 2;
+    return line.dir === 'rtl' ? box.x + box.w - line.width : box.x;
   }
 
   /** Lines set in a column: returns the y below the last line. */
@@ -165,8 +191,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let at = top;
     for (const line of lines) {
       if (line.paragraphStart) at += pitch * 0.45;
-      const x = align === 'center' ? box.x + (box.w - line.width) / 2 : box.x;
-      drawLine(line, x, at + baselineOffset(s), s, colour);
+      drawLine(line, lineX(line, box, align), at + baselineOffset(s), s, colour);
       at += pitch;
     }
     return at;
@@ -177,7 +202,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
   function fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
     const text = style.titleUppercase ? input.title.toUpperCase() : input.title;
-    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallback: faces.emoji, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
+    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
     let s = styleAt(to);
     let lines: Line[] = [];
     for (let size = from; size >= to; size -= 2) {
@@ -202,8 +227,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     newPage();
     const t = g.trimmed();
     const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
-    const subtitleStyle: TextStyle = { face: faces.quote, fallback: faces.emoji, size: 15, leading: 1.35 };
-    const smallCaps: TextStyle = { face: faces.body, fallback: null, size: 9, leading: 1, characterSpacing: 1.6 };
+    const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
+    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6 };
     if (look.cover === 'journal') {
       // Lined paper with a margin rule; the title and subtitle are written on the lines.
       const rule = mm(9);
@@ -267,7 +292,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function coverVerso() {
     newPage();
     const t = g.trimmed();
-    const small: TextStyle = { face: faces.body, fallback: faces.emoji, size: 8.5, leading: 1.5 };
+    const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: 8.5, leading: 1.5 };
     const made = `Made with memorybook on ${DATE.format(input.now ?? new Date())}`;
     drawCentredLine(input.title, small, t.x + t.w / 2, t.y + t.h - mm(40), p.muted, t.w - mm(60));
     drawCentredLine(made, small, t.x + t.w / 2, t.y + t.h - mm(34), p.muted, t.w - mm(60));
@@ -277,11 +302,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   const quoteStyle = (pinned: boolean): TextStyle => ({
     face: faces.quote,
-    fallback: faces.emoji,
+    fallbacks: fallbacks.quote,
     size: look.quoteSize + (pinned ? 1.5 : 0),
     leading: look.leading,
   });
-  const signatureStyle: TextStyle = { face: faces.body, fallback: faces.emoji, size: 9.5, leading: 1.45 };
+  const signatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: 9.5, leading: 1.45 };
   const barIndent = look.quoteMark === 'bar' ? 16 : 0;
 
   /** Where each picture of a memory goes: one large, or two to a row. */
@@ -450,7 +475,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const column = () => ({ x: content.x + barIndent, w: textWidth });
     if (look.quoteMark === 'glyph' && lines.length) {
       if (room() < markHeight + pitch * 2) memoryPage();
-      const markStyle: TextStyle = { face: faces.quote, fallback: null, size: 40, leading: 1 };
+      const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
       const [mark] = breakLines(measure, '“', markStyle, 100);
       const mx = look.align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
       drawLine(mark, mx, y + 34, markStyle, p.accent);
@@ -463,8 +488,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (needed > room() && !atTop()) memoryPage();
       if (line.paragraphStart && !atTop()) y += pitch * 0.45;
       if (look.quoteMark === 'bar') doc.save().rect(content.x, y + 1, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore();
-      const x = look.align === 'center' ? column().x + (column().w - line.width) / 2 : column().x;
-      drawLine(line, x, y + baselineOffset(qs), qs, colour);
+      drawLine(line, lineX(line, column(), look.align), y + baselineOffset(qs), qs, colour);
       y += pitch;
     });
     if (room() < sigHeight && !atTop()) memoryPage();
@@ -500,7 +524,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     if (memoryCount === 0) {
-      const s: TextStyle = { face: faces.quote, fallback: faces.emoji, size: 14, leading: 1.4 };
+      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
     }
     // A printed book has an even number of pages: close on a verso with the theme's ornament.
