@@ -70,6 +70,8 @@ export interface Config {
     webFormRateLimit: number;
     webFormRateWindowSeconds: number;
   };
+  /** The printed book: thickness of one page (half a sheet) in µm; a cover wrap's spine is the page count times it. */
+  printPaperCaliperUm: number;
 }
 
 export class ConfigError extends Error {
@@ -203,6 +205,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
 
   const messaging = parseMessaging(str, problems, publicHost);
+  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -226,6 +229,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     },
     messaging,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
+    printPaperCaliperUm,
   } satisfies Config);
 }
 

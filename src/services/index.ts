@@ -100,7 +100,7 @@ export function createServices(deps: ServiceDeps) {
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),
     shareCards: createShareCards({ db, store }),
     exports,
-    exportRendering: createExportRendering({ db, store, queue }),
+    exportRendering: createExportRendering({ db, store, queue, paperCaliperUm: config.printPaperCaliperUm }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -224,3 +224,18 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
   });
   return lines;
 }
+
+/**
+ * Typewriter punctuation as a typesetter would set it: curly quotes and
+ * apostrophes, dashes for double hyphens, an ellipsis for three dots.
+ */
+export function smartPunctuation(text: string): string {
+  return text
+    .replace(/(^|[\s([{\u2014\u2013-])"/gu, '$1\u201C')
+    .replace(/"/g, '\u201D')
+    .replace(/(^|[\s([{\u2014\u2013-])'/gu, '$1\u2018')
+    .replace(/'/g, '\u2019')
+    .replace(/(\s)--(\s)/g, '$1\u2013$2')
+    .replace(/--/g, '\u2014')
+    .replace(/\.\.\./g, '\u2026');
+}

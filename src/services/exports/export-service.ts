@@ -22,10 +22,12 @@ import {
 import {
   ARTIFACT_RETRY_AFTER_SECONDS,
   ARTIFACT_URL_TTL_SECONDS,
+  coverKeyBeside,
   DEFAULT_FORMAT,
   DEFAULT_INTENT,
   FORMAT_FEATURES,
   FORMAT_FILES,
+  hasCoverWrap,
   INTENTS,
   type ExportFormat,
   type ExportIntent,
@@ -159,7 +161,11 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
           downloadName: downloadName(job),
           now,
         });
-        return { download_url: signed.url, expires_at: isoMicro(signed.expiresAt) };
+        // A shop PDF's cover wrap, signed alike (null for everything else).
+        const cover = hasCoverWrap(job)
+          ? await store.signedUrl(coverKeyBeside(job.artifact_key!), { ttlSeconds, contentType: 'application/pdf', downloadName: downloadName(job).replace(/\.pdf$/, '-cover.pdf'), now })
+          : null;
+        return { download_url: signed.url, cover_download_url: cover?.url ?? null, expires_at: isoMicro(signed.expiresAt) };
       } catch (err) {
         deps.log?.warn({ err, export: job.id }, 'could not sign an export artifact URL');
         throw storageUnavailable(err);
