@@ -33,6 +33,7 @@ import { createMediaViews } from './media/media-views.js';
 import { createShareCards } from './media/share-cards.js';
 import { createExportService } from './exports/export-service.js';
 import { createExportRendering } from './exports/export-rendering.js';
+import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
@@ -100,7 +101,8 @@ export function createServices(deps: ServiceDeps) {
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),
     shareCards: createShareCards({ db, store }),
     exports,
-    exportRendering: createExportRendering({ db, store, queue, paperCaliperUm: config.printPaperCaliperUm }),
+    exportRendering: createExportRendering({ db, store, queue, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+    playLinks: createPlayLinks({ db, store }),
   };
 }
 export type Services = ReturnType<typeof createServices>;

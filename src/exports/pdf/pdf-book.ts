@@ -7,6 +7,7 @@ import { photoLayout, type Cell } from './photo-layout.js';
 import { aspectOf, prepareCroppedPicture, type PreparedPicture } from './pictures.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
 import { breakLines, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
@@ -38,8 +39,11 @@ export interface PdfMemory {
   date: string;
   pinned: boolean;
   pictures: PdfPicture[];
-  /** Durations (s) of the voice recordings that come with it (not printable; mentioned). */
-  recordings: (number | null)[];
+  /**
+   * Its voice recordings and videos: each prints as a QR code to the page where it plays (`url`), with
+   * what it is and how long; without a url only the words.
+   */
+  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null }[];
 }
 
 export interface PdfBookInput {
@@ -86,6 +90,8 @@ const LOOKAHEAD_PICTURES = 6;
 const PREPARE_CONCURRENCY = 2;
 
 const GAP = 8;
+/** Side of a printed QR code: 22 mm reads from a phone held at a book's distance. */
+const QR_SIZE = mm(22);
 /** Memories longer than this (characters) are set as text, not display type. */
 const LONG_TEXT_CHARS = 480;
 /** Below this a photo prints soft: the job says so in its warnings. */
@@ -327,6 +333,32 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /** A QR code (black on a white square, whatever the page colour: phones read that best), linked as well. */
+  function drawQr(url: string, x: number, top: number) {
+    const qr = QRCode.create(url, { errorCorrectionLevel: 'M' });
+    const n = qr.modules.size;
+    const quiet = 2;
+    const cell = QR_SIZE / (n + 2 * quiet);
+    doc.save().rect(x, top, QR_SIZE, QR_SIZE).fill('#FFFFFF');
+    doc.fillColor('#000000');
+    for (let r = 0; r < n; r++) {
+      // One rectangle per run of dark modules along a row.
+      for (let c = 0; c < n; ) {
+        if (!qr.modules.get(r, c)) {
+          c++;
+          continue;
+        }
+        let end = c;
+        while (end < n && qr.modules.get(r, end)) end++;
+        doc.rect(x + (quiet + c) * cell, top + (quiet + r) * cell, (end - c) * cell + 0.05, cell + 0.05);
+        c = end;
+      }
+    }
+    doc.fill();
+    doc.restore();
+    doc.link(x, top, QR_SIZE, QR_SIZE, url);
+  }
+
   type Placed = PreparedPicture & { kind: PdfPicture['kind']; cell: Cell };
   interface Ready {
     memory: PdfMemory;
@@ -463,9 +495,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const signature = [memory.signature ? `— ${memory.signature}` : null, DATE.format(new Date(memory.date))].filter(Boolean).join(' · ');
-    const notes = memory.recordings.map((s) => `With a voice recording${s ? ` (${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')})` : ''}`);
-    const sigLines = [signature, ...notes].flatMap((t) => breakLines(measure, t, signatureStyle, textWidth));
-    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading;
+    const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
+    // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
+    const codes = memory.recordings.map((r) => {
+      const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
+      const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
+      const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
+      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)) };
+    });
+    const codesHeight = codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * signatureStyle.size * signatureStyle.leading), 0);
+    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight;
     const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
     const picturesHeight = block.height ? block.height + GAP * 1.5 : 0;
     const textHeight = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
@@ -527,6 +566,21 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (room() < sigHeight && !atTop()) memoryPage();
     y += 6;
     y = drawBlock(sigLines, signatureStyle, column(), y, align, p.muted);
+    // The codes line up under each other: one row width for all of them.
+    const codesW = Math.max(0, ...codes.map((c) => QR_SIZE + 10 + Math.max(...c.lines.map((l) => l.width))));
+    for (const c of codes) {
+      y += 8;
+      if (!c.url) {
+        y = drawBlock(c.lines, signatureStyle, column(), y, align, p.muted);
+        continue;
+      }
+      const textW = codesW - QR_SIZE - 10;
+      const x = align === 'center' ? column().x + (column().w - codesW) / 2 : column().x;
+      drawQr(c.url, x, y);
+      const captionHeight = c.lines.length * signatureStyle.size * signatureStyle.leading;
+      drawBlock(c.lines, signatureStyle, { x: x + QR_SIZE + 10, w: textW }, y + (QR_SIZE - captionHeight) / 2, 'left', p.muted);
+      y += QR_SIZE;
+    }
     memoryCount++;
 
     // The theme's ornament between memories; the turn of a page does that job when there is no room left.

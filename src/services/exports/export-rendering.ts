@@ -21,6 +21,7 @@ import {
   type ExportSubmission,
 } from './export-content.js';
 import { completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
+import { issuePlayLink } from './play-links.js';
 import { ARTIFACT_RETENTION_SECONDS, coverKeyBeside, coverObjectKey, DEFAULT_PAPER_CALIPER_UM, exportObjectKey, FORMAT_FILES, hasCoverWrap, type ExportRow } from './export-types.js';
 
 /** Why a render stopped, in words a client may see (paths, hosts and stacks stay in the logs). */
@@ -58,6 +59,8 @@ export function createExportRendering(deps: {
   now?: () => Date;
   /** Thickness of one page of the printed book (µm): the spine of a cover wrap is the page count times it. */
   paperCaliperUm?: number;
+  /** The service's public address: printed recordings link to its /play/ pages. */
+  publicUrl?: string;
 }) {
   const { db, store } = deps;
 
@@ -88,7 +91,7 @@ export function createExportRendering(deps: {
         bleedMm: job.bleed_mm,
         gutterMm: job.gutter_mm,
         memoryCount: ids.length,
-        memories: pdfMemories(readExportSubmissions(db, book.id, ids)),
+        memories: pdfMemories(readExportSubmissions(db, book.id, ids), db, deps.publicUrl ? `${deps.publicUrl}/play/` : null),
         openPicture,
         isMissing: (err) => err instanceof ObjectNotFoundError,
         onPictureSkipped: (pictureKey, why) => log?.warn({ export: job.id, key: pictureKey, why }, 'picture left out of the export'),
@@ -266,8 +269,11 @@ export function createExportRendering(deps: {
 }
 export type ExportRendering = ReturnType<typeof createExportRendering>;
 
-/** The memories as the PDF shows them: the pictures it can print, the recordings it mentions. */
-async function* pdfMemories(source: AsyncIterable<ExportSubmission>): AsyncGenerator<PdfMemory> {
+/**
+ * The memories as the PDF shows them: the pictures it can print, and its recordings and videos, each
+ * with a new link to the page where it plays (`playBase` + token), or none when `playBase` is null.
+ */
+async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, playBase: string | null): AsyncGenerator<PdfMemory> {
   for await (const s of source) {
     const usable = s.media.filter((m) => isReleasable(m) && m.processing_status === 'complete');
     yield {
@@ -279,7 +285,11 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>): AsyncGener
       pictures: usable.flatMap((m): PdfMemory['pictures'] =>
         m.kind === 'image' ? [{ key: m.storage_key, kind: 'photo' }] : m.kind === 'video' && m.thumbnail_key ? [{ key: m.thumbnail_key, kind: 'video' }] : [],
       ),
-      recordings: usable.filter((m) => m.kind === 'audio').map((m) => m.duration_seconds),
+      recordings: await Promise.all(
+        usable
+          .filter((m): m is typeof m & { kind: 'audio' | 'video' } => m.kind === 'audio' || m.kind === 'video')
+          .map(async (m) => ({ kind: m.kind, duration: m.duration_seconds, url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null })),
+      ),
     };
   }
 }
