@@ -161,9 +161,10 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
           downloadName: downloadName(job),
           now,
         });
-        // A shop PDF's cover wrap, signed alike (null for everything else).
-        const cover = hasCoverWrap(job)
-          ? await store.signedUrl(coverKeyBeside(job.artifact_key!), { ttlSeconds, contentType: 'application/pdf', downloadName: downloadName(job).replace(/\.pdf$/, '-cover.pdf'), now })
+        // A shop PDF's cover wrap, signed alike (null for everything else, and for a file rendered before covers were made).
+        const coverKey = hasCoverWrap(job) ? coverKeyBeside(job.artifact_key!) : null;
+        const cover = coverKey && (await store.head(coverKey))
+          ? await store.signedUrl(coverKey, { ttlSeconds, contentType: 'application/pdf', downloadName: downloadName(job).replace(/\.pdf$/, '-cover.pdf'), now })
           : null;
         return { download_url: signed.url, cover_download_url: cover?.url ?? null, expires_at: isoMicro(signed.expiresAt) };
       } catch (err) {

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isJoiner } from '../../media-tools/font-fallback.js';
-import { THEMES } from '../../media-tools/themes.js';
-import { blankGlyphs, drawnCodePoints, embeddedFonts } from '../../../test/helpers/pdf-readback.js';
-import { SCRIPTS } from './font-fallback.test.js';
-import { renderPdfBook, type PdfMemory } from './pdf-book.js';
+import { isJoiner } from '../../../src/media-tools/font-fallback.js';
+import { THEMES } from '../../../src/media-tools/themes.js';
+import { blankGlyphs, drawnCodePoints, embeddedFonts } from '../../helpers/pdf-readback.js';
+import { SCRIPTS } from '../../helpers/scripts.js';
+import { renderPdfBook, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
 
 const run = promisify(execFile);
 const invisible = (ch: string) => /\s/u.test(ch) || isJoiner(ch.codePointAt(0)!);
