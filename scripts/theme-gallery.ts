@@ -48,7 +48,7 @@ const MEMORIES: Omit<PdfMemory, 'id' | 'date'>[] = [
     signature: 'Ada Lovelace',
     pinned: false,
     pictures: [],
-    recordings: [42],
+    recordings: [{ kind: 'audio', url: 'https://memorybook.example/play/example-token/', duration: 42 }],
   },
   {
     text: 'The night drive to the coast, singing every song on the radio, even the ones you did not know.',

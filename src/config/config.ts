@@ -129,6 +129,8 @@ export interface Config {
     webFormRateLimit: number;
     webFormRateWindowSeconds: number;
   };
+  /** The printed book: thickness of one page (half a sheet) in µm; a cover wrap's spine is the page count times it. */
+  printPaperCaliperUm: number;
 }
 
 export class ConfigError extends Error {
@@ -283,6 +285,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   }
   const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
   if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
+  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -316,6 +319,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     },
     billing,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
+    printPaperCaliperUm,
   } satisfies Config);
 }
 

@@ -1,4 +1,5 @@
 import { loadSharp } from './sharp.js';
+import { faceCovers, fontChain, splitRuns } from './font-fallback.js';
 import { loadFontFile, themeFaces, themeStyle, type FontFace, type ThemeStyle } from './themes.js';
 
 /**
@@ -31,7 +32,7 @@ const MAX_TEXT_CHARS = 600;
 export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   const style = themeStyle(input.theme);
   const photo = input.photoPath ? await preparePhoto(input.photoPath) : null;
-  const faces = themeFaces(style);
+  const faces = withFallbacks(style, input);
   const fonts = await Promise.all(
     faces.map(async (f) => ({ name: f.family, data: await loadFontFile(f), weight: f.weight, style: f.style })),
   );
@@ -66,8 +67,36 @@ interface Node {
 
 const div = (style: Node['props']['style'], children?: Node['props']['children']): Node => ({ type: 'div', props: { style, children } });
 
+const FALLBACK_FAMILIES = [...new Set(fontChain(themeStyle('').body).slice(1).map((f) => f.family))].join(', ');
+
 function font(f: FontFace): Node['props']['style'] {
-  return { fontFamily: `${f.family}, Noto Emoji`, fontWeight: f.weight, fontStyle: f.style };
+  return { fontFamily: `${f.family}, ${FALLBACK_FAMILIES}`, fontWeight: f.weight, fontStyle: f.style };
+}
+
+/**
+ * The theme's faces and the fallbacks the card's words need (found with the
+ * PDF's run splitter): a card in Latin script loads no CJK face.
+ */
+export function withFallbacks(style: ThemeStyle, input: ShareCardInput): FontFace[] {
+  const faces = themeFaces(style);
+  const seen = new Set(faces.map((f) => `${f.package}/${f.file}`));
+  const pieces: [FontFace, string][] = [
+    [style.quote, input.text.slice(0, MAX_TEXT_CHARS * 2) + '\u201C'],
+    [style.title, input.bookTitle],
+    [style.body, input.contributorName],
+  ];
+  for (const [face, text] of pieces) {
+    const chain = fontChain(face);
+    for (const run of splitRuns(text, (i, cp) => faceCovers(chain[i])(cp), chain.length)) {
+      const f = chain[run.face];
+      const key = `${f.package}/${f.file}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        faces.push(f);
+      }
+    }
+  }
+  return faces;
 }
 
 const PAD_X = 72;

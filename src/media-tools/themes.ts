@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -201,9 +202,26 @@ export function themeFaces(style: ThemeStyle): FontFace[] {
 
 const require = createRequire(import.meta.url);
 
-/** Absolute path of a face's .ttf (the packages have no `exports` map, so their package.json resolves). */
+const packageDirs = new Map<string, string>();
+
+/** Where an npm package is installed (some export no package.json: found from their entry point then). */
+function packageDir(pkg: string): string {
+  let dir = packageDirs.get(pkg);
+  if (!dir) {
+    try {
+      dir = path.dirname(require.resolve(`${pkg}/package.json`));
+    } catch {
+      dir = path.dirname(require.resolve(pkg));
+      while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    }
+    packageDirs.set(pkg, dir);
+  }
+  return dir;
+}
+
+/** Absolute path of a face's font file inside its package. */
 export function fontFilePath(f: FontFace): string {
-  return path.join(path.dirname(require.resolve(`${f.package}/package.json`)), f.file);
+  return path.join(packageDir(f.package), f.file);
 }
 
 const fontData = new Map<string, Promise<Buffer>>();

@@ -41,6 +41,7 @@ import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpo
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
 import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
@@ -117,7 +118,8 @@ export function createServices(deps: ServiceDeps) {
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),
     shareCards: createShareCards({ db, store }),
     exports,
-    exportRendering: createExportRendering({ db, store, queue }),
+    exportRendering: createExportRendering({ db, store, queue, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+    playLinks: createPlayLinks({ db, store }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
     webhookDispatcher: createWebhookDispatcher({ db, config, queue, guard: webhookGuard, secrets: webhookSecrets }, deps.webhooks),

@@ -8,6 +8,7 @@ import { registerSignupPage } from './accounts/signup-page.js';
 import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
 import { registerWebFormPage } from './contribute/web-form-page.js';
 import { registerInvitationPage } from './invitations/invitation-page.js';
+import { registerPlayPage } from './play/play-page.js';
 import { renderMessagePage, sendHtml } from './layout.js';
 import { registerTokensPage } from './settings/tokens-page.js';
 import { registerStaticRoutes } from './static/static-routes.js';
@@ -29,6 +30,7 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   registerUnsubscribePage(web, ctx);
   registerInvitationPage(web, ctx);
   registerCheckoutPage(web, ctx);
+  registerPlayPage(web, ctx);
   await registerWebFormPage(web, ctx);
 }
 

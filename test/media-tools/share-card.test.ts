@@ -5,7 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { THEMES } from '../../src/services/books/book-types.js';
-import { renderShareCard, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from '../../src/media-tools/share-card.js';
+import { renderShareCard, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH, withFallbacks } from '../../src/media-tools/share-card.js';
 import { EMOJI_FONT, fontFilePath, THEME_STYLES, themeFaces } from '../../src/media-tools/themes.js';
 import { ensureFixtures, fixturePaths } from '../helpers/media-fixtures.js';
 
@@ -82,6 +82,25 @@ describe('renderShareCard', () => {
     await expectCard(png);
     await writeFile(path.join(outDir, 'markup-emoji.png'), png);
   });
+
+  it('draws every script with the fallback faces it needs, and only those', async () => {
+    const input = {
+      text: 'Nguyễn Thị Hương — 奶奶，谢谢您 — 할머니 감사해요 — شكرا يا جدتي — תודה סבתא — दादी माँ ❤️',
+      contributorName: 'Nguyễn Thị Hương',
+      bookTitle: 'Bà nội 90',
+      theme: 'editorial_noir',
+    };
+    const families = withFallbacks(THEME_STYLES.editorial_noir, input).map((f) => f.family);
+    for (const f of ['Noto Sans', 'Noto Sans SC', 'Noto Sans KR', 'Noto Naskh Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Emoji']) expect(families).toContain(f);
+    expect(withFallbacks(THEME_STYLES.elegant_classic, { ...input, text: WORDS, contributorName: 'Ana', bookTitle: 'Grandpa' }).map((f) => f.family)).not.toContain('Noto Sans SC');
+    const png = await renderShareCard(input);
+    await expectCard(png);
+    await writeFile(path.join(outDir, 'scripts.png'), png);
+    // The same words with characters no face has (drawn as .notdef boxes) give another picture: the real ones are drawn.
+    const boxes = await renderShareCard({ ...input, text: input.text.replace(/[^\s\p{Script=Latin}—]/gu, '\u{10FFFD}') });
+    const diff = await sharp(png).composite([{ input: boxes, blend: 'difference' }]).stats();
+    expect(Math.max(...diff.channels.slice(0, 3).map((c) => c.mean))).toBeGreaterThan(0.5);
+  }, 60_000);
 
   it('renders empty words and names', async () => {
     await expectCard(await renderShareCard({ text: '   ', contributorName: '', bookTitle: 'Only a title', theme: 'modern_clean', photoPath: fixturePaths.jpeg }));

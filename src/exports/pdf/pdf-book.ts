@@ -1,10 +1,15 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
-import { EMOJI_FONT, fontFilePath, themeStyle } from '../../media-tools/themes.js';
+import { themeStyle } from '../../media-tools/themes.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
-import { preparePicture, type PreparedPicture } from './pictures.js';
-import { breakLines, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
+import { photoLayout, type Cell } from './photo-layout.js';
+import { aspectOf, prepareCroppedPicture, type PreparedPicture } from './pictures.js';
+import { makePdfX4, type PdfKitDoc } from './print-ready.js';
+import { randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
+import { breakLines, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -34,8 +39,11 @@ export interface PdfMemory {
   date: string;
   pinned: boolean;
   pictures: PdfPicture[];
-  /** Durations (s) of the voice recordings that come with it (not printable; mentioned). */
-  recordings: (number | null)[];
+  /**
+   * Its voice recordings and videos: each prints as a QR code to the page where it plays (`url`), with
+   * what it is and how long; without a url only the words.
+   */
+  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null }[];
 }
 
 export interface PdfBookInput {
@@ -59,12 +67,22 @@ export interface PdfBookInput {
   output: NodeJS.WritableStream;
   signal?: AbortSignal;
   now?: Date;
+  /**
+   * For a print provider (the `shop` intent): PDF/X-4 with its output
+   * intent, a page count that is a multiple of 4 (closing with notes pages
+   * and a last page), and no small text reversed out of a dark page.
+   */
+  printReady?: boolean;
 }
 
 export interface PdfBookResult {
   pageCount: number;
   pictures: number;
   memories: number;
+  /** The picture for the cover: the first pinned memory's first photo, else the book's first photo; null when it has none. */
+  coverPictureKey: string | null;
+  /** Photos that print below MIN_PRINT_PPI at their size in the book. */
+  lowResolution: { key: string; ppi: number }[];
 }
 
 /** Pictures prepared ahead of the page being laid out, and how many at once. */
@@ -72,6 +90,12 @@ const LOOKAHEAD_PICTURES = 6;
 const PREPARE_CONCURRENCY = 2;
 
 const GAP = 8;
+/** Side of a printed QR code: 22 mm reads from a phone held at a book's distance. */
+const QR_SIZE = mm(22);
+/** Memories longer than this (characters) are set as text, not display type. */
+const LONG_TEXT_CHARS = 480;
+/** Below this a photo prints soft: the job says so in its warnings. */
+export const MIN_PRINT_PPI = 200;
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
@@ -85,21 +109,21 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     margin: 0,
     bufferPages: false,
     compress: true,
-    pdfVersion: '1.7',
+    pdfVersion: input.printReady ? '1.6' : '1.7', // PDF/X-4 is based on PDF 1.6
     displayTitle: true,
     lang: 'en',
     info: { Title: input.title, Subject: input.subtitle || 'A memory book', Creator: 'memorybook', Producer: 'memorybook (PDFKit)' },
   });
+  const printX4 = input.printReady ? makePdfX4(doc as unknown as PdfKitDoc, { title: input.title, now: input.now ?? new Date(), documentId: randomUUID() }) : null;
+  // Dark pages: small print there is set larger and in the text colour, as thin grey type reversed out of ink fills in on press.
+  const reversed = luminance(p.background) < 0.35;
+  const smallest = (size: number) => (input.printReady && reversed ? Math.max(size, 9) : size);
+  const smallColour = input.printReady && reversed ? p.text : p.muted;
   const written = finished(input.output);
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
 
-  const faces = { quote: 'quote', title: 'title', body: 'body', emoji: 'emoji' };
-  doc.registerFont(faces.quote, fontFilePath(style.quote));
-  doc.registerFont(faces.title, fontFilePath(style.title));
-  doc.registerFont(faces.body, fontFilePath(style.body));
-  doc.registerFont(faces.emoji, fontFilePath(EMOJI_FONT));
-  const measure = new TextMeasurer(doc);
+  const { faces, fallbacks, measure } = registerThemeFaces(doc, style);
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -113,6 +137,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = g.trimBox;
     dict.BleedBox = g.bleedBox;
+    printX4?.onPage();
     // The background runs into the bleed, so nothing white shows at a trimmed edge.
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     return pageNo;
@@ -123,21 +148,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     y = content.y;
     const t = g.trimmed();
-    if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, t, mm(7), p.accent, 0.5);
+    // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
+    if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallback: faces.emoji, size: 7, leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), p.muted, content.w);
+    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
     folio(n);
   }
 
   function folio(n: number) {
     const cx = content.x + content.w / 2;
     const cy = g.trimmed().y + g.trim - mm(13);
-    const s: TextStyle = { face: faces.body, fallback: null, size: 8.5, leading: 1 };
+    const s: TextStyle = { face: faces.body, fallbacks: [], size: smallest(8.5), leading: 1 };
     if (look.folio === 'disc') {
       doc.save().circle(cx, cy - 3, 9).fill(p.accent).restore();
       drawCentredLine(String(n), s, cx, cy, p.background, 40);
     } else {
-      drawCentredLine(look.folio === 'dashes' ? `— ${n} —` : String(n), s, cx, cy, p.muted, 80);
+      drawCentredLine(look.folio === 'dashes' ? `— ${n} —` : String(n), s, cx, cy, smallColour, 80);
     }
   }
 
@@ -152,11 +178,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string) {
-    doc.fillColor(colour);
-    for (const run of line.runs) {
-      doc.font(run.face).fontSize(s.size).text(run.text, x, baseline, { lineBreak: false, baseline: 'alphabetic', characterSpacing: s.characterSpacing ?? 0 });
-      x += run.width;
-    }
+    drawLineOn(doc, line, x, baseline, s, colour);
+  }
+
+  /** Where a line starts in a column: right-to-left paragraphs are set from the right edge. */
+  function lineX(line: Line, box: { x: number; w: number }, align: 'left' | 'center'): number {
+    if (align === 'center') return box.x + (box.w - line.width) / 2;
+    return line.dir === 'rtl' ? box.x + box.w - line.width : box.x;
   }
 
   /** Lines set in a column: returns the y below the last line. */
@@ -165,8 +193,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let at = top;
     for (const line of lines) {
       if (line.paragraphStart) at += pitch * 0.45;
-      const x = align === 'center' ? box.x + (box.w - line.width) / 2 : box.x;
-      drawLine(line, x, at + baselineOffset(s), s, colour);
+      drawLine(line, lineX(line, box, align), at + baselineOffset(s), s, colour);
       at += pitch;
     }
     return at;
@@ -177,7 +204,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
   function fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
     const text = style.titleUppercase ? input.title.toUpperCase() : input.title;
-    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallback: faces.emoji, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
+    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
     let s = styleAt(to);
     let lines: Line[] = [];
     for (let size = from; size >= to; size -= 2) {
@@ -202,8 +229,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     newPage();
     const t = g.trimmed();
     const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
-    const subtitleStyle: TextStyle = { face: faces.quote, fallback: faces.emoji, size: 15, leading: 1.35 };
-    const smallCaps: TextStyle = { face: faces.body, fallback: null, size: 9, leading: 1, characterSpacing: 1.6 };
+    const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
+    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6 };
     if (look.cover === 'journal') {
       // Lined paper with a margin rule; the title and subtitle are written on the lines.
       const rule = mm(9);
@@ -267,29 +294,26 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function coverVerso() {
     newPage();
     const t = g.trimmed();
-    const small: TextStyle = { face: faces.body, fallback: faces.emoji, size: 8.5, leading: 1.5 };
+    const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8.5), leading: 1.5 };
     const made = `Made with memorybook on ${DATE.format(input.now ?? new Date())}`;
-    drawCentredLine(input.title, small, t.x + t.w / 2, t.y + t.h - mm(40), p.muted, t.w - mm(60));
-    drawCentredLine(made, small, t.x + t.w / 2, t.y + t.h - mm(34), p.muted, t.w - mm(60));
+    drawCentredLine(input.title, small, t.x + t.w / 2, t.y + t.h - mm(40), smallColour, t.w - mm(60));
+    drawCentredLine(made, small, t.x + t.w / 2, t.y + t.h - mm(34), smallColour, t.w - mm(60));
   }
 
   // ---- the memories ----
 
   const quoteStyle = (pinned: boolean): TextStyle => ({
     face: faces.quote,
-    fallback: faces.emoji,
+    fallbacks: fallbacks.quote,
     size: look.quoteSize + (pinned ? 1.5 : 0),
     leading: look.leading,
   });
-  const signatureStyle: TextStyle = { face: faces.body, fallback: faces.emoji, size: 9.5, leading: 1.45 };
+  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: 10.5, leading: 1.5 };
+  const signatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: 9.5, leading: 1.45 };
   const barIndent = look.quoteMark === 'bar' ? 16 : 0;
 
-  /** Where each picture of a memory goes: one large, or two to a row. */
-  function cellsOf(count: number): { w: number; h: number }[] {
-    if (count === 1) return [{ w: content.w, h: content.h * 0.6 }];
-    const w = (content.w - GAP * 2) / 2;
-    return Array.from({ length: count }, () => ({ w, h: content.h * 0.42 }));
-  }
+  /** The most of a page a memory's photos take, so its words can start below them. */
+  const PHOTO_SHARE = 0.72;
 
   function pictureBox(cell: { w: number; h: number }) {
     const [top, right, bottom, left] = mountPadding(look.mount);
@@ -309,38 +333,88 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /** A QR code (black on a white square, whatever the page colour: phones read that best), linked as well. */
+  function drawQr(url: string, x: number, top: number) {
+    const qr = QRCode.create(url, { errorCorrectionLevel: 'M' });
+    const n = qr.modules.size;
+    const quiet = 2;
+    const cell = QR_SIZE / (n + 2 * quiet);
+    doc.save().rect(x, top, QR_SIZE, QR_SIZE).fill('#FFFFFF');
+    doc.fillColor('#000000');
+    for (let r = 0; r < n; r++) {
+      // One rectangle per run of dark modules along a row.
+      for (let c = 0; c < n; ) {
+        if (!qr.modules.get(r, c)) {
+          c++;
+          continue;
+        }
+        let end = c;
+        while (end < n && qr.modules.get(r, end)) end++;
+        doc.rect(x + (quiet + c) * cell, top + (quiet + r) * cell, (end - c) * cell + 0.05, cell + 0.05);
+        c = end;
+      }
+    }
+    doc.fill();
+    doc.restore();
+    doc.link(x, top, QR_SIZE, QR_SIZE, url);
+  }
+
+  type Placed = PreparedPicture & { kind: PdfPicture['kind']; cell: Cell };
   interface Ready {
     memory: PdfMemory;
-    pictures: Promise<(PreparedPicture & { kind: PdfPicture['kind'] }) | null>[];
+    /** The photo block: its pictures cropped to their cells, and its height. */
+    block: Promise<{ pictures: Placed[]; height: number }>;
+  }
+
+  async function openOrSkip(key: string) {
+    input.signal?.throwIfAborted();
+    try {
+      return await input.openPicture(key);
+    } catch (err) {
+      if (input.isMissing?.(err)) {
+        input.onPictureSkipped?.(key, 'gone from the store');
+        return null;
+      }
+      throw err;
+    }
   }
 
   function prepare(memory: PdfMemory): Ready {
-    const cells = cellsOf(memory.pictures.length);
-    const pictures = memory.pictures.map((pic, i) => {
-      const job = limited(async () => {
-        input.signal?.throwIfAborted();
-        let copy: { path: string; release(): Promise<void> };
-        try {
-          copy = await input.openPicture(pic.key);
-        } catch (err) {
-          if (input.isMissing?.(err)) {
-            input.onPictureSkipped?.(pic.key, 'gone from the store');
-            return null;
+    if (!memory.pictures.length) return { memory, block: Promise.resolve({ pictures: [], height: 0 }) };
+    const block = limited(async () => {
+      const copies: { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number }[] = [];
+      try {
+        for (const pic of memory.pictures) {
+          const copy = await openOrSkip(pic.key);
+          if (!copy) continue;
+          const aspect = await aspectOf(copy.path);
+          if (!aspect) {
+            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+            await copy.release();
+            continue;
           }
-          throw err;
+          copies.push({ pic, copy, aspect });
         }
-        try {
-          const ready = await preparePicture(copy.path, pictureBox(cells[i]), p.background);
-          if (!ready) input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
-          return ready ? { ...ready, kind: pic.kind } : null;
-        } finally {
-          await copy.release();
+        const box = g.content(1);
+        const layout = photoLayout(copies.map((c) => c.aspect), box.w, box.h * PHOTO_SHARE, GAP * 2);
+        const pictures: Placed[] = [];
+        for (const [i, { pic, copy }] of copies.entries()) {
+          const cell = layout.cells[i];
+          const ready = await prepareCroppedPicture(copy.path, pictureBox(cell), p.background);
+          if (!ready) {
+            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+            continue;
+          }
+          if (ready.ppi < MIN_PRINT_PPI) lowResolution.push({ key: pic.key, ppi: Math.round(ready.ppi) });
+          pictures.push({ ...ready, kind: pic.kind, cell });
         }
-      });
-      job.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-      return job;
+        return { pictures, height: pictures.length ? layout.height : 0 };
+      } finally {
+        for (const c of copies) await c.copy.release();
+      }
     });
-    return { memory, pictures };
+    block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
+    return { memory, block };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -348,7 +422,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const queue: Ready[] = [];
     const it = source[Symbol.asyncIterator]();
     let exhausted = false;
-    const queued = () => queue.reduce((n, r) => n + r.pictures.length, 0);
+    const queued = () => queue.reduce((n, r) => n + r.memory.pictures.length, 0);
     for (;;) {
       while (!exhausted && (queue.length === 0 || (queued() < LOOKAHEAD_PICTURES && queue.length < 32))) {
         const next = await it.next();
@@ -364,7 +438,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const room = () => content.y + content.h - y;
   const atTop = () => y <= content.y + 0.5;
 
-  function placePicture(pic: PreparedPicture & { kind: PdfPicture['kind'] }, x: number, top: number) {
+  function placePicture(pic: Placed, x: number, top: number) {
     const { width: w, height: h } = pic;
     switch (look.mount) {
       case 'border':
@@ -397,79 +471,116 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().rotate(angle, { origin: [tx + 18, top - 6] }).fillOpacity(0.45).rect(tx, top - 13, 38, 14).fill(p.accent).restore();
       }
     }
-    if (pic.kind === 'video') playBadge(x + w / 2, top + h / 2, Math.min(16, w / 6));
     // The image's data went to the document: let go of it.
     pic.jpeg = Buffer.alloc(0);
     pictureCount++;
   }
 
-  function playBadge(cx: number, cy: number, r: number) {
-    doc.save().fillOpacity(0.55).circle(cx, cy, r).fill('#000000').restore();
-    doc.save().polygon([cx - r * 0.3, cy - r * 0.45], [cx + r * 0.5, cy], [cx - r * 0.3, cy + r * 0.45]).fill('#FFFFFF').restore();
-  }
-
+  const lowResolution: { key: string; ppi: number }[] = [];
+  let pinnedPicture: string | null = null;
+  let firstPicture: string | null = null;
   async function placeMemory(ready: Ready) {
     const { memory } = ready;
+    const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
+    firstPicture ??= photo;
+    if (memory.pinned) pinnedPicture ??= photo;
     input.signal?.throwIfAborted();
-    const pictures = (await Promise.all(ready.pictures)).filter((x): x is NonNullable<typeof x> => x !== null);
-    const qs = quoteStyle(memory.pinned);
+    const block = await ready.block;
+    const text = smartPunctuation(memory.text);
+    // Long memories are read, not glanced at: set in the text face, flush left, rather than as display type.
+    const long = normalizeText(text).length > LONG_TEXT_CHARS;
+    const qs = long ? { ...longStyle, fallbacks: fallbacks.body } : quoteStyle(memory.pinned);
+    const align = long ? 'left' : look.align;
     const textWidth = content.w - barIndent;
-    const lines = breakLines(measure, memory.text, qs, textWidth);
+    const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const signature = [memory.signature ? `— ${memory.signature}` : null, DATE.format(new Date(memory.date))].filter(Boolean).join(' · ');
-    const notes = memory.recordings.map((s) => `With a voice recording${s ? ` (${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')})` : ''}`);
-    const sigLines = [signature, ...notes].flatMap((t) => breakLines(measure, t, signatureStyle, textWidth));
-    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading;
-    const markHeight = look.quoteMark === 'glyph' ? 30 : 0;
-    const rows = rowsOf(pictures);
-    const picturesHeight = rows.reduce((n, r) => n + r.height + GAP * 1.5, 0);
+    const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
+    // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
+    const codes = memory.recordings.map((r) => {
+      const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
+      const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
+      const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
+      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)) };
+    });
+    const codesHeight = codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * signatureStyle.size * signatureStyle.leading), 0);
+    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight;
+    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
+    const picturesHeight = block.height ? block.height + GAP * 1.5 : 0;
     const textHeight = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     const total = picturesHeight + markHeight + textHeight + sigHeight;
 
-    // Keep a memory on one page when it fits on one; otherwise start it where at least a few lines fit.
-    const opening = rows.length ? rows[0].height + GAP : markHeight + Math.min(lines.length, 3) * pitch + (lines.length <= 3 ? sigHeight : 0);
-    if (!atTop() && ((total <= content.h && total > room()) || opening > room())) memoryPage();
+    // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
+    // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
+    const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
+    const used = y - content.y;
+    if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
 
-    for (const row of rows) {
-      if (row.height > room() && !atTop()) memoryPage();
-      const cellW = row.items.length === 1 && pictures.length === 1 ? content.w : (content.w - GAP * 2) / 2;
-      const rowWidth = row.items.length * cellW + (row.items.length - 1) * GAP * 2;
-      let x = content.x + (content.w - rowWidth) / 2;
-      for (const pic of row.items) {
-        const [top, , bottom, left] = mountPadding(look.mount);
-        const inner = cellW - left - mountPadding(look.mount)[1];
-        const px = x + left + (inner - pic.width) / 2;
-        const py = y + top + (row.height - top - bottom - pic.height) / 2;
-        placePicture(pic, px, py);
-        x += cellW + GAP * 2;
-      }
-      y += row.height + GAP * 1.5;
+    if (block.pictures.length) {
+      if (block.height > room() && !atTop()) memoryPage();
+      const [top, , , padLeft] = mountPadding(look.mount);
+      for (const pic of block.pictures) placePicture(pic, content.x + pic.cell.x + padLeft, y + pic.cell.y + top);
+      y += picturesHeight;
     }
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => ({ x: content.x + barIndent, w: textWidth });
-    if (look.quoteMark === 'glyph' && lines.length) {
-      if (room() < markHeight + pitch * 2) memoryPage();
-      const markStyle: TextStyle = { face: faces.quote, fallback: null, size: 40, leading: 1 };
+    if (markHeight && lines.length) {
+      // The mark goes with the first two lines; with a short memory, with all of it and its signature.
+      if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
+      const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
       const [mark] = breakLines(measure, '“', markStyle, 100);
-      const mx = look.align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
+      const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
       drawLine(mark, mx, y + 34, markStyle, p.accent);
       y += markHeight;
     }
-    const colour = p.text;
-    lines.forEach((line, i) => {
-      const last = i === lines.length - 1;
-      const needed = pitch + (line.paragraphStart ? pitch * 0.45 : 0) + (last ? sigHeight : 0);
-      if (needed > room() && !atTop()) memoryPage();
-      if (line.paragraphStart && !atTop()) y += pitch * 0.45;
-      if (look.quoteMark === 'bar') doc.save().rect(content.x, y + 1, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore();
-      const x = look.align === 'center' ? column().x + (column().w - line.width) / 2 : column().x;
-      drawLine(line, x, y + baselineOffset(qs), qs, colour);
-      y += pitch;
-    });
+    // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
+    // widow), and the signature goes with the last lines.
+    let i = 0;
+    while (i < lines.length) {
+      let fits = 0;
+      let h = 0;
+      for (let j = i; j < lines.length; j++) {
+        const gap = lines[j].paragraphStart && (j > i || !atTop()) ? pitch * 0.45 : 0;
+        const tail = j === lines.length - 1 ? sigHeight : 0;
+        if (h + gap + pitch + tail > room()) break;
+        h += gap + pitch;
+        fits++;
+      }
+      const left = lines.length - i;
+      if (fits < left) {
+        if (left - fits < 2) fits = left - 2;
+        if (fits < 2) fits = atTop() ? Math.max(1, Math.min(left - 2, 1)) : 0;
+      }
+      for (let j = i; j < i + fits; j++) {
+        const line = lines[j];
+        const last = j === lines.length - 1;
+        if (line.paragraphStart && !atTop()) y += pitch * 0.45;
+        if (look.quoteMark === 'bar') doc.save().rect(content.x, y + 1, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore();
+        drawLine(line, lineX(line, column(), align), y + baselineOffset(qs), qs, p.text);
+        y += pitch;
+      }
+      i += fits;
+      if (i < lines.length) memoryPage();
+    }
     if (room() < sigHeight && !atTop()) memoryPage();
     y += 6;
-    y = drawBlock(sigLines, signatureStyle, column(), y, look.align, p.muted);
+    y = drawBlock(sigLines, signatureStyle, column(), y, align, p.muted);
+    // The codes line up under each other: one row width for all of them.
+    const codesW = Math.max(0, ...codes.map((c) => QR_SIZE + 10 + Math.max(...c.lines.map((l) => l.width))));
+    for (const c of codes) {
+      y += 8;
+      if (!c.url) {
+        y = drawBlock(c.lines, signatureStyle, column(), y, align, p.muted);
+        continue;
+      }
+      const textW = codesW - QR_SIZE - 10;
+      const x = align === 'center' ? column().x + (column().w - codesW) / 2 : column().x;
+      drawQr(c.url, x, y);
+      const captionHeight = c.lines.length * signatureStyle.size * signatureStyle.leading;
+      drawBlock(c.lines, signatureStyle, { x: x + QR_SIZE + 10, w: textW }, y + (QR_SIZE - captionHeight) / 2, 'left', p.muted);
+      y += QR_SIZE;
+    }
     memoryCount++;
 
     // The theme's ornament between memories; the turn of a page does that job when there is no room left.
@@ -482,29 +593,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  type Picture = PreparedPicture & { kind: PdfPicture['kind'] };
-  function rowsOf(pictures: Picture[]): { items: Picture[]; height: number }[] {
-    const [top, , bottom] = mountPadding(look.mount);
-    const rows: { items: Picture[]; height: number }[] = [];
-    const per = pictures.length === 1 ? 1 : 2;
-    for (let i = 0; i < pictures.length; i += per) {
-      const items = pictures.slice(i, i + per);
-      rows.push({ items, height: Math.max(...items.map((x) => x.height)) + top + bottom });
-    }
-    return rows;
-  }
-
   try {
     cover();
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     if (memoryCount === 0) {
-      const s: TextStyle = { face: faces.quote, fallback: faces.emoji, size: 14, leading: 1.4 };
+      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
     }
-    // A printed book has an even number of pages: close on a verso with the theme's ornament.
-    if (pageNo % 2 === 1) {
+    // A printed book has an even number of pages, and one bound from sheets a multiple of 4: the pages
+    // left over before the last are ruled for notes, the last carries the theme's ornament.
+    if (input.printReady) while ((pageNo + 1) % 4 !== 0) notesPage();
+    if (input.printReady || pageNo % 2 === 1) {
       newPage();
       const t = g.trimmed();
       look.ornament(doc, t.x + t.w / 2, t.y + t.h / 2, 1.1, p);
@@ -516,11 +617,24 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     (input.output as NodeJS.WritableStream & { destroy?(e?: Error): void }).destroy?.(err as Error);
     throw err;
   }
-  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount };
+  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: pinnedPicture ?? firstPicture, lowResolution };
+
+  function notesPage() {
+    const n = newPage();
+    content = g.content(n);
+    const heading: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: 16, leading: 1.2 };
+    const [line] = breakLines(measure, 'Notes', heading, content.w);
+    drawLine(line, content.x, content.y + 16, heading, p.accent);
+    doc.save().lineWidth(0.4).strokeColor(p.muted).strokeOpacity(0.45);
+    for (let at = content.y + mm(20); at <= content.y + content.h; at += mm(9)) doc.moveTo(content.x, at).lineTo(content.x + content.w, at).stroke();
+    doc.restore();
+    folio(n);
+  }
 }
 
-/** Baseline below the top of a line box, so lines of any size sit evenly in their pitch. */
-function baselineOffset(s: TextStyle): number {
-  const pitch = s.size * s.leading;
-  return (pitch - s.size) / 2 + s.size * 0.8;
+/** Relative luminance of a #rrggbb colour (0 black … 1 white). */
+export function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
+

@@ -65,3 +65,52 @@ export async function preparePicture(file: string, box: { w: number; h: number }
     return null;
   }
 }
+
+/**
+ * A photo cropped to fill a cell of w × h points (sharp's attention
+ * strategy keeps the part that draws the eye), at 300 dpi of that size or
+ * the photo's own pixels when it has fewer. `ppi` is what it prints at.
+ */
+export async function prepareCroppedPicture(file: string, cell: { w: number; h: number }, background: string): Promise<(PreparedPicture & { ppi: number }) | null> {
+  const sharp = await loadSharp();
+  let meta: Metadata;
+  try {
+    meta = await sharp(file, { failOn: 'none' }).metadata();
+  } catch {
+    return null;
+  }
+  if (!meta.width || !meta.height) return null;
+  const turned = (meta.orientation ?? 1) >= 5;
+  const w = turned ? meta.height : meta.width;
+  const h = turned ? meta.width : meta.height;
+  // The part of the photo that fills the cell, in its own pixels; never scaled up.
+  const cellAspect = cell.w / cell.h;
+  const usedW = Math.min(w, h * cellAspect);
+  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / usedW);
+  const targetW = Math.max(1, Math.round(usedW * scale));
+  const targetH = Math.max(1, Math.round(targetW / cellAspect));
+  try {
+    const { data, info } = await sharp(file, { failOn: 'none', limitInputPixels: 268_402_689 })
+      .rotate()
+      .resize(targetW, targetH, { fit: 'cover', position: sharp.strategy.attention })
+      .flatten({ background })
+      .toColorspace('srgb')
+      .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
+      .toBuffer({ resolveWithObject: true });
+    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: cell.w, height: cell.h, ppi: info.width / (cell.w / 72) };
+  } catch {
+    return null;
+  }
+}
+
+/** Width / height of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
+export async function aspectOf(file: string): Promise<number | null> {
+  const sharp = await loadSharp();
+  try {
+    const meta = await sharp(file, { failOn: 'none' }).metadata();
+    if (!meta.width || !meta.height) return null;
+    return (meta.orientation ?? 1) >= 5 ? meta.height / meta.width : meta.width / meta.height;
+  } catch {
+    return null;
+  }
+}

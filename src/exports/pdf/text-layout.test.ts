@@ -8,7 +8,7 @@ const doc = new PDFDocument({ autoFirstPage: false });
 doc.registerFont('quote', fontFilePath(THEME_STYLES.elegant_classic.quote));
 doc.registerFont('emoji', fontFilePath(EMOJI_FONT));
 const measure = new TextMeasurer(doc);
-const style: TextStyle = { face: 'quote', fallback: 'emoji', size: 12, leading: 1.4 };
+const style: TextStyle = { face: 'quote', fallbacks: ['emoji'], size: 12, leading: 1.4 };
 const text = (lines: ReturnType<typeof breakLines>) => lines.map((l) => l.runs.map((r) => r.text).join(''));
 
 describe('line breaking', () => {
@@ -43,7 +43,7 @@ describe('line breaking', () => {
     const long = breakLines(measure, 'x'.repeat(400), style, 100);
     expect(long.length).toBeGreaterThan(3);
     expect(long.every((l) => l.width <= 100)).toBe(true);
-    const cjk = breakLines(measure, '我们在湖边学会了游泳。'.repeat(8), { ...style, fallback: null }, 120);
+    const cjk = breakLines(measure, '我们在湖边学会了游泳。'.repeat(8), { ...style, fallbacks: [] }, 120);
     expect(cjk.length).toBeGreaterThan(1);
     // A closing full stop never starts a line.
     expect(text(cjk).some((l) => l.startsWith('。'))).toBe(false);

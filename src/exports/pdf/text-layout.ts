@@ -7,17 +7,19 @@
  * (words, and ideographs, which may break anywhere).
  */
 
+import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
+
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
 export interface TextDoc {
   font(name: string): unknown;
   fontSize(size: number): unknown;
-  widthOfString(text: string, options?: { characterSpacing?: number }): number;
+  widthOfString(text: string, options?: { characterSpacing?: number; features?: string[] }): number;
 }
 
 export interface TextStyle {
-  /** Registered PDFKit font names: the theme's face, and the fallback for what it lacks. */
+  /** Registered PDFKit font names: the theme's face, and the fallbacks for what it lacks, in order (emoji last). */
   face: string;
-  fallback: string | null;
+  fallbacks: readonly string[];
   size: number;
   /** Line pitch as a multiple of the size. */
   leading: number;
@@ -28,13 +30,22 @@ export interface Run {
   face: string;
   text: string;
   width: number;
+  /** Right-to-left runs are shaped whole (so their words come out right to left), the others word by word. */
+  dir: 'ltr' | 'rtl' | 'neutral';
 }
+
+/** PDFKit shapes a run whole when given features (else word by word, in logical order). */
+export const SHAPE_WHOLE: string[] = [];
 
 export interface Line {
   runs: Run[];
   width: number;
   /** The first line of a paragraph after the first (a little space is kept above it). */
   paragraphStart: boolean;
+  /** The paragraph's direction: a right-to-left line is set from the right and its runs reordered. */
+  dir: 'ltr' | 'rtl';
+  /** The last line of its paragraph (never stretched when justifying). */
+  last?: boolean;
 }
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -52,14 +63,14 @@ export class TextMeasurer {
 
   constructor(private readonly doc: TextDoc) {}
 
-  width(face: string, size: number, text: string, characterSpacing = 0): number {
-    const key = `${face}\u0000${size}\u0000${characterSpacing}\u0000${text}`;
+  width(face: string, size: number, text: string, characterSpacing = 0, rtl = false): number {
+    const key = `${face}\u0000${size}\u0000${characterSpacing}\u0000${rtl ? 'r' : ''}${text}`;
     let w = this.widths.get(key);
     if (w === undefined) {
       if (this.widths.size > 50_000) this.widths.clear();
       this.doc.font(face);
       this.doc.fontSize(size);
-      w = this.doc.widthOfString(text, { characterSpacing });
+      w = this.doc.widthOfString(text, rtl ? { characterSpacing, features: SHAPE_WHOLE } : { characterSpacing });
       this.widths.set(key, w);
     }
     return w;
@@ -86,31 +97,13 @@ export class TextMeasurer {
   }
 }
 
-/** Invisible or layout-only characters that go with whatever face their neighbour has. */
-const isJoiner = (cp: number) => cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0x20e3 || (cp >= 0x1f3fb && cp <= 0x1f3ff);
-
-/** Splits a piece of text into runs by the face that can draw each grapheme. */
+/** Splits a piece of text into runs by the face that can draw each grapheme (see font-fallback). */
 export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
-  // Nearly always the theme's face draws every character: one run, no grapheme segmentation.
-  let covered = true;
-  for (const ch of text) {
-    if (!m.has(style.face, ch.codePointAt(0)!)) {
-      covered = false;
-      break;
-    }
-  }
-  if (covered || !style.fallback) return [{ face: style.face, text, width: m.width(style.face, style.size, text, style.characterSpacing) }];
-  const runs: Run[] = [];
-  for (const { segment } of graphemes.segment(text)) {
-    const cp = segment.codePointAt(0)!;
-    let face = style.face;
-    if (!m.has(style.face, cp) && !isJoiner(cp) && m.has(style.fallback, cp)) face = style.fallback;
-    const last = runs[runs.length - 1];
-    if (last && last.face === face) last.text += segment;
-    else runs.push({ face, text: segment, width: 0 });
-  }
-  for (const r of runs) r.width = m.width(r.face, style.size, r.text, style.characterSpacing);
-  return runs;
+  const chain = [style.face, ...style.fallbacks];
+  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length).map(({ face, text: t }) => {
+    const dir = directionOf(t);
+    return { face: chain[face], text: t, dir, width: m.width(chain[face], style.size, t, style.characterSpacing, dir === 'rtl') };
+  });
 }
 
 /** Text as it is laid out: CRLF to LF, tabs and runs of spaces to one space, at most one empty line in a row. */
@@ -170,28 +163,33 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
   const paragraphs = normalizeText(text).split('\n');
   paragraphs.forEach((paragraph, p) => {
     if (!paragraph) return; // an empty line between paragraphs: the paragraph spacing stands for it
-    let line: Line = { runs: [], width: 0, paragraphStart: p > 0 };
+    const dir = paragraphDirection(paragraph);
+    let line: Line = { runs: [], width: 0, paragraphStart: p > 0, dir };
     let pendingSpace = false;
     const push = () => {
       if (line.runs.length) lines.push(line);
-      line = { runs: [], width: 0, paragraphStart: false };
+      line = { runs: [], width: 0, paragraphStart: false, dir };
       pendingSpace = false;
     };
     const append = (runs: Run[], width: number) => {
       if (pendingSpace && line.runs.length) {
         const last = line.runs[line.runs.length - 1];
-        if (last.face === style.face) {
+        if (last.face === style.face && last.dir !== 'rtl') {
           last.text += ' ';
           last.width += spaceWidth;
-        } else line.runs.push({ face: style.face, text: ' ', width: spaceWidth });
+        } else line.runs.push({ face: style.face, text: ' ', width: spaceWidth, dir: 'neutral' });
         line.width += spaceWidth;
       }
       pendingSpace = false;
       for (const r of runs) {
         const last = line.runs[line.runs.length - 1];
-        if (last && last.face === r.face) {
+        // Runs of one face join up, except across a change of direction (and right-to-left ones, shaped word by word).
+        // In a right-to-left paragraph neutrals stay apart, as their place depends on their neighbours.
+        const joins = dir === 'ltr' ? last?.dir !== 'rtl' && r.dir !== 'rtl' : last?.dir === 'ltr' && r.dir === 'ltr';
+        if (last && last.face === r.face && joins) {
           last.text += r.text;
           last.width += r.width;
+          if (r.dir === 'ltr') last.dir = 'ltr';
         } else line.runs.push({ ...r });
       }
       line.width += width;
@@ -222,6 +220,22 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       }
     }
     push();
+    if (lines.length) lines[lines.length - 1].last = true;
   });
   return lines;
+}
+
+/**
+ * Typewriter punctuation as a typesetter would set it: curly quotes and
+ * apostrophes, dashes for double hyphens, an ellipsis for three dots.
+ */
+export function smartPunctuation(text: string): string {
+  return text
+    .replace(/(^|[\s([{\u2014\u2013-])"/gu, '$1\u201C')
+    .replace(/"/g, '\u201D')
+    .replace(/(^|[\s([{\u2014\u2013-])'/gu, '$1\u2018')
+    .replace(/'/g, '\u2019')
+    .replace(/(\s)--(\s)/g, '$1\u2013$2')
+    .replace(/--/g, '\u2014')
+    .replace(/\.\.\./g, '\u2026');
 }

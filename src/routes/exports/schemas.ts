@@ -53,6 +53,9 @@ export const ExportJob = Type.Object(
     size_bytes: Nullable(Type.Integer({ description: 'Size of the finished file; null until complete' })),
     page_count: Nullable(Type.Integer({ description: 'Pages of a finished PDF; null otherwise' })),
     expires_at: Nullable(Type.String({ ...Timestamp, description: 'Until when the finished file is kept (7 days); afterwards the artifact answers 410 export_failed' })),
+    warnings: Type.Array(Type.String(), {
+      description: 'What the owner should know about a finished render, such as photos that print below 200 ppi at their size in the book; empty for most',
+    }),
   },
   {
     $id: 'ExportJob',
@@ -76,6 +79,7 @@ export const ExportJob = Type.Object(
         size_bytes: 18273645,
         page_count: 48,
         expires_at: '2026-11-28T10:00:09.654321Z',
+        warnings: [],
       },
     ],
   },
@@ -87,11 +91,20 @@ export const ListExportsQuery = ListQuery;
 export const ExportArtifact = Type.Object(
   {
     download_url: Type.String({ description: 'Signed; valid until expires_at (15 minutes, never past the file’s 7 days). Do not cache it: ask again' }),
+    cover_download_url: Nullable(
+      Type.String({ description: 'A `shop` PDF’s cover wrap (back, spine, front, with bleed; PDF/X-4), signed like download_url and valid as long; null for other exports' }),
+    ),
     expires_at: Timestamp,
   },
   {
     title: 'ExportArtifact',
     description: "A signed link to the export's file",
-    examples: [{ download_url: 'https://files.example.org/exports/…/book.pdf?X-Amz-Expires=900&…', expires_at: '2026-11-21T10:15:00.000000Z' }],
+    examples: [
+      {
+        download_url: 'https://files.example.org/exports/…/book.pdf?X-Amz-Expires=900&…',
+        cover_download_url: 'https://files.example.org/exports/…/cover.pdf?X-Amz-Expires=900&…',
+        expires_at: '2026-11-21T10:15:00.000000Z',
+      },
+    ],
   },
 );

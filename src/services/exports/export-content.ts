@@ -61,3 +61,18 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
     }
   }
 }
+
+/**
+ * The photo the owner names for the cover (`settings.cover_media_id`): an
+ * image of an approved memory of this book, processed and releasable; null otherwise.
+ */
+export async function namedCoverPhotoKey(q: Queryable, bookId: string, settings: Record<string, unknown> | null | undefined): Promise<string | null> {
+  const id = settings?.cover_media_id;
+  if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const [row] = await q.query<{ storage_key: string; scan_result: ExportMedia['scan_result'] }>(
+    `SELECT m.storage_key, m.scan_result FROM media m JOIN submissions s ON s.id = m.submission_id
+     WHERE m.id = $1 AND m.book_id = $2 AND m.kind = 'image' AND m.processing_status = 'complete' AND s.status = 'approved'`,
+    [id, bookId],
+  );
+  return row && isReleasable(row) ? row.storage_key : null;
+}

@@ -20,6 +20,7 @@ export function toExportJob(e: ExportRow) {
     size_bytes: e.status === 'complete' ? e.artifact_bytes : null,
     page_count: e.status === 'complete' ? e.page_count : null,
     expires_at: e.status === 'complete' ? e.expires_at : null,
+    warnings: e.warnings ?? [],
   };
 }
 export type ExportJob = ReturnType<typeof toExportJob>;

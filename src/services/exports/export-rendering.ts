@@ -14,6 +14,7 @@ import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-stor
 import {
   approvedSubmissionIds,
   isReleasable,
+  namedCoverPhotoKey,
   readExportBook,
   readExportSubmissions,
   type ExportBook,
@@ -21,7 +22,8 @@ import {
 } from './export-content.js';
 import { recordExportEvent } from '../events/event-objects.js';
 import { completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
-import { ARTIFACT_RETENTION_SECONDS, exportObjectKey, FORMAT_FILES, type ExportRow } from './export-types.js';
+import { issuePlayLink } from './play-links.js';
+import { ARTIFACT_RETENTION_SECONDS, coverKeyBeside, coverObjectKey, DEFAULT_PAPER_CALIPER_UM, exportObjectKey, FORMAT_FILES, hasCoverWrap, type ExportRow } from './export-types.js';
 
 /** Why a render stopped, in words a client may see (paths, hosts and stacks stay in the logs). */
 class RenderError extends Error {
@@ -51,7 +53,16 @@ export interface RenderRun {
  * lapses, and it starts over: the artifact only appears, whole, when the
  * store has it all. Finished files are kept 7 days (`export.expire`).
  */
-export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?: JobSender; now?: () => Date }) {
+export function createExportRendering(deps: {
+  db: Db;
+  store: ObjectStore;
+  queue?: JobSender;
+  now?: () => Date;
+  /** Thickness of one page of the printed book (µm): the spine of a cover wrap is the page count times it. */
+  paperCaliperUm?: number;
+  /** The service's public address: printed recordings link to its /play/ pages. */
+  publicUrl?: string;
+}) {
   const { db, store } = deps;
   // A failure for good is recorded with its event, in one transaction.
   const failed = (id: string, error: string) => db.transaction(async (tx) => (await failExport(tx, id, error)) && recordExportEvent(tx, 'export.failed', id));
@@ -67,7 +78,15 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
     try {
       const file = path.join(dir, FORMAT_FILES.pdf.file);
       // Loaded with the first PDF (PDFKit, its fonts and sharp are heavy to load at start).
-      const { renderPdfBook } = await import('../../exports/pdf/pdf-book.js');
+      const { renderPdfBook, MIN_PRINT_PPI } = await import('../../exports/pdf/pdf-book.js');
+      const openPicture = async (pictureKey: string) => {
+        try {
+          return await store.localCopy(pictureKey, { signal });
+        } catch (err) {
+          if (err instanceof ObjectNotFoundError || signal.aborted) throw err;
+          throw new RenderError('A photo could not be read from storage.', { cause: err });
+        }
+      };
       const result = await renderPdfBook({
         title: book.title,
         subtitle: book.subtitle,
@@ -75,24 +94,57 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
         bleedMm: job.bleed_mm,
         gutterMm: job.gutter_mm,
         memoryCount: ids.length,
-        memories: pdfMemories(readExportSubmissions(db, book.id, ids)),
-        openPicture: async (pictureKey) => {
-          try {
-            return await store.localCopy(pictureKey, { signal });
-          } catch (err) {
-            if (err instanceof ObjectNotFoundError || signal.aborted) throw err;
-            throw new RenderError('A photo could not be read from storage.', { cause: err });
-          }
-        },
+        memories: pdfMemories(readExportSubmissions(db, book.id, ids), db, deps.publicUrl ? `${deps.publicUrl}/play/` : null),
+        openPicture,
         isMissing: (err) => err instanceof ObjectNotFoundError,
         onPictureSkipped: (pictureKey, why) => log?.warn({ export: job.id, key: pictureKey, why }, 'picture left out of the export'),
         output: createWriteStream(file, { mode: 0o600 }),
         signal,
         now: deps.now?.(),
+        printReady: hasCoverWrap(job),
       });
+      if (hasCoverWrap(job)) {
+        // The cover wrap goes to the store first: the job completes only once both files are there.
+        const coverFile = path.join(dir, 'cover.pdf');
+        const photoKey = (await namedCoverPhotoKey(db, book.id, book.settings)) ?? result.coverPictureKey;
+        let photo: { path: string; release(): Promise<void> } | null = null;
+        if (photoKey) {
+          try {
+            photo = await openPicture(photoKey);
+          } catch (err) {
+            if (!(err instanceof ObjectNotFoundError)) throw err;
+            log?.warn({ export: job.id, key: photoKey }, 'cover photo gone from the store: a typographic cover instead');
+          }
+        }
+        try {
+          const { renderCoverWrap } = await import('../../exports/pdf/cover-wrap.js');
+          await renderCoverWrap({
+            title: book.title,
+            subtitle: book.subtitle,
+            theme: job.theme,
+            bleedMm: job.bleed_mm,
+            pageCount: result.pageCount,
+            caliperMm: (deps.paperCaliperUm ?? DEFAULT_PAPER_CALIPER_UM) / 1000,
+            memoryCount: result.memories,
+            photo,
+            output: createWriteStream(coverFile, { mode: 0o600 }),
+            now: deps.now?.(),
+          });
+        } finally {
+          await photo?.release();
+        }
+        await putArtifact(coverObjectKey(book.id, job.id), createReadStream(coverFile), 'pdf', signal);
+      }
       const { size } = await stat(file);
       await putArtifact(key, createReadStream(file), 'pdf', signal);
-      return { bytes: size, pageCount: result.pageCount };
+      // How many photos print soft, and how soft (the log names them).
+      const warnings = result.lowResolution.length
+        ? [
+            `${result.lowResolution.length === 1 ? '1 photo prints' : `${result.lowResolution.length} photos print`} below ${MIN_PRINT_PPI} ppi at its size in the book (lowest ${Math.min(...result.lowResolution.map((r) => r.ppi))} ppi); a larger original prints sharper.`,
+          ]
+        : [];
+      if (warnings.length) log?.warn({ export: job.id, lowResolution: result.lowResolution }, 'photos below print resolution');
+      return { bytes: size, pageCount: result.pageCount, warnings };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -107,7 +159,12 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
     }
   }
 
-  async function render(job: ExportRow, book: ExportBook, signal: AbortSignal, log: RenderRun['log']): Promise<{ key: string; bytes: number; pageCount: number | null }> {
+  async function render(
+    job: ExportRow,
+    book: ExportBook,
+    signal: AbortSignal,
+    log: RenderRun['log'],
+  ): Promise<{ key: string; bytes: number; pageCount: number | null; warnings?: string[] }> {
     const key = exportObjectKey(book.id, job.id, job.export_format);
     const exportedAt = isoMicro(deps.now?.() ?? new Date());
     if (job.export_format === 'pdf') return { key, ...(await renderPdf(job, book, key, signal, log)) };
@@ -175,7 +232,13 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
         return;
       }
       const done = await db.transaction(async (tx) => {
-        const row = await completeExport(tx, job.id, { key: made.key, bytes: made.bytes, pageCount: made.pageCount, retentionSeconds: ARTIFACT_RETENTION_SECONDS });
+        const row = await completeExport(tx, job.id, {
+          key: made.key,
+          bytes: made.bytes,
+          pageCount: made.pageCount,
+          retentionSeconds: ARTIFACT_RETENTION_SECONDS,
+          warnings: made.warnings,
+        });
         if (row) await needQueue().send('export.expire', { exportId: job.id }, { tx, startAfterSeconds: ARTIFACT_RETENTION_SECONDS });
         if (row) await recordExportEvent(tx, 'export.completed', job.id);
         return row;
@@ -183,7 +246,10 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
       // Its book was purged meanwhile (or another run finished it first): nothing will ever point at this file.
       if (!done) {
         const now = await findExportById(db, job.id);
-        if (!now || now.artifact_key !== made.key) await store.delete(made.key);
+        if (!now || now.artifact_key !== made.key) {
+          await store.delete(made.key);
+          if (hasCoverWrap(job)) await store.delete(coverKeyBeside(made.key));
+        }
       } else {
         log?.info({ export: job.id, format: job.export_format, bytes: made.bytes, pages: made.pageCount }, 'export rendered');
       }
@@ -200,14 +266,18 @@ export function createExportRendering(deps: { db: Db; store: ObjectStore; queue?
         return;
       }
       await store.delete(job.artifact_key);
+      if (hasCoverWrap(job)) await store.delete(coverKeyBeside(job.artifact_key));
       await markArtifactRemoved(db, job.id);
     },
   };
 }
 export type ExportRendering = ReturnType<typeof createExportRendering>;
 
-/** The memories as the PDF shows them: the pictures it can print, the recordings it mentions. */
-async function* pdfMemories(source: AsyncIterable<ExportSubmission>): AsyncGenerator<PdfMemory> {
+/**
+ * The memories as the PDF shows them: the pictures it can print, and its recordings and videos, each
+ * with a new link to the page where it plays (`playBase` + token), or none when `playBase` is null.
+ */
+async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, playBase: string | null): AsyncGenerator<PdfMemory> {
   for await (const s of source) {
     const usable = s.media.filter((m) => isReleasable(m) && m.processing_status === 'complete');
     yield {
@@ -219,7 +289,11 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>): AsyncGener
       pictures: usable.flatMap((m): PdfMemory['pictures'] =>
         m.kind === 'image' ? [{ key: m.storage_key, kind: 'photo' }] : m.kind === 'video' && m.thumbnail_key ? [{ key: m.thumbnail_key, kind: 'video' }] : [],
       ),
-      recordings: usable.filter((m) => m.kind === 'audio').map((m) => m.duration_seconds),
+      recordings: await Promise.all(
+        usable
+          .filter((m): m is typeof m & { kind: 'audio' | 'video' } => m.kind === 'audio' || m.kind === 'video')
+          .map(async (m) => ({ kind: m.kind, duration: m.duration_seconds, url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null })),
+      ),
     };
   }
 }

@@ -1,12 +1,12 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import type { SortKey } from '../../db/pagination.js';
-import type { ExportRow } from './export-types.js';
+import { coverKeyBeside, hasCoverWrap, type ExportRow } from './export-types.js';
 
 /** Every query names `e` (export_jobs) and `b` (its book, for the slug). */
 const COLUMNS = `e.id, e.book_id, b.slug AS book_slug, e.requested_by, e.status, e.theme, e.intent, e.export_format, e.bleed_mm, e.gutter_mm,
   e.artifact_key, e.artifact_bytes, e.page_count, e.error, e.attempts, e.created_at, e.updated_at, e.started_at, e.completed_at,
-  e.expires_at, e.artifact_removed_at`;
+  e.expires_at, e.artifact_removed_at, e.warnings`;
 const FROM = `export_jobs e JOIN books b ON b.id = e.book_id`;
 
 /** Re-reads written rows (a CTE named `e`) with the book's slug. */
@@ -104,17 +104,17 @@ export async function startExport(q: Queryable, id: string, attempt: number): Pr
 export async function completeExport(
   q: Queryable,
   id: string,
-  a: { key: string; bytes: number; pageCount: number | null; retentionSeconds: number },
+  a: { key: string; bytes: number; pageCount: number | null; retentionSeconds: number; warnings?: string[] },
 ): Promise<ExportRow | undefined> {
   return normalize(
     await one<ExportRow>(
       q,
       withSlug(
         `UPDATE export_jobs SET status = 'complete', completed_at = now(), expires_at = now() + make_interval(secs => $5),
-           artifact_key = $2, artifact_bytes = $3, page_count = $4, error = NULL
+           artifact_key = $2, artifact_bytes = $3, page_count = $4, error = NULL, warnings = $6::jsonb
          WHERE id = $1 AND status = 'processing' RETURNING *`,
       ),
-      [id, a.key, a.bytes, a.pageCount, a.retentionSeconds],
+      [id, a.key, a.bytes, a.pageCount, a.retentionSeconds, JSON.stringify(a.warnings ?? [])],
     ),
   );
 }
@@ -130,9 +130,10 @@ export async function markArtifactRemoved(q: Queryable, id: string): Promise<voi
 
 /** The stored artifacts of a book (a purge removes them with the rest of its files). */
 export async function artifactKeysOfBook(q: Queryable, bookId: string): Promise<string[]> {
-  const rows = await q.query<{ key: string }>(
-    `SELECT artifact_key AS key FROM export_jobs WHERE book_id = $1 AND artifact_key IS NOT NULL AND artifact_removed_at IS NULL`,
+  const rows = await q.query<{ key: string; intent: ExportRow['intent']; export_format: ExportRow['export_format'] }>(
+    `SELECT artifact_key AS key, intent, export_format FROM export_jobs WHERE book_id = $1 AND artifact_key IS NOT NULL AND artifact_removed_at IS NULL`,
     [bookId],
   );
-  return rows.map((r) => r.key);
+  // A shop PDF's cover wrap lies beside it.
+  return rows.flatMap((r) => (hasCoverWrap(r) ? [r.key, coverKeyBeside(r.key)] : [r.key]));
 }

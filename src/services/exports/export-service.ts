@@ -23,11 +23,13 @@ import {
 import {
   ARTIFACT_RETRY_AFTER_SECONDS,
   ARTIFACT_URL_TTL_SECONDS,
+  coverKeyBeside,
   DEFAULT_FORMAT,
   DEFAULT_INTENT,
   EXPORT_LIMIT_RETRY_AFTER_SECONDS,
   FORMAT_FEATURES,
   FORMAT_FILES,
+  hasCoverWrap,
   INTENTS,
   type ExportFormat,
   type ExportIntent,
@@ -182,7 +184,12 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
           downloadName: downloadName(job),
           now,
         });
-        return { download_url: signed.url, expires_at: isoMicro(signed.expiresAt) };
+        // A shop PDF's cover wrap, signed alike (null for everything else, and for a file rendered before covers were made).
+        const coverKey = hasCoverWrap(job) ? coverKeyBeside(job.artifact_key!) : null;
+        const cover = coverKey && (await store.head(coverKey))
+          ? await store.signedUrl(coverKey, { ttlSeconds, contentType: 'application/pdf', downloadName: downloadName(job).replace(/\.pdf$/, '-cover.pdf'), now })
+          : null;
+        return { download_url: signed.url, cover_download_url: cover?.url ?? null, expires_at: isoMicro(signed.expiresAt) };
       } catch (err) {
         deps.log?.warn({ err, export: job.id }, 'could not sign an export artifact URL');
         throw storageUnavailable(err);

@@ -43,6 +43,14 @@ export const EXPORT_LIMIT_RETRY_AFTER_SECONDS = 60;
 
 /** Where a job's artifact lives: one prefix per book, so a purge can find everything. */
 export const exportObjectKey = (bookId: string, jobId: string, format: ExportFormat) => `exports/${bookId}/${jobId}/${FORMAT_FILES[format].file}`;
+/** Where a `shop` PDF's cover wrap lives: beside the interior. */
+export const coverObjectKey = (bookId: string, jobId: string) => `exports/${bookId}/${jobId}/cover.pdf`;
+/** Whether a job makes a cover wrap as well as its book. */
+export const hasCoverWrap = (job: Pick<ExportRow, 'export_format' | 'intent'>) => job.export_format === 'pdf' && job.intent === 'shop';
+/** The cover's key beside an artifact's (same folder). */
+export const coverKeyBeside = (artifactKey: string) => artifactKey.replace(/[^/]+$/, 'cover.pdf');
+/** Thickness of one page (half a sheet) when the operator sets none: 60 µm, an uncoated or silk 100–130 g/m² book paper. */
+export const DEFAULT_PAPER_CALIPER_UM = 60;
 
 export interface ExportRow {
   id: string;
@@ -66,6 +74,8 @@ export interface ExportRow {
   completed_at: string | null;
   expires_at: string | null;
   artifact_removed_at: string | null;
+  /** Sentences for the owner about a finished render (photos below print resolution). */
+  warnings: string[] | null;
 }
 
 export interface ExportRequest {

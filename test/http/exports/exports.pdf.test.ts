@@ -34,6 +34,7 @@ interface Rendered {
   intent: ExportIntent;
   pages: number;
   file: string;
+  warnings: string[];
 }
 
 /** Every font the document embeds: BaseFont without the subset tag, and whether its file is in the PDF. */
@@ -156,7 +157,7 @@ for (const store of STORES) {
         const artifact = await t.get(`${exportsPath(slug)}${job.id}/artifact/`, { token: owner.token });
         const file = path.join(dir, `${job.theme}-${job.intent}.pdf`);
         await writeFile(file, (await fetchSigned(t, artifact.body.download_url)).body);
-        rendered.push({ theme: job.theme, intent: job.intent, pages: done.body.page_count, file });
+        rendered.push({ theme: job.theme, intent: job.intent, pages: done.body.page_count, file, warnings: done.body.warnings });
       }
     }, 600_000);
     afterAll(async () => {
@@ -216,15 +217,17 @@ for (const store of STORES) {
       }
     });
 
-    it.runIf(POPPLER)('prints each image between 150 and 300 dpi, the large photo at 300', async () => {
+    it.runIf(POPPLER)('prints each image at no more than 300 dpi, the large photo at 300, and warns of those below 200', async () => {
       for (const r of rendered) {
         const res = await imageResolutions(r.file);
         expect(res, r.file).toHaveLength(4);
         for (const i of res) {
-          expect(i.xppi, `${r.file}: ${JSON.stringify(i)}`).toBeGreaterThanOrEqual(149);
           expect(i.xppi, `${r.file}: ${JSON.stringify(i)}`).toBeLessThanOrEqual(301);
           expect(Math.abs(i.xppi - i.yppi)).toBeLessThanOrEqual(2);
         }
+        // Photos fill their cells; one too small for its cell prints soft, and the job says so.
+        const soft = res.filter((i) => i.xppi < 199);
+        if (soft.length) expect(r.warnings.join(' '), r.file).toMatch(/below 200 ppi/);
         const biggest = res.reduce((a, b) => (b.width > a.width ? b : a));
         expect(biggest.xppi, r.file).toBeGreaterThanOrEqual(298);
       }

@@ -1,0 +1,50 @@
+import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
+import { fontFilePath, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
+import { SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
+
+/**
+ * The theme's three faces and their fallback chains registered on a PDFKit
+ * document, and lines drawn run by run: shared by the book and its cover.
+ */
+export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle) {
+  const faces = { quote: 'quote', title: 'title', body: 'body' } as const;
+  doc.registerFont(faces.quote, fontFilePath(style.quote));
+  doc.registerFont(faces.title, fontFilePath(style.title));
+  doc.registerFont(faces.body, fontFilePath(style.body));
+  // Each face's fallbacks, registered under their file's name: PDFKit loads (and embeds) one only when a page uses it.
+  const registered = new Set<string>();
+  const chainOf = (f: FontFace): string[] =>
+    fallbackFaces(f).map((fb) => {
+      const name = `fb:${fb.package}/${fb.file}`;
+      if (!registered.has(name)) {
+        doc.registerFont(name, fontFilePath(fb));
+        registered.add(name);
+      }
+      return name;
+    });
+  const fallbacks = { quote: chainOf(style.quote), title: chainOf(style.title), body: chainOf(style.body) };
+  return { faces, fallbacks, measure: new TextMeasurer(doc) };
+}
+
+/** One line, run by run, starting at x with its baseline at `baseline`. */
+export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baseline: number, s: TextStyle, colour: string) {
+  doc.fillColor(colour);
+  // Right-to-left runs are shaped whole (fontkit gives their glyphs right to left); the runs themselves go in visual order.
+  const runs = line.runs.some((r) => r.dir === 'rtl') ? visualOrder(line.runs, (r) => r.dir, line.dir) : line.runs;
+  for (const run of runs) {
+    const options = { lineBreak: false, baseline: 'alphabetic' as const, characterSpacing: s.characterSpacing ?? 0 };
+    // Shaping may merge, split or reorder glyphs, and a glyph has one ToUnicode entry: the words themselves
+    // go with the run as its ActualText, so copying and searching give what was written, in its order.
+    const plain = /^[\x20-\x7e]*$/.test(run.text);
+    if (!plain) doc.markContent('Span', { actual: run.text } as never);
+    doc.font(run.face).fontSize(s.size).text(run.text, x, baseline, run.dir === 'rtl' ? { ...options, features: SHAPE_WHOLE as never } : options);
+    if (!plain) doc.endMarkedContent();
+    x += run.width;
+  }
+}
+
+/** Baseline below the top of a line box, so lines of any size sit evenly in their pitch. */
+export function baselineOffset(s: TextStyle): number {
+  const pitch = s.size * s.leading;
+  return (pitch - s.size) / 2 + s.size * 0.8;
+}

@@ -1,0 +1,188 @@
+import { createRequire } from 'node:module';
+import type { FontFace, FontWeight } from './themes.js';
+import { EMOJI_FONT, fontFilePath } from './themes.js';
+
+/**
+ * Every script a contributor may write in prints as itself: after the
+ * theme's own face come Noto faces (OFL-1.1, shipped in npm packages, so no
+ * system font is needed) for Latin with every diacritic, Greek and Cyrillic;
+ * Arabic; Hebrew; Devanagari; Chinese and Japanese (one pan-Han face with
+ * kana); Korean; and emoji (monochrome, so it takes the text colour).
+ *
+ * The run splitter picks the face per grapheme: the theme's face when it
+ * draws it, otherwise the first fallback that does. The PDF renderer and the
+ * share cards both use it, so a name prints the same everywhere.
+ */
+
+const EMBEDPDF = '@embedpdf/';
+
+function noto(pkg: string, family: string, file: string, weight: FontWeight, style: 'normal' | 'italic' = 'normal'): FontFace {
+  return { family, weight, style, package: pkg, file };
+}
+
+const latin = (bold: boolean, italic: boolean) =>
+  noto(`${EMBEDPDF}fonts-latin`, 'Noto Sans', `fonts/NotoSans-${bold ? 'Bold' : ''}${italic ? 'Italic' : bold ? '' : 'Regular'}.ttf`, bold ? 700 : 400, italic ? 'italic' : 'normal');
+const arabic = (bold: boolean) => noto(`${EMBEDPDF}fonts-arabic`, 'Noto Naskh Arabic', `fonts/NotoNaskhArabic-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
+const hebrew = (bold: boolean) => noto(`${EMBEDPDF}fonts-hebrew`, 'Noto Sans Hebrew', `fonts/NotoSansHebrew-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
+const devanagari = (bold: boolean) =>
+  noto('@expo-google-fonts/noto-sans-devanagari', 'Noto Sans Devanagari', bold ? '700Bold/NotoSansDevanagari_700Bold.ttf' : '400Regular/NotoSansDevanagari_400Regular.ttf', bold ? 700 : 400);
+/** Simplified Chinese with kana and the Japanese kanji: one face for Chinese and Japanese. */
+const han = (bold: boolean) => noto(`${EMBEDPDF}fonts-sc`, 'Noto Sans SC', `fonts/NotoSansHans-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
+const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `fonts/NotoSansKR-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
+
+/** The faces tried after `face`, in order, in a weight and style close to it. */
+export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'>): FontFace[] {
+  const bold = face.weight >= 600;
+  // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
+  return [devanagari(bold), latin(bold, face.style === 'italic'), arabic(bold), hebrew(bold), han(bold), hangul(bold), EMOJI_FONT];
+}
+
+/** A face and its fallbacks: the chain the run splitter walks. */
+export function fontChain(face: FontFace): FontFace[] {
+  return [face, ...fallbackFaces(face)];
+}
+
+interface FkFont {
+  hasGlyphForCodePoint(cp: number): boolean;
+}
+const require = createRequire(import.meta.url);
+const coverage = new Map<string, (cp: number) => boolean>();
+
+/** Whether a face draws a code point (read from its own cmap, once per process and file). */
+export function faceCovers(face: FontFace): (cp: number) => boolean {
+  const file = fontFilePath(face);
+  let has = coverage.get(file);
+  if (!has) {
+    let font: FkFont | null = null;
+    const seen = new Map<number, boolean>();
+    has = (cp: number) => {
+      let yes = seen.get(cp);
+      if (yes === undefined) {
+        font ??= (require('fontkit') as { openSync(f: string): FkFont }).openSync(file);
+        yes = font.hasGlyphForCodePoint(cp);
+        seen.set(cp, yes);
+      }
+      return yes;
+    };
+    coverage.set(file, has);
+  }
+  return has;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Invisible or layout-only code points that go with whatever face their grapheme has. */
+export const isJoiner = (cp: number) =>
+  cp === 0x200d || cp === 0x200c || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0x20e3 || (cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0020 && cp <= 0xe007f);
+
+const EMOJI_LOOK = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F/u;
+/** Letters of the scripts the Latin fallback draws: a word of them is set in one face, not patched letter by letter. */
+const ALPHABETIC = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}\p{P}\p{N}'’]+$/u;
+
+export interface SplitRun {
+  /** Index into the chain. */
+  face: number;
+  text: string;
+}
+
+/**
+ * Splits text into runs by the face that draws each grapheme: the first in
+ * the chain that has all its visible code points (emoji go to the emoji face
+ * first). A word in an alphabet the theme face draws only partly (Vietnamese
+ * in a face without its stacked accents) is set whole in the fallback, so a
+ * word never changes face mid-way. `emoji` is the chain index of the emoji face.
+ */
+export function splitRuns(text: string, has: (face: number, cp: number) => boolean, faces: number, emoji = faces - 1): SplitRun[] {
+  let covered = true;
+  for (const ch of text) {
+    if (!has(0, ch.codePointAt(0)!)) {
+      covered = false;
+      break;
+    }
+  }
+  if (covered) return text ? [{ face: 0, text }] : [];
+  const pick = (segment: string): number => {
+    const cps = [...segment].map((c) => c.codePointAt(0)!).filter((cp) => !isJoiner(cp));
+    if (!cps.length) return -1;
+    const order = EMOJI_LOOK.test(segment) ? [emoji, ...range(faces).filter((i) => i !== emoji)] : range(faces);
+    for (const i of order) if (cps.every((cp) => has(i, cp))) return i;
+    // Nothing draws it all: the face that draws its base character, so at least the letter prints.
+    for (const i of order) if (has(i, cps[0])) return i;
+    return 0;
+  };
+  const runs: SplitRun[] = [];
+  for (const word of text.split(/(\s+)/)) {
+    if (!word) continue;
+    let whole = -1;
+    if (ALPHABETIC.test(word) && ![...word].every((c) => has(0, c.codePointAt(0)!))) {
+      for (let i = 1; i < faces && whole < 0; i++) if ([...word].every((c) => isJoiner(c.codePointAt(0)!) || has(i, c.codePointAt(0)!))) whole = i;
+    }
+    for (const { segment } of graphemes.segment(word)) {
+      let face = whole >= 0 ? whole : pick(segment);
+      const last = runs[runs.length - 1];
+      if (face < 0) face = last?.face ?? 0;
+      if (last && last.face === face) last.text += segment;
+      else runs.push({ face, text: segment });
+    }
+  }
+  return runs;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/** Strong right-to-left letters (Hebrew, Arabic and their relatives). */
+export const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+/** Any letter; tested after RTL, so what is left reads left to right. */
+const LTR = /\p{L}/u;
+
+/** The direction a paragraph reads in: that of its first strong letter. */
+export function paragraphDirection(text: string): 'ltr' | 'rtl' {
+  for (const ch of text) {
+    if (RTL.test(ch)) return 'rtl';
+    if (LTR.test(ch)) return 'ltr';
+  }
+  return 'ltr';
+}
+
+/**
+ * The visual order of a line's runs (each run one direction or neutral),
+ * after the Unicode bidi algorithm's essentials: neutrals take the
+ * direction around them, or the paragraph's; numbers and left-to-right
+ * words inside right-to-left text keep their own order (levels, rule L2).
+ */
+export function visualOrder<T>(runs: T[], dirOf: (run: T) => 'ltr' | 'rtl' | 'neutral', base: 'ltr' | 'rtl'): T[] {
+  const dirs = runs.map(dirOf);
+  const resolved = dirs.map((d, i) => {
+    if (d !== 'neutral') return d;
+    let before: 'ltr' | 'rtl' = base;
+    let after: 'ltr' | 'rtl' = base;
+    for (let j = i - 1; j >= 0; j--) if (dirs[j] !== 'neutral') { before = dirs[j] as 'ltr' | 'rtl'; break; }
+    for (let j = i + 1; j < dirs.length; j++) if (dirs[j] !== 'neutral') { after = dirs[j] as 'ltr' | 'rtl'; break; }
+    return before === after ? before : base;
+  });
+  const levels = resolved.map((d) => (base === 'ltr' ? (d === 'rtl' ? 1 : 0) : d === 'rtl' ? 1 : 2));
+  const order = runs.map((_, i) => i);
+  const max = Math.max(0, ...levels);
+  for (let level = max; level >= 1; level--) {
+    for (let i = 0; i < order.length; ) {
+      if (levels[order[i]] < level) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < order.length && levels[order[j]] >= level) j++;
+      order.splice(i, j - i, ...order.slice(i, j).reverse());
+      i = j;
+    }
+  }
+  return order.map((i) => runs[i]);
+}
+
+/** The direction of a piece of text for reordering: strong RTL, strong LTR (or digits), or neither. */
+export function directionOf(text: string): 'ltr' | 'rtl' | 'neutral' {
+  if (RTL.test(text)) return 'rtl';
+  if (LTR.test(text) || /\p{N}/u.test(text)) return 'ltr';
+  return 'neutral';
+}

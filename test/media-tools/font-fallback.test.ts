@@ -1,0 +1,78 @@
+import PDFDocument from 'pdfkit';
+import { describe, expect, it } from 'vitest';
+import { directionOf, fallbackFaces, faceCovers, fontChain, splitRuns, visualOrder } from '../../src/media-tools/font-fallback.js';
+import { fontFilePath, THEME_STYLES, THEMES } from '../../src/media-tools/themes.js';
+import { breakLines, TextMeasurer, type TextStyle } from '../../src/exports/pdf/text-layout.js';
+import { SCRIPTS } from '../helpers/scripts.js';
+
+
+describe('the fallback chain', () => {
+  it('draws every character of every script with some face, for every theme face', () => {
+    for (const theme of THEMES) {
+      const s = THEME_STYLES[theme];
+      for (const face of [s.quote, s.title, s.body]) {
+        const chain = fontChain(face);
+        const has = (i: number, cp: number) => faceCovers(chain[i])(cp);
+        for (const [script, line] of Object.entries(SCRIPTS)) {
+          const runs = splitRuns(line, has, chain.length);
+          expect(runs.map((r) => r.text).join(''), `${theme} ${script}`).toBe(line);
+          for (const r of runs) {
+            for (const ch of r.text) {
+              const cp = ch.codePointAt(0)!;
+              if (cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x1f3fb && cp <= 0x1f3ff) || /\s/.test(ch)) continue;
+              expect(has(r.face, cp), `${theme} ${face.family} ${script} ${ch} in ${chain[r.face].family}`).toBe(true);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('sets a word the theme face draws only partly in one fallback face, whole', () => {
+    const chain = fontChain(THEME_STYLES.editorial_noir.quote);
+    const has = (i: number, cp: number) => faceCovers(chain[i])(cp);
+    const runs = splitRuns('Hương', has, chain.length);
+    expect(runs).toHaveLength(1);
+    expect(chain[runs[0].face].family).toBe('Noto Sans');
+  });
+
+  it('puts emoji in the emoji face even where a text face has a glyph for the code point', () => {
+    const chain = fontChain(THEME_STYLES.modern_clean.quote);
+    const has = (i: number, cp: number) => faceCovers(chain[i])(cp);
+    const runs = splitRuns('ok ❤️', has, chain.length);
+    expect(chain[runs[runs.length - 1].face].family).toBe('Noto Emoji');
+  });
+
+  it('picks a bold fallback for a bold face', () => {
+    expect(fallbackFaces({ weight: 700, style: 'normal' })[1].file).toContain('Bold');
+    expect(fallbackFaces({ weight: 400, style: 'italic' })[1].file).toContain('Italic');
+  });
+});
+
+describe('right to left', () => {
+  it('orders runs visually: right-to-left words reversed, numbers and Latin kept in their order', () => {
+    const runs = ['שלום', ' ', 'John', ' ', '42', ' ', 'עולם'];
+    expect(visualOrder(runs, directionOf, 'rtl')).toEqual(['עולם', ' ', 'John', ' ', '42', ' ', 'שלום']);
+    expect(visualOrder(['Hi', ' ', 'שלום', ' ', 'עולם', ' ', 'there'], directionOf, 'ltr')).toEqual(['Hi', ' ', 'עולם', ' ', 'שלום', ' ', 'there']);
+  });
+
+  it('lays out Arabic shaped (joined forms, not the isolated letters) and marks its lines right to left', () => {
+    const doc = new PDFDocument({ autoFirstPage: false });
+    const face = THEME_STYLES.elegant_classic.quote;
+    doc.registerFont('quote', fontFilePath(face));
+    const names = fallbackFaces(face).map((f, i) => {
+      doc.registerFont(`fb${i}`, fontFilePath(f));
+      return `fb${i}`;
+    });
+    const style: TextStyle = { face: 'quote', fallbacks: names, size: 12, leading: 1.4 };
+    const lines = breakLines(new TextMeasurer(doc), SCRIPTS.arabic, style, 400);
+    expect(lines[0].dir).toBe('rtl');
+    const arabicRun = lines[0].runs.find((r) => r.dir === 'rtl')!;
+    expect(arabicRun.face).toBe('fb2');
+    doc.font('fb2');
+    const fk = (doc as unknown as { _font: { font: { layout(t: string): { glyphs: { id: number }[] }; glyphForCodePoint(cp: number): { id: number } } } })._font.font;
+    const shaped = fk.layout('شكرا').glyphs.map((g) => g.id);
+    const isolated = [...'شكرا'].map((c) => fk.glyphForCodePoint(c.codePointAt(0)!).id).reverse();
+    expect(shaped).not.toEqual(isolated);
+  });
+});
