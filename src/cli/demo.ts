@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import type { Config } from '../config/config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
+import { AppError } from '../errors.js';
 import { createQueue } from '../jobs/queue.js';
 import { randomBase62 } from '../lib/secrets.js';
 import type { Actor } from '../services/books/book-access.js';
@@ -119,6 +120,7 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
     `curl -s -X POST '${base}/api/v1/books/${book.slug}/submissions/${pending.id}/approve/' ${auth} -H 'Idempotency-Key: ${randomUUID()}'`,
   ];
   const docsUrl = `${base}/api/v1/docs`;
+  const webhook = await demoWebhookEndpoint(db, services, actor);
   return {
     output: {
       user: { id: user.id, email: user.email, password },
@@ -129,6 +131,7 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
       openapi_url: `${base}/api/v1/openapi.json`,
       sign_in_url: `${base}/accounts/login/`,
       try: tryThese,
+      webhook_endpoint: webhook,
     },
     hints: [
       `Demo ready: ${user.email} owns "${book.title}" (plan ${book.plan}) with ${submissions.length} memories, one with a photo.`,
@@ -136,11 +139,47 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
       `  ${apiKey}`,
       'Three calls to try (the second replays its first answer when sent twice with the same Idempotency-Key):',
       ...tryThese.map((c) => `  ${c}`),
+      ...webhookHints(webhook, base, auth),
       ...channelHints(config),
       `Memories by email: start with the SMTP receiver (\`SMTP_INBOUND_PORT=2525 npx memorybook serve\`), then mail ${book.slug}@${config.messaging.inboundMailDomain}:`,
       `  swaks --server 127.0.0.1:${config.mailInbound.port ?? 2525} --from you@localhost --to ${book.slug}@${config.messaging.inboundMailDomain} --header 'Subject: A memory' --body 'Sent by email.' --attach @photo.jpg`,
     ],
   };
+}
+
+/** Where the demo's events go: a receiver on this machine, which WEBHOOK_ALLOW_PRIVATE must allow. */
+const DEMO_RECEIVER_URL = 'http://127.0.0.1:8787/memorybook-events';
+
+/**
+ * An endpoint to a local receiver, so the changes the demo suggests arrive as
+ * signed events; null when WEBHOOK_ALLOW_PRIVATE does not allow 127.0.0.1
+ * (the hints then say how).
+ */
+async function demoWebhookEndpoint(db: Db, services: Services, actor: Actor): Promise<{ id: string; url: string; secret: string } | null> {
+  try {
+    await services.webhookEndpoints.checkUrl(DEMO_RECEIVER_URL);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'validation_failed') return null;
+    throw err;
+  }
+  const created = await db.transaction((tx) =>
+    services.webhookEndpoints.createEndpoint(tx, actor, { url: DEMO_RECEIVER_URL, description: 'memorybook demo: a receiver on this machine' }),
+  );
+  return { id: created.id, url: created.url, secret: created.secret };
+}
+
+function webhookHints(webhook: { url: string; secret: string } | null, base: string, auth: string): string[] {
+  const receiver = `node -e "require('http').createServer((q,s)=>{let b='';q.on('data',c=>b+=c).on('end',()=>{console.log(q.headers['webhook-id'],b);s.end()})}).listen(8787)"`;
+  if (webhook) {
+    return [
+      `Events (a memory arriving, approved, an export ready…) are sent, signed, to ${webhook.url}; its secret, shown this once: ${webhook.secret}`,
+      `  A receiver that prints them: ${receiver}`,
+    ];
+  }
+  return [
+    `Events: set WEBHOOK_ALLOW_PRIVATE=127.0.0.1/32 and run the demo again for an endpoint to a receiver on this machine, or add one of yours (https, public):`,
+    `  curl -s -X POST '${base}/api/v1/webhook_endpoints/' ${auth} -H 'Content-Type: application/json' -H 'Idempotency-Key: ${randomUUID()}' -d '{"url": "https://example.com/memorybook-events"}'`,
+  ];
 }
 
 /** Where each message provider must post, or what turns it on (photos, voice notes and videos come along with the words). */

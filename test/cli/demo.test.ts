@@ -31,6 +31,7 @@ const env = {
 };
 
 const demo = (...args: string[]) => run(process.execPath, [BIN, 'demo', ...args], { env, timeout: 180_000 });
+const demoWith = (extra: Record<string, string>, ...args: string[]) => run(process.execPath, [BIN, 'demo', ...args], { env: { ...env, ...extra }, timeout: 180_000 });
 
 interface DemoOutput {
   user: { id: string; email: string; password: string };
@@ -41,6 +42,7 @@ interface DemoOutput {
   openapi_url: string;
   sign_in_url: string;
   try: string[];
+  webhook_endpoint: { id: string; url: string; secret: string } | null;
 }
 
 beforeAll(async () => {
@@ -87,6 +89,9 @@ describe('memorybook demo', () => {
     // What turns on each message channel (none is configured here).
     expect(stderr).toContain('WhatsApp: set WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN');
     expect(stderr).toContain('SMS/MMS: set TWILIO_ACCOUNT_SID');
+    // No endpoint to a local receiver unless WEBHOOK_ALLOW_PRIVATE allows it: the hint says how.
+    expect(first.webhook_endpoint).toBeNull();
+    expect(stderr).toContain('set WEBHOOK_ALLOW_PRIVATE=127.0.0.1/32');
   }, 180_000);
 
   it('refuses a database that already has users, unless told to with --force', async () => {
@@ -95,7 +100,11 @@ describe('memorybook demo', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/already has 1 user; .*--force/);
 
-    second = JSON.parse((await demo('--force')).stdout);
+    const forced = await demoWith({ WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32' }, '--force');
+    second = JSON.parse(forced.stdout);
+    // With the local network allowed, events go to a receiver on this machine; its secret is printed once.
+    expect(second.webhook_endpoint).toMatchObject({ url: 'http://127.0.0.1:8787/memorybook-events', secret: expect.stringMatching(/^whsec_/) });
+    expect(forced.stderr).toContain(second.webhook_endpoint!.secret);
     expect(second.user.email).toMatch(/^demo\+[a-z0-9]{6}@example\.com$/);
     expect(second.book.slug).not.toBe(first.book.slug);
     expect(second.api_key).not.toBe(first.api_key);
