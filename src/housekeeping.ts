@@ -19,12 +19,12 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
  * queues every 10 minutes on one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'users'>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
 }) {
-  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations } = deps.services;
+  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations, users } = deps.services;
   return {
     /** One pass; a failure is the job's, which its next period runs again. */
     async run(): Promise<void> {
@@ -39,6 +39,9 @@ export function createHousekeeping(deps: {
       // Pending invitations past their 14 days (reads already show them expired; this writes it, for syncing clients).
       const expired = await invitations.expireStale();
       if (expired) deps.log.info({ expired }, 'invitations expired');
+      // Sign-ups whose confirmation link expired unused.
+      const signUps = await users.pruneSignUps();
+      if (signUps) deps.log.info({ signUps }, 'unconfirmed sign-ups removed');
     },
   };
 }
