@@ -167,7 +167,9 @@ describe('activity reminders', () => {
     const [mail] = mailTo(owner.email);
     expect(mailTo(owner.email)).toHaveLength(1);
     expect(mail.subject).toBe('No new memories in "Grandma turns 90" for a while');
-    expect(mail.text).toContain(`http://localhost:8000/b/${b.slug}/`);
+    // The book is not public: the link carries its form key.
+    const [{ form_key: key }] = await t.db.query<{ form_key: string }>(`SELECT form_key FROM books WHERE slug = $1`, [b.slug]);
+    expect(mail.text).toContain(`http://localhost:8000/b/${b.slug}/?key=${key}`);
 
     await runDaily('mail.activity-reminders');
     expect(mailTo(owner.email)).toHaveLength(1);
