@@ -155,7 +155,7 @@ describe('POST /b/{slug}/', () => {
     expect(thanks.status).toBe(200);
     expect(thanks.text).toContain('Thank you!');
     expect(thanks.text).toContain('Lake House');
-    expect(thanks.text).toContain(`href="/b/${slug}/"`);
+    expect(thanks.text).toContain(`href="${form(slug)}"`);
 
     const [s] = await submissionsOf(owner, slug);
     expect(s).toMatchObject({
