@@ -4,7 +4,7 @@
 // as surely as a value does.
 
 /** Entry points that assemble the layers; nothing below them imports them. */
-const ENTRY = '^src/(app|server|worker|housekeeping)[.]ts$|^src/cli/';
+const ENTRY = '^src/(app|server|worker|housekeeping|mail-inbound)[.]ts$|^src/cli/';
 /** Infrastructure and persistence: they know no service, route or page. */
 const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs)/';
 

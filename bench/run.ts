@@ -18,6 +18,7 @@
  *
  * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
  * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
+ * `npm run bench -- mail-inbound` runs the inbound mail bench instead (bench/mail-inbound.ts).
  * `npm run bench -- start [checkout …]` compares embedded start times instead (bench/start.ts).
  * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
  */
@@ -672,6 +673,8 @@ const median = (xs: number[]) => {
 async function main(): Promise<number> {
   // `npm run bench -- media`: the media upload bench (bench/media-upload.ts) instead of the request benchmarks.
   if (process.argv.slice(2).includes('media')) return (await import('./media-upload.js')).runMediaBench();
+  // `npm run bench -- mail-inbound`: a 60 MB email through the SMTP receiver, RSS watched (bench/mail-inbound.ts).
+  if (process.argv.slice(2).includes('mail-inbound')) return (await import('./mail-inbound.js')).runMailInboundBench();
   // `npm run bench -- exports`: PDF, JSON and ZIP exports of a 1,000-memory book (bench/exports.ts).
   if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
   // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).

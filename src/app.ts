@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { addDeprecationHeaders } from './http/deprecation.js';
-import { answerClientError } from './http/client-errors.js';
+import { answerClientError, answerStalledSocket } from './http/client-errors.js';
 import { errorHandler } from './http/error-handler.js';
 import { installJsonBody, rejectNulStrings } from './http/json-body.js';
 import { installErrorResponses, registerOpenApi } from './http/openapi.js';
@@ -19,6 +19,7 @@ import { registerApiRoutes, SHARED_SCHEMAS } from './routes/index.js';
 import { registerHealthRoutes } from './routes/health/health-routes.js';
 import { registerFileRoutes } from './routes/files/file-routes.js';
 import { registerWebhookRoutes } from './routes/webhooks/webhook-routes.js';
+import { registerStripeWebhook } from './routes/webhooks/stripe-webhook.js';
 import { runInRequestScope } from './lib/request-scope.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
@@ -84,6 +85,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     },
   });
 
+  // A request that stops arriving (a stalled upload) is answered 408 rather than dropped.
+  app.server.on('timeout', (socket: import('node:net').Socket) => answerStalledSocket(app.log, socket));
   app.decorateRequest('auth', null);
   app.decorateRequest('idempotency', null);
   app.decorateRequest('errorCode', null);
@@ -120,6 +123,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   registerHealthRoutes(app, ctx);
   registerFileRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  await registerStripeWebhook(app, ctx);
   await app.register(
     async (api) => {
       jsonOnly(api);

@@ -14,17 +14,18 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
 
 /**
  * Periodic clean-up: expired idempotency keys, rate-limit hits that left
- * every window, uploads whose request died, media that never finished, and
- * stale invitations. Run by the `housekeeping.run` job, which a schedule
- * queues every 10 minutes on one worker (see jobs/job-catalog.ts).
+ * every window, uploads whose request died, media that never finished,
+ * stale invitations, expired sign-ups, and paid books' billing (billingCheckout.settle). Run
+ * by the `housekeeping.run` job, which a schedule queues every 10 minutes on
+ * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'users'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'users'>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
 }) {
-  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations, users } = deps.services;
+  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations, billingCheckout, users } = deps.services;
   return {
     /** One pass; a failure is the job's, which its next period runs again. */
     async run(): Promise<void> {
@@ -42,6 +43,9 @@ export function createHousekeeping(deps: {
       // Sign-ups whose confirmation link expired unused.
       const signUps = await users.pruneSignUps();
       if (signUps) deps.log.info({ signUps }, 'unconfirmed sign-ups removed');
+      // Paid books: subscriptions tied to the books their slots made; canceled ones past their period moved to the default plan.
+      const billing = await billingCheckout.settle();
+      if (billing.bound || billing.released) deps.log.info(billing, 'billing settled');
     },
   };
 }

@@ -15,6 +15,7 @@ import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createTwilioSmsProvider } from './messaging/sms-provider.js';
 import { createTelegramBot } from './messaging/telegram-bot.js';
+import { createWhatsAppSender } from './messaging/whatsapp-cloud.js';
 import type { Services } from './services/index.js';
 
 export function createJobHandlers(deps: { services: Services; config: Config }): JobHandlers<JobPayloads> {
@@ -43,6 +44,18 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       if (!telegram) throw new Error('Telegram is not configured (TELEGRAM_BOT_USERNAME, TELEGRAM_BOT_TOKEN)');
       const { id } = await createTelegramBot(telegram).sendMessage(message, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, message_id: id }, 'telegram message sent');
+    },
+    async 'whatsapp.send'(message, ctx) {
+      const whatsapp = config.messaging.whatsapp;
+      if (!whatsapp) throw new Error('WhatsApp is not configured (WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, …)');
+      const { to, text, template } = message;
+      if (template) await createWhatsAppSender(whatsapp).send({ to, template }, { signal: ctx.signal });
+      else if (text !== undefined) await createWhatsAppSender(whatsapp).send({ to, text }, { signal: ctx.signal });
+      ctx.log.info({ job: ctx.id, template: template?.name }, 'whatsapp message sent');
+    },
+    async 'inbound.fetch-media'(key, ctx) {
+      const outcome = await services.channelMedia.fetch(key, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+      ctx.log.info({ job: ctx.id, provider: key.provider, position: key.position, outcome }, 'inbound file');
     },
     async 'book.erase-backup'({ bookId }) {
       if (!(await services.bookDeletion.completeErasure(bookId))) throw new Error('backup erasure endpoint did not confirm; will retry');
@@ -73,6 +86,9 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     async 'media.process'({ mediaId }, ctx) {
       await services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
     },
+    async 'email.process'({ inboundEmailId }, ctx) {
+      await services.inboundEmail.process(inboundEmailId, { log: ctx.log }); // logs what came of it
+    },
     async 'storage.delete-objects'({ keys }) {
       await services.media.deleteObjects(keys);
     },
@@ -93,6 +109,10 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     async 'notifications.digest'({ day }, ctx) {
       const queued = await services.notifications.sendDigests(day);
       ctx.log.info({ day, queued }, 'subscription digests queued');
+    },
+    async 'billing.cancel-subscription'({ subscriptionId, reason }, ctx) {
+      const outcome = await services.billingCheckout.cancelAtStripe(subscriptionId);
+      ctx.log.info({ job: ctx.id, subscription: subscriptionId, reason, outcome }, 'stripe subscription canceled');
     },
     async 'housekeeping.run'(_payload, ctx) {
       await createHousekeeping({ services, log: ctx.log, requestTimeoutMs: config.http.timeouts.requestMs }).run();

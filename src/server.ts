@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.js';
 import { runJobs, type JobRunner, type JobRunnerOptions } from './job-handlers.js';
 import { createQueue } from './jobs/queue.js';
 import { createServices, type Services } from './services/index.js';
+import type { SmtpReceiver } from './mail/inbound-receiver.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -25,6 +26,8 @@ export interface ServerOptions {
   db?: Promise<Db>;
   /** For the in-process worker's schedules (tests pass a fake clock). */
   jobs?: JobRunnerOptions;
+  /** Run the SMTP receiver in this process when SMTP_INBOUND_PORT is set (default true; `serve --no-mail-inbound` beside `memorybook mail-inbound`). */
+  mailInbound?: boolean;
 }
 
 /**
@@ -84,6 +87,20 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const jobs: JobRunner | undefined = worker
     ? runJobs({ db, config, queue, services, log: app.log }, { firstTickAfterMs: FIRST_SCHEDULE_TICK_DELAY_MS, ...options.jobs })
     : undefined;
+  let receiver: SmtpReceiver | undefined;
+  if (config.mailInbound.port !== null && options.mailInbound !== false) {
+    try {
+      const { startMailInbound } = await import('./mail-inbound.js');
+      receiver = await startMailInbound({ config, services: services!, log: app.log });
+    } catch (err) {
+      await jobs?.stop();
+      await app.close();
+      await queue.stop();
+      await services!.store.close();
+      await db.close();
+      throw err;
+    }
+  }
   startup.since_process_start_ms = Math.round(process.uptime() * 1000);
   // CPU spent by then, all threads: above the elapsed time, the start used more than one core.
   const cpu = process.cpuUsage();
@@ -94,6 +111,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const close = () =>
     (closing ??= (async () => {
       await jobs?.stop();
+      await receiver?.close(); // stops taking mail; a message being received finishes first
       await app.close(); // stops accepting, waits for requests in flight
       await queue.stop(); // lets running jobs finish (30 s at most)
       await services!.store.close();

@@ -136,8 +136,29 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
       `  ${apiKey}`,
       'Three calls to try (the second replays its first answer when sent twice with the same Idempotency-Key):',
       ...tryThese.map((c) => `  ${c}`),
+      ...channelHints(config),
+      `Memories by email: start with the SMTP receiver (\`SMTP_INBOUND_PORT=2525 npx memorybook serve\`), then mail ${book.slug}@${config.messaging.inboundMailDomain}:`,
+      `  swaks --server 127.0.0.1:${config.mailInbound.port ?? 2525} --from you@localhost --to ${book.slug}@${config.messaging.inboundMailDomain} --header 'Subject: A memory' --body 'Sent by email.' --attach @photo.jpg`,
     ],
   };
+}
+
+/** Where each message provider must post, or what turns it on (photos, voice notes and videos come along with the words). */
+function channelHints(config: Config): string[] {
+  const base = config.http.publicUrl;
+  const m = config.messaging;
+  return [
+    'Memories by message (README, Configuration):',
+    m.twilio
+      ? `  SMS/MMS: set the Twilio number's incoming-message webhook (HTTP POST) to ${base}/webhooks/twilio/sms/`
+      : '  SMS/MMS: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER',
+    m.telegram
+      ? `  Telegram: call setWebhook with url ${base}/webhooks/telegram/ and secret_token set to TELEGRAM_WEBHOOK_SECRET${m.telegram.webhookSecret ? '' : ' (not set yet: every update is refused)'}`
+      : '  Telegram: set TELEGRAM_BOT_USERNAME, TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET',
+    m.whatsapp
+      ? `  WhatsApp: give Meta the callback URL ${base}/webhooks/whatsapp/ with WHATSAPP_VERIFY_TOKEN, and subscribe to "messages"${m.whatsapp.invitationTemplate ? '' : '; set WHATSAPP_INVITATION_TEMPLATE to invite numbers over it'}`
+      : '  WhatsApp: set WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN',
+  ];
 }
 
 /** Runs the demo on the configured database (migrating it first); refuses one that already has users unless forced. */

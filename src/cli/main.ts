@@ -13,15 +13,21 @@ import type { Services } from '../services/index.js';
 const USAGE = `memorybook: the Memory Book Integrator API service
 
 Usage:
-  memorybook serve [--no-worker]         run the API and the job worker (migrates first); --no-worker
-                                         serves only the API, for running \`memorybook worker\` apart (PostgreSQL only)
+  memorybook serve [--no-worker] [--no-mail-inbound]
+                                         run the API and the job worker (migrates first); --no-worker
+                                         serves only the API, for running \`memorybook worker\` apart (PostgreSQL only);
+                                         with SMTP_INBOUND_PORT set it receives mail too, unless --no-mail-inbound
   memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
+  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>@MAIL_INBOUND_DOMAIN)
+                                         on SMTP_INBOUND_PORT (default 2525), with a job worker that turns mail into
+                                         memories (beside \`serve --no-mail-inbound\` on PostgreSQL; alone on the
+                                         embedded database)
   memorybook migrate                     apply database migrations
   memorybook user create --email E --password P [--first-name F] [--last-name L] [--staff]
   memorybook token issue --email E --name N
   memorybook slots grant --email E --plan P [--count N]
   memorybook member add --book SLUG --email E --role admin|contributor
-  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram]
+  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram|whatsapp]
   memorybook book set-plan --slug SLUG --plan P
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
@@ -83,7 +89,11 @@ export async function main(argv: string[]): Promise<number> {
           console.error(USAGE);
           return 2;
         }
-        const { values: serveFlags } = parseArgs({ args: argv.slice(1), options: { 'no-worker': { type: 'boolean', default: false } }, strict: true });
+        const { values: serveFlags } = parseArgs({
+          args: argv.slice(1),
+          options: { 'no-worker': { type: 'boolean', default: false }, 'no-mail-inbound': { type: 'boolean', default: false } },
+          strict: true,
+        });
         // With the embedded database no other process can run the jobs: they would never run.
         if (serveFlags['no-worker'] && config.database.kind !== 'postgres') {
           throw new UsageError('serve --no-worker needs DATABASE_URL; with the embedded database only `memorybook serve` itself can run the jobs');
@@ -93,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
         const db = createDb(config);
         db.catch(() => {}); // its failure is startServer's to report, once it awaits it
         const server = await import('../server.js').then(
-          ({ startServer }) => startServer(config, { worker: !serveFlags['no-worker'], db }),
+          ({ startServer }) => startServer(config, { worker: !serveFlags['no-worker'], mailInbound: !serveFlags['no-mail-inbound'], db }),
           async (err: unknown) => {
             await db.then((d) => d.close()).catch(() => {});
             throw err;
@@ -117,6 +127,28 @@ export async function main(argv: string[]): Promise<number> {
         const worker = await startWorker(config);
         const stop = async (signal: string) => {
           worker.log.info({ signal }, 'shutting down; finishing running jobs');
+          await worker.close();
+          process.exit(0);
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+        return await new Promise<number>(() => {});
+      }
+      case 'mail-inbound': {
+        parseArgs({ args: argv.slice(1), options: {}, strict: true });
+        // A worker of its own: on PostgreSQL one more beside the others; on the embedded database the only process, so the one that runs the jobs.
+        const [{ startWorker }, { startMailInbound }] = await Promise.all([import('../worker.js'), import('../mail-inbound.js')]);
+        const worker = await startWorker(config);
+        let receiver;
+        try {
+          receiver = await startMailInbound({ config, services: worker.services, log: worker.log });
+        } catch (err) {
+          await worker.close();
+          throw err;
+        }
+        const stop = async (signal: string) => {
+          worker.log.info({ signal }, 'shutting down; finishing mail being received and running jobs');
+          await receiver.close();
           await worker.close();
           process.exit(0);
         };
@@ -188,7 +220,7 @@ export async function main(argv: string[]): Promise<number> {
         out(
           await withServices(config, async (services) => {
             const user = await mustFindUser(services, values.email!);
-            return { email: user.email, ...(await services.quotas.grantSlots(user.id, values.plan!, count)) };
+            return { email: user.email, ...(await services.billingCheckout.grantSlotsAsOperator(user.id, values.plan!, count)) };
           }),
         );
         return 0;
@@ -219,14 +251,14 @@ export async function main(argv: string[]): Promise<number> {
         });
         if (!values.book || !values.email || !values.kind) throw new UsageError('subscription create needs --book, --email and --kind');
         if (values.kind !== 'new_submission' && values.kind !== 'digest') throw new UsageError('--kind must be new_submission or digest');
-        if (!['email', 'sms', 'telegram'].includes(values.channel!)) throw new UsageError('--channel must be email, sms or telegram');
+        if (!['email', 'sms', 'telegram', 'whatsapp'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram or whatsapp');
         out(
           await withServices(config, (services) =>
             services.subscriptions.createSubscription({
               slug: values.book!,
               email: values.email!,
               kind: values.kind as 'new_submission' | 'digest',
-              channel: values.channel as 'email' | 'sms' | 'telegram',
+              channel: values.channel as 'email' | 'sms' | 'telegram' | 'whatsapp',
             }),
           ),
         );
@@ -241,14 +273,26 @@ export async function main(argv: string[]): Promise<number> {
         if (!values.slug) throw new UsageError(`book ${sub ?? ''} needs --slug`);
         if (sub === 'set-plan') {
           if (!values.plan) throw new UsageError('book set-plan needs --plan');
-          out(await withServices(config, (services) => services.billing.setPlan(values.slug!, values.plan!)));
+          out(
+            await withServices(config, async (services) => {
+              const result = await services.billing.setPlan(values.slug!, values.plan!);
+              await services.audit.record('operator_book_plan_set', { userId: null, requestId: null, data: { book: values.slug, plan: values.plan } });
+              return result;
+            }),
+          );
           return 0;
         }
         if (sub === 'grace') {
           if (values.off === Boolean(values.until)) throw new UsageError('book grace needs exactly one of --until ISO8601 or --off');
           const until = values.off ? 'off' : parseTimestampParam(values.until!);
           if (!until) throw new UsageError(`--until is not an ISO 8601 timestamp: ${values.until}`);
-          out(await withServices(config, (services) => services.billing.setGracePeriod(values.slug!, until)));
+          out(
+            await withServices(config, async (services) => {
+              const result = await services.billing.setGracePeriod(values.slug!, until);
+              await services.audit.record('operator_book_grace_set', { userId: null, requestId: null, data: { book: values.slug, until } });
+              return result;
+            }),
+          );
           return 0;
         }
         break;

@@ -58,7 +58,63 @@ export interface Config {
     telegram: { botUsername: string; botToken: string; apiBase: string; webhookSecret: string | null } | null;
     rcs: { agentId: string; apiKey: string } | null;
     imessage: { businessId: string; apiToken: string } | null;
-    whatsapp: { phoneNumber: string; accessToken: string } | null;
+    /**
+     * The WhatsApp Business Cloud API: `phoneNumberId` sends, `appSecret`
+     * checks X-Hub-Signature-256 on the webhook, `verifyToken` answers Meta's
+     * subscription handshake, `invitationTemplate` (an approved template) is
+     * what a first contact gets.
+     */
+    whatsapp: {
+      phoneNumber: string;
+      accessToken: string;
+      phoneNumberId: string;
+      appSecret: string;
+      verifyToken: string;
+      apiBase: string;
+      invitationTemplate: string | null;
+      templateLanguage: string;
+    } | null;
+  };
+  /**
+   * Mail to the books' addresses (`<slug>@messaging.inboundMailDomain`): the
+   * built-in SMTP receiver (`port`, null unless SMTP_INBOUND_PORT is set;
+   * `memorybook mail-inbound` then listens on 2525) and the inbound webhook
+   * (`webhookSecret`, INBOUND_EMAIL_SECRET). Inbound mail is on when either is set.
+   */
+  mailInbound: {
+    port: number | null;
+    host: string;
+    /** PEM files for STARTTLS; without them STARTTLS is not offered. */
+    tls: { keyPath: string; certPath: string } | null;
+    webhookSecret: string | null;
+    /**
+     * The authserv-id the provider writes in its Authentication-Results
+     * (INBOUND_EMAIL_AUTHSERV_ID): only such a field is believed. Unset: the
+     * topmost one (a provider that adds none leaves the sender's own on top).
+     */
+    webhookAuthservId: string | null;
+    /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
+    maxBytes: number;
+  };
+  /**
+   * Paid plans. Without Stripe the operator grants slots (`memorybook slots
+   * grant`); with it the web checkout sells them as Stripe subscriptions.
+   */
+  billing: {
+    /** How long a book whose payment failed keeps its data read-only before anything else happens. */
+    graceDays: number;
+    /**
+     * `prices` maps a plan slug to the Stripe price sold for it. It lives here,
+     * beside the keys, not in the plans table: price ids belong to one Stripe
+     * account and mode (test and live differ), the catalog does not.
+     * `api` is where the Stripe client sends its requests (Stripe itself unless STRIPE_API_BASE says otherwise).
+     */
+    stripe: {
+      secretKey: string;
+      webhookSecret: string;
+      prices: Record<string, string>;
+      api: { protocol: 'http' | 'https'; host: string; port: number };
+    } | null;
   };
   limits: {
     signInAttempts: number;
@@ -80,6 +136,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The largest message the inbound mail takes: the upload ceiling (90 MB), so a video a plan allows fits with its encoding. */
+export const MAIL_INBOUND_MAX_BYTES = 90 * 1024 * 1024;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -203,6 +262,18 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
 
   const messaging = parseMessaging(str, problems, publicHost);
+  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14, 1, 365), stripe: parseStripe(str, problems) };
+
+  const smtpInboundPortRaw = str('SMTP_INBOUND_PORT');
+  const smtpInboundPort = smtpInboundPortRaw === undefined ? null : int('SMTP_INBOUND_PORT', 2525, 0, 65535);
+  const tlsKeyPath = str('SMTP_INBOUND_TLS_KEY') ?? null;
+  const tlsCertPath = str('SMTP_INBOUND_TLS_CERT') ?? null;
+  if (Boolean(tlsKeyPath) !== Boolean(tlsCertPath)) problems.push('SMTP_INBOUND_TLS_KEY and SMTP_INBOUND_TLS_CERT: set both or neither');
+  for (const [name, file] of [['SMTP_INBOUND_TLS_KEY', tlsKeyPath], ['SMTP_INBOUND_TLS_CERT', tlsCertPath]] as const) {
+    if (file && !existsSync(file)) problems.push(`${name}: no such file "${file}"`);
+  }
+  const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
+  if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -225,6 +296,15 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
     },
     messaging,
+    mailInbound: {
+      port: smtpInboundPort,
+      host: str('SMTP_INBOUND_HOST') ?? host,
+      tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
+      webhookSecret: inboundEmailSecret,
+      webhookAuthservId: str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null,
+      maxBytes: MAIL_INBOUND_MAX_BYTES,
+    },
+    billing,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
   } satisfies Config);
 }
@@ -271,8 +351,23 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     problems.push('TELEGRAM_WEBHOOK_SECRET: expected 1 to 256 letters, digits, _ or -');
   }
   if (telegramWebhookSecret !== null && !telegram) problems.push('TELEGRAM_WEBHOOK_SECRET: needs TELEGRAM_BOT_USERNAME and TELEGRAM_BOT_TOKEN');
-  const whatsapp = group({ phoneNumber: 'WHATSAPP_PHONE_NUMBER', accessToken: 'WHATSAPP_ACCESS_TOKEN' });
+  const whatsappApiBase = url('WHATSAPP_API_BASE', 'https://graph.facebook.com/v21.0');
+  const whatsapp = group({
+    phoneNumber: 'WHATSAPP_PHONE_NUMBER',
+    accessToken: 'WHATSAPP_ACCESS_TOKEN',
+    phoneNumberId: 'WHATSAPP_PHONE_NUMBER_ID',
+    appSecret: 'WHATSAPP_APP_SECRET',
+    verifyToken: 'WHATSAPP_VERIFY_TOKEN',
+  });
   if (whatsapp && !/^\+[1-9]\d{6,14}$/.test(whatsapp.phoneNumber)) problems.push(`WHATSAPP_PHONE_NUMBER: expected an E.164 number, got "${whatsapp.phoneNumber}"`);
+  if (whatsapp && !/^\d{1,32}$/.test(whatsapp.phoneNumberId)) problems.push(`WHATSAPP_PHONE_NUMBER_ID: expected the numeric id Meta shows for the number, got "${whatsapp.phoneNumberId}"`);
+  const whatsappTemplate = str('WHATSAPP_INVITATION_TEMPLATE') ?? null;
+  if (whatsappTemplate !== null && !/^[a-z0-9_]{1,512}$/.test(whatsappTemplate)) problems.push(`WHATSAPP_INVITATION_TEMPLATE: expected a template name (lower-case letters, digits, _), got "${whatsappTemplate}"`);
+  const whatsappLanguage = str('WHATSAPP_TEMPLATE_LANGUAGE') ?? 'en_US';
+  if (!/^[a-z]{2,3}(_[A-Z]{2})?$/.test(whatsappLanguage)) problems.push(`WHATSAPP_TEMPLATE_LANGUAGE: expected a language code such as en_US, got "${whatsappLanguage}"`);
+  if (whatsappTemplate !== null && !whatsapp) {
+    problems.push('WHATSAPP_INVITATION_TEMPLATE: needs WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN');
+  }
   return {
     phoneRegion,
     inboundMailDomain,
@@ -280,8 +375,41 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     telegram: telegram && { ...telegram, apiBase: telegramApiBase, webhookSecret: telegramWebhookSecret },
     rcs: group({ agentId: 'RCS_AGENT_ID', apiKey: 'RCS_API_KEY' }),
     imessage: group({ businessId: 'IMESSAGE_BUSINESS_ID', apiToken: 'IMESSAGE_API_TOKEN' }),
-    whatsapp,
+    whatsapp: whatsapp && { ...whatsapp, apiBase: whatsappApiBase, invitationTemplate: whatsappTemplate, templateLanguage: whatsappLanguage },
   };
+}
+
+/** Stripe: the secret key, the webhook signing secret and a price per plan sold, all or none. */
+function parseStripe(str: (name: string) => string | undefined, problems: string[]): Config['billing']['stripe'] {
+  const secretKey = str('STRIPE_SECRET_KEY');
+  const webhookSecret = str('STRIPE_WEBHOOK_SECRET');
+  const pricesText = str('STRIPE_PRICES');
+  const set = [secretKey, webhookSecret, pricesText].filter((v) => v !== undefined).length;
+  if (set === 0) return null;
+  if (set < 3) {
+    problems.push('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICES: set all of them or none');
+    return null;
+  }
+  const prices: Record<string, string> = {};
+  for (const pair of pricesText!.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9][a-z0-9_-]*)=(price_[A-Za-z0-9_]+)$/.exec(pair);
+    if (!m) {
+      problems.push(`STRIPE_PRICES: expected plan=price_id pairs separated by commas (plus=price_123,premium=price_456), got "${pair}"`);
+      continue;
+    }
+    prices[m[1]] = m[2];
+  }
+  const base = str('STRIPE_API_BASE') ?? 'https://api.stripe.com';
+  let api: { protocol: 'http' | 'https'; host: string; port: number } = { protocol: 'https', host: 'api.stripe.com', port: 443 };
+  try {
+    const u = new URL(base);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.pathname !== '/' || u.search) throw new Error('not a base');
+    const protocol = u.protocol === 'http:' ? 'http' : 'https';
+    api = { protocol, host: u.hostname, port: u.port ? Number(u.port) : protocol === 'http' ? 80 : 443 };
+  } catch {
+    problems.push(`STRIPE_API_BASE: expected an http(s) origin such as https://api.stripe.com, got "${base}"`);
+  }
+  return { secretKey: secretKey!, webhookSecret: webhookSecret!, prices, api };
 }
 
 function safeHostname(url: string): string {

@@ -45,14 +45,39 @@ function classify(err: ConnectionError): { code: ErrorCode; message: string } {
 export function answerClientError(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { code, message } = classify(err);
+  const requestId = answerOnSocket(socket, code, message);
+  this.log.info({ status: ERROR_STATUS[code], code, request_id: requestId, parser_error: err.code }, 'client connection error answered');
+}
+
+/**
+ * A socket silent for HTTP_REQUEST_TIMEOUT_MS (Fastify's connectionTimeout)
+ * while a request on it is still arriving, e.g. an upload that stalled: 408
+ * request_timeout with the envelope, then the connection closes. Without a
+ * request under way (an idle keep-alive socket) it only closes. Node would
+ * otherwise drop the socket without a word, often just before its own
+ * request-timeout sweep would have answered.
+ */
+export function answerStalledSocket(log: FastifyInstance['log'], socket: Socket): void {
+  if (socket.destroyed) return;
+  const inFlight = (socket as Socket & { _httpMessage?: { req?: { complete?: boolean } } | null })._httpMessage;
+  // No request under way, or one that has arrived whole (its handler is slow): closed, as Node would.
+  if (!inFlight || inFlight.req?.complete !== false) {
+    socket.destroy();
+    return;
+  }
+  const requestId = answerOnSocket(socket, 'request_timeout', 'The request was not received in time: nothing arrived for too long.');
+  log.info({ status: ERROR_STATUS.request_timeout, code: 'request_timeout', request_id: requestId }, 'stalled request answered');
+}
+
+/** Writes the envelope straight onto the socket and closes it; answers the request id it carries. */
+function answerOnSocket(socket: Socket, code: ErrorCode, message: string): string {
   const status = ERROR_STATUS[code];
   const requestId = randomUUID();
-  this.log.info({ status, code, request_id: requestId, parser_error: err.code }, 'client connection error answered');
   // Never write into a response already under way (a body timing out after the route answered would be corrupted).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
-    return;
+    return requestId;
   }
   const body = JSON.stringify({ code, message, details: null, request_id: requestId });
   const head = [
@@ -63,4 +88,5 @@ export function answerClientError(this: FastifyInstance, err: ConnectionError, s
     'Connection: close',
   ].join('\r\n');
   socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+  return requestId;
 }

@@ -291,7 +291,8 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         if (f?.idempotent && (code < 300 || isStorable(code, null))) names.push('Idempotent-Replayed');
         if (code === 401) names.push('WWW-Authenticate');
         if (code === 405) names.push('Allow');
-        if (f?.rateLimited) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining');
+        // Every 429 says which limit it met (a route's own cap, e.g. unfinished exports, as well as a rate limit).
+        if (f?.rateLimited || code === 429) names.push('X-RateLimit-Limit', 'X-RateLimit-Remaining');
         if (f?.deprecated || op.deprecated) names.push('Deprecation', 'Sunset', 'Link');
         response.headers = Object.fromEntries(names.map((n) => [n, ref(n)]));
       }

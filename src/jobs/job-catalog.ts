@@ -31,6 +31,14 @@ export interface JobOptions<P> {
   policy?: QueuePolicy;
   /** Handlers of this job running at once in one process (default 1). */
   concurrency?: number;
+  /**
+   * The run holds its lease by a heartbeat: its worker renews it this often
+   * (seconds) and lets it lapse after three missed beats, so a run whose
+   * process died is taken up again by any worker within about that much
+   * time, rather than after the whole `expireInSeconds` (which stays the
+   * longest a run may take).
+   */
+  heartbeatSeconds?: number;
 }
 
 /** A job as the queue knows it: everything but its handler. */
@@ -55,7 +63,13 @@ export const DayPayload = Type.Object({ day: Type.String({ pattern: '^\\d{4}-\\d
 /** The start of the schedule period a recurring job was queued for (ISO 8601). */
 export const PeriodPayload = Type.Object({ period: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T', maxLength: 40 }) });
 export const DeleteObjectsPayload = Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 1000 }) });
+export const InboundEmailIdPayload = Type.Object({ inboundEmailId: id() });
 export const ShareCardPayload = Type.Object({ submissionId: id(), token: id() });
+/** A Stripe subscription to cancel there, and why (`book_deleted`, `account_purged`). */
+export const CancelSubscriptionPayload = Type.Object({
+  subscriptionId: Type.String({ minLength: 1, maxLength: 255 }),
+  reason: Type.String({ maxLength: 40 }),
+});
 /**
  * Added fields are optional, so jobs queued before they existed still pass.
  * `stream` and `userId` mark mail of a stream the recipient may leave: it is
@@ -73,6 +87,18 @@ export const SendMailPayload = Type.Object({
 /** `to` in E.164. */
 export const SendSmsPayload = Type.Object({ to: Type.String(), body: Type.String() });
 export const SendTelegramPayload = Type.Object({ chat_id: Type.String(), text: Type.String() });
+/** `to` in E.164; a text (inside the 24-hour window the person's own message opened) or an approved template. */
+export const SendWhatsAppPayload = Type.Object({
+  to: Type.String(),
+  text: Type.Optional(Type.String()),
+  template: Type.Optional(Type.Object({ name: Type.String(), language: Type.String(), parameters: Type.Array(Type.String()) })),
+});
+/** A file of an inbound message: the row (provider, message id, position) in inbound_media. */
+export const InboundMediaPayload = Type.Object({
+  provider: Type.Union([Type.Literal('twilio'), Type.Literal('telegram'), Type.Literal('whatsapp')]),
+  externalId: Type.String({ minLength: 1, maxLength: 512 }),
+  position: Type.Integer({ minimum: 0, maximum: 99 }),
+});
 
 /** Renders per export job; the queue keeps one run more in reserve (its last run records the failure). */
 export const EXPORT_RENDERS = 4;
@@ -93,7 +119,7 @@ const daily = { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSecon
  * job for it while that is so: the erasure is retried for as long as it
  * takes, with no job kept alive for ever.
  */
-const erasure = { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately' } as const;
+const erasure = { retryLimit: 6, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, policy: 'stately', heartbeatSeconds: 5 } as const;
 
 export const jobCatalog = {
   'mail.send': spec({
@@ -116,6 +142,26 @@ export const jobCatalog = {
     options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
     summarize: (m) => ({ chat_id: m.chat_id }),
   }),
+  'whatsapp.send': spec({
+    name: 'whatsapp.send',
+    payload: SendWhatsAppPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
+    // Never the text or the template's parameters: they may hold an invitation link.
+    summarize: (m) => ({ to: masked(m.to), ...(m.template ? { template: m.template.name } : {}) }),
+  }),
+  /**
+   * Fetches a file sent with an inbound message from its provider and
+   * attaches it to the memory. The short lease suits files of a few tens of
+   * MB at most (providers cap them there); a worker killed mid-download has
+   * its job run again once the lease lapses, and the row's status makes the
+   * second run attach the file once.
+   */
+  'inbound.fetch-media': spec({
+    name: 'inbound.fetch-media',
+    payload: InboundMediaPayload,
+    options: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, concurrency: 2 },
+    summarize: (p) => ({ provider: p.provider, position: p.position }),
+  }),
   'book.erase-backup': spec({
     name: 'book.erase-backup',
     payload: BookIdPayload,
@@ -126,7 +172,7 @@ export const jobCatalog = {
     name: 'book.purge',
     payload: BookIdPayload,
     // The key finds a pending purge for the sweep (unlessPending); the standard policy dedupes nothing.
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.bookId },
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 5, singletonKey: (p) => p.bookId },
     summarize: (p) => ({ bookId: p.bookId }),
   }),
   'account.erase-backup': spec({
@@ -139,13 +185,13 @@ export const jobCatalog = {
     name: 'account.purge',
     payload: UserIdPayload,
     // Keyed so the sweep can tell one is pending; a purge that gave up is queued again by the sweep (users.purged_at).
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, singletonKey: (p) => p.userId },
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 5, singletonKey: (p) => p.userId },
     summarize: (p) => ({ userId: p.userId }),
   }),
   'account.export': spec({
     name: 'account.export',
     payload: AccountExportIdPayload,
-    options: { retryLimit: ACCOUNT_EXPORT_RUNS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    options: { retryLimit: ACCOUNT_EXPORT_RUNS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
   }),
   'account.export-expire': spec({
@@ -162,6 +208,17 @@ export const jobCatalog = {
     options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
     summarize: (p) => ({ mediaId: p.mediaId }),
   }),
+  /**
+   * A mail received for a book (spooled, answered 250/202) becomes its memory; safe to run again (the row
+   * records it done). Even a 90 MB message takes seconds: a lease of 5 minutes lets one cut off by a dead
+   * worker run again soon.
+   */
+  'email.process': spec({
+    name: 'email.process',
+    payload: InboundEmailIdPayload,
+    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+    summarize: (p) => ({ inboundEmailId: p.inboundEmailId }),
+  }),
   'storage.delete-objects': spec({
     name: 'storage.delete-objects',
     payload: DeleteObjectsPayload,
@@ -174,11 +231,15 @@ export const jobCatalog = {
     options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 300 },
     summarize: (p) => ({ submissionId: p.submissionId }),
   }),
-  /** A lease of 30 minutes covers the largest books; a killed worker's job is taken up again once it lapses. */
+  /**
+   * A render may take 30 minutes (the largest books); its lease is held by a
+   * heartbeat, so a killed worker's render is taken up again about half a
+   * minute after its last beat.
+   */
   'export.render': spec({
     name: 'export.render',
     payload: ExportIdPayload,
-    options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, concurrency: 1 },
+    options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
   }),
   'export.expire': spec({
@@ -194,6 +255,13 @@ export const jobCatalog = {
     summarize: (p) => ({ submissionId: p.submissionId }),
   }),
   'notifications.digest': spec({ name: 'notifications.digest', payload: DayPayload, options: daily, summarize: (p) => ({ day: p.day }) }),
+  /** Idempotent (a subscription Stripe no longer bills is done), so retries are safe; Stripe down retries for about an hour. */
+  'billing.cancel-subscription': spec({
+    name: 'billing.cancel-subscription',
+    payload: CancelSubscriptionPayload,
+    options: { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, singletonKey: (p) => p.subscriptionId },
+    summarize: (p) => ({ subscriptionId: p.subscriptionId, reason: p.reason }),
+  }),
   /** Clean-up (expired keys, old rate-limit hits, uploads whose request died, stuck media, stale invitations). */
   'housekeeping.run': spec({
     name: 'housekeeping.run',
@@ -228,6 +296,8 @@ export interface JobSendOptions<Q = unknown> {
   tx?: Q;
   /** Run no earlier than this many seconds from now. */
   startAfterSeconds?: number;
+  /** Jobs of higher priority are taken first (default 0; ties go oldest first). */
+  priority?: number;
   /** Overrides the job's own singletonKey(payload). */
   singletonKey?: string;
   /** Overrides the job's retryDelay (an operator setting, e.g. how often to retry an outside endpoint). */

@@ -109,6 +109,8 @@ export interface QueueDeps {
 
 const DEFAULTS = { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 900 } as const;
 const DEFAULT_MAINTENANCE_INTERVAL_SECONDS = 60;
+/** How often a worker looks for heartbeat jobs whose lease lapsed, at most. */
+const DEFAULT_RECOVERY_SECONDS = 10;
 
 /** How long a job may wait to start (no worker running) before pg-boss archives it unrun: pg-boss's own default. */
 export const QUEUED_RETENTION_SECONDS = 14 * 24 * 3600;
@@ -240,6 +242,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   const wakers = new Map<string, Set<() => void>>();
   let state: 'new' | 'starting' | 'started' | 'stopping' | 'stopped' = 'new';
   let working = false;
+  let recovery: NodeJS.Timeout | undefined;
+  let recovering: Promise<void> | undefined;
 
   function add(definition: JobSpec | JobDefinition): Registered {
     if (registered.has(definition.name)) throw new Error(`job ${definition.name} is registered twice`);
@@ -261,12 +265,13 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   }
 
   /** Sends with the job's retry plan and a retention that covers it. */
-  async function enqueue(entry: Registered, payload: unknown, plan: RetryPlan, options: { db?: BossDb; singletonKey?: string; startAfterSeconds?: number }) {
+  async function enqueue(entry: Registered, payload: unknown, plan: RetryPlan, options: { db?: BossDb; singletonKey?: string; startAfterSeconds?: number; priority?: number }) {
     return boss.send(entry.definition.name, payload as object, {
       ...plan,
       retentionSeconds: retentionSeconds(plan, maintenanceIntervalSeconds),
       singletonKey: options.singletonKey,
       startAfter: options.startAfterSeconds,
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
       db: options.db as PgBoss.Db | undefined,
     });
   }
@@ -335,6 +340,30 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     const lease = setTimeout(() => abort.abort(new Error(`job ran longer than its lease of ${job.expireInSeconds}s`)), expireMs);
     const attempt = job.retryCount + 1;
     const jobLog = log.child({ job: definition.name, job_id: job.id, attempt });
+    const heartbeat = definition.options?.heartbeatSeconds;
+    let leaseLost = false;
+    let beat: NodeJS.Timeout | undefined;
+    if (heartbeat) {
+      // The lease runs three beats past the last one. Another worker took the job over (this process stalled past
+      // its lease): stop the handler, and leave the job's outcome to that worker.
+      const renew = async () => {
+        try {
+          const held = await db.query(
+            `UPDATE ${schema}.job SET expire_in = (now() - started_on) + make_interval(secs => $3)
+             WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING 1`,
+            [definition.name, job.id, heartbeat * 3, job.retryCount],
+          );
+          if (!held.length && !abort.signal.aborted) {
+            leaseLost = true;
+            abort.abort(new Error('the job was taken over by another worker after its lease lapsed'));
+          }
+        } catch (err) {
+          jobLog.warn({ err }, 'could not renew the job lease; will try again');
+        }
+      };
+      await renew();
+      beat = setInterval(() => void renew(), heartbeat * 1000);
+    }
     let ok = false;
     let failure: unknown;
     try {
@@ -359,7 +388,12 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       failure = err;
     } finally {
       clearTimeout(lease);
+      clearInterval(beat);
       running.delete(self);
+    }
+    if (leaseLost) {
+      jobLog.warn('job lease lost to another worker; its outcome is theirs to record');
+      return;
     }
     try {
       const final = attempt > job.retryLimit;
@@ -375,6 +409,40 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // The job stays active until its lease expires; maintenance then retries it.
       jobLog.error({ err }, 'could not record the job outcome; it will run again after its lease');
     }
+  }
+
+  /**
+   * Runs of heartbeat jobs whose lease lapsed (their process died, or stalled
+   * for three beats) go back to the queue to run now, rather than after the
+   * retry backoff: pg-boss's own fail keeps the retry count and, for a
+   * stately job with a retry already waiting, fails the dead run instead.
+   */
+  async function recoverLapsed(names: string[]) {
+    const lapsed = await db.query<{ id: string; name: string }>(
+      `SELECT id, name FROM ${schema}.job WHERE name = ANY($1::text[]) AND state = 'active' AND started_on + expire_in < now()`,
+      [names],
+    );
+    for (const j of lapsed) {
+      await boss.fail(j.name, j.id, { message: 'the worker running this job stopped renewing its lease (the process died or stalled)' });
+      await db.query(`UPDATE ${schema}.job SET start_after = now() WHERE name = $1 AND id = $2 AND state = 'retry'`, [j.name, j.id]);
+      log.warn({ job: j.name, job_id: j.id }, 'job taken over from a worker that stopped renewing its lease');
+      wake(j.name);
+    }
+  }
+
+  function startRecovery() {
+    const beating = () => [...registered.values()].filter((r) => r.handle && r.definition.options?.heartbeatSeconds);
+    const every = Math.min(DEFAULT_RECOVERY_SECONDS, ...beating().map((r) => r.definition.options!.heartbeatSeconds!)) * 1000;
+    const tick = () => {
+      const names = beating().map((r) => r.definition.name);
+      if (state !== 'started' || recovering || !names.length) return;
+      recovering = recoverLapsed(names)
+        .catch((err) => log.warn({ err }, 'could not look for jobs of dead workers; will retry'))
+        .finally(() => (recovering = undefined));
+    };
+    tick(); // at start: the jobs of a worker that died before this one started
+    recovery = setInterval(tick, every);
+    recovery.unref();
   }
 
   const queue: Queue<M> = {
@@ -410,6 +478,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       }
       working = true;
       for (const entry of registered.values()) startLoops(entry);
+      startRecovery();
     },
     async send(name, payload, options = {}) {
       const entry = registered.get(name);
@@ -432,6 +501,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         return enqueue(entry, payload, planOf(entry.definition, options.retryDelaySeconds), {
           singletonKey,
           startAfterSeconds: options.startAfterSeconds,
+          priority: options.priority,
           db: tx ? transactionBossDb(tx) : undefined,
         });
       };
@@ -452,6 +522,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       if (state === 'stopped' || state === 'stopping') return;
       const wasStarted = state === 'started';
       state = 'stopping';
+      clearInterval(recovery);
+      await recovering;
       for (const set of wakers.values()) for (const w of [...set]) w();
       if (running.size) {
         log.info({ running: running.size }, 'waiting for running jobs to finish');

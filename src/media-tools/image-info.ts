@@ -63,6 +63,24 @@ export async function readImageInfo(path: string): Promise<ImageInfo> {
   return { width: null, height: null, orientation: null, source: null, format: null };
 }
 
+/**
+ * The pixels (width × height, the largest image of a HEIF) an image's header
+ * declares, from the first bytes of the file alone: an upload is measured
+ * while it streams, before anything decodes it. null when the header is not
+ * in these bytes or not one image-size knows.
+ */
+export async function headerPixels(head: Uint8Array): Promise<{ width: number; height: number; pixels: number } | null> {
+  try {
+    const { imageSize } = await import('image-size');
+    const size = imageSize(head);
+    const largest = (size.images ?? [size]).reduce((a, b) => ((b.width ?? 0) * (b.height ?? 0) > (a.width ?? 0) * (a.height ?? 0) ? b : a));
+    if (!largest.width || !largest.height) return null;
+    return { width: largest.width, height: largest.height, pixels: largest.width * largest.height };
+  } catch {
+    return null;
+  }
+}
+
 async function readHead(path: string): Promise<Uint8Array> {
   const file = await open(path, 'r');
   try {

@@ -42,3 +42,18 @@ export function isValidTelegramSecret(expected: string | null, given: string | u
   if (!expected || !given) return false;
   return safeEqual(given, expected);
 }
+
+/**
+ * Meta's webhook signature (X-Hub-Signature-256): `sha256=` and the hex
+ * HMAC-SHA256 of the raw body under the app secret; constant-time.
+ */
+export function isValidHubSignature(appSecret: string, header: string | undefined, body: Buffer): boolean {
+  if (!header || !header.startsWith('sha256=')) return false;
+  const expected = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+  return safeEqual(header.toLowerCase(), expected);
+}
+
+/** The verify token of Meta's subscription handshake; constant-time. */
+export function isValidVerifyToken(expected: string, given: string | undefined): boolean {
+  return given !== undefined && safeEqual(given, expected);
+}

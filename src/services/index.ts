@@ -8,6 +8,7 @@ import { createAccountExportService } from './account-exports/account-export-ser
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
+import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -18,7 +19,9 @@ import { createMemberService } from './members/member-service.js';
 import { createInvitationDispatch } from './invitations/invitation-dispatch.js';
 import { createInvitationService } from './invitations/invitation-service.js';
 import { createChannelService } from './channels/channel-service.js';
+import { createChannelMediaService } from './inbound/channel-media-service.js';
 import { createInboundService } from './inbound/inbound-service.js';
+import { createInboundEmailService } from './inbound-email/inbound-email-service.js';
 import { createNotificationService } from './subscriptions/notification-service.js';
 import { createSubscriptionService } from './subscriptions/subscription-service.js';
 import { createPlanService } from './plans/plan-service.js';
@@ -67,10 +70,12 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles });
+  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
+  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, store, queue });
+  const rateLimiter = createRateLimiter({ db });
   return {
     store,
     access,
@@ -78,15 +83,16 @@ export function createServices(deps: ServiceDeps) {
     tokens,
     sessions: createSessionService({ db, config }),
     audit,
-    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports }),
+    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
-    rateLimiter: createRateLimiter({ db }),
+    rateLimiter,
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion }),
-    billing: createBillingService({ db, access }),
+    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, onPaidBookCreated: billingCheckout.bindNewBook }),
+    billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
+    billingCheckout,
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),
@@ -94,7 +100,9 @@ export function createServices(deps: ServiceDeps) {
     channels: createChannelService({ db, config, access }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     notifications,
-    inbound: createInboundService({ db, config, submissions }),
+    inbound: createInboundService({ db, config, submissions, queue }),
+    channelMedia: createChannelMediaService({ db, config, media, queue }),
+    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),

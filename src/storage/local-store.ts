@@ -193,7 +193,7 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         signed = signLocalUrl(signingKey, key, {
           ttlSeconds,
           now,
-          contentDisposition: downloadName === undefined ? undefined : attachmentDisposition(downloadName),
+          contentDisposition: downloadName === undefined ? undefined : attachmentDisposition(downloadName, contentType),
           contentType,
         });
       } catch (err) {

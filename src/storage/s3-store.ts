@@ -137,7 +137,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
       const command = new GetObjectCommand({
         Bucket: bucket,
         Key: key,
-        ResponseContentDisposition: downloadName === undefined ? undefined : attachmentDisposition(downloadName),
+        ResponseContentDisposition: downloadName === undefined ? undefined : attachmentDisposition(downloadName, contentType),
         ResponseContentType: contentType,
       });
       let url: string;

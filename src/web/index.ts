@@ -3,6 +3,7 @@ import { AppError } from '../errors.js';
 import type { RouteContext } from '../services/index.js';
 import { registerLoginPage } from './accounts/login-page.js';
 import { registerLogoutPage } from './accounts/logout-page.js';
+import { registerCheckoutPage } from './billing/checkout-page.js';
 import { registerSignupPage } from './accounts/signup-page.js';
 import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
 import { registerWebFormPage } from './contribute/web-form-page.js';
@@ -27,6 +28,7 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   registerTokensPage(web, ctx);
   registerUnsubscribePage(web, ctx);
   registerInvitationPage(web, ctx);
+  registerCheckoutPage(web, ctx);
   await registerWebFormPage(web, ctx);
 }
 

@@ -84,6 +84,9 @@ describe('memorybook demo', () => {
     // The hints are for people, on stderr.
     expect(stderr).toContain(first.docs_url);
     expect(stderr).toContain(first.api_key);
+    // What turns on each message channel (none is configured here).
+    expect(stderr).toContain('WhatsApp: set WHATSAPP_PHONE_NUMBER, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN');
+    expect(stderr).toContain('SMS/MMS: set TWILIO_ACCOUNT_SID');
   }, 180_000);
 
   it('refuses a database that already has users, unless told to with --force', async () => {

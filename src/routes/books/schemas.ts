@@ -115,6 +115,9 @@ export const BillingRecord = Type.Object(
     period_start: Timestamp,
     period_end: Nullable(Timestamp),
     grace_period_ends_at: Nullable(Timestamp),
+    cancel_at_period_end: Type.Boolean({
+      description: 'True when the subscription paying for the book is set to end at period_end (canceled in the customer portal); the book stays on its plan until then',
+    }),
     quota: Type.Object(
       {
         members_used: Type.Integer(),
@@ -123,6 +126,10 @@ export const BillingRecord = Type.Object(
         storage_limit_bytes: Type.Integer(),
       },
     ),
+    manage_url: Type.String({
+      format: 'uri',
+      description: "The web page where the owner manages this billing (Stripe's customer portal when the service sells plans through Stripe)",
+    }),
   },
   { title: 'BillingRecord', description: "The book's latest billing record, with its plan and a quota snapshot" },
 );

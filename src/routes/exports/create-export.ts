@@ -19,13 +19,15 @@ export function createExport(app: FastifyInstance, { services }: RouteContext) {
           'where to poll it). The book as it is when rendering starts: its approved memories, pinned first, then oldest first, with their media. ' +
           'pdf: a 210 × 210 mm book in the theme (page = trim + 2 × bleed, TrimBox and BleedBox set, the gutter added to the inner margin). ' +
           'json: {format_version, exported_at, book, submissions}. zip: that JSON and the original media files. A format the plan lacks, or an ' +
-          'unknown theme (details.offered): 400 validation_failed. An identical request while one is still pending answers that job.',
+          'unknown theme (details.offered): 400 validation_failed. An identical request while one is still pending answers that job. ' +
+          'At most 4 unfinished (pending or processing) exports per book and 10 per caller: one more answers 429 rate_limited with ' +
+          'Retry-After (details.scope: book or user). Renders are shared fairly: every caller\'s first waiting export goes before anyone\'s second.',
         params: SlugParams,
         body: CreateExportBody,
         response: { 202: Type.Ref('ExportJob', { description: 'Accepted: the export job, pending' }) },
         'x-location-on-202': true,
       },
-      config: { book: 'export', errors: [403] },
+      config: { book: 'export', errors: [403, 429] },
     },
     async (request, reply) => {
       const job = await services.exports.requestExport(unitOf(request), actorOf(request), request.params.slug, request.body);

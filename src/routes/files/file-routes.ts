@@ -75,6 +75,19 @@ export function registerFileRoutes(app: FastifyInstance, { config }: Pick<RouteC
       return reply.code(result.statusCode).send(result.stream);
     },
   });
+
+  // Signed links are read-only: any other method is 405 with Allow (not a 308 to the path with a slash).
+  app.route({
+    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    url: `${PREFIX}*`,
+    schema: { hide: true },
+    config: { internal: true, auth: 'none' },
+    handler: async (request) => {
+      throw new AppError('method_not_allowed', `Method ${request.method} is not allowed here; use GET, HEAD.`, { allowed: ['GET', 'HEAD'] }, {
+        headers: { allow: 'GET, HEAD' },
+      });
+    },
+  });
 }
 
 function refuse(reason: keyof typeof REFUSALS): AppError {

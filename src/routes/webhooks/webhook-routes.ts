@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { isValidTelegramSecret, isValidTwilioSignature, type FormParams } from '../../messaging/webhook-signatures.js';
+import { isTelegramUpdate, isTwilioMessage, isTwilioStatusCallback, twilioFiles } from '../../services/inbound/provider-payloads.js';
 import type { RouteContext } from '../../services/index.js';
-import type { TelegramUpdate } from '../../services/inbound/inbound-service.js';
+import { registerWhatsAppWebhook } from './whatsapp-webhook.js';
+import { registerEmailWebhook } from './email-webhook.js';
 
 /** Where the providers post: give these (under PUBLIC_URL) to Twilio's number and to Telegram's setWebhook. */
 export const TWILIO_SMS_WEBHOOK = '/webhooks/twilio/sms/';
@@ -23,8 +25,11 @@ const refused = (why: string) => new AppError('forbidden', `The request is refus
  * X-Telegram-Bot-Api-Secret-Token (TELEGRAM_WEBHOOK_SECRET). A forged,
  * unsigned or replayed delivery is 403 and changes nothing.
  */
-export function registerWebhookRoutes(app: FastifyInstance, { config, services }: RouteContext) {
-  const { twilio, telegram } = config.messaging;
+export function registerWebhookRoutes(app: FastifyInstance, ctx: RouteContext) {
+  const { config, services } = ctx;
+  const { twilio, telegram, whatsapp } = config.messaging;
+  if (whatsapp) registerWhatsAppWebhook(app, ctx, whatsapp);
+  registerEmailWebhook(app, ctx);
 
   if (twilio) {
     app.post(
@@ -46,7 +51,11 @@ export function registerWebhookRoutes(app: FastifyInstance, { config, services }
         const field = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
         const messageSid = field('MessageSid') ?? field('SmsSid');
         if (!messageSid) throw errors.validation('MessageSid is missing.', { field: 'MessageSid' });
-        await services.inbound.receiveSms({ messageSid, from: field('From') ?? '', body: field('Body') ?? '' });
+        // Signed, so Twilio's: whatever it is, an answer other than 200 would only be retried. Status callbacks and odd forms are ignored.
+        const message: unknown = { ...params, MessageSid: messageSid };
+        if (!isTwilioMessage(message)) await services.inbound.ignore('twilio', messageSid, 'payload');
+        else if (isTwilioStatusCallback(message)) await services.inbound.ignore('twilio', null, 'status_callback');
+        else await services.inbound.receiveSms({ messageSid, from: message.From, body: message.Body ?? '', files: twilioFiles(message) });
         return reply.code(200).type('text/xml; charset=utf-8').send(EMPTY_TWIML);
       },
     );
@@ -66,12 +75,13 @@ export function registerWebhookRoutes(app: FastifyInstance, { config, services }
         },
       },
       async (request, reply) => {
-        const update = request.body as Partial<TelegramUpdate> | undefined;
+        const update = request.body as { update_id?: unknown } | undefined;
         if (!update || typeof update !== 'object' || !Number.isSafeInteger(update.update_id)) {
           throw errors.validation('The body is not a Telegram update (update_id is missing).', { field: 'update_id' });
         }
-        await services.inbound.receiveTelegram(update as TelegramUpdate);
-        return reply.code(200).send();
+        // A signed update we do not read (a field of another type, a kind we do not take) is answered 200: Telegram retries anything else for ever.
+        const result = isTelegramUpdate(update) ? await services.inbound.receiveTelegram(update) : await services.inbound.ignore('telegram', String(update.update_id), 'payload');
+        return reply.code(200).send(result.outcome.startsWith('ignored_') ? { status: 'ignored' } : { status: 'received' });
       },
     );
   }

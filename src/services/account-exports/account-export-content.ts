@@ -86,6 +86,27 @@ const SECTIONS: ListSection[] = [
     sql: `SELECT bs.plan_slug AS _key, bs.plan_slug AS plan, bs.purchased, bs.used, bs.updated_at FROM book_slots bs WHERE bs.user_id = $1`,
   },
   {
+    // Billing through Stripe: the customer, the checkouts and the subscriptions bought (ids as Stripe knows them).
+    name: 'stripe_customers',
+    key: 'sc.customer_id',
+    keyType: 'text',
+    sql: `SELECT sc.customer_id AS _key, sc.customer_id, sc.created_at FROM stripe_customers sc WHERE sc.user_id = $1`,
+  },
+  {
+    name: 'stripe_checkouts',
+    key: 'ck.id',
+    keyType: 'text',
+    sql: `SELECT ck.id AS _key, ck.id, ck.plan_slug AS plan, ck.subscription_id, ck.fulfilled_at FROM stripe_checkouts ck WHERE ck.user_id = $1`,
+  },
+  {
+    name: 'stripe_subscriptions',
+    key: 'ss.id',
+    keyType: 'text',
+    sql: `SELECT ss.id AS _key, ss.id, ss.customer_id, ss.plan_slug AS plan, b.slug AS book_slug, ss.status, ss.period_start, ss.period_end,
+            ss.grace_period_ends_at, ss.cancel_at_period_end, ss.canceled_at, ss.created_at, ss.updated_at
+          FROM stripe_subscriptions ss LEFT JOIN books b ON b.id = ss.book_id AND b.deleted_at IS NULL WHERE ss.user_id = $1`,
+  },
+  {
     // Names and dates; the key itself is never stored, and its hash never leaves the database.
     name: 'api_tokens',
     key: 't.id',
@@ -154,7 +175,7 @@ const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
  * The document as text chunks (pretty-printed, two spaces):
  * `{format_version, exported_at, user, mail_streams, memberships, books_owned,
  * submissions, media, invitations_sent, subscriptions, book_slots,
- * api_tokens, web_sessions, audit_events, data_exports}`. Throws when the
+ * stripe_customers, stripe_checkouts, stripe_subscriptions, api_tokens, web_sessions, audit_events, data_exports}`. Throws when the
  * user is gone.
  */
 export async function* accountExportChunks(q: Queryable, userId: string, exportedAt: string): AsyncGenerator<string> {

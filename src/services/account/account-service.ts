@@ -34,6 +34,8 @@ export interface AccountServiceDeps {
   submissions: Pick<SubmissionService, 'eraseAuthoredBy'>;
   /** Removes the user's data exports and queues their files' removal (in the purge's transaction). */
   releaseExports?: (q: Queryable, userId: string) => Promise<void>;
+  /** Cancels the user's paid subscriptions and removes their billing provider's rows (in the purge's transaction). */
+  forgetBilling?: (tx: Tx, userId: string) => Promise<void>;
 }
 
 const reauthRequired = () =>
@@ -159,7 +161,12 @@ export function createAccountService(deps: AccountServiceDeps) {
       // still ends in the deletion the owner stepped up for.
       const grantId = await db.transaction(async (tx) => {
         const locked = await findDeletionState(tx, actor.id, { forUpdate: true });
-        if (!locked || locked.deleted_at) return null;
+        if (!locked || locked.deleted_at) {
+          // Gone already: done, for the request whose grant was given back with a 202 (the queue finished the
+          // deletion). A grant spent by another request (two at once with one grant) is refused like any other.
+          if (input.reauthToken === undefined || !(await reauth.spendGrant(tx, actor.id, input.reauthToken))) throw reauthRequired();
+          return null;
+        }
         let spent: string | undefined;
         if (input.reauthToken !== undefined) {
           spent = await reauth.spendGrant(tx, actor.id, input.reauthToken);
@@ -242,6 +249,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         await deleteUserHistory(tx, userId, deletedAt);
         await deleteUserStreamData(tx, userId);
         await deps.releaseExports?.(tx, userId);
+        await deps.forgetBilling?.(tx, userId);
         await markPurged(tx, userId);
       });
     },

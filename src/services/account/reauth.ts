@@ -114,9 +114,10 @@ export function createReauthStore(deps: { secretKey: string }) {
       return ok;
     },
 
-    /** Drops every grant and code of the user (the account is gone). */
+    /** Drops the user's codes and spent grants (the account is gone). */
     async forget(q: Queryable, userId: string): Promise<void> {
-      await q.query(`DELETE FROM reauth_grants WHERE user_id = $1`, [userId]);
+      // A grant given back with a 202 stays until it expires: the retry it was given back for is answered done.
+      await q.query(`DELETE FROM reauth_grants WHERE user_id = $1 AND (used_at IS NOT NULL OR expires_at <= now())`, [userId]);
       await q.query(`DELETE FROM reauth_codes WHERE user_id = $1`, [userId]);
     },
   };

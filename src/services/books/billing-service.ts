@@ -12,6 +12,7 @@ interface BillingRow {
   period_start: string;
   period_end: string | null;
   grace_period_ends_at: string | null;
+  cancel_at_period_end: boolean;
 }
 
 /**
@@ -19,15 +20,15 @@ interface BillingRow {
  * book row keeps the current billing state (what the guard reads); every
  * change also appends a billing record (what GET …/billing/ shows).
  */
-export function createBillingService(deps: { db: Db; access: BookAccess }) {
-  const { db, access } = deps;
+export function createBillingService(deps: { db: Db; access: BookAccess; manageUrl: string }) {
+  const { db, access, manageUrl } = deps;
   return {
     /** The owner's view of the book's billing: the latest record with its plan and a quota snapshot. */
     async getBilling(actor: Actor, slug: string) {
       const { book } = (await access.requireBookAccess(actor, slug, 'read_billing')).ctx;
       const record = await one<BillingRow>(
         db,
-        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at FROM billing_records
+        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at, cancel_at_period_end FROM billing_records
          WHERE book_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
         [book.id],
       );
@@ -41,12 +42,14 @@ export function createBillingService(deps: { db: Db; access: BookAccess }) {
         period_start: record.period_start,
         period_end: record.period_end,
         grace_period_ends_at: record.grace_period_ends_at,
+        cancel_at_period_end: record.cancel_at_period_end,
         quota: {
           members_used: n,
           members_limit: plan.max_members_per_book,
           storage_used_bytes: book.storage_used_bytes,
           storage_limit_bytes: plan.storage_bytes_per_book,
         },
+        manage_url: manageUrl,
       };
     },
 

@@ -28,6 +28,8 @@ export function createBookDeletion(deps: {
   queue?: JobSender;
   /** Queues removal of the book's stored files, in the purge's transaction. */
   releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
+  /** Ends what the book was paying for (its Stripe subscription), in the transaction that deletes it. */
+  onDeleted?: (tx: Tx, bookId: string) => Promise<void>;
 }) {
   const { db, queue } = deps;
   const eraser = createBackupEraser(deps.config);
@@ -44,7 +46,10 @@ export function createBookDeletion(deps: {
        WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
       [bookId],
     );
-    if (rows.length) await needQueue().send('book.purge', { bookId }, { tx });
+    if (rows.length) {
+      await needQueue().send('book.purge', { bookId }, { tx });
+      await deps.onDeleted?.(tx, bookId);
+    }
     return rows.length > 0;
   }
 

@@ -10,7 +10,7 @@ import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
 import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { toBook } from './book-mapper.js';
-import { insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
+import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
 import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
@@ -51,7 +51,15 @@ function assertBookValues(input: BookInput) {
   }
 }
 
-export function createBookService(deps: { db: Db; config: Config; cursors: CursorCodec; access: BookAccess; deletion: BookDeletion }) {
+export function createBookService(deps: {
+  db: Db;
+  config: Config;
+  cursors: CursorCodec;
+  access: BookAccess;
+  deletion: BookDeletion;
+  /** A book made with a slot of a paid plan, in its `tx`: ties it to the subscription that bought the slot, if one did. */
+  onPaidBookCreated?: (tx: Tx, book: { id: string; ownerId: string; planSlug: string }) => Promise<boolean>;
+}) {
   const { db, config, cursors, access, deletion } = deps;
 
   /** A plan the caller named; unknown: 400 with the plans on offer. */
@@ -88,6 +96,10 @@ export function createBookService(deps: { db: Db; config: Config; cursors: Curso
         billingRecordId: uuidv7(),
       });
       if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
+        // Its billing changed the row (updated_at, so the etag): answer it as it is now.
+        return toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner');
+      }
       return toBook(book, 'owner');
     },
 

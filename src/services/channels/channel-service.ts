@@ -19,21 +19,24 @@ export interface ChannelStatus {
   deep_link: string | null;
 }
 
-/** Whether the operator has set the channel up (web and email need nothing beyond the service itself). */
+/** Whether the operator has set the channel up (web needs nothing beyond the service itself). */
 export function isPlatformConfigured(config: Config, channel: Channel): boolean {
   const m = config.messaging;
   switch (channel) {
     case 'web':
-    case 'email':
       return true;
+    case 'email':
+      // Mail reaches a book only through the built-in receiver or the inbound webhook.
+      return config.mailInbound.port !== null || config.mailInbound.webhookSecret !== null;
     case 'sms':
       return m.twilio !== null;
     case 'telegram':
       return m.telegram !== null;
+    // No adapter sends or receives RCS or Apple Messages for Business yet: credentials alone do not make them work.
     case 'rcs':
-      return m.rcs !== null;
     case 'imessage':
-      return m.imessage !== null;
+      return false;
+    // All of its settings (number, number id, token, app secret, verify token): the webhook and the sender both work.
     case 'whatsapp':
       return m.whatsapp !== null;
   }
@@ -77,6 +80,7 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
       return { address: url, deep_link: url };
     }
     case 'email': {
+      if (!isPlatformConfigured(config, 'email')) return { address: null, deep_link: null };
       const address = `${book.slug}@${m.inboundMailDomain}`;
       return { address, deep_link: `mailto:${address}` };
     }
@@ -84,10 +88,10 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
       return m.twilio ? { address: m.twilio.fromNumber, deep_link: `sms:${m.twilio.fromNumber}` } : { address: null, deep_link: null };
     case 'telegram':
       return m.telegram ? { address: `@${m.telegram.botUsername}`, deep_link: `https://t.me/${m.telegram.botUsername}?start=${book.slug}` } : { address: null, deep_link: null };
+    // Nothing reaches the book over these yet, so no address is offered.
     case 'rcs':
-      return { address: m.rcs?.agentId ?? null, deep_link: null };
     case 'imessage':
-      return m.imessage ? { address: null, deep_link: `https://bcrw.apple.com/urn:biz:${m.imessage.businessId}` } : { address: null, deep_link: null };
+      return { address: null, deep_link: null };
     case 'whatsapp':
       return m.whatsapp ? { address: m.whatsapp.phoneNumber, deep_link: `https://wa.me/${m.whatsapp.phoneNumber.slice(1)}` } : { address: null, deep_link: null };
   }

@@ -49,6 +49,22 @@ export async function findPendingTwin(q: Queryable, bookId: string, o: { theme: 
   );
 }
 
+/**
+ * The unfinished (pending or processing) exports of a book and of a user,
+ * counted after locking the user's row: two requests of one user on two
+ * books then count one after the other (the book's row is locked already).
+ */
+export async function countUnfinished(q: Queryable, bookId: string, userId: string): Promise<{ book: number; user: number }> {
+  await q.query(`SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+  const row = await one<{ of_book: number; of_user: number }>(
+    q,
+    `SELECT (SELECT count(*)::int FROM export_jobs WHERE book_id = $1 AND status IN ('pending', 'processing')) AS of_book,
+            (SELECT count(*)::int FROM export_jobs WHERE requested_by = $2 AND status IN ('pending', 'processing')) AS of_user`,
+    [bookId, userId],
+  );
+  return { book: Number(row?.of_book ?? 0), user: Number(row?.of_user ?? 0) };
+}
+
 export async function insertExport(
   q: Queryable,
   e: { id: string; bookId: string; requestedBy: string; theme: string; intent: string; format: string; bleedMm: number; gutterMm: number },

@@ -13,6 +13,7 @@ import { THEMES } from '../books/book-types.js';
 import { toExportJob } from './export-mapper.js';
 import {
   artifactKeysOfBook,
+  countUnfinished,
   EXPORT_ORDERINGS,
   findExport,
   findPendingTwin,
@@ -24,6 +25,7 @@ import {
   ARTIFACT_URL_TTL_SECONDS,
   DEFAULT_FORMAT,
   DEFAULT_INTENT,
+  EXPORT_LIMIT_RETRY_AFTER_SECONDS,
   FORMAT_FEATURES,
   FORMAT_FILES,
   INTENTS,
@@ -31,6 +33,8 @@ import {
   type ExportIntent,
   type ExportRequest,
   type ExportRow,
+  UNFINISHED_EXPORTS_PER_BOOK,
+  UNFINISHED_EXPORTS_PER_USER,
 } from './export-types.js';
 
 /** Objects go to the delete job in batches of this many. */
@@ -44,6 +48,16 @@ function exportOf(id: string) {
     if (!row) throw errors.notFound('export');
     return { value: row, etag: etagOf(row.updated_at) };
   };
+}
+
+function tooManyUnfinished(scope: 'book' | 'user', limit: number) {
+  const whose = scope === 'book' ? 'This book has' : 'You have';
+  return new AppError(
+    'rate_limited',
+    `${whose} ${limit} exports waiting or rendering already; ask again once one of them has finished (see Retry-After).`,
+    { scope, limit, retry_after_seconds: EXPORT_LIMIT_RETRY_AFTER_SECONDS },
+    { headers: { 'retry-after': String(EXPORT_LIMIT_RETRY_AFTER_SECONDS), 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0' } },
+  );
 }
 
 function storageUnavailable(cause: unknown) {
@@ -73,6 +87,12 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
      * feature and the theme must be one of the eleven (both 400
      * validation_failed). An identical request while one is still pending
      * answers that job instead of rendering the book twice.
+     *
+     * At most 4 unfinished exports per book and 10 per requesting user
+     * (429 rate_limited). Renders are shared fairly between users: a job's
+     * priority is minus the number of that user's exports ahead of it, so the
+     * worker takes every user's first export before anyone's second, and one
+     * user's queue delays another's export by at most the render under way.
      */
     async requestExport(tx: Tx, actor: Actor, slug: string, body: ExportRequest) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'export', { tx, lock: 'update' });
@@ -93,9 +113,12 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
       }
       const twin = await findPendingTwin(tx, ctx.book.id, { theme: body.theme, intent, format });
       if (twin) return toExportJob(twin);
+      const unfinished = await countUnfinished(tx, ctx.book.id, actor.id);
+      if (unfinished.book >= UNFINISHED_EXPORTS_PER_BOOK) throw tooManyUnfinished('book', UNFINISHED_EXPORTS_PER_BOOK);
+      if (unfinished.user >= UNFINISHED_EXPORTS_PER_USER) throw tooManyUnfinished('user', UNFINISHED_EXPORTS_PER_USER);
       const { bleedMm, gutterMm } = INTENTS[intent];
       const row = await insertExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
-      await needQueue().send('export.render', { exportId: row.id }, { tx });
+      await needQueue().send('export.render', { exportId: row.id }, { tx, priority: -unfinished.user });
       return toExportJob(row);
     },
 

@@ -32,6 +32,15 @@ export const ARTIFACT_URL_TTL_SECONDS = 900;
 /** The first wait the contract advises on a 502 from the artifact route (then 2, 4, 8 s, capped at 60). */
 export const ARTIFACT_RETRY_AFTER_SECONDS = 1;
 
+/**
+ * Unfinished (pending or processing) exports allowed at once, per book and
+ * per requesting user; one more answers 429 rate_limited, with Retry-After.
+ */
+export const UNFINISHED_EXPORTS_PER_BOOK = 4;
+export const UNFINISHED_EXPORTS_PER_USER = 10;
+/** Retry-After of that 429: about one render of a large book. */
+export const EXPORT_LIMIT_RETRY_AFTER_SECONDS = 60;
+
 /** Where a job's artifact lives: one prefix per book, so a purge can find everything. */
 export const exportObjectKey = (bookId: string, jobId: string, format: ExportFormat) => `exports/${bookId}/${jobId}/${FORMAT_FILES[format].file}`;
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import type { IdentifierType, InvitationRole } from '../invitations/invitation-types.js';
 
-export type InboundProvider = 'twilio' | 'telegram';
+export type InboundProvider = 'twilio' | 'telegram' | 'whatsapp';
 
 /**
  * Records a delivery by the provider's own id; false when it was recorded
@@ -155,4 +155,56 @@ export async function latestBookOf(q: Queryable, userId: string): Promise<string
     [userId],
   );
   return row?.slug;
+}
+
+/** A file of an inbound message, recorded with its memory; the fetch job takes it from here. */
+export interface InboundMediaRow {
+  provider: InboundProvider;
+  external_id: string;
+  position: number;
+  submission_id: string;
+  ref: string;
+  declared_type: string | null;
+  filename: string | null;
+  reply_to: string | null;
+  status: 'pending' | 'attached' | 'refused' | 'failed';
+  /** Of the memory's book and author, read with the row. */
+  slug: string;
+  title: string;
+  contributor_user_id: string | null;
+}
+
+export async function insertInboundMedia(
+  q: Queryable,
+  r: { provider: InboundProvider; externalId: string; position: number; submissionId: string; ref: string; declaredType: string | null; filename: string | null; replyTo: string },
+) {
+  await q.query(
+    `INSERT INTO inbound_media (provider, external_id, position, submission_id, ref, declared_type, filename, reply_to) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [r.provider, r.externalId, r.position, r.submissionId, r.ref, r.declaredType, r.filename, r.replyTo],
+  );
+}
+
+/** The file with its memory's book; `lock` takes the row's lock (the job settles a file only under it). */
+export function findInboundMedia(q: Queryable, key: { provider: InboundProvider; externalId: string; position: number }, lock = false) {
+  return one<InboundMediaRow>(
+    q,
+    `SELECT m.provider, m.external_id, m.position, m.submission_id, m.ref, m.declared_type, m.filename, m.reply_to, m.status,
+            b.slug, b.title, s.contributor_user_id
+     FROM inbound_media m JOIN submissions s ON s.id = m.submission_id JOIN books b ON b.id = s.book_id
+     WHERE m.provider = $1 AND m.external_id = $2 AND m.position = $3 ${lock ? 'FOR UPDATE OF m' : ''}`,
+    [key.provider, key.externalId, key.position],
+  );
+}
+
+/** Settles a file: attached (with its media) or refused/failed (with why); the reply address is no longer kept. */
+export async function settleInboundMedia(
+  q: Queryable,
+  key: { provider: InboundProvider; externalId: string; position: number },
+  status: 'attached' | 'refused' | 'failed',
+  detail: { mediaId?: string; reason?: string },
+) {
+  await q.query(
+    `UPDATE inbound_media SET status = $4, media_id = $5, reason = $6, reply_to = NULL WHERE provider = $1 AND external_id = $2 AND position = $3`,
+    [key.provider, key.externalId, key.position, status, detail.mediaId ?? null, detail.reason?.slice(0, 500) ?? null],
+  );
 }

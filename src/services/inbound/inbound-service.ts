@@ -8,6 +8,8 @@ import { normaliseIdentifier } from '../invitations/identifiers.js';
 import { markInvitationAccepted } from '../invitations/invitation-repository.js';
 import type { IdentifierType } from '../invitations/invitation-types.js';
 import { joinBook } from '../members/member-service.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
+import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from './provider-payloads.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import {
   bindTelegramChat,
@@ -17,6 +19,7 @@ import {
   findUnboundUserByTelegramUsername,
   findUserByPhone,
   findUserByTelegramChat,
+  insertInboundMedia,
   insertMessagingUser,
   latestBookOf,
   lockPendingInvitation,
@@ -28,23 +31,26 @@ import {
   type PendingInvitation,
 } from './inbound-repository.js';
 
-/** An inbound SMS, as Twilio posts it (already signature-checked). */
+/** An inbound SMS or MMS, as Twilio posts it (already signature-checked and read by its schema). */
 export interface InboundSms {
   messageSid: string;
   from: string;
   body: string;
+  files?: InboundFileRef[];
 }
 
-/** The parts of a Telegram Bot API Update we read (already secret-checked). */
-export interface TelegramUpdate {
-  update_id: number;
-  message?: {
-    chat?: { id?: number | string; type?: string };
-    from?: { id?: number; is_bot?: boolean; username?: string; first_name?: string; last_name?: string };
-    text?: string;
-    caption?: string;
-  };
+/** One WhatsApp message we take (already signature-checked and read by its schema). */
+export interface InboundWhatsApp {
+  /** The message id (wamid). */
+  id: string;
+  /** The sender's number, as the Cloud API gives it (digits, no plus). */
+  from: string;
+  text: string;
+  files: InboundFileRef[];
+  profileName: string | null;
 }
+
+export type { TelegramUpdate };
 
 export interface InboundResult {
   /** What came of the message: submitted, accepted, refused:<why>, ignored_<why>. */
@@ -52,6 +58,9 @@ export interface InboundResult {
   acceptedInvitationIds: string[];
   submissionId: string | null;
 }
+
+/** A name as a provider gives it: no control or format characters (they would reach mail bodies), at most 150 characters. */
+const cleanName = (name: string | undefined) => (name ?? '').replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, 150);
 
 /** `/start`, `/start <payload>`, `/start@bot <payload>`: what the bot's deep links send. */
 const START_RE = /^\/start(?:@[A-Za-z0-9_]+)?(?:\s+(\S+))?\s*$/;
@@ -69,8 +78,8 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{20,128}$/;
  * Telegram `/start <token>` from an invitation's deep link accepts that
  * invitation and binds the chat; commands never become memories.
  */
-export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'> }) {
-  const { db, config, submissions } = deps;
+export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'>; queue?: JobSender }) {
+  const { db, config, submissions, queue } = deps;
 
   /** Refuses a delivery seen before; otherwise records it (in the caller's transaction). */
   async function claim(tx: Queryable, provider: InboundProvider, externalId: string) {
@@ -105,11 +114,54 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
     return accepted;
   }
 
-  /** The message as a memory in `slug`, or why it is not one. */
-  async function submit(tx: Tx, slug: string | undefined, userId: string, text: string, source: 'sms' | 'telegram', contributorName: string | null) {
+  /**
+   * The message as a memory in `slug`, or why it is not one. Its files are
+   * recorded with it and each queued for the fetch job (the provider is
+   * never called inside the webhook's request); a message of files only is
+   * a memory in words saying what came ("Photo", "Voice note").
+   */
+  async function submit(
+    tx: Tx,
+    slug: string | undefined,
+    userId: string,
+    message: { provider: InboundProvider; externalId: string; text: string; files: InboundFileRef[]; replyTo: string },
+    source: 'sms' | 'telegram' | 'whatsapp',
+    contributorName: string | null,
+  ) {
     if (!slug) return { outcome: 'ignored_no_book', submissionId: null };
+    // Files are fetched by the job queue: a process built without one takes the words alone.
+    const files = queue ? message.files : [];
+    const text = message.text.trim() || (files.length ? describeFiles(files) : '');
     const r = await submissions.receiveInbound(tx, { slug, userId, text, source, contributorName });
-    return 'submission' in r ? { outcome: 'submitted', submissionId: r.submission.id } : { outcome: `refused:${r.refused}`, submissionId: null };
+    if (!('submission' in r)) return { outcome: `refused:${r.refused}`, submissionId: null };
+    for (const [position, f] of files.entries()) {
+      const key = { provider: message.provider, externalId: message.externalId, position };
+      await insertInboundMedia(tx, { ...key, submissionId: r.submission.id, ref: f.ref, declaredType: f.declaredType, filename: f.filename, replyTo: message.replyTo });
+      await queue!.send('inbound.fetch-media', key, { tx });
+    }
+    return { outcome: files.length ? `submitted_with_${files.length}_files` : 'submitted', submissionId: r.submission.id };
+  }
+
+  /** Inbound activation by phone number (SMS and WhatsApp alike): invitations accepted, then the message as a memory. */
+  async function receiveByPhone(
+    tx: Tx,
+    provider: 'twilio' | 'whatsapp',
+    externalId: string,
+    phone: string,
+    message: { text: string; files: InboundFileRef[]; contributorName: string | null },
+  ): Promise<InboundResult> {
+    await lockSender(tx, `phone:${phone}`);
+    let user = await findUserByPhone(tx, phone);
+    const accepted = await acceptInvitations(tx, await selectPendingInvitations(tx, 'phone', phone), {
+      known: () => user,
+      create: async () => (user = await insertMessagingUser(tx, { id: uuidv7(), phoneNumber: phone })),
+    });
+    const acceptedIds = accepted.map((i) => i.id);
+    if (!user) return finish(tx, provider, externalId, { outcome: 'ignored_unknown_sender', acceptedInvitationIds: [], submissionId: null });
+    const slug = accepted.length ? newest(accepted).slug : await latestBookOf(tx, user.id);
+    const source = provider === 'twilio' ? 'sms' : 'whatsapp';
+    const s = await submit(tx, slug, user.id, { provider, externalId, text: message.text, files: message.files, replyTo: phone }, source, message.contributorName);
+    return finish(tx, provider, externalId, { ...s, acceptedInvitationIds: acceptedIds });
   }
 
   const newest = (list: PendingInvitation[]) => [...list].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))[0];
@@ -131,18 +183,38 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
           // A short code or an alphanumeric sender: no one we could have invited.
           return finish(tx, 'twilio', sms.messageSid, { outcome: 'ignored_sender', acceptedInvitationIds: [], submissionId: null });
         }
-        await lockSender(tx, `phone:${phone}`);
-        let user = await findUserByPhone(tx, phone);
-        const accepted = await acceptInvitations(tx, await selectPendingInvitations(tx, 'phone', phone), {
-          known: () => user,
-          create: async () => (user = await insertMessagingUser(tx, { id: uuidv7(), phoneNumber: phone })),
-        });
-        const acceptedIds = accepted.map((i) => i.id);
-        if (!user) return finish(tx, 'twilio', sms.messageSid, { outcome: 'ignored_unknown_sender', acceptedInvitationIds: [], submissionId: null });
-        const slug = accepted.length ? newest(accepted).slug : await latestBookOf(tx, user.id);
-        const s = await submit(tx, slug, user.id, sms.body, 'sms', null);
-        return finish(tx, 'twilio', sms.messageSid, { ...s, acceptedInvitationIds: acceptedIds });
+        return receiveByPhone(tx, 'twilio', sms.messageSid, phone, { text: sms.body, files: sms.files ?? [], contributorName: null });
       });
+    },
+
+    /**
+     * One WhatsApp message (its wamid identifies the delivery). Meta sends a
+     * notification again until it gets a 200, so a message seen before is
+     * skipped quietly rather than refused.
+     */
+    async receiveWhatsApp(m: InboundWhatsApp): Promise<InboundResult> {
+      return db.transaction(async (tx) => {
+        if (!(await claimInboundMessage(tx, 'whatsapp', m.id))) return { outcome: 'ignored_replay', acceptedInvitationIds: [], submissionId: null };
+        let phone: string;
+        try {
+          phone = normaliseIdentifier('phone', `+${m.from}`, config.messaging.phoneRegion);
+        } catch {
+          return finish(tx, 'whatsapp', m.id, { outcome: 'ignored_sender', acceptedInvitationIds: [], submissionId: null });
+        }
+        const name = cleanName(m.profileName ?? undefined) || null;
+        return receiveByPhone(tx, 'whatsapp', m.id, phone, { text: m.text, files: m.files, contributorName: name });
+      });
+    },
+
+    /**
+     * A signed delivery that is not a message we take (a payload of another
+     * shape, a status callback): recorded by its id for operators when it
+     * has one, nothing else. A repeat changes nothing.
+     */
+    async ignore(provider: InboundProvider, externalId: string | null, why: string): Promise<InboundResult> {
+      const result = { outcome: `ignored_${why}`, acceptedInvitationIds: [], submissionId: null };
+      if (!externalId) return result;
+      return db.transaction(async (tx) => ((await claimInboundMessage(tx, provider, externalId)) ? finish(tx, provider, externalId, result) : result));
     },
 
     /** One Telegram update (update_id identifies the delivery); only private messages from people are read. */
@@ -151,13 +223,12 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
       return db.transaction(async (tx) => {
         await claim(tx, 'telegram', id);
         const msg = update.message;
-        const chatId = msg?.chat?.id;
-        if (!msg || msg.chat?.type !== 'private' || !msg.from || msg.from.is_bot || (typeof chatId !== 'number' && typeof chatId !== 'string')) {
+        if (!msg || msg.chat.type !== 'private' || !msg.from || msg.from.is_bot) {
           return finish(tx, 'telegram', id, { outcome: 'ignored_update', acceptedInvitationIds: [], submissionId: null });
         }
-        const chat = String(chatId);
-        const username = msg.from.username ? msg.from.username.replace(/^@/, '').toLowerCase() : null;
-        const name = { firstName: msg.from.first_name?.slice(0, 150) ?? '', lastName: msg.from.last_name?.slice(0, 150) ?? '' };
+        const chat = String(msg.chat.id);
+        const username = msg.from.username ? msg.from.username.replace(/^@/, '').toLowerCase() || null : null;
+        const name = { firstName: cleanName(msg.from.first_name), lastName: cleanName(msg.from.last_name) };
         const text = msg.text ?? msg.caption ?? '';
         await lockSender(tx, `telegram:${chat}`);
 
@@ -191,7 +262,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
         }
         const slug = accepted.length ? newest(accepted).slug : await latestBookOf(tx, user.id);
         const contributorName = [name.firstName, name.lastName].filter(Boolean).join(' ').trim() || null;
-        const s = await submit(tx, slug, user.id, text, 'telegram', contributorName);
+        const s = await submit(tx, slug, user.id, { provider: 'telegram', externalId: id, text, files: telegramFiles(msg), replyTo: chat }, 'telegram', contributorName);
         return finish(tx, 'telegram', id, { ...s, acceptedInvitationIds: acceptedIds });
       });
     },

@@ -19,7 +19,8 @@ export interface DispatchInput {
  * queue in the creating transaction: nothing is sent unless the invitation
  * commits, and no provider is ever called inside the request.
  *  - email: a mail with the acceptance link (or the "you were added" note);
- *  - phone: an SMS through the SMS provider, when one is configured;
+ *  - phone: an SMS through the SMS provider, and a WhatsApp template
+ *    message (WHATSAPP_INVITATION_TEMPLATE), for each one configured;
  *  - telegram: a bot cannot write first, so a pending invitation records a
  *    deep link for the inviter to pass on; a known chat gets a message.
  */
@@ -32,10 +33,18 @@ export function createInvitationDispatch(deps: { config: Config; queue?: JobSend
       case 'email':
         await queue.send('mail.send', facts.acceptUrl ? invitationMail(d.identifier, { ...facts, acceptUrl: facts.acceptUrl }) : addedMail(d.identifier, facts), { tx });
         return;
-      case 'phone':
-        if (!config.messaging.twilio) return;
-        await queue.send('sms.send', { to: d.identifier, body: facts.acceptUrl ? invitationSms({ ...facts, acceptUrl: facts.acceptUrl }) : addedText(facts) }, { tx });
+      case 'phone': {
+        if (config.messaging.twilio) {
+          await queue.send('sms.send', { to: d.identifier, body: facts.acceptUrl ? invitationSms({ ...facts, acceptUrl: facts.acceptUrl }) : addedText(facts) }, { tx });
+        }
+        // WhatsApp lets a business write first only with an approved template: {{1}} who invites, {{2}} the book, {{3}} the link.
+        const wa = config.messaging.whatsapp;
+        if (wa?.invitationTemplate) {
+          const template = { name: wa.invitationTemplate, language: wa.templateLanguage, parameters: [facts.inviterName, facts.bookTitle, facts.acceptUrl ?? facts.homeUrl] };
+          await queue.send('whatsapp.send', { to: d.identifier, template }, { tx });
+        }
         return;
+      }
       case 'telegram':
         if (!config.messaging.telegram || !d.user?.telegram_chat_id) return;
         await queue.send('telegram.send', { chat_id: d.user.telegram_chat_id, text: addedText(facts) }, { tx });

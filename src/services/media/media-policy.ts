@@ -89,6 +89,14 @@ export function overStorage(planSlug: string, limitBytes: number, usedBytes: num
   );
 }
 
+/** A picture over MAX_IMAGE_PIXELS when decoded (a decompression bomb, or just too big to print or show). */
+export function tooManyPixels(width: number, height: number, maxPixels: number): AppError {
+  return errors.validation(
+    `This picture is ${width} × ${height} pixels (${(width * height / 1e6).toFixed(1)} megapixels); pictures may have at most ${maxPixels / 1e6} megapixels.`,
+    { field: 'file', reason: 'too_many_pixels', width, height, max_pixels: maxPixels },
+  );
+}
+
 export function motionTooLong(seconds: number | null): AppError {
   return errors.validation(
     seconds === null

@@ -3,7 +3,9 @@ import { Readable } from 'node:stream';
 import { errors } from '../../errors.js';
 import { streamed } from '../../lib/stream-garbage.js';
 import type { ObjectStore } from '../../storage/object-store.js';
-import { admit, kindOfMime, motionTooLong, MULTIPART_CEILING_BYTES, overStorage, tooLarge, type MediaKind, type PlanMediaRules } from './media-policy.js';
+import { headerPixels } from '../../media-tools/image-info.js';
+import { MAX_IMAGE_PIXELS } from '../../media-tools/sharp.js';
+import { admit, kindOfMime, motionTooLong, MULTIPART_CEILING_BYTES, overStorage, tooLarge, tooManyPixels, type MediaKind, type PlanMediaRules } from './media-policy.js';
 import { createMovieDurationReader } from './movie-duration.js';
 
 // file-type is loaded with the first upload, not at start (it is a good share of the start's module loading).
@@ -75,6 +77,12 @@ export async function intakeUpload(file: IncomingFile, o: IntakeOptions): Promis
     });
   }
   const admission = admit(mimeType, o.plan);
+  if (admission.kind === 'image') {
+    // Decoded size from the header: a small file may hold gigabytes of pixels. A header not in the head is left to
+    // the decoders, which refuse more than the limit too (media-tools/sharp.ts).
+    const size = await headerPixels(head);
+    if (size && size.pixels > MAX_IMAGE_PIXELS) throw tooManyPixels(size.width, size.height, MAX_IMAGE_PIXELS);
+  }
   const capBytes = Math.min(admission.capBytes, MULTIPART_CEILING_BYTES);
   const storageLeft = o.storage.limitBytes - o.storage.usedBytes;
   const movie = admission.maxDurationSeconds !== null ? createMovieDurationReader() : null;

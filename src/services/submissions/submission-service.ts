@@ -165,7 +165,7 @@ export function createSubmissionService(deps: {
      */
     async receiveInbound(
       tx: Tx,
-      input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram'; contributorName: string | null },
+      input: { slug: string; userId: string; text: string; source: 'sms' | 'telegram' | 'whatsapp'; contributorName: string | null },
     ): Promise<{ submission: SubmissionRow } | { refused: string }> {
       const ctx = await findBookContext(tx, input.slug, input.userId, 'update');
       if (!ctx || ctx.book.deletion_requested_at) return { refused: 'book_gone' };
@@ -222,6 +222,37 @@ export function createSubmissionService(deps: {
         await deps.announce?.(tx, row);
         return { id: row.id, book: { slug: ctx.book.slug, title: ctx.book.title } };
       });
+    },
+
+    /**
+     * A memory mailed to the book's address: a pending submission with
+     * source `email`, in the caller's transaction, which holds the book's row
+     * lock (`ctx` read under it, the book taking mail now). The sender's name
+     * and address as the mail gave them; `userId` when the sender is a member
+     * of the book (their address proved). Files already streamed in
+     * (MediaService.stageChannelFile) are attached; the caller discards them
+     * if this throws.
+     */
+    async receiveEmail(
+      tx: Tx,
+      ctx: BookContext,
+      input: { userId: string | null; name: string | null; email: string | null; text: string },
+      files: StagedUpload[],
+    ): Promise<SubmissionRow> {
+      const row = await insertSubmission(tx, {
+        id: uuidv7(),
+        bookId: ctx.book.id,
+        contributorUserId: input.userId,
+        contributorName: input.name ? input.name.slice(0, MAX_CONTRIBUTOR_NAME_LENGTH) : null,
+        contributorEmail: input.email,
+        textContent: input.text.slice(0, MAX_TEXT_LENGTH),
+        isPrivate: false,
+        source: 'email',
+      });
+      for (const file of files) await deps.media.attachStaged(tx, ctx, row, file, input.userId);
+      await touchBookActivity(tx, ctx.book.id);
+      await deps.announce?.(tx, row);
+      return row;
     },
 
     /**

@@ -46,7 +46,13 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
   ): Promise<boolean> {
     const queue = needQueue();
     const reachable =
-      r.channel === 'email' ? Boolean(r.email) : r.channel === 'sms' ? Boolean(r.phone_number && config.messaging.twilio) : Boolean(r.telegram_chat_id && config.messaging.telegram);
+      r.channel === 'email'
+        ? Boolean(r.email)
+        : r.channel === 'sms'
+          ? Boolean(r.phone_number && config.messaging.twilio)
+          : r.channel === 'whatsapp'
+            ? Boolean(r.phone_number && config.messaging.whatsapp)
+            : Boolean(r.telegram_chat_id && config.messaging.telegram);
     if (!reachable) return false;
     if (!(await claimDelivery(tx, r.subscription_id, event))) return false;
     switch (r.channel) {
@@ -58,6 +64,10 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
         break;
       case 'telegram':
         await queue.send('telegram.send', { chat_id: r.telegram_chat_id!, text: message.text }, { tx });
+        break;
+      // A free-form text: WhatsApp delivers it inside the 24-hour window the subscriber's own last message opened.
+      case 'whatsapp':
+        await queue.send('whatsapp.send', { to: r.phone_number!, text: message.text }, { tx });
         break;
     }
     return true;

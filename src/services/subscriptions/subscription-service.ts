@@ -100,7 +100,7 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
         if (!(await findMember(tx, ctx.book.id, user.id))) {
           throw errors.validation(`${user.email} is not a member of the book "${ctx.book.slug}"; add them first.`, { email: user.email });
         }
-        if (channel === 'sms' && !user.phone_number) throw errors.validation(`${user.email} has no phone number for SMS.`, { channel });
+        if ((channel === 'sms' || channel === 'whatsapp') && !user.phone_number) throw errors.validation(`${user.email} has no phone number for ${channel === 'sms' ? 'SMS' : 'WhatsApp'}.`, { channel });
         if (channel === 'telegram' && !user.telegram_chat_id) {
           throw errors.validation(`${user.email} has no Telegram chat with the bot yet; they must write to it first.`, { channel });
         }

@@ -42,6 +42,10 @@ export function tokensPage(o: { csrf: string; email: string; tokens: TokenRow[] 
     <thead><tr><th>Name</th><th>Created</th><th>Last used</th></tr></thead>
     <tbody id="token-rows">${rows}</tbody>
   </table>
+</section>
+<section class="card">
+  <h2>Billing</h2>
+  <p>Change your card or end a paid plan in the <a href="/billing/portal/" id="billing-portal">billing portal</a>.</p>
 </section>`,
   });
 }

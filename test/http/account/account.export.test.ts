@@ -104,7 +104,8 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(doc.format_version).toBe(1);
     expect(Object.keys(doc)).toEqual([
       'format_version', 'exported_at', 'user', 'mail_streams', 'memberships', 'books_owned', 'submissions', 'media',
-      'invitations_sent', 'subscriptions', 'book_slots', 'api_tokens', 'web_sessions', 'audit_events', 'data_exports',
+      'invitations_sent', 'subscriptions', 'book_slots', 'stripe_customers', 'stripe_checkouts', 'stripe_subscriptions', 'api_tokens',
+      'web_sessions', 'audit_events', 'data_exports',
     ]);
     expect(doc.user).toMatchObject({ id: u.user.id, email: u.email, first_name: 'Ada', last_name: 'Lovelace', has_password: true });
     expect(doc.mail_streams).toEqual(

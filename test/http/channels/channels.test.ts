@@ -18,10 +18,13 @@ const SECRETS: Record<string, string> = {
   RCS_API_KEY: 'secret-rcs-api-key-4b5c',
   IMESSAGE_API_TOKEN: 'secret-imessage-api-token-6d7e',
   WHATSAPP_ACCESS_TOKEN: 'secret-whatsapp-access-token-8f9a',
+  WHATSAPP_APP_SECRET: 'secret-whatsapp-app-secret-3c4d',
+  WHATSAPP_VERIFY_TOKEN: 'secret-whatsapp-verify-token-9e0f',
   S3_SECRET_ACCESS_KEY: 'secret-s3-secret-access-key-0b1c',
   AWS_SECRET_ACCESS_KEY: 'secret-aws-secret-access-key-2d3e',
   SMTP_URL: 'smtp://mailer:secret-smtp-password-5e6f@127.0.0.1:2525',
   BACKUP_ERASURE_URL: 'https://eraser:secret-backup-erasure-7a8b@backup.example.test/erase',
+  INBOUND_EMAIL_SECRET: 'secret-inbound-email-3c4d5e6f',
 };
 const PUBLIC = {
   TWILIO_FROM_NUMBER: '+15005550006',
@@ -29,6 +32,7 @@ const PUBLIC = {
   RCS_AGENT_ID: 'memorybook-agent',
   IMESSAGE_BUSINESS_ID: 'a1b2c3d4-e5f6-7a8b-9c0d-e1f2a3b4c5d6',
   WHATSAPP_PHONE_NUMBER: '+15005550009',
+  WHATSAPP_PHONE_NUMBER_ID: '109876543210',
   MAIL_INBOUND_DOMAIN: 'in.memories.example.test',
 };
 /** The distinctive part of each secret, so a secret cut up or re-encoded is still found. */
@@ -46,7 +50,7 @@ describe('without any provider configured', () => {
   });
   afterAll(() => t.close());
 
-  it('answers the seven rows in order on one page; a free book has web and email, both enabled', async () => {
+  it('answers the seven rows in order on one page; a free book allows web and email, and email stays off until inbound mail is on', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
     const res = await t.get(url(slug), { token: owner.token });
@@ -60,14 +64,7 @@ describe('without any provider configured', () => {
     // Not public: the form's address carries the book's form key.
     const formUrl = `http://localhost:8000/b/${slug}/?key=${key}`;
     expect(rows.web).toEqual({ channel: 'web', enabled: true, plan_allowed: true, platform_configured: true, address: formUrl, deep_link: formUrl });
-    expect(rows.email).toEqual({
-      channel: 'email',
-      enabled: true,
-      plan_allowed: true,
-      platform_configured: true,
-      address: `${slug}@localhost`,
-      deep_link: `mailto:${slug}@localhost`,
-    });
+    expect(rows.email).toEqual({ channel: 'email', enabled: false, plan_allowed: true, platform_configured: false, address: null, deep_link: null });
     for (const c of ['sms', 'rcs', 'imessage', 'whatsapp', 'telegram']) {
       expect(rows[c], c).toEqual({ channel: c, enabled: false, plan_allowed: false, platform_configured: false, address: null, deep_link: null });
     }
@@ -111,15 +108,15 @@ describe('with every provider configured', () => {
     const res = await t.get(url(slug), { token: owner.token });
     expect(res.status).toBe(200);
     const rows = byChannel(res.body.items);
-    for (const c of CHANNELS) expect(rows[c], c).toMatchObject({ enabled: true, plan_allowed: true, platform_configured: true });
+    for (const c of CHANNELS.filter((c) => c !== 'rcs' && c !== 'imessage')) expect(rows[c], c).toMatchObject({ enabled: true, plan_allowed: true, platform_configured: true });
     expect(rows.web.deep_link).toMatch(new RegExp(`^https://memories\\.example\\.test/b/${slug}/\\?key=[A-Za-z0-9_-]{16,}$`));
     expect(rows.web.address).toBe(rows.web.deep_link);
     expect(rows.email).toMatchObject({ address: `${slug}@in.memories.example.test`, deep_link: `mailto:${slug}@in.memories.example.test` });
     expect(rows.sms).toMatchObject({ address: '+15005550006', deep_link: 'sms:+15005550006' });
     expect(rows.telegram).toMatchObject({ address: '@memorybook_bot', deep_link: `https://t.me/memorybook_bot?start=${slug}` });
     expect(rows.whatsapp).toMatchObject({ address: '+15005550009', deep_link: 'https://wa.me/15005550009' });
-    expect(rows.rcs.address).toBe('memorybook-agent');
-    expect(rows.imessage.deep_link).toBe(`https://bcrw.apple.com/urn:biz:${PUBLIC.IMESSAGE_BUSINESS_ID}`);
+    // No adapter for them: their credentials do not make them work.
+    for (const c of ['rcs', 'imessage']) expect(rows[c], c).toEqual({ channel: c, enabled: false, plan_allowed: true, platform_configured: false, address: null, deep_link: null });
 
     const raw = `${res.text}\n${JSON.stringify(res.headers)}`;
     for (const secret of secretParts) {
@@ -147,6 +144,21 @@ describe('with every provider configured', () => {
     expect(rows.sms).toMatchObject({ enabled: false, plan_allowed: true, platform_configured: true });
     expect(rows.email).toMatchObject({ enabled: false, plan_allowed: true });
     expect(rows.telegram.enabled).toBe(true);
+  });
+});
+
+describe('inbound mail through the SMTP receiver only', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { SMTP_INBOUND_PORT: '2525' } });
+  });
+  afterAll(() => t.close());
+
+  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set', async () => {
+    const owner = await newUser(t);
+    const slug = (await newBook(t, owner)).slug;
+    const rows = byChannel((await t.get(url(slug), { token: owner.token })).body.items);
+    expect(rows.email).toEqual({ channel: 'email', enabled: true, plan_allowed: true, platform_configured: true, address: `${slug}@localhost`, deep_link: `mailto:${slug}@localhost` });
   });
 });
 

@@ -108,3 +108,67 @@ let phoneSeq = Math.floor(Math.random() * 500);
 export function newPhone(): string {
   return `+44207946${String(phoneSeq++ % 1000).padStart(4, '0')}`;
 }
+
+export const WHATSAPP = {
+  number: '+15005550009',
+  numberId: '109876543210',
+  accessToken: 'whatsapp-access-token-for-webhooks',
+  appSecret: 'whatsapp-app-secret-for-webhooks',
+  verifyToken: 'whatsapp-verify-token-for-webhooks',
+  template: 'memorybook_invitation',
+};
+export const WHATSAPP_PATH = '/webhooks/whatsapp/';
+
+/** The WhatsApp Cloud API settings of these suites (the API base points at the local provider server when given). */
+export function whatsappEnv(providerUrl?: string): Record<string, string> {
+  return {
+    WHATSAPP_PHONE_NUMBER: WHATSAPP.number,
+    WHATSAPP_PHONE_NUMBER_ID: WHATSAPP.numberId,
+    WHATSAPP_ACCESS_TOKEN: WHATSAPP.accessToken,
+    WHATSAPP_APP_SECRET: WHATSAPP.appSecret,
+    WHATSAPP_VERIFY_TOKEN: WHATSAPP.verifyToken,
+    WHATSAPP_INVITATION_TEMPLATE: WHATSAPP.template,
+    ...(providerUrl ? { WHATSAPP_API_BASE: providerUrl } : {}),
+  };
+}
+
+/** Meta's signature, written out from its documentation: sha256= and the hex HMAC-SHA256 of the raw body under the app secret. */
+export function hubSignature(body: string, secret = WHATSAPP.appSecret): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** One message as the Cloud API notifies it (`from` in E.164; the payload carries it without the plus). */
+export function whatsappPayload(from: string, message: Record<string, unknown>, o: { id?: string; name?: string; phoneNumberId?: string } = {}) {
+  const wa = from.replace(/^\+/, '');
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: WHATSAPP.number.slice(1), phone_number_id: o.phoneNumberId ?? WHATSAPP.numberId },
+              contacts: [{ profile: { name: o.name ?? 'Wanda App' }, wa_id: wa }],
+              messages: [{ from: wa, id: o.id ?? `wamid.${randomUUID().replace(/-/g, '')}`, timestamp: String(Math.floor(Date.now() / 1000)), ...message }],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Posts a notification as Meta would: signed unless `signature` says otherwise (null: no header). */
+export function postWhatsApp(t: TestApp, payload: unknown, o: { signature?: string | null; raw?: string } = {}) {
+  const body = o.raw ?? JSON.stringify(payload);
+  const signature = o.signature === undefined ? hubSignature(body) : o.signature;
+  return t.app.inject({
+    method: 'POST',
+    url: WHATSAPP_PATH,
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hub-signature-256': signature }) },
+    payload: body,
+  });
+}

@@ -1,0 +1,99 @@
+import type { Readable } from 'node:stream';
+import type { HeaderField } from './raw-message.js';
+import { headerValue } from './raw-message.js';
+
+/** A DNS lookup as mailauth calls it (`dns.promises.resolve`'s shape); tests hand in their own records. */
+export type DnsResolver = (domain: string, rrtype: string) => Promise<string[][] | string[]>;
+
+/** What a message's sending domain proved. Verdicts as RFC 8601 writes them: pass, fail, softfail, neutral, none, temperror, permerror, policy. */
+export interface MailVerdict {
+  spf: string;
+  dkim: string;
+  dmarc: string;
+  /** The domain of the From address, lower-case (null when From has none). */
+  fromDomain: string | null;
+  /**
+   * Whether the From address's domain is proved (DMARC pass, or an SPF or
+   * DKIM pass for the From domain itself or a parent or child of it): only
+   * then may the sender be taken for the holder of that address.
+   */
+  fromAuthenticated: boolean;
+}
+
+const aligned = (a: string | null | undefined, b: string | null | undefined) => {
+  if (!a || !b) return false;
+  const x = a.toLowerCase().replace(/\.$/, '');
+  const y = b.toLowerCase().replace(/\.$/, '');
+  return x === y || x.endsWith(`.${y}`) || y.endsWith(`.${x}`);
+};
+
+const domainOf = (address: string | null | undefined) => (address && address.includes('@') ? address.slice(address.lastIndexOf('@') + 1).replace(/>.*$/, '').toLowerCase() : null);
+
+// mailauth (and its DNS client) is loaded by the receiver as it starts (loadMailAuth), not by every process.
+let mailauth: Promise<typeof import('mailauth')> | undefined;
+
+/** Loads mailauth now: some 35 MB of modules a receiving process would otherwise take on with its first message. */
+export async function loadMailAuth(): Promise<void> {
+  await (mailauth ??= import('mailauth'));
+}
+
+/**
+ * Verifies SPF (the connecting IP for the MAIL FROM domain), DKIM (every
+ * signature, the body hashed as it streams) and DMARC (the From domain's
+ * policy against the aligned passes), as a receiving MTA does.
+ */
+export async function verifyMessage(
+  message: Readable,
+  envelope: { ip: string; helo: string; sender: string; mta: string },
+  resolver?: DnsResolver,
+): Promise<MailVerdict> {
+  const { authenticate } = await (mailauth ??= import('mailauth'));
+  const r = await authenticate(message, {
+    ip: envelope.ip,
+    helo: envelope.helo,
+    sender: envelope.sender,
+    mta: envelope.mta,
+    resolver,
+    disableArc: true,
+    disableBimi: true,
+  });
+  const dkimResults = r.dkim?.results ?? [];
+  const dkimPass = dkimResults.filter((d) => d.status?.result === 'pass');
+  const dkim = dkimPass.length ? 'pass' : (dkimResults[0]?.status?.result ?? 'none');
+  const spf = (r.spf && r.spf.status?.result) || 'none';
+  const dmarc = (r.dmarc && r.dmarc.status?.result) || 'none';
+  const fromDomain = domainOf(r.dkim?.headerFrom?.[0]);
+  const fromAuthenticated =
+    dmarc === 'pass' ||
+    dkimPass.some((d) => aligned(d.signingDomain, fromDomain)) ||
+    (spf === 'pass' && aligned(r.spf ? (r.spf as { domain?: string }).domain : null, fromDomain));
+  return { spf, dkim, dmarc, fromDomain, fromAuthenticated };
+}
+
+/**
+ * The verdicts an inbound provider wrote into the Authentication-Results
+ * field (RFC 8601) it added on receipt, the topmost one, or with `authservId`
+ * the topmost one that names it (`mx.provider.example; spf=pass
+ * smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`): a field
+ * the sender wrote below it proves nothing.
+ */
+export function verdictFromHeaders(headers: HeaderField[], authservId: string | null = null): MailVerdict {
+  const fields = headers.filter((h) => h.key === 'authentication-results');
+  const mine = authservId ? fields.find((h) => h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === authservId) : fields[0];
+  const ar = mine?.value ?? '';
+  const method = (name: string) => {
+    const m = new RegExp(`(?:^|[;\\s])${name}\\s*=\\s*([a-z]+)([^;]*)`, 'i').exec(ar);
+    return { result: m ? m[1].toLowerCase() : 'none', props: m ? m[2] : '' };
+  };
+  const prop = (props: string, name: string) => new RegExp(`${name.replace('.', '\\.')}\\s*=\\s*"?([^\\s;"]+)`, 'i').exec(props)?.[1] ?? null;
+  const spf = method('spf');
+  const dkim = method('dkim');
+  const dmarc = method('dmarc');
+  const from = headerValue(headers, 'from') ?? '';
+  const fromDomain = domainOf(/<([^<>]+)>/.exec(from)?.[1] ?? from.trim());
+  const fromAuthenticated =
+    dmarc.result === 'pass' ||
+    (dkim.result === 'pass' && aligned(prop(dkim.props, 'header.d') ?? prop(dkim.props, 'header.i')?.replace(/^.*@/, ''), fromDomain)) ||
+    (spf.result === 'pass' && aligned(domainOf(prop(spf.props, 'smtp.mailfrom')) ?? prop(spf.props, 'smtp.mailfrom'), fromDomain));
+  return { spf: spf.result, dkim: dkim.result, dmarc: dmarc.result, fromDomain, fromAuthenticated };
+}

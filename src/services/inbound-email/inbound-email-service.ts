@@ -1,0 +1,384 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config/config.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { AppError, errors } from '../../errors.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
+import { uuidv7 } from '../../lib/ids.js';
+import type { SmtpEnvelope, SmtpReply } from '../../mail/inbound-receiver.js';
+import { loadMailAuth, verdictFromHeaders, verifyMessage, type DnsResolver, type MailVerdict } from '../../mail/mail-authentication.js';
+import type { MailMessage } from '../../mail/mailer.js';
+import { addressesIn, collectedAsItGoes, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import { findOpenChannelBook } from '../channels/channel-service.js';
+import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
+import { markInvitationAccepted } from '../invitations/invitation-repository.js';
+import { forgetPendingObject, recordPendingObject, takePendingObject } from '../media/media-repository.js';
+import type { MediaService, StagedUpload } from '../media/media-service.js';
+import { joinBook } from '../members/member-service.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { SubmissionService } from '../submissions/submission-service.js';
+import { findInboundEmail, findSenderAccount, finishInboundEmail, insertInboundEmail, lockSpoolRows } from './inbound-email-repository.js';
+import { ownWords } from './own-words.js';
+
+/** Parts that sign or describe a message rather than being a file the sender attached. */
+const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
+
+/** What a webhook delivery came to. */
+export type WebhookOutcome = 'accepted' | 'duplicate' | 'dropped';
+
+interface Refused {
+  filename: string;
+  reason: string;
+}
+
+/**
+ * Memories by email. A message arrives through the SMTP receiver
+ * (receiveSmtp, after checkRecipient at RCPT TO) or the signed webhook
+ * (receiveWebhook) and is spooled to the object store as it streams, then
+ * recorded per book in one transaction with its email.process job, and only
+ * then answered (250 / 202): a message accepted is never lost (the job
+ * retries), and a message received again (same Message-ID, or body hash)
+ * finds its row and changes nothing, so a sender's retry after a lost reply
+ * stores nothing twice. DMARC-failing mail is recorded as dropped, never
+ * processed. The job parses the spool as a stream (MailParser): each
+ * attachment streams into the media intake, the text is the sender's own
+ * words, and the memory, its media and the reply about refused files are
+ * written in one transaction.
+ */
+export function createInboundEmailService(deps: {
+  db: Db;
+  config: Config;
+  store: ObjectStore;
+  media: Pick<MediaService, 'stageChannelFile' | 'discardStaged' | 'attachStaged'>;
+  submissions: Pick<SubmissionService, 'receiveEmail'>;
+  rateLimiter: RateLimiter;
+  queue?: JobSender;
+  enqueueMail?: (message: MailMessage, tx: Queryable) => Promise<void>;
+}) {
+  const { db, config, store, media } = deps;
+  const domain = config.messaging.inboundMailDomain;
+  const maxBytes = config.mailInbound.maxBytes;
+
+  function needQueue(): JobSender {
+    if (!deps.queue) throw new Error('inbound mail needs the job queue');
+    return deps.queue;
+  }
+
+  /** The book a recipient address names (`<slug>@MAIL_INBOUND_DOMAIN`), or null for any other address. */
+  function slugOf(address: string): string | null {
+    const at = address.lastIndexOf('@');
+    if (at <= 0 || address.slice(at + 1).toLowerCase() !== domain) return null;
+    return address.slice(0, at).toLowerCase();
+  }
+
+  /**
+   * Streams the raw message into the store under a new key, metered (size
+   * ceiling, header block, body hash). The key is recorded as pending first,
+   * so a process that dies mid-message leaves nothing the sweep does not remove.
+   */
+  async function spool(source: Readable, hmac?: HmacMeter): Promise<{ key: string; info: RawMessageInfo }> {
+    const key = `inbound-mail/${uuidv7()}.eml`;
+    const meter = new MessageMeter(maxBytes);
+    await recordPendingObject(db, key);
+    // A sender gone mid-message (the connection closed, the request aborted) ends the spool with an error, never a hang.
+    const cutOff = (err?: Error) => meter.destroy(err ?? new Error('The message was cut off before its end'));
+    source.once('error', cutOff);
+    source.once('close', () => {
+      if (!source.readableEnded) cutOff();
+    });
+    try {
+      (hmac ? source.pipe(hmac) : source).pipe(meter);
+      await store.put(key, meter, { contentType: 'message/rfc822' });
+      return { key, info: meter.info() };
+    } catch (err) {
+      source.unpipe();
+      await forgetPendingObject(db, key).catch(() => {});
+      throw meter.errored ?? err;
+    }
+  }
+
+  async function discardSpool(key: string) {
+    await store.delete(key);
+    await forgetPendingObject(db, key);
+  }
+
+  /**
+   * Records the message for each book it names that takes mail now, with its
+   * job (or as dropped, for a DMARC fail), in one transaction; the spool is
+   * kept when a job needs it, else removed.
+   */
+  async function accept(via: 'smtp' | 'webhook', key: string, info: RawMessageInfo, verdict: MailVerdict, slugs: string[]) {
+    const messageId = messageIdOf(info.headers);
+    const dedupeKey = messageId ? `message-id:${messageId}` : `body-sha256:${info.bodySha256}`;
+    const dmarcFail = verdict.dmarc === 'fail';
+    const counts = { accepted: 0, duplicates: 0, dropped: 0, closed: 0 };
+    try {
+      await db.transaction(async (tx) => {
+        Object.assign(counts, { accepted: 0, duplicates: 0, dropped: 0, closed: 0 }); // a retried transaction counts afresh
+        for (const slug of [...new Set(slugs)]) {
+          const ctx = await findOpenChannelBook(tx, slug, 'email');
+          if (!ctx) {
+            counts.closed++;
+            continue;
+          }
+          const id = uuidv7();
+          const inserted = await insertInboundEmail(tx, {
+            id,
+            bookId: ctx.book.id,
+            dedupeKey,
+            via,
+            spoolKey: dmarcFail ? null : key,
+            sizeBytes: info.sizeBytes,
+            auth: verdict,
+            outcome: dmarcFail ? 'dropped:dmarc_fail' : 'queued',
+            processed: dmarcFail,
+          });
+          if (!inserted) counts.duplicates++;
+          else if (dmarcFail) counts.dropped++;
+          else {
+            counts.accepted++;
+            await needQueue().send('email.process', { inboundEmailId: id }, { tx });
+          }
+        }
+        if (counts.accepted && !(await takePendingObject(tx, key))) {
+          throw new AppError('request_timeout', 'The message took too long to arrive and was discarded; send it again.', null, { transient: true });
+        }
+      });
+    } catch (err) {
+      await discardSpool(key).catch(() => {});
+      throw err;
+    }
+    if (!counts.accepted) await discardSpool(key);
+    return counts;
+  }
+
+  /** Drains what is left of an attachment's content (the intake may stop reading early) so the parser goes on. */
+  async function drain(content: Readable, ended: () => boolean) {
+    if (ended() || content.destroyed) return;
+    content.resume();
+    await finished(content).catch(() => {});
+  }
+
+  const reasonOf = (err: unknown) => (err instanceof AppError ? err.message : 'It could not be read.');
+
+  /** The reply naming every file that was not added, and why. */
+  function refusalMail(to: string, subject: string, bookTitle: string, refused: Refused[], inReplyTo: string | null, submitted: boolean): MailMessage {
+    const lines = refused.map((r) => `- ${r.filename}: ${r.reason}`);
+    const text = [
+      submitted ? `Thank you: your memory reached "${bookTitle}".` : `Thank you for writing to "${bookTitle}".`,
+      '',
+      refused.length === 1 ? 'This file could not be added:' : 'These files could not be added:',
+      ...lines,
+      '',
+      'Photos (JPEG, PNG, HEIC, WebP…), voice recordings and videos can be added, within the size the book allows.',
+    ].join('\n');
+    return {
+      to,
+      subject: `Re: ${subject || 'your memory'}`.slice(0, 200),
+      text,
+      headers: inReplyTo ? { 'In-Reply-To': `<${inReplyTo}>`, References: `<${inReplyTo}>` } : undefined,
+    };
+  }
+
+  return {
+    /**
+     * Loads what receiving and parsing mail needs (mailauth, mailparser) up
+     * front: the receiver calls it as it starts, so its first message costs
+     * no more memory than any other.
+     */
+    async prepare(): Promise<void> {
+      await Promise.all([loadMailAuth(), import('mailparser')]);
+    },
+
+    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown and a closed book look the same). */
+    async checkRecipient(address: string): Promise<SmtpReply | null> {
+      const slug = slugOf(address);
+      if (!slug) return { code: 550, message: '5.1.1 No such mailbox here' };
+      const ctx = await findOpenChannelBook(db, slug, 'email');
+      return ctx ? null : { code: 550, message: '5.1.1 No such mailbox here' };
+    },
+
+    /** At the end of DATA: spool, verify SPF/DKIM/DMARC, record; the reply to give the client. */
+    async receiveSmtp(message: Readable, envelope: SmtpEnvelope, o: { resolver?: DnsResolver } = {}): Promise<SmtpReply> {
+      let spooled: { key: string; info: RawMessageInfo };
+      try {
+        spooled = await spool(message);
+      } catch (err) {
+        if (err instanceof MessageTooLargeError) return { code: 552, message: `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes` };
+        throw err;
+      }
+      let verdict: MailVerdict;
+      try {
+        verdict = await verifyMessage(collectedAsItGoes(await store.get(spooled.key)), { ip: envelope.ip, helo: envelope.helo, sender: envelope.sender, mta: domain }, o.resolver);
+      } catch (err) {
+        await discardSpool(spooled.key).catch(() => {});
+        throw err;
+      }
+      const slugs = envelope.recipients.map(slugOf).filter((s): s is string => s !== null);
+      const r = await accept('smtp', spooled.key, spooled.info, verdict, slugs);
+      if (r.dropped) return { code: 550, message: '5.7.1 Message refused: it failed the sender domain\'s DMARC check' };
+      if (!r.accepted && !r.duplicates) return { code: 550, message: '5.1.1 No such mailbox here' };
+      return { code: 250, message: r.accepted ? '2.0.0 Message accepted' : '2.0.0 Message already received' };
+    },
+
+    /**
+     * A raw message posted by an inbound mail provider. The body streams to
+     * the spool under HMAC-SHA256 (INBOUND_EMAIL_SECRET); a signature that
+     * does not match removes it (403) before anything is recorded. The
+     * recipients are the book addresses in the message's own (signed)
+     * Delivered-To, X-Original-To, To and Cc; the verdicts are the
+     * provider's Authentication-Results.
+     */
+    async receiveWebhook(body: Readable, signature: string): Promise<WebhookOutcome> {
+      const secret = config.mailInbound.webhookSecret;
+      if (!secret) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
+      const hmac = new HmacMeter(secret);
+      let spooled: { key: string; info: RawMessageInfo };
+      try {
+        spooled = await spool(body, hmac);
+      } catch (err) {
+        if (err instanceof MessageTooLargeError) {
+          throw new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+        }
+        throw err;
+      }
+      if (!hmac.matches(signature)) {
+        await discardSpool(spooled.key);
+        throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
+      }
+      const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']);
+      const slugs = recipients.map(slugOf).filter((s): s is string => s !== null);
+      const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, config.mailInbound.webhookAuthservId), slugs);
+      if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');
+      return r.accepted ? 'accepted' : r.dropped ? 'dropped' : 'duplicate';
+    },
+
+    /**
+     * The email.process job: the spooled message becomes a pending memory of
+     * its book. Safe to run again: a processed row returns at once, and files
+     * staged by a run that dies are removed by the pending-object sweep.
+     */
+    async process(id: string, o: { log?: FastifyBaseLogger } = {}): Promise<string> {
+      const row = await findInboundEmail(db, id);
+      if (!row || row.processed_at || !row.spool_key) return row?.outcome ?? 'gone';
+      const spoolKey = row.spool_key;
+      const { MailParser } = await import('mailparser');
+      const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+      const source = collectedAsItGoes(await store.get(spoolKey));
+      source.on('error', (err) => parser.destroy(err));
+      source.pipe(parser);
+
+      const staged: StagedUpload[] = [];
+      const refused: Refused[] = [];
+      let headers: Map<string, unknown> | null = null;
+      parser.once('headers', (h: Map<string, unknown>) => (headers = h));
+      let text = '';
+      let stop: string | null = null;
+      let checkedRate = false;
+
+      const from = () => {
+        const value = (headers?.get('from') as { value?: { address?: string; name?: string }[] } | undefined)?.value?.[0];
+        return { address: value?.address?.toLowerCase().slice(0, 254) || null, name: value?.name?.trim().replace(/\s+/g, ' ') || null };
+      };
+      const limits = config.limits;
+
+      try {
+        for await (const part of parser as AsyncIterable<{ type: string } & Record<string, unknown>>) {
+          if (!checkedRate && headers) {
+            checkedRate = true;
+            // At most WEB_FORM_RATE_LIMIT memories an hour from one address to one book.
+            const sender = from().address ?? 'unknown';
+            const hit = await deps.rateLimiter.hit(`email:${row.book_id}:${sender}`, limits.webFormRateLimit, limits.webFormRateWindowSeconds);
+            if (!hit.allowed) stop = 'refused:rate_limited';
+          }
+          if (part.type === 'text') {
+            text = typeof part.text === 'string' ? part.text : '';
+            continue;
+          }
+          if (part.type !== 'attachment') continue;
+          const attachment = part as unknown as { content: Readable; contentType: string; filename?: string; release: (() => void) | null };
+          let ended = false;
+          attachment.content.once('end', () => (ended = true));
+          try {
+            if (stop || NOT_FILES.has(attachment.contentType)) continue;
+            const filename = (attachment.filename ?? `unnamed ${attachment.contentType}`).slice(0, 255);
+            const pass = new PassThrough();
+            attachment.content.pipe(pass);
+            try {
+              staged.push(await media.stageChannelFile(row.slug, 'email', { stream: pass, filename, declaredType: attachment.contentType }));
+            } catch (err) {
+              if (err instanceof AppError && err.code === 'not_found') stop = 'refused:book_closed';
+              else if (err instanceof AppError && err.status < 500) refused.push({ filename, reason: reasonOf(err) });
+              else throw err;
+            } finally {
+              attachment.content.unpipe(pass);
+              pass.destroy();
+            }
+          } finally {
+            await drain(attachment.content, () => ended);
+            attachment.release?.();
+          }
+        }
+
+        const words = ownWords(text);
+        const subject = typeof (headers as Map<string, unknown> | null)?.get('subject') === 'string' ? ((headers as unknown as Map<string, string>).get('subject') ?? '') : '';
+        const body = words || subject.trim() || (staged.length ? 'Sent by email.' : '');
+        if (!stop && !body) stop = 'ignored_empty';
+        const sender = from();
+        const auth = row.auth;
+        const messageId = (headers as Map<string, unknown> | null)?.get('message-id');
+
+        const outcome = await db.transaction(async (tx) => {
+          const spoolRows = await lockSpoolRows(tx, spoolKey);
+          const mine = spoolRows.find((r) => r.id === id);
+          if (!mine || mine.processed_at) return { outcome: 'already_processed', attached: false };
+          const lastOfSpool = spoolRows.every((r) => r.id === id || r.processed_at);
+          if (lastOfSpool) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+          const ctx = stop ? undefined : await findOpenChannelBook(tx, row.slug, 'email', 'update');
+          if (!ctx) {
+            const why = stop ?? 'refused:book_closed';
+            await finishInboundEmail(tx, id, why, null);
+            return { outcome: why, attached: false };
+          }
+          // The sender is linked to an account only when the From domain is proved.
+          let userId: string | null = null;
+          if (auth.fromAuthenticated && sender.address) {
+            const account = await findSenderAccount(tx, ctx.book.id, sender.address);
+            if (account?.role) userId = account.id;
+            else if (account) {
+              for (const inv of await selectPendingInvitations(tx, 'email', sender.address)) {
+                if (inv.book_id !== ctx.book.id || !(await lockPendingInvitation(tx, inv.id))) continue;
+                if ((await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) break;
+                await joinBook(tx, ctx, account.id, inv.role);
+                await markInvitationAccepted(tx, inv.id, account.id);
+                userId = account.id;
+                break;
+              }
+            }
+          }
+          const submission = await deps.submissions.receiveEmail(tx, ctx, { userId, name: sender.name, email: sender.address, text: body }, staged);
+          await finishInboundEmail(tx, id, 'submitted', submission.id);
+          // One reply about the files left out, and only to a sender whose domain vouched for the message (no backscatter).
+          if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+            await deps.enqueueMail(refusalMail(sender.address, subject, ctx.book.title, refused, typeof messageId === 'string' ? messageId.replace(/^<|>$/g, '') : null, true), tx);
+          }
+          return { outcome: 'submitted', attached: true };
+        });
+        if (!outcome.attached) await Promise.all(staged.map((s) => media.discardStaged(s).catch(() => {})));
+        o.log?.info({ inbound_email: id, outcome: outcome.outcome, files: staged.length, refused: refused.length }, 'inbound mail');
+        return outcome.outcome;
+      } catch (err) {
+        // Torn down quietly: what they might still say is about the failure already being thrown.
+        parser.on('error', () => {});
+        source.on('error', () => {});
+        parser.destroy();
+        source.destroy();
+        await Promise.all(staged.map((s) => media.discardStaged(s).catch(() => {})));
+        throw err;
+      }
+    },
+  };
+}
+export type InboundEmailService = ReturnType<typeof createInboundEmailService>;

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { eventually } from '../../helpers/eventually.js';
+import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
+import { bigFileStream, minimalPdf, readFixture } from '../../helpers/media-fixtures.js';
+import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
+import { inboundEnv, MAIL_DOMAIN, OWN_WORDS, QUOTED_REPLY, rawMessage, signBody } from '../../mail/inbound-email-helpers.js';
+
+const WEBHOOK = '/webhooks/email/';
+const PASS = 'mx.provider.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
+
+let t: TestApp;
+let smtp: TestSmtpServer;
+let owner: TestUser;
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  // Only the webhook: no SMTP receiver port.
+  t = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '', SMTP_URL: smtp.url }), worker: true });
+  owner = await newUser(t);
+});
+afterAll(() => smtp?.close());
+
+const post = (payload: Buffer | NodeJS.ReadableStream, signature: string | null) =>
+  t.app.inject({
+    method: 'POST',
+    url: WEBHOOK,
+    headers: { 'content-type': 'message/rfc822', ...(signature === null ? {} : { 'x-memorybook-signature': signature }) },
+    payload: payload as Buffer,
+  });
+const submissionsOf = async (slug: string) => (await t.get(`/api/v1/books/${slug}/submissions/`, { token: owner.token })).body.items as any[];
+const inboundRows = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_emails`))[0].n;
+const pendingObjects = async (app: TestApp = t) => (await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pending_objects`))[0].n;
+const spooled = async () => (await readdir(path.join(t.config.dataDir, 'objects', 'inbound-mail')).catch(() => [] as string[])).filter((f) => !f.startsWith('.'));
+
+describe('POST /webhooks/email/', () => {
+  it('refuses a bad or missing signature with 403, keeping nothing', async () => {
+    const { slug } = await newBook(t, owner);
+    const raw = await rawMessage({ from: 'rose@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Hi', text: 'Hello', headers: { 'Authentication-Results': PASS } });
+    const before = await inboundRows();
+    for (const signature of [null, 'sha256=nothex', signBody(raw, 'another-secret-0123456789abcdef'), signBody(Buffer.concat([raw, Buffer.from('x')]))]) {
+      const res = await post(raw, signature);
+      expect(res.statusCode, String(signature)).toBe(403);
+      expect(res.json().code).toBe('forbidden');
+    }
+    expect(await inboundRows()).toBe(before);
+    expect(await pendingObjects()).toBe(0);
+    expect(await spooled()).toEqual([]);
+    expect(await submissionsOf(slug)).toEqual([]);
+  });
+
+  it('turns a signed raw message into one pending memory with its photos, replies once about the refused PDF, and takes its Message-ID once', async () => {
+    const { slug } = await newBook(t, owner);
+    const [jpeg, jpeg2, png] = await Promise.all([readFixture('jpeg'), readFixture('jpegRotated'), readFixture('png')]);
+    const raw = await rawMessage({
+      from: '"Grandma Rose" <rose@family.test>',
+      to: `${slug}@${MAIL_DOMAIN}`,
+      subject: 'The lake house',
+      messageId: `<${randomUUID()}@family.test>`,
+      headers: { 'Authentication-Results': PASS },
+      text: QUOTED_REPLY,
+      html: `<p>${OWN_WORDS}</p><img src="cid:dock@family.test">`,
+      attachments: [
+        { filename: 'lake.jpg', content: jpeg },
+        { filename: 'dock.jpg', content: jpeg2 },
+        { filename: 'dock.png', content: png, cid: 'dock@family.test' },
+        { filename: 'recipe.pdf', content: minimalPdf() },
+      ],
+    });
+    const res = await post(raw, signBody(raw));
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ status: 'accepted' });
+    const again = await post(raw, signBody(raw));
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toEqual({ status: 'duplicate' });
+
+    const [memory] = await eventually(() => submissionsOf(slug), (r) => r.length === 1);
+    expect(memory).toMatchObject({ source: 'email', status: 'pending', text_content: OWN_WORDS, contributor_name: 'Grandma Rose', contributor_email: 'rose@family.test' });
+    await eventually(
+      async () => (await t.get(`/api/v1/books/${slug}/submissions/${memory.id}/`, { token: owner.token })).body,
+      (s) => s.media.length === 3 && s.media.every((m: any) => m.processing_status === 'complete'),
+      60_000,
+    );
+    const replies = await eventually(async () => smtp.received.filter((m) => m.to.includes('rose@family.test')), (r) => r.length >= 1);
+    expect(replies).toHaveLength(1);
+    expect(replies[0].text).toContain('recipe.pdf');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await submissionsOf(slug)).toHaveLength(1);
+    expect(smtp.received.filter((m) => m.to.includes('rose@family.test'))).toHaveLength(1);
+    await eventually(spooled, (f) => f.length === 0);
+  });
+
+  it('drops a message the provider found failing DMARC (202 dropped), recording it, never a memory', async () => {
+    const { slug } = await newBook(t, owner);
+    const raw = await rawMessage({
+      from: 'security@spoofed.test',
+      to: `${slug}@${MAIL_DOMAIN}`,
+      subject: 'Urgent',
+      text: 'Click here',
+      headers: { 'Authentication-Results': 'mx.provider.test; spf=fail smtp.mailfrom=spoofed.test; dkim=none; dmarc=fail (p=reject) header.from=spoofed.test' },
+    });
+    const res = await post(raw, signBody(raw));
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ status: 'dropped' });
+    const rows = await t.db.query(`SELECT e.outcome, e.spool_key FROM inbound_emails e JOIN books b ON b.id = e.book_id WHERE b.slug = $1`, [slug]);
+    expect(rows).toEqual([{ outcome: 'dropped:dmarc_fail', spool_key: null }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await submissionsOf(slug)).toEqual([]);
+    expect(await spooled()).toEqual([]);
+  });
+
+  it('answers 404 for an unknown or closed book, keeping nothing', async () => {
+    const { slug } = await newBook(t, owner);
+    await t.db.query(`UPDATE books SET settings = jsonb_set(settings, '{channels}', '{"email": false}') WHERE slug = $1`, [slug]);
+    const before = await inboundRows();
+    for (const to of [`${slug}@${MAIL_DOMAIN}`, `nobody-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`, `${slug}@elsewhere.test`]) {
+      const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Hello' });
+      const res = await post(raw, signBody(raw));
+      expect(res.statusCode, to).toBe(404);
+    }
+    expect(await inboundRows()).toBe(before);
+    expect(await spooled()).toEqual([]);
+    expect(await pendingObjects()).toBe(0);
+  });
+
+  it('refuses a message over the 90 MB ceiling with 413, keeping none of it', async () => {
+    const res = await post(bigFileStream('pdf', 91 * 1024 * 1024), `sha256=${'0'.repeat(64)}`);
+    expect(res.statusCode).toBe(413);
+    expect(await spooled()).toEqual([]);
+    expect(await pendingObjects()).toBe(0);
+  }, 60_000);
+
+  it('links a sender holding a pending email invitation to the book (the invitation accepted) when the provider proved their domain', async () => {
+    const { slug } = await newBook(t, owner);
+    const email = `cousin-${randomUUID().slice(0, 6)}@family.test`;
+    const cousin = await newUser(t, { email });
+    const inv = await t.post(`/api/v1/books/${slug}/invitations/`, { identifier_type: 'email', identifier: email }, { token: owner.token });
+    expect(inv.status).toBe(201);
+    const raw = await rawMessage({
+      from: `Cousin Jo <${email}>`,
+      to: `${slug}@${MAIL_DOMAIN}`,
+      subject: 'Fishing',
+      text: 'The big one got away.',
+      headers: { 'Authentication-Results': `mx.provider.test; spf=pass smtp.mailfrom=${email}; dkim=none; dmarc=pass header.from=family.test` },
+    });
+    expect((await post(raw, signBody(raw))).statusCode).toBe(202);
+    const [memory] = await eventually(() => submissionsOf(slug), (r) => r.length === 1);
+    expect(memory.contributor_user).toMatchObject({ id: cousin.user.id });
+    const [after] = await t.db.query<{ status: string; accepted_user_id: string }>(`SELECT status, accepted_user_id FROM invitations WHERE id = $1`, [inv.body.id]);
+    expect(after).toEqual({ status: 'accepted', accepted_user_id: cousin.user.id });
+    const members = await t.get(`/api/v1/books/${slug}/members/`, { token: owner.token });
+    expect(members.body.items.map((m: any) => m.user?.id ?? m.user_id)).toContain(cousin.user.id);
+  });
+});
+
+describe('processing after a failure', () => {
+  it('a run that dies midway leaves nothing behind, and the next run makes exactly one memory with every photo', async () => {
+    // No worker: the test runs the job itself, as pg-boss would once the lease of a dead worker lapses.
+    const app = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '' }) });
+    const someone = await newUser(app);
+    const { slug } = await newBook(app, someone);
+    const [jpeg, png] = await Promise.all([readFixture('jpeg'), readFixture('png')]);
+    const raw = await rawMessage({
+      from: 'rose@family.test',
+      to: `${slug}@${MAIL_DOMAIN}`,
+      subject: 'Two photos',
+      text: 'The porch and the garden.',
+      attachments: [
+        { filename: 'porch.jpg', content: jpeg },
+        { filename: 'garden.png', content: png },
+      ],
+    });
+    const res = await app.app.inject({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signBody(raw) }, payload: raw });
+    expect(res.statusCode).toBe(202);
+    const [{ id }] = await app.db.query<{ id: string }>(`SELECT id FROM inbound_emails`);
+    const memories = async () => app.db.query<{ id: string }>(`SELECT s.id FROM submissions s JOIN books b ON b.id = s.book_id WHERE b.slug = $1`, [slug]);
+
+    // The second photo's store write fails: the run fails, the first photo is removed again, no memory.
+    const realPut = app.services.store.put.bind(app.services.store);
+    let puts = 0;
+    app.services.store.put = async (key, body, o) => {
+      if (key.startsWith('media/') && ++puts === 2) {
+        body.destroy(); // as a store does when its write fails
+        throw new Error('store down');
+      }
+      return realPut(key, body, o);
+    };
+    await expect(app.services.inboundEmail.process(id)).rejects.toThrow('store down');
+    expect(await memories()).toEqual([]);
+    expect((await app.db.query(`SELECT outcome, processed_at FROM inbound_emails WHERE id = $1`, [id]))[0]).toEqual({ outcome: 'queued', processed_at: null });
+    expect(await pendingObjects(app)).toBe(0);
+
+    app.services.store.put = realPut;
+    expect(await app.services.inboundEmail.process(id)).toBe('submitted');
+    expect(await app.services.inboundEmail.process(id)).toBe('submitted');
+    const [memory] = await memories();
+    expect(await memories()).toHaveLength(1);
+    const media = await app.db.query<{ mime_type: string }>(`SELECT mime_type FROM media WHERE submission_id = $1 ORDER BY mime_type`, [memory.id]);
+    expect(media.map((m) => m.mime_type)).toEqual(['image/jpeg', 'image/png']);
+  });
+});
