@@ -15,17 +15,17 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
 /**
  * Periodic clean-up: expired idempotency keys, rate-limit hits that left
  * every window, uploads whose request died, media that never finished,
- * stale invitations, and paid books' billing (billingCheckout.settle). Run
+ * stale invitations, expired sign-ups, and paid books' billing (billingCheckout.settle). Run
  * by the `housekeeping.run` job, which a schedule queues every 10 minutes on
  * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events' | 'users'>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
 }) {
-  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations, billingCheckout } = deps.services;
+  const { idempotency, rateLimiter: limiter, media, mediaProcessing, invitations, billingCheckout, users } = deps.services;
   return {
     /** One pass; a failure is the job's, which its next period runs again. */
     async run(): Promise<void> {
@@ -40,6 +40,9 @@ export function createHousekeeping(deps: {
       // Pending invitations past their 14 days (reads already show them expired; this writes it, for syncing clients).
       const expired = await invitations.expireStale();
       if (expired) deps.log.info({ expired }, 'invitations expired');
+      // Sign-ups whose confirmation link expired unused.
+      const signUps = await users.pruneSignUps();
+      if (signUps) deps.log.info({ signUps }, 'unconfirmed sign-ups removed');
       // Paid books: subscriptions tied to the books their slots made; canceled ones past their period moved to the default plan.
       const billing = await billingCheckout.settle();
       if (billing.bound || billing.released) deps.log.info(billing, 'billing settled');

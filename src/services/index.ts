@@ -89,9 +89,9 @@ export function createServices(deps: ServiceDeps) {
   return {
     store,
     access,
-    users: createUserService({ db }),
+    users: createUserService({ db, config, queue }),
     tokens,
-    sessions: createSessionService({ db }),
+    sessions: createSessionService({ db, config }),
     audit,
     account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,

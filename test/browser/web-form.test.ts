@@ -51,6 +51,13 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     const book = await api(env, owner.token, 'POST', '/books/', { title: 'Grandma Rose turns 90', subtitle: 'Memories from all of us, for her birthday' });
     expect(book.status).toBe(201);
     const slug = book.body.slug as string;
+    // The book is not public: its form opens with the key its web channel row carries.
+    const channels = await api(env, owner.token, 'GET', `/books/${slug}/channels/`);
+    const formUrl = channels.body.items.find((r: any) => r.channel === 'web').address as string;
+    expect(formUrl).toMatch(new RegExp(`^${env.base}/b/${slug}/\\?key=[A-Za-z0-9_-]{16,}$`));
+    const blocked = await fetch(`${env.base}/b/${slug}/`);
+    expect(blocked.status).toBe(404);
+    expect(await blocked.text()).not.toContain('Grandma Rose');
     const photo = path.join(SHOTS, 'lake-at-sunset.jpg');
     writeFileSync(photo, await sunsetPhoto());
 
@@ -58,7 +65,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
 
-    await page.goto(`${env.base}/b/${slug}/`);
+    await page.goto(formUrl);
     expect(await page.textContent('.book-title')).toBe('Grandma Rose turns 90');
     // Labelled fields, large enough to hit with a thumb.
     for (const [label, id] of [['Your name', 'name'], ['Your memory', 'text'], ['A photo (optional)', 'photo']]) {
@@ -87,7 +94,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     await page.locator('#text').blur();
     await page.screenshot({ path: path.join(SHOTS, 'web-form.png'), fullPage: true });
 
-    await Promise.all([page.waitForURL(`${env.base}/b/${slug}/thanks/`), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(formUrl.replace(`/b/${slug}/?`, `/b/${slug}/thanks/?`)), page.click('button[type=submit]')]);
     expect(await page.textContent('h2')).toBe('Thank you!');
     expect(await page.textContent('.thanks')).toContain('Grandma Rose turns 90');
     await page.screenshot({ path: path.join(SHOTS, 'web-form-thanks.png'), fullPage: true });
@@ -107,7 +114,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     expect(stored.equals(readFileSync(photo))).toBe(true);
 
     // A file that is not a picture is caught on the phone, before any upload.
-    await page.goto(`${env.base}/b/${slug}/`);
+    await page.goto(formUrl);
     const notPhoto = path.join(SHOTS, 'notes.txt');
     writeFileSync(notPhoto, 'not a picture');
     await page.setInputFiles('#photo', notPhoto);
@@ -116,7 +123,8 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
 
     // Another book, another theme: its own colours and title face.
     const dark = await api(env, owner.token, 'POST', '/books/', { title: 'Ines & Tomás', subtitle: 'Our wedding, in your words', theme: 'botanical_luxe' });
-    await page.goto(`${env.base}/b/${dark.body.slug}/`);
+    const darkChannels = await api(env, owner.token, 'GET', `/books/${dark.body.slug}/channels/`);
+    await page.goto(darkChannels.body.items.find((r: any) => r.channel === 'web').address);
     expect(await page.getAttribute('body', 'class')).toBe('theme-botanical_luxe');
     await page.evaluate(() => document.fonts.ready);
     expect(await page.evaluate(() => document.fonts.check('600 40px "mb-title-botanical_luxe"'))).toBe(true);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -13,6 +13,22 @@ const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.warn(`SKIPPED: ${CHROMIUM} not found. Install Debian's Chromium (apt-get install -y chromium) to run the browser tests.`);
+}
+
+/** The confirmation link of the newest .eml written to DATA_DIR/outbox for `email` (the mail goes through the job queue). */
+async function confirmationLinkInOutbox(dataDir: string, email: string): Promise<string> {
+  const outbox = path.join(dataDir, 'outbox');
+  for (let i = 0; i < 150; i++) {
+    const files = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
+    for (const f of files) {
+      // Quoted-printable may wrap long lines with a soft break ("=" at the end of a line).
+      const text = readFileSync(path.join(outbox, f), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const link = /https?:\/\/[^\s]+\/accounts\/confirm\/[A-Za-z0-9_-]+\//.exec(text);
+      if (text.includes(email) && link) return link[0];
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no confirmation mail for ${email} in ${outbox}`);
 }
 
 describe.skipIf(!HAS_CHROMIUM)('web sign-in in a real browser', () => {
@@ -76,7 +92,15 @@ describe.skipIf(!HAS_CHROMIUM)('web sign-in in a real browser', () => {
     await page.fill('#email', email);
     await page.fill('#password', 'a long enough password');
     await page.fill('#first_name', 'Grace');
-    await Promise.all([page.waitForURL(`${base}/settings/tokens/`), page.click('form[action="/accounts/signup/"] button[type=submit]')]);
+    await Promise.all([page.waitForURL(`${base}/accounts/signup/`), page.click('form[action="/accounts/signup/"] button[type=submit]')]);
+    // No account yet: a confirmation link is mailed (no SMTP_URL here, so to DATA_DIR/outbox).
+    expect(await page.textContent('h1')).toBe('Check your mail');
+    const link = await confirmationLinkInOutbox(dataDir, email);
+    await page.goto(link);
+    expect(await page.textContent('h1')).toBe('Confirm your address');
+    expect(await page.textContent('.card')).toContain(email);
+    await page.fill('#password', 'a long enough password');
+    await Promise.all([page.waitForURL(`${base}/settings/tokens/`), page.click('form[action^="/accounts/confirm/"] button[type=submit]')]);
     expect(await page.textContent('h1')).toBe('API tokens');
     expect(await page.locator('#no-tokens').isVisible()).toBe(true);
 

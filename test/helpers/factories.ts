@@ -41,7 +41,7 @@ export async function newToken(t: TestApp, u: TestUser, name = `key-${randomUUID
 
 /** A signed-in browser session for the user, with a matching CSRF cookie. */
 export async function newSession(t: TestApp, u: TestUser): Promise<SessionCredentials> {
-  const { cookieValue } = await createSessionService({ db: t.db }).startSession(u.user.id);
+  const { cookieValue } = await createSessionService({ db: t.db, config: t.config }).startSession(u.user.id);
   const csrf = randomToken(24);
   return { cookie: `${SESSION_COOKIE}=${cookieValue}; ${CSRF_COOKIE}=${csrf}`, csrf, origin: t.config.http.publicOrigin };
 }

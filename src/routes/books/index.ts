@@ -7,6 +7,7 @@ import { getBilling } from './get-billing.js';
 import { getBook } from './get-book.js';
 import { getPermissions } from './get-permissions.js';
 import { listBooks } from './list-books.js';
+import { rotateFormKey } from './rotate-form-key.js';
 import { updateBook } from './update-book.js';
 
 export function registerBookRoutes(app: FastifyInstance, ctx: RouteContext) {
@@ -18,4 +19,5 @@ export function registerBookRoutes(app: FastifyInstance, ctx: RouteContext) {
   deleteBook(app, ctx);
   getPermissions(app, ctx);
   getBilling(app, ctx);
+  rotateFormKey(app, ctx);
 }

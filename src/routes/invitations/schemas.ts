@@ -26,6 +26,7 @@ const invitationFields = {
   updated_at: Timestamp,
   expires_at: Timestamp,
   accepted_at: Nullable(Timestamp),
+  accepted_by: Nullable(Type.String({ description: 'The account that accepted the invitation (for an email invitation, the account with the invited address); null until accepted' })),
   revoked_at: Nullable(Timestamp),
   deep_link: Nullable(
     Type.String({
@@ -46,6 +47,7 @@ const example = {
   updated_at: '2026-11-21T10:00:00.123456Z',
   expires_at: '2026-12-05T10:00:00.123456Z',
   accepted_at: null,
+  accepted_by: null,
   revoked_at: null,
   deep_link: null,
 };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { NAME_PATTERN } from '../../lib/names.js';
 import { Etag, Id, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { BOOKS_SORTS, READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
 
@@ -45,8 +46,8 @@ export const Profile = Type.Object(
 
 /** Writable fields, plus the read-only ones accepted by the schema so the route can answer 400 naming them. */
 export const UpdateProfileBody = StrictObject({
-  first_name: Type.Optional(Type.String({ maxLength: 150 })),
-  last_name: Type.Optional(Type.String({ maxLength: 150 })),
+  first_name: Type.Optional(Type.String({ maxLength: 150, pattern: NAME_PATTERN, description: 'No control characters (422)' })),
+  last_name: Type.Optional(Type.String({ maxLength: 150, pattern: NAME_PATTERN, description: 'No control characters (422)' })),
   books_sort: Type.Optional(BooksSort),
   ...Object.fromEntries(READ_ONLY_PROFILE_FIELDS.map((f) => [f, Type.Optional(Type.Unknown({ description: 'Read-only: 400 validation_failed' }))])),
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../errors.js';
+import { NAME_PATTERN } from '../../lib/names.js';
 import { Etag, Id, ListEnvelope, ListQuery, Nullable, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { isUuid } from '../../lib/ids.js';
 import { MODERATION_ACTIONS } from '../../services/submissions/moderation.js';
@@ -79,7 +80,7 @@ export const SubmissionList = ListEnvelope(Type.Ref('Submission'), 'SubmissionLi
 export const ListSubmissionsQuery = ListQuery;
 
 const TextContent = Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, description: '1 to 20,000 characters; not blank' });
-const ContributorName = Nullable(Type.String({ maxLength: MAX_CONTRIBUTOR_NAME_LENGTH }));
+const ContributorName = Nullable(Type.String({ maxLength: MAX_CONTRIBUTOR_NAME_LENGTH, pattern: NAME_PATTERN, description: 'No control characters (422)' }));
 
 export const CreateSubmissionBody = StrictObject({
   text_content: TextContent,

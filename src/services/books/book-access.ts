@@ -42,6 +42,7 @@ export const BOOK_ACTIONS = {
   export: { role: 'admin', write: true, allowedInGrace: true },
   read_exports: { role: 'admin', write: false },
   read_channels: { role: 'admin', write: false },
+  rotate_form_key: { role: 'owner', write: true },
   list_subscriptions: { role: 'admin', write: false },
   cancel_own_subscription: { role: 'contributor', write: true },
 } as const satisfies Record<string, { role: Role; write: boolean; feature?: PlanFeature; allowedInGrace?: boolean; graceStatus?: number }>;

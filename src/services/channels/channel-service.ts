@@ -1,10 +1,11 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
 import { SLUG_RE } from '../books/slug.js';
+import { findFormKey, formKeyOpens, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
 
 export const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -70,11 +71,14 @@ export async function findOpenChannelBook(q: Queryable, slug: string, channel: C
  * links only, built from the operator's configuration. Provider credentials
  * and webhook secrets never appear here.
  */
-function contactOf(config: Config, book: Pick<BookRow, 'slug'>, channel: Channel): { address: string | null; deep_link: string | null } {
+function contactOf(config: Config, book: WebFormBook, channel: Channel): { address: string | null; deep_link: string | null } {
   const m = config.messaging;
   switch (channel) {
-    case 'web':
-      return { address: null, deep_link: `${config.http.publicUrl}/b/${book.slug}/` };
+    case 'web': {
+      // The form's link, with the form key when the book is not public.
+      const url = `${config.http.publicUrl}${webFormPath(book)}`;
+      return { address: url, deep_link: url };
+    }
     case 'email': {
       if (!isPlatformConfigured(config, 'email')) return { address: null, deep_link: null };
       const address = `${book.slug}@${m.inboundMailDomain}`;
@@ -101,6 +105,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const { ctx } = await access.requireBookAccess(actor, slug, 'read_channels');
       const [plan] = await db.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const allowed = new Set(plan?.channels ?? []);
+      const book = { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       return CHANNELS.map((channel) => {
         const plan_allowed = allowed.has(channel);
         const platform_configured = isPlatformConfigured(config, channel);
@@ -109,16 +114,46 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
           enabled: plan_allowed && platform_configured && !isSwitchedOff(ctx.book.settings, channel),
           plan_allowed,
           platform_configured,
-          ...contactOf(config, ctx.book, channel),
+          ...contactOf(config, book, channel),
         };
       });
     },
 
-    /** What the public web form of a book shows (/b/{slug}/); 404 when the book does not take memories over the web now. */
-    async openWebForm(slug: string): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'>> {
+    /**
+     * What the contributor form of a book shows (/b/{slug}/), and its path
+     * with the key. 404 when the book does not take memories over the web
+     * now, and, for a book that is not public, without its form key or with
+     * a wrong one: to the visitor, all of these are an unknown book.
+     */
+    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string }> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
-      if (!ctx) throw errors.notFound('book');
-      return { slug: ctx.book.slug, title: ctx.book.title, subtitle: ctx.book.subtitle, theme: ctx.book.theme };
+      const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
+      if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
+      return { slug: ctx.book.slug, title: ctx.book.title, subtitle: ctx.book.subtitle, theme: ctx.book.theme, path: webFormPath(book) };
+    },
+
+    /** The form's path (with its key) for a member of the book, when the book takes memories over the web now. */
+    async webFormPathFor(slug: string): Promise<string | undefined> {
+      const ctx = await findOpenChannelBook(db, slug, 'web');
+      return ctx ? webFormPath({ slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) }) : undefined;
+    },
+
+    /**
+     * Owner only: a new form key, so links with the old one stop opening the
+     * form (a leaked link, say). Answers the web channel row with the new address.
+     */
+    async rotateFormKey(tx: Tx, actor: Actor, slug: string): Promise<ChannelStatus> {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'rotate_form_key', { tx, lock: 'update' });
+      const key = await rotateFormKey(tx, ctx.book.id);
+      const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      const plan_allowed = (plan?.channels ?? []).includes('web');
+      return {
+        channel: 'web',
+        enabled: plan_allowed && !isSwitchedOff(ctx.book.settings, 'web'),
+        plan_allowed,
+        platform_configured: true,
+        ...contactOf(config, { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: key }, 'web'),
+      };
     },
   };
 }

@@ -53,9 +53,17 @@ export function selectPendingInvitations(q: Queryable, type: IdentifierType, ide
   );
 }
 
-/** The live pending invitation whose link carries this token (by its SHA-256), if any. */
+/**
+ * The live pending invitation whose link carries this token (by its SHA-256),
+ * if any. Never an email invitation: that one is accepted only by the account
+ * with its address, on the web.
+ */
 export function findPendingInvitationByToken(q: Queryable, tokenHash: Buffer) {
-  return one<PendingInvitation>(q, `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM} WHERE i.token_hash = $1 AND ${LIVE_PENDING}`, [tokenHash]);
+  return one<PendingInvitation>(
+    q,
+    `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM} WHERE i.token_hash = $1 AND i.identifier_type <> 'email' AND ${LIVE_PENDING}`,
+    [tokenHash],
+  );
 }
 
 /** Re-reads an invitation under its row lock (after its book's): still pending? */

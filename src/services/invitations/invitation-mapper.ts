@@ -12,6 +12,7 @@ export function toInvitation(i: InvitationRow) {
     updated_at: i.updated_at,
     expires_at: i.expires_at,
     accepted_at: i.accepted_at,
+    accepted_by: i.accepted_user_id,
     revoked_at: i.revoked_at,
     deep_link: i.deep_link,
   };

@@ -1,3 +1,4 @@
+import { oneLine } from '../../lib/names.js';
 import type { MailMessage } from '../../mail/mailer.js';
 
 /** What every invitation message is written from. */
@@ -15,7 +16,13 @@ export interface InvitationFacts {
 const roleText = (role: InvitationFacts['role']) => (role === 'admin' ? 'help run' : 'add your memories to');
 const day = (iso: string) => new Date(iso).toUTCString().slice(5, 16);
 
-export function invitationMail(to: string, f: InvitationFacts & { acceptUrl: string }): MailMessage {
+/** Names and titles as one line each: a line break stored in one never reaches a message. */
+function clean<T extends InvitationFacts>(f: T): T {
+  return { ...f, bookTitle: oneLine(f.bookTitle), inviterName: oneLine(f.inviterName) };
+}
+
+export function invitationMail(to: string, facts: InvitationFacts & { acceptUrl: string }): MailMessage {
+  const f = clean(facts);
   return {
     to,
     subject: `${f.inviterName} invited you to "${f.bookTitle}"`,
@@ -26,7 +33,8 @@ export function invitationMail(to: string, f: InvitationFacts & { acceptUrl: str
   };
 }
 
-export function addedMail(to: string, f: InvitationFacts): MailMessage {
+export function addedMail(to: string, facts: InvitationFacts): MailMessage {
+  const f = clean(facts);
   return {
     to,
     subject: `You were added to "${f.bookTitle}"`,
@@ -37,10 +45,12 @@ export function addedMail(to: string, f: InvitationFacts): MailMessage {
 }
 
 /** SMS stays short: one or two segments. Replying with a memory accepts the invitation (inbound activation). */
-export function invitationSms(f: InvitationFacts & { acceptUrl: string }): string {
+export function invitationSms(facts: InvitationFacts & { acceptUrl: string }): string {
+  const f = clean(facts);
   return `${f.inviterName} invited you to ${roleText(f.role)} "${f.bookTitle}" on Memory Book. Reply with a memory to join, or open ${f.acceptUrl}`;
 }
 
-export function addedText(f: InvitationFacts): string {
+export function addedText(facts: InvitationFacts): string {
+  const f = clean(facts);
   return `${f.inviterName} added you to "${f.bookTitle}" on Memory Book. Send a memory here any time.`;
 }

@@ -57,6 +57,25 @@ export interface InvitationLinkView {
   expiresAt: string;
   /** The visitor's role in the book now, if signed in and a member. */
   yourRole: string | null;
+  /** For an email invitation, the address it is for (only an account with that address may accept it); null for other kinds. */
+  invitedEmail: string | null;
+  /** Signed in as an account that may not accept this invitation (an email invitation for another address). */
+  forAnotherAccount: boolean;
+}
+
+/**
+ * An email invitation belongs to its address: only the account with that
+ * email (compared case-insensitively; both are stored lower-cased) may
+ * accept it, as the link could have been forwarded or leaked. Phone and
+ * Telegram invitations keep their rule (whoever holds the link).
+ */
+function acceptableBy(row: Pick<InvitationRow, 'identifier_type' | 'identifier'>, email: string | null | undefined): boolean {
+  if (row.identifier_type !== 'email') return true;
+  return typeof email === 'string' && email.trim().toLowerCase() === row.identifier;
+}
+
+function wrongAccountError(row: Pick<InvitationRow, 'identifier'>): AppError {
+  return new AppError('forbidden', `This invitation is for ${row.identifier}: sign in with that address to accept it.`, { reason: 'invitation_for_another_address' });
 }
 
 function inviterNameOf(row: InvitationByToken): string | null {
@@ -181,10 +200,11 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
      * no invitation of a live book; every other state is answered, for the
      * page to explain.
      */
-    async viewInvitationLink(token: string, userId: string | null): Promise<InvitationLinkView> {
+    async viewInvitationLink(token: string, user: { id: string; email: string } | null): Promise<InvitationLinkView> {
       if (!TOKEN_RE.test(token)) throw errors.notFound('invitation');
       const row = await findInvitationByToken(db, sha256(token));
       if (!row) throw errors.notFound('invitation');
+      const userId = user?.id ?? null;
       const ctx = userId ? await findBookContext(db, row.book_slug, userId) : undefined;
       return {
         status: row.status,
@@ -194,12 +214,23 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         inviterName: inviterNameOf(row),
         expiresAt: row.expires_at,
         yourRole: ctx?.role ?? null,
+        invitedEmail: row.identifier_type === 'email' ? row.identifier : null,
+        forAnotherAccount: user !== null && !acceptableBy(row, user.email),
       };
+    },
+
+    /** The address of the pending email invitation this link token names, or null (anything else, or nothing). */
+    async invitedEmail(token: string): Promise<string | null> {
+      if (!TOKEN_RE.test(token)) return null;
+      const row = await findInvitationByToken(db, sha256(token));
+      return row && row.identifier_type === 'email' && row.status === 'pending' ? row.identifier : null;
     },
 
     /**
      * Accepts the invitation an acceptance link names, for the signed-in
-     * actor: whoever holds the link may use it once. The actor joins with
+     * actor, once: an email invitation only for the account with the invited
+     * address (403 forbidden otherwise, nothing changes), a phone one for
+     * whoever holds the link. The actor joins with
      * the invitation's role (a member already keeps their role) under the
      * book's row lock and the member cap: 402 member_limit_exceeded, and
      * the invitation stays pending. 404 for an unknown token; 410
@@ -221,6 +252,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         const book = { slug: ctx.book.slug, title: ctx.book.title };
         if (row.status === 'accepted' && row.accepted_user_id === actor.id) return { book, role: ctx.role ?? row.role, alreadyAccepted: true };
         if (row.status !== 'pending') throw goneError(row);
+        if (!acceptableBy(row, actor.email)) throw wrongAccountError(row);
         if (ctx.inGracePeriod) {
           throw new AppError('book_grace_period', 'This book is paused for billing at the moment, so no one can join it. Try the link again later.', null);
         }

@@ -85,8 +85,8 @@ export async function findDigestExcerpts(q: Queryable, bookIds: string[], from: 
 
 /** Active books with no new memory for `quietDays`, whose live owner still takes activity reminders. */
 export async function findQuietBooks(q: Queryable, quietDays: number) {
-  return q.query<{ book_id: string; slug: string; title: string; owner_id: string; email: string; first_name: string; last_memory_at: string | null }>(
-    `SELECT b.id AS book_id, b.slug, b.title, b.owner_id, u.email, u.first_name, last.at AS last_memory_at
+  return q.query<{ book_id: string; slug: string; is_public: boolean; form_key: string; title: string; owner_id: string; email: string; first_name: string; last_memory_at: string | null }>(
+    `SELECT b.id AS book_id, b.slug, b.is_public, b.form_key, b.title, b.owner_id, u.email, u.first_name, last.at AS last_memory_at
      FROM books b
      JOIN users u ON u.id = b.owner_id AND u.deleted_at IS NULL AND u.is_active
      LEFT JOIN LATERAL (SELECT max(s.created_at) AS at FROM submissions s WHERE s.book_id = b.id) last ON true

@@ -17,6 +17,7 @@ import {
   streamOpenTo,
 } from './mail-stream-repository.js';
 import { isMailStream, MAIL_STREAMS, TOKEN_STREAMS, type MailStream, type StreamMail } from './mail-stream-types.js';
+import { webFormPath } from '../channels/web-form-key.js';
 
 /** The onboarding follow-up goes out this long after sign-up. */
 export const ONBOARDING_FOLLOW_UP_SECONDS = 3 * 24 * 3600;
@@ -165,7 +166,7 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
         const mail = activityReminderMail(r.email, r.first_name, {
           title: r.title,
           quietDays: ACTIVITY_QUIET_DAYS,
-          contributeUrl: `${config.http.publicUrl}/b/${r.slug}/`,
+          contributeUrl: `${config.http.publicUrl}${webFormPath(r)}`,
         });
         if (await enqueueOnce({ ...mail, stream: 'activity_reminders', userId: r.owner_id }, `${r.book_id}:${r.last_memory_at ?? 'none'}`)) sent++;
       }

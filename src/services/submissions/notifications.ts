@@ -25,7 +25,7 @@ export function rejectionMessage(
   reason: string | null,
 ): MailMessage {
   const title = oneLine(book.title);
-  const name = submission.contributor_name?.trim() || null;
+  const name = oneLine(submission.contributor_name ?? '') || null;
   const quoted = excerpt(submission.text_content);
   const reasonLine = reason ? `The reason given: ${reason}` : 'No reason was given.';
   const text = [

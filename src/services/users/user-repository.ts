@@ -54,3 +54,42 @@ export async function updatePasswordHash(q: Queryable, userId: string, hash: str
   const row = await one<{ id: string }>(q, `UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3 RETURNING id`, [userId, hash, previousHash]);
   return row !== undefined;
 }
+
+/** A sign-up waiting for its address to be confirmed. */
+export interface SignupRequestRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  next_path: string | null;
+}
+
+export async function insertSignupRequest(
+  q: Queryable,
+  r: { id: string; email: string; passwordHash: string; firstName: string; lastName: string; nextPath: string | null; tokenHash: Buffer; ttlSeconds: number },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO signup_requests (id, email, password_hash, first_name, last_name, next_path, token_hash, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+    [r.id, r.email, r.passwordHash, r.firstName, r.lastName, r.nextPath, r.tokenHash, r.ttlSeconds],
+  );
+}
+
+/** The live sign-up a confirmation link names (by the token's hash). */
+export function findSignupRequest(q: Queryable, tokenHash: Buffer, o: { forUpdate?: boolean } = {}) {
+  return one<SignupRequestRow>(
+    q,
+    `SELECT id, email, password_hash, first_name, last_name, next_path FROM signup_requests
+     WHERE token_hash = $1 AND expires_at > now()${o.forUpdate ? ' FOR UPDATE' : ''}`,
+    [tokenHash],
+  );
+}
+
+/** Once an address has its account, its other waiting sign-ups are void; expired ones go too. */
+export async function deleteSignupRequests(q: Queryable, email: string | null): Promise<number> {
+  const rows = email === null
+    ? await q.query(`DELETE FROM signup_requests WHERE expires_at <= now() RETURNING id`)
+    : await q.query(`DELETE FROM signup_requests WHERE email = $1 OR expires_at <= now() RETURNING id`, [email]);
+  return rows.length;
+}

@@ -5,7 +5,7 @@ import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
 import { loginPage } from './account-views.js';
-import { limitSignIn, MAX_PASSWORD_LENGTH } from './sign-in.js';
+import { limitSignIn, MAX_PASSWORD_LENGTH, setDeviceCookie } from './sign-in.js';
 
 export function registerLoginPage(web: FastifyInstance, ctx: RouteContext) {
   web.get('/accounts/login/', PAGE_ROUTE, async (request, reply) => {
@@ -22,11 +22,12 @@ export function registerLoginPage(web: FastifyInstance, ctx: RouteContext) {
     const again = (error: string) => sendHtml(reply, 400, loginPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email }));
 
     if (!email || !password) return again('Enter your email and password.');
-    await limitSignIn(ctx, email, request.ip);
+    await limitSignIn(ctx, request, email);
     const user = password.length <= MAX_PASSWORD_LENGTH ? await ctx.services.users.checkPassword(email, password) : undefined;
     // One message for unknown email and wrong password, so the form does not reveal who has an account.
     if (!user) return again('That email and password do not match an account.');
     await beginSession(request, reply, ctx, user.id);
+    setDeviceCookie(reply, ctx, user.email);
     await ctx.services.audit.record('web_signed_in', { userId: user.id, requestId: String(request.id) });
     return reply.redirect(next, 303);
   });

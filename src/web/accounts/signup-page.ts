@@ -1,21 +1,48 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { RouteContext } from '../../services/index.js';
-import { sendHtml } from '../layout.js';
+import { renderMessagePage, sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
-import { signupPage } from './account-views.js';
-import { limitSignUp, MAX_PASSWORD_LENGTH } from './sign-in.js';
+import { checkMailPage, confirmPage, signupPage } from './account-views.js';
+import { limitSignIn, limitSignUp, MAX_PASSWORD_LENGTH, setDeviceCookie, signUpMailAllowed } from './sign-in.js';
 
 const MAX_NAME_LENGTH = 150;
+const INVITATION_PATH = /^\/invitations\/([A-Za-z0-9_-]{20,128})\/$/;
 
+type ConfirmParams = { token: string };
+
+/**
+ * Sign-up (/accounts/signup/). From the page, an address is confirmed by a
+ * mailed link before its account exists, and the page answers the same
+ * whether or not the address already has an account (that address's owner
+ * gets a note instead): the form tells no one who has an account. A sign-up
+ * that comes from an email invitation's link (`next` is the link) with the
+ * invited address needs no mail: the link proved the address.
+ */
 export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
+  /** The address of the pending email invitation `next` leads to, if it does. */
+  async function invitedEmailOf(next: string): Promise<string | null> {
+    const token = INVITATION_PATH.exec(next)?.[1];
+    return token ? ctx.services.invitations.invitedEmail(token) : null;
+  }
+
+  async function signedUp(request: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }, next: string) {
+    await beginSession(request, reply, ctx, user.id);
+    setDeviceCookie(reply, ctx, user.email);
+    await ctx.services.audit.record('web_signed_up', { userId: user.id, requestId: String(request.id) });
+    // The onboarding stream: a welcome mail now, a follow-up in a few days.
+    await ctx.services.mailStreams.startOnboarding(user.id);
+    return reply.redirect(next, 303);
+  }
+
   web.get('/accounts/signup/', PAGE_ROUTE, async (request, reply) => {
     // Where to go once signed up (an invitation link, say): a path on this site only, as for sign-in.
     const next = safeNextPath((request.query as Record<string, unknown>).next);
     if (await currentSession(request, ctx)) return reply.redirect(next, 303);
-    return sendHtml(reply, 200, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next }));
+    const invitedEmail = await invitedEmailOf(next);
+    return sendHtml(reply, 200, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, invitedEmail }));
   });
 
   web.post('/accounts/signup/', PAGE_ROUTE, async (request, reply) => {
@@ -26,25 +53,92 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     const firstName = (formField(request, 'first_name') ?? '').trim();
     const lastName = (formField(request, 'last_name') ?? '').trim();
     const next = safeNextPath(formField(request, 'next'));
+    const invitedEmail = await invitedEmailOf(next);
     const again = (status: number, error: string) =>
-      sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName }));
+      sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName, invitedEmail }));
 
     if (password.length > MAX_PASSWORD_LENGTH) return again(400, `The password may be at most ${MAX_PASSWORD_LENGTH} characters.`);
     if (firstName.length > MAX_NAME_LENGTH || lastName.length > MAX_NAME_LENGTH) {
       return again(400, `Names may be at most ${MAX_NAME_LENGTH} characters.`);
     }
-    let userId: string;
+    const input = { email, password, firstName, lastName };
     try {
-      userId = (await ctx.services.users.createUser({ email, password, firstName, lastName })).id;
+      if (invitedEmail && email.toLowerCase() === invitedEmail) {
+        try {
+          return await signedUp(request, reply, await ctx.services.users.createUser(input), next);
+        } catch (err) {
+          // The address has an account already: answered below as any sign-up of a taken address.
+          if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+        }
+      }
+      const mailAllowed = await signUpMailAllowed(ctx, email);
+      await ctx.services.users.requestSignUp({ ...input, nextPath: next, mailAllowed });
     } catch (err) {
       // The service's messages are written for people ("Enter a valid email address.").
-      if (err instanceof AppError && (err.code === 'validation_failed' || err.code === 'conflict')) return again(err.status, err.message);
+      if (err instanceof AppError && err.code === 'validation_failed') {
+        const reason = (err.details as { reason?: string } | null)?.reason;
+        return again(reason === 'control_characters' ? 422 : err.status, err.message);
+      }
       throw err;
     }
-    await beginSession(request, reply, ctx, userId);
-    await ctx.services.audit.record('web_signed_up', { userId, requestId: String(request.id) });
-    // The onboarding stream: a welcome mail now, a follow-up in a few days.
-    await ctx.services.mailStreams.startOnboarding(userId);
-    return reply.redirect(next, 303);
+    return sendHtml(reply, 200, checkMailPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email: email.toLowerCase() }));
+  });
+
+  const confirmPath = (token: string) => `/accounts/confirm/${encodeURIComponent(token)}/`;
+  const unknownLink = (request: FastifyRequest, reply: FastifyReply) => {
+    request.errorCode = 'not_found';
+    return sendHtml(
+      reply,
+      404,
+      renderMessagePage({
+        title: 'This link does not work',
+        message: 'The confirmation link is incomplete, already used, or more than two days old. Sign up again to get a new one.',
+        csrf: ensureCsrfToken(request, reply, ctx.config),
+        link: { href: '/accounts/signup/', text: 'Sign up' },
+      }),
+    );
+  };
+
+  // The GET only asks for the password: link scanners fetch links, and a confirmation needs the person who signed up.
+  web.get<{ Params: ConfirmParams }>('/accounts/confirm/:token/', PAGE_ROUTE, async (request, reply) => {
+    let email: string;
+    try {
+      ({ email } = await ctx.services.users.viewSignUp(request.params.token));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') return unknownLink(request, reply);
+      throw err;
+    }
+    return sendHtml(reply, 200, confirmPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email, path: confirmPath(request.params.token) }));
+  });
+
+  web.post<{ Params: ConfirmParams }>('/accounts/confirm/:token/', PAGE_ROUTE, async (request, reply) => {
+    assertFormCsrf(request, ctx.config);
+    const { token } = request.params;
+    const password = formField(request, 'password') ?? '';
+    let email: string;
+    try {
+      ({ email } = await ctx.services.users.viewSignUp(token));
+      // A password is tried here: the sign-in budget applies.
+      await limitSignIn(ctx, request, email);
+      if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('validation_failed', 'That is not the password you chose when you signed up.', null);
+      const { user, nextPath } = await ctx.services.users.confirmSignUp(token, password);
+      return await signedUp(request, reply, user, safeNextPath(nextPath ?? undefined));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'not_found') return unknownLink(request, reply);
+      if (err.code === 'validation_failed') {
+        request.errorCode = err.code;
+        return sendHtml(reply, 400, confirmPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email: email!, path: confirmPath(token), error: err.message }));
+      }
+      if (err.code === 'conflict') {
+        request.errorCode = err.code;
+        return sendHtml(
+          reply,
+          409,
+          renderMessagePage({ title: 'You already have an account', message: err.message, csrf: ensureCsrfToken(request, reply, ctx.config), link: { href: '/accounts/login/', text: 'Sign in' } }),
+        );
+      }
+      throw err;
+    }
   });
 }

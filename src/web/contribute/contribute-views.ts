@@ -8,6 +8,8 @@ export interface FormBook {
   title: string;
   subtitle: string;
   theme: string;
+  /** The form's path, with the book's form key when it needs one. */
+  path: string;
 }
 
 /** The shell of the pages a book's contributors see: no account bar, the book's colours and title face. */
@@ -73,7 +75,7 @@ export function webFormPage(o: { book: FormBook; csrf: string; maxPhotoBytes: nu
         ? html`Your memory has not been sent yet: please check <a href="#${err.field}">${FIELD_NAMES[err.field]}</a> below.`
         : err.message}</p></div>`
     : ''}
-  <form id="memory-form" method="post" action="/b/${o.book.slug}/" enctype="multipart/form-data" data-max-photo-bytes="${o.maxPhotoBytes}">
+  <form id="memory-form" method="post" action="${o.book.path}" enctype="multipart/form-data" data-max-photo-bytes="${o.maxPhotoBytes}">
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <label for="name">Your name</label>
     <input type="text" id="name" name="name" value="${s.name ?? ''}" required maxlength="200" autocomplete="name" autocapitalize="words"${invalid('name')}>
@@ -103,7 +105,7 @@ export function thanksPage(o: { book: FormBook }): string {
   <svg class="mark" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 21.35l-1.45-1.32C5.4 15.36 2 12.28 2 8.5 2 5.42 4.42 3 7.5 3c1.74 0 3.41.81 4.5 2.09C13.09 3.81 14.76 3 16.5 3 19.58 3 22 5.42 22 8.5c0 3.78-3.4 6.86-8.55 11.54L12 21.35z"/></svg>
   <h2 id="thanks-title">Thank you!</h2>
   <p class="lead">Your memory is on its way to “${o.book.title}”. The organiser will read it soon, and it will help make this book something to treasure.</p>
-  <a class="send secondary" href="/b/${o.book.slug}/">Share another memory</a>
+  <a class="send secondary" href="${o.book.path}">Share another memory</a>
 </section>`,
   });
 }

@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { declaredLengthOver, drainPart, dropRestOfBody, multipartFailureOf } from '../../http/multipart.js';
+import { hasControlCharacters } from '../../lib/names.js';
 import type { RouteContext } from '../../services/index.js';
 import type { StagedUpload } from '../../services/media/media-service.js';
 import { PHOTO_CAP_BYTES } from '../../services/media/media-policy.js';
@@ -53,11 +54,14 @@ function fromMultipartError(err: unknown): unknown {
   }
 }
 
+const controlCharacterName = () =>
+  errors.validation('Your name may not contain line breaks or other control characters.', { field: 'name', reason: 'control_characters' });
+
 const megabytes = (n: number) => `${Math.round(n / 1_048_576)} MB`;
 
 /**
- * The public contributor form of a book (the `web` channel): anyone with the
- * link sends a memory — a name, the words, an optional photo — which becomes
+ * The contributor form of a book (the `web` channel): anyone with the link
+ * (which carries the book's form key unless the book is public) sends a memory — a name, the words, an optional photo — which becomes
  * a pending submission (source web). A book that does not take memories over
  * the web now answers the same 404 page as one that does not exist.
  *
@@ -72,9 +76,10 @@ const megabytes = (n: number) => `${Math.round(n / 1_048_576)} MB`;
 export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContext) {
   const csp = (reply: FastifyReply) => reply.header('content-security-policy', BOOK_PAGE_CONTENT_SECURITY_POLICY);
 
-  async function openBook(slug: string): Promise<FormBook | undefined> {
+  /** The book whose form this request may open: its `key` query parameter must be the book's form key unless the book is public. */
+  async function openBook(slug: string, query: unknown): Promise<FormBook | undefined> {
     try {
-      return await ctx.services.channels.openWebForm(slug);
+      return await ctx.services.channels.openWebForm(slug, (query as Record<string, unknown> | undefined)?.key);
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') return undefined;
       throw err;
@@ -83,14 +88,14 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
 
   web.get<{ Params: Params }>('/b/:slug/', PAGE_ROUTE, async (request, reply) => {
     csp(reply);
-    const book = await openBook(request.params.slug);
+    const book = await openBook(request.params.slug, request.query);
     if (!book) return sendHtml(reply, 404, closedPage());
     return sendHtml(reply, 200, webFormPage({ book, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES }));
   });
 
   web.get<{ Params: Params }>('/b/:slug/thanks/', PAGE_ROUTE, async (request, reply) => {
     csp(reply);
-    const book = await openBook(request.params.slug);
+    const book = await openBook(request.params.slug, request.query);
     if (!book) return sendHtml(reply, 404, closedPage());
     return sendHtml(reply, 200, thanksPage({ book }));
   });
@@ -114,7 +119,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         if (isMultipart) ({ needsFormToken } = assertCsrfBeforeBody(request, ctx.config));
         else assertFormCsrf(request, ctx.config);
         await limitWebForm(ctx, request.ip);
-        book = await openBook(slug);
+        book = await openBook(slug, request.query);
         if (!book) throw errors.notFound('book');
         const declared = declaredLengthOver(request, FORM_CEILING_BYTES);
         if (declared !== undefined) {
@@ -139,6 +144,8 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
               continue;
             }
             if (!tokenChecked) throw errors.csrfFailed('the security token must come first in the form');
+            // The name is checked before a photo streams in, when it came first (as the form sends it).
+            if (state.name !== undefined && hasControlCharacters(state.name)) throw controlCharacterName();
             // An empty file input still sends a part, with no file name and no bytes.
             if (part.fieldname !== 'photo' || !part.filename) {
               await drainPart(part.file);
@@ -155,6 +162,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
           state.name = formField(request, 'name');
           state.text = formField(request, 'text');
         }
+        if (state.name !== undefined && hasControlCharacters(state.name)) throw controlCharacterName();
         await ctx.services.submissions.createWebSubmission(slug, { name: state.name ?? '', text: state.text ?? '' }, staged);
       } catch (raw) {
         if (!bodyRead) dropRestOfBody(request, reply);
@@ -180,12 +188,13 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         if (book && err.code === 'validation_failed') {
           const field = (err.details as { field?: string } | null)?.field;
           if (field === 'file') return again(400, { field: 'photo', message: err.message });
+          if (field === 'name' && (err.details as { reason?: string }).reason === 'control_characters') return again(422, { field, message: err.message + photoAgain });
           if (field === 'name' || field === 'text') return again(400, { field, message: err.message + photoAgain });
           return again(400, { message: err.message + photoAgain });
         }
         throw err;
       }
-      return reply.redirect(`/b/${encodeURIComponent(book.slug)}/thanks/`, 303);
+      return reply.redirect(book.path.replace(/\/(\?|$)/, '/thanks/$1'), 303);
     });
   });
 }

@@ -6,7 +6,7 @@ import { sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, clearSessionCookie, ensureCsrfToken, safeNextPath } from '../web-security.js';
 import { currentSession } from '../web-session.js';
-import { invitationPage, invitationProblemPage, welcomePage } from './invitation-views.js';
+import { invitationPage, invitationProblemPage, otherAddressPage, welcomePage } from './invitation-views.js';
 
 type Params = { token: string };
 
@@ -31,8 +31,9 @@ const MESSAGES: Record<string, string> = {
 
 /**
  * The acceptance link of an invitation (/invitations/{token}/), sent by email.
- * The token is the credential: whoever holds the link and is signed in may
- * accept it, once. A signed-out visitor signs in or up and comes back here
+ * An email invitation is accepted only by the account with the invited
+ * address (anyone else signed in is told which address it is for, and
+ * nothing changes); a phone one by whoever holds the link, once. A signed-out visitor signs in or up and comes back here
  * (`next`). Accepting is a POST with the CSRF token; the invitation service
  * holds the rules (member cap, states, grace period).
  */
@@ -46,11 +47,9 @@ export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) 
     return sendHtml(reply, p.status, invitationProblemPage({ title: p.title, message: MESSAGES[err.code] ?? err.message, csrf, signedInAs }));
   }
 
-  async function webFormOpen(slug: string): Promise<boolean> {
-    return ctx.services.channels.openWebForm(slug).then(
-      () => true,
-      () => false,
-    );
+  /** The book's form (with its key) for its new member, when the book takes memories over the web. */
+  async function webFormPath(slug: string): Promise<string | null> {
+    return (await ctx.services.channels.webFormPathFor(slug)) ?? null;
   }
 
   web.get<{ Params: Params }>('/invitations/:token/', PAGE_ROUTE, async (request, reply) => {
@@ -61,17 +60,22 @@ export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) 
     const { token } = request.params;
     let view;
     try {
-      view = await ctx.services.invitations.viewInvitationLink(token, session?.user.id ?? null);
+      view = await ctx.services.invitations.viewInvitationLink(token, session ? { id: session.user.id, email: session.user.email } : null);
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') return problem(request, reply, err, email);
       throw err;
+    }
+    if (view.status === 'pending' && view.forAnotherAccount && session) {
+      // An email invitation is its address's: someone else signed in is told which address, and nothing changes.
+      request.errorCode = 'forbidden';
+      return sendHtml(reply, 403, otherAddressPage({ invitedEmail: view.invitedEmail ?? '', csrf, signedInAs: session.user.email, path: pathOf(token) }));
     }
     if (view.status === 'pending') {
       return sendHtml(reply, 200, invitationPage({ view, csrf, path: pathOf(token), signedInAs: email }));
     }
     if (view.acceptedByYou && session) {
       const role = view.yourRole ?? view.role;
-      return sendHtml(reply, 200, welcomePage({ view, role, csrf, signedInAs: session.user.email, webFormOpen: await webFormOpen(view.book.slug) }));
+      return sendHtml(reply, 200, welcomePage({ view, role, csrf, signedInAs: session.user.email, webFormPath: await webFormPath(view.book.slug) }));
     }
     const code = view.status === 'expired' ? 'invitation_expired' : view.status === 'revoked' ? 'invitation_revoked' : 'invitation_accepted';
     const gone = new AppError(code, MESSAGES[code]);
@@ -90,6 +94,11 @@ export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) 
         await ctx.services.audit.record('invitation_accepted', { userId: session.user.id, requestId: String(request.id), data: { book: accepted.book.slug, via: 'web' } });
       }
     } catch (err) {
+      if (err instanceof AppError && err.code === 'forbidden') {
+        // The page (GET) says which address the invitation is for.
+        request.errorCode = err.code;
+        return reply.redirect(path, 303);
+      }
       if (err instanceof AppError && err.code in PROBLEMS) return problem(request, reply, err, session.user.email);
       throw err;
     }

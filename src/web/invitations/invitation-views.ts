@@ -19,13 +19,14 @@ export function invitationPage(o: { view: InvitationLinkView; csrf: string; path
   const role = ROLE_TEXT[v.role];
   const next = encodeURIComponent(o.path);
   const who = v.inviterName ? html`<strong>${v.inviterName}</strong> invited you` : 'You are invited';
+  const forAddress = v.invitedEmail ? html` This invitation is for <strong>${v.invitedEmail}</strong>.` : '';
   const action = o.signedInAs
     ? html`<form method="post" action="${o.path}">
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <div class="actions"><button type="submit" class="wide">Accept invitation</button></div>
   </form>
   <p class="hint center">Accepting as ${o.signedInAs}. Not you? Sign out from the top of the page.</p>`
-    : html`<p>To accept, create a free account or sign in. You will come straight back here.</p>
+    : html`<p>To accept, create a free account or sign in.${forAddress} You will come straight back here.</p>
   <div class="actions stack">
     <a class="button wide" href="/accounts/signup/?next=${next}">Create an account</a>
     <a class="button secondary wide" href="/accounts/login/?next=${next}">I already have an account</a>
@@ -48,7 +49,7 @@ export function invitationPage(o: { view: InvitationLinkView; csrf: string; path
 }
 
 /** After accepting (or on a later visit by the same person): the welcome, and where to go next. */
-export function welcomePage(o: { view: Pick<InvitationLinkView, 'book'>; role: string; csrf: string; signedInAs: string; webFormOpen: boolean }): string {
+export function welcomePage(o: { view: Pick<InvitationLinkView, 'book'>; role: string; csrf: string; signedInAs: string; webFormPath: string | null }): string {
   const role = ROLE_TEXT[o.role] ?? ROLE_TEXT.contributor;
   return renderPage({
     title: `Welcome to ${o.view.book.title}`,
@@ -61,7 +62,7 @@ export function welcomePage(o: { view: Pick<InvitationLinkView, 'book'>; role: s
   <p class="alert success" role="status">You are now ${role.name} of this book.</p>
   <p>${role.does}</p>
   <div class="actions stack">
-    ${o.webFormOpen ? html`<a class="button wide" href="/b/${o.view.book.slug}/">Share a memory</a>` : ''}
+    ${o.webFormPath ? html`<a class="button wide" href="${o.webFormPath}">Share a memory</a>` : ''}
     <a class="button secondary wide" href="/settings/tokens/">Your account</a>
   </div>
 </section>`,
@@ -79,6 +80,26 @@ export function invitationProblemPage(o: { title: string; message: string; csrf:
   <p class="eyebrow">Invitation</p>
   <h1>${o.title}</h1>
   <p>${o.message}</p>
+</section>`,
+  });
+}
+
+/** An email invitation opened by someone signed in with another address: which address it is for, and how to use it. */
+export function otherAddressPage(o: { invitedEmail: string; csrf: string; signedInAs: string; path: string }): string {
+  return renderPage({
+    title: 'This invitation is for another address',
+    csrf: o.csrf,
+    signedInAs: o.signedInAs,
+    narrow: true,
+    body: html`<section class="card invite">
+  <p class="eyebrow">Invitation</p>
+  <h1>This invitation is for another address</h1>
+  <p>It was sent to <strong>${o.invitedEmail}</strong>, and only the account with that address can accept it. You are signed in as ${o.signedInAs}.</p>
+  <p>If ${o.invitedEmail} is yours, sign out, then open this link again and sign in (or sign up) with it. Otherwise, ask the person who invited you to invite this address instead.</p>
+  <form method="post" action="/accounts/logout/">
+    <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
+    <div class="actions"><button type="submit" class="secondary wide">Sign out</button></div>
+  </form>
 </section>`,
   });
 }

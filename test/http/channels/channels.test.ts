@@ -60,7 +60,10 @@ describe('without any provider configured', () => {
     expect(res.body.next_cursor).toBeNull();
     expect(res.body.items.map((r: any) => r.channel)).toEqual(CHANNELS);
     const rows = byChannel(res.body.items);
-    expect(rows.web).toEqual({ channel: 'web', enabled: true, plan_allowed: true, platform_configured: true, address: null, deep_link: `http://localhost:8000/b/${slug}/` });
+    const key = (await t.db.query<{ form_key: string }>(`SELECT form_key FROM books WHERE slug = $1`, [slug]))[0].form_key;
+    // Not public: the form's address carries the book's form key.
+    const formUrl = `http://localhost:8000/b/${slug}/?key=${key}`;
+    expect(rows.web).toEqual({ channel: 'web', enabled: true, plan_allowed: true, platform_configured: true, address: formUrl, deep_link: formUrl });
     expect(rows.email).toEqual({ channel: 'email', enabled: false, plan_allowed: true, platform_configured: false, address: null, deep_link: null });
     for (const c of ['sms', 'rcs', 'imessage', 'whatsapp', 'telegram']) {
       expect(rows[c], c).toEqual({ channel: c, enabled: false, plan_allowed: false, platform_configured: false, address: null, deep_link: null });
@@ -106,7 +109,8 @@ describe('with every provider configured', () => {
     expect(res.status).toBe(200);
     const rows = byChannel(res.body.items);
     for (const c of CHANNELS.filter((c) => c !== 'rcs' && c !== 'imessage')) expect(rows[c], c).toMatchObject({ enabled: true, plan_allowed: true, platform_configured: true });
-    expect(rows.web.deep_link).toBe(`https://memories.example.test/b/${slug}/`);
+    expect(rows.web.deep_link).toMatch(new RegExp(`^https://memories\\.example\\.test/b/${slug}/\\?key=[A-Za-z0-9_-]{16,}$`));
+    expect(rows.web.address).toBe(rows.web.deep_link);
     expect(rows.email).toMatchObject({ address: `${slug}@in.memories.example.test`, deep_link: `mailto:${slug}@in.memories.example.test` });
     expect(rows.sms).toMatchObject({ address: '+15005550006', deep_link: 'sms:+15005550006' });
     expect(rows.telegram).toMatchObject({ address: '@memorybook_bot', deep_link: `https://t.me/memorybook_bot?start=${slug}` });

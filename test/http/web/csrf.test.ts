@@ -57,7 +57,8 @@ describe.each(FORMS)('POST %s', (url, fields) => {
   it('accepts a same-origin Referer when the browser sends no Origin', async () => {
     const { client } = await signUp(t);
     const res = await client.submit(url, fields(), { origin: null, referer: `${t.config.http.publicOrigin}${url}` });
-    expect(res.status).toBe(303);
+    // A sign-up is answered by the page asking to check the mail; the others redirect.
+    expect(res.status).toBe(url === '/accounts/signup/' ? 200 : 303);
   });
 });
 

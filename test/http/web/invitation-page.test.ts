@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
-import { signUp, webClient, type WebClient } from './web-client.js';
+import { formPathOf, signUp, webClient, type WebClient } from './web-client.js';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
@@ -46,7 +46,13 @@ async function memberRole(owner: TestUser, slug: string, email: string) {
 
 async function signedIn(email = inviteeEmail()): Promise<{ client: WebClient; email: string }> {
   const { client } = await signUp(t, { email });
-  return { client, email };
+  return { client, email: email.toLowerCase() };
+}
+
+/** The account row of an address, as addMember takes it. */
+async function newUserRow(email: string) {
+  const [row] = await t.db.query<{ id: string; email: string }>(`SELECT id, email FROM users WHERE email = $1`, [email]);
+  return { user: row, email: row.email };
 }
 
 describe('a pending invitation', () => {
@@ -76,9 +82,12 @@ describe('a pending invitation', () => {
     const c = webClient(t);
     const signup = await c.get(`/accounts/signup/?next=${encodeURIComponent(path)}`);
     expect(signup.text).toContain(`<input type="hidden" name="next" value="${path}">`);
-    const created = await c.submit('/accounts/signup/', { email, password: 'a long enough password', next: path });
+    // The page offers the invited address; signing up with it needs no confirmation mail (the link proved the address).
+    expect(signup.text).toContain(`value="${email}"`);
+    const created = await c.submit('/accounts/signup/', { email: email.toUpperCase(), password: 'a long enough password', next: path });
     expect(created.status).toBe(303);
     expect(created.headers.location).toBe(path);
+    expect(created.cookies.mb_session).toBeDefined();
 
     const page = await c.get(path);
     expect(page.status).toBe(200);
@@ -91,12 +100,16 @@ describe('a pending invitation', () => {
     expect(accepted.headers.location).toBe(path);
     expect(await memberRole(owner, slug, email)).toBe('admin');
     expect(await invitationStatus(owner, slug, id)).toBe('accepted');
+    const [row] = (await t.get(`/api/v1/books/${slug}/invitations/`, { token: owner.token })).body.items as any[];
+    const userId = (await t.db.query<{ id: string }>(`SELECT id FROM users WHERE email = $1`, [email]))[0].id;
+    expect(row).toMatchObject({ id, status: 'accepted', accepted_by: userId });
 
     const welcome = await c.get(path);
     expect(welcome.status).toBe(200);
     expect(welcome.text).toContain('Welcome to Garden Party');
     expect(welcome.text).toContain('You are now an admin of this book.');
-    expect(welcome.text).toContain(`href="/b/${slug}/"`);
+    // The book is not public: its form's link carries the form key.
+    expect(welcome.text).toContain(`href="${(await formPathOf(t, slug))}"`);
     // A second click (another tab) changes nothing.
     expect((await c.submit(path, {})).status).toBe(303);
     expect(await memberRole(owner, slug, email)).toBe('admin');
@@ -115,20 +128,50 @@ describe('a pending invitation', () => {
     expect(res.headers.location).toBe(path);
   });
 
-  it('whoever holds the link accepts it; a member already keeps their role', async () => {
+  it('only the account with the invited address accepts it; anyone else signed in is told which address, and nothing changes', async () => {
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner);
     const member = await newUser(t);
     await addMember(t, slug, member, 'admin');
-    const { id, path } = await invite(owner, slug, inviteeEmail(), 'contributor');
-    const c = webClient(t);
-    await c.get('/accounts/login/');
-    await c.submit('/accounts/login/', { email: member.email, password: member.password });
-    const page = await c.get(path);
-    expect(page.text).toContain('You are already an admin of this book');
-    expect((await c.submit(path, {})).status).toBe(303);
+    const invited = inviteeEmail();
+    const { id, path } = await invite(owner, slug, invited, 'contributor');
+    // A forwarded link, opened by a member and by a stranger: the address page, 403, GET and POST.
+    for (const other of [member, await newUser(t)]) {
+      const c = webClient(t);
+      await c.get('/accounts/login/');
+      await c.submit('/accounts/login/', { email: other.email, password: other.password });
+      const page = await c.get(path);
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('This invitation is for another address');
+      expect(page.text).toContain(invited);
+      expect(page.text).not.toContain('Accept invitation');
+      const res = await c.submit(path, {});
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe(path);
+      expect((await c.get(path)).status).toBe(403);
+    }
     expect(await memberRole(owner, slug, member.email)).toBe('admin');
+    expect(await invitationStatus(owner, slug, id)).toBe('pending');
+    expect((await t.db.query(`SELECT 1 FROM book_members m JOIN books b ON b.id = m.book_id WHERE b.slug = $1`, [slug])).length).toBe(2);
+    // The invited address, in any case, accepts it.
+    const { client } = await signedIn(invited.toUpperCase());
+    expect((await client.get(path)).status).toBe(200);
+    expect((await client.submit(path, {})).status).toBe(303);
+    expect(await memberRole(owner, slug, invited)).toBe('contributor');
     expect(await invitationStatus(owner, slug, id)).toBe('accepted');
+  });
+
+  it('a member with the invited address keeps their role', async () => {
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner);
+    const email = inviteeEmail();
+    const { path } = await invite(owner, slug, email, 'contributor');
+    const { client } = await signedIn(email);
+    await addMember(t, slug, (await newUserRow(email)) as unknown as TestUser, 'admin');
+    const page = await client.get(path);
+    expect(page.text).toContain('You are already an admin of this book');
+    expect((await client.submit(path, {})).status).toBe(303);
+    expect(await memberRole(owner, slug, email)).toBe('admin');
   });
 
   it('POST signed out goes to sign in, and back here after', async () => {
@@ -146,8 +189,9 @@ describe('a pending invitation', () => {
   it('POST without the CSRF token (or from another site): 403, nothing changes', async () => {
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner);
-    const { id, path } = await invite(owner, slug, inviteeEmail());
-    const { client, email } = await signedIn();
+    const invited = inviteeEmail();
+    const { id, path } = await invite(owner, slug, invited);
+    const { client, email } = await signedIn(invited);
     await client.get(path);
     expect((await client.submit(path, {}, { csrf: null })).status).toBe(403);
     expect((await client.submit(path, {}, { origin: 'https://evil.example' })).status).toBe(403);
@@ -204,8 +248,9 @@ describe('links that cannot be used', () => {
   it('already accepted by someone else: 410 for others, the welcome for its member', async () => {
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner);
-    const { path } = await invite(owner, slug, inviteeEmail());
-    const first = await signedIn();
+    const invited = inviteeEmail();
+    const { path } = await invite(owner, slug, invited);
+    const first = await signedIn(invited);
     await first.client.get(path);
     expect((await first.client.submit(path, {})).status).toBe(303);
     const second = await signedIn();
@@ -222,8 +267,9 @@ describe('links that cannot be used', () => {
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner); // free: 5 members, the owner included
     for (let i = 0; i < 4; i++) await addMember(t, slug, await newUser(t), 'contributor');
-    const { id, path } = await invite(owner, slug, inviteeEmail());
-    const { client, email } = await signedIn();
+    const invited = inviteeEmail();
+    const { id, path } = await invite(owner, slug, invited);
+    const { client, email } = await signedIn(invited);
     await client.get(path);
     const res = await client.submit(path, {});
     expect(res.status).toBe(402);
@@ -241,9 +287,10 @@ describe('links that cannot be used', () => {
   it('a book in its billing grace period: 403 page, then accepted once it ends', async () => {
     const owner = await newUser(t);
     const { slug } = await newBook(t, owner);
-    const { id, path } = await invite(owner, slug, inviteeEmail());
+    const invited = inviteeEmail();
+    const { id, path } = await invite(owner, slug, invited);
     await setGrace(t, slug, true);
-    const { client, email } = await signedIn();
+    const { client, email } = await signedIn(invited);
     await client.get(path);
     const res = await client.submit(path, {});
     expect(res.status).toBe(403);
@@ -270,8 +317,8 @@ describe('next after sign-up stays on this site', () => {
     const c = webClient(t);
     const page = await c.get(`/accounts/signup/?next=${encodeURIComponent(next)}`);
     expect(page.text).not.toContain('evil.example');
-    const res = await c.submit('/accounts/signup/', { email: inviteeEmail(), password: 'a long enough password', next });
-    expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/settings/tokens/');
+    const { confirmed } = await signUp(t, { email: inviteeEmail(), next }, c);
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.location).toBe('/settings/tokens/');
   });
 });

@@ -104,13 +104,43 @@ export type WebClient = ReturnType<typeof webClient>;
 
 export const newEmail = () => `web-${randomUUID().slice(0, 8)}@example.test`;
 
-/** Signs up through the pages and returns the signed-in client. */
+/** The mails queued to `to` (mail.send jobs, sent or not), oldest first. */
+export async function queuedMailsTo(t: TestApp, to: string): Promise<{ to: string; subject: string; text: string }[]> {
+  const rows = await t.db.query<{ data: { to: string; subject: string; text: string } }>(
+    `SELECT data FROM ${t.queue.schema}.job WHERE name = 'mail.send' AND data->>'to' = $1 ORDER BY created_on, id`,
+    [to.toLowerCase()],
+  );
+  return rows.map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data));
+}
+
+/** The path of the newest sign-up confirmation link mailed to `email`. */
+export async function confirmationPathOf(t: TestApp, email: string): Promise<string> {
+  const mails = await queuedMailsTo(t, email);
+  for (const m of mails.reverse()) {
+    const link = /https?:\/\/[^/\s]+(\/accounts\/confirm\/[A-Za-z0-9_-]+\/)/.exec(m.text);
+    if (link) return link[1];
+  }
+  throw new Error(`no confirmation mail to ${email}`);
+}
+
+/** Signs up through the pages (the form, then the mailed confirmation link) and returns the signed-in client. */
 export async function signUp(t: TestApp, fields: Record<string, string> = {}, client = webClient(t)) {
   await client.get('/accounts/signup/');
   const email = fields.email ?? newEmail();
-  const res = await client.submit('/accounts/signup/', { email, password: 'a long enough password', ...fields });
-  if (res.status !== 303) throw new Error(`sign-up failed: ${res.status} ${res.text.slice(0, 300)}`);
-  return { client, email, password: fields.password ?? 'a long enough password' };
+  const password = fields.password ?? 'a long enough password';
+  const res = await client.submit('/accounts/signup/', { email, password, ...fields });
+  if (res.status !== 200 || !res.text.includes('Check your mail')) throw new Error(`sign-up failed: ${res.status} ${res.text.slice(0, 300)}`);
+  const path = await confirmationPathOf(t, email);
+  await client.get(path);
+  const confirmed = await client.submit(path, { password });
+  if (confirmed.status !== 303) throw new Error(`confirmation failed: ${confirmed.status} ${confirmed.text.slice(0, 300)}`);
+  return { client, email: email.trim().toLowerCase(), password, confirmed };
+}
+
+/** The contributor form's path of a book, with its form key (`/b/{slug}/?key=…`), as its links carry it. */
+export async function formPathOf(t: TestApp, slug: string, suffix = ''): Promise<string> {
+  const [row] = await t.db.query<{ form_key: string; is_public: boolean }>(`SELECT form_key, is_public FROM books WHERE slug = $1`, [slug]);
+  return row.is_public ? `/b/${slug}/${suffix}` : `/b/${slug}/${suffix}?key=${row.form_key}`;
 }
 
 /** The value of the hidden CSRF field in a page. */

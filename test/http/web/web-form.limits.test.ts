@@ -1,11 +1,11 @@
 /** The contributor form's limits: posts per address, the photo's size, the book's storage. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newUser } from '../../helpers/factories.js';
+import { newBook as createBook, newUser } from '../../helpers/factories.js';
 import { bigFileStream, readFixture } from '../../helpers/media-fixtures.js';
 import { multipart, type Part } from '../../helpers/multipart.js';
 import { PHOTO_CAP_BYTES } from '../../../src/services/media/media-policy.js';
-import { webClient } from './web-client.js';
+import { webClient, formPathOf } from './web-client.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,7 +13,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const form = (slug: string) => `/b/${slug}/`;
+/** The form's path with the book's key (books here are not public), as its links carry it. */
+const formPaths = new Map<string, string>();
+const form = (slug: string) => formPaths.get(slug) ?? `/b/${slug}/`;
+const newBook: typeof createBook = async (...args) => {
+  const book = await createBook(...args);
+  formPaths.set(book.slug, await formPathOf(t, book.slug));
+  return book;
+};
 const count = async (slug: string) =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM submissions s JOIN books b ON b.id = s.book_id WHERE b.slug = $1`, [slug]))[0].n;
 const mediaOf = (slug: string) => t.db.query(`SELECT m.id FROM media m JOIN books b ON b.id = m.book_id WHERE b.slug = $1`, [slug]);
