@@ -40,6 +40,8 @@ const EXTENSIONS: Record<string, readonly string[]> = {
 
 function extensionsOf(contentType: string): readonly string[] {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
+  // Bytes of no known type: the name says nothing wrong about them, so it stays as given.
+  if (type === 'application/octet-stream') return [];
   const known = EXTENSIONS[type];
   if (known) return known;
   const sub = (type.split('/')[1] ?? '').replace(/^x-/, '').split('+')[0]!.replace(/[^a-z0-9]/g, '');

@@ -228,10 +228,13 @@ const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, pa
   // A notification subscription of `author` (the caller's own when the case is about own rows), made as the operator CLI does.
   'cancelBookSubscription:id': async (t, slug, author) =>
     (await servicesOf(t).subscriptions.createSubscription({ slug, email: author.email, kind: 'new_submission' })).id,
-  // An export of the book (JSON: the default plan's format), requested by the owner; still pending (no worker runs here).
+  // An export of the book (JSON: the default plan's format), requested by the owner and rendered here, as the worker
+  // would: an owner may have only 10 unfinished exports, and the cases make many books of one owner.
   job_id: async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
-    return (await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }))).id;
+    const job = await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
+    await servicesOf(t).exportRendering.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
+    return job.id;
   },
   // The artifact needs a finished export: rendered here, as the worker would.
   'getExportArtifact:job_id': async (t, slug) => {

@@ -182,10 +182,12 @@ describe('GET /files/* (local store signed URLs)', () => {
     });
 
     it('serves nothing to other methods', async () => {
-      // The app's fallback answers: 308 towards the trailing-slash form (which the wildcard route also matches), or 405 there.
+      // 405 with Allow, never a redirect towards another form of the URL.
       const url = await signed();
       const res = await inject({ method: 'POST', url, payload: {} });
-      expect(res.statusCode).toBe(308);
+      expect(res.statusCode).toBe(405);
+      expect(String(res.headers.allow)).toBe('GET, HEAD');
+      expect(res.json()).toMatchObject({ code: 'method_not_allowed' });
       const there = await inject({ method: 'DELETE', url: url.replace('?', '/?') });
       expect(there.statusCode).toBe(405);
       expect(String(there.headers.allow)).toBe('GET, HEAD');

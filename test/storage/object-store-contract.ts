@@ -240,7 +240,8 @@ export function objectStoreContract(name: string, setup: () => Promise<ContractS
         const { url } = await store.signedUrl(k, { ttlSeconds: 900, downloadName: 'Grandma 90 – é.jpg', contentType: 'image/png' });
         const res = await fetch(url);
         expect(res.status).toBe(200);
-        expect(res.headers.get('content-disposition')).toBe(`attachment; filename="Grandma 90 _ e.jpg"; filename*=UTF-8''Grandma%2090%20%E2%80%93%20%C3%A9.jpg`);
+        // The name ends in the extension of the type served: a .jpg name on PNG bytes gains .png.
+        expect(res.headers.get('content-disposition')).toBe(`attachment; filename="Grandma 90 _ e.jpg.png"; filename*=UTF-8''Grandma%2090%20%E2%80%93%20%C3%A9.jpg.png`);
         expect(res.headers.get('content-type')).toBe('image/png');
         expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(body));
       });

@@ -24,6 +24,7 @@ const PENDING_EXAMPLE = {
   size_bytes: null,
   page_count: null,
   expires_at: null,
+  warnings: [],
 };
 
 export function createExport(app: FastifyInstance, { services }: RouteContext) {

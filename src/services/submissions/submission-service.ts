@@ -1,4 +1,5 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
+import { oneLine } from '../../lib/names.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -250,7 +251,8 @@ export function createSubmissionService(deps: {
         id: uuidv7(),
         bookId: ctx.book.id,
         contributorUserId: input.userId,
-        contributorName: input.name ? input.name.slice(0, MAX_CONTRIBUTOR_NAME_LENGTH) : null,
+        // A mail's display name may carry encoded control characters: one line, like every stored name.
+        contributorName: input.name ? oneLine(input.name).slice(0, MAX_CONTRIBUTOR_NAME_LENGTH) || null : null,
         contributorEmail: input.email,
         textContent: input.text.slice(0, MAX_TEXT_LENGTH),
         isPrivate: false,
