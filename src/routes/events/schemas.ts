@@ -35,7 +35,8 @@ export const ListEventsQuery = Type.Composite([
   ListQuery,
   Type.Object({
     type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type; unknown: 400 query_param_invalid' })),
-    book_slug: Type.Optional(Type.String({ maxLength: 200, description: 'Only events of this book' })),
+    // A slug's own form: anything else (a stray %, a space) can name no book, so it is 400 rather than an empty page.
+    book_slug: Type.Optional(Type.String({ maxLength: 80, pattern: '^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$', description: 'Only events of this book (its slug); malformed: 400 query_param_invalid' })),
   }),
 ]);
 

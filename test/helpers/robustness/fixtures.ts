@@ -53,6 +53,12 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
   // {job_id} of /books/{slug}/exports/{job_id}/…: an export of that book (JSON, the default plan's format).
   params.job_id = (await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' }))).id;
 
+  // {id} of /webhook_endpoints/{id}/…: an endpoint of the owner's (the id names a submission on the book routes; the
+  // webhook routes look theirs up by owner, so a submission's id would be 404 there).
+  params['webhook_endpoints.id'] = (
+    await t.db.transaction((tx) => servicesOf(t).webhookEndpoints.createEndpoint(tx, owner.user, { url: 'https://hooks.example.com/memorybook' }))
+  ).id;
+
   // {stream} of /me/unsubscribe/{stream}/…: the one stream the token route takes.
   params.stream = 'onboarding';
 

@@ -138,7 +138,9 @@ export function methodsByPath(ops: Operation[]): Map<string, string[]> {
 
 /** Fills a path template; `override` replaces one parameter with a raw (already URL-encoded) segment. */
 export function fillPath(template: string, values: Record<string, string>, override?: { name: string; raw: string }): string {
+  // A parameter named alike under another resource (`{id}` of /webhook_endpoints/) may have its own value: `<resource>.<name>`.
+  const resource = template.split('/')[3];
   return template.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    override?.name === name ? override.raw : encodeURIComponent(values[name] ?? `robustness-missing-${name}`),
+    override?.name === name ? override.raw : encodeURIComponent(values[`${resource}.${name}`] ?? values[name] ?? `robustness-missing-${name}`),
   );
 }
