@@ -241,6 +241,22 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
   );
 }
 
+/**
+ * Every transaction on PostgreSQL marks its start where any role can see it:
+ * a shared advisory lock, held until it ends, whose key is the second the
+ * transaction began (now(), the very value its rows' updated_at take). The
+ * Last-Modified watermark (db/pagination.ts) reads the oldest such key from
+ * pg_locks, which, unlike pg_stat_activity's xact_start, no role is kept
+ * from seeing: it stays right when the API and the workers log in as
+ * different roles without pg_read_all_stats. Shared locks never wait on each
+ * other; the mark leaves in the same message as BEGIN, so no statement of
+ * the transaction runs before it.
+ */
+export const WRITER_LOCK_CLASS = 1835169650; // 'mbwr'
+/** The transaction starts' keys count seconds from this instant (an int4 holds them until 2068). */
+export const WRITER_LOCK_EPOCH = '2000-01-01 00:00:00+00';
+const WRITER_MARK = `SELECT pg_advisory_xact_lock_shared(${WRITER_LOCK_CLASS}, floor(extract(epoch FROM now() - timestamptz '${WRITER_LOCK_EPOCH}'))::int)`;
+
 function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<void>): Connection {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -284,9 +300,10 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       const lastSteps: (() => Promise<void>)[] = [];
       let savepoints = 0;
       try {
-        // One simple-protocol message: BEGIN and the script leave and answer together.
-        const results: pg.QueryResult | pg.QueryResult[] = await client.query(script ? `BEGIN; ${script}` : 'BEGIN');
-        if (script) rows = ((Array.isArray(results) ? results : [results]).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
+        // One simple-protocol message: BEGIN (with its start mark, see WRITER_MARK) and the script leave and answer together.
+        const opening = kind === 'postgres' ? [`BEGIN`, WRITER_MARK] : ['BEGIN'];
+        const results: pg.QueryResult | pg.QueryResult[] = await client.query([...opening, ...(script ? [script] : [])].join('; '));
+        if (script) rows = ((Array.isArray(results) ? results : [results]).slice(opening.length).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
       } catch (err) {
         client.off('error', onError);
         client.release(err as Error);

@@ -1,4 +1,4 @@
-import type { Queryable } from './client.js';
+import { WRITER_LOCK_CLASS, WRITER_LOCK_EPOCH, type Queryable } from './client.js';
 import { errors } from '../errors.js';
 import { hmac, safeEqual } from '../lib/secrets.js';
 
@@ -117,6 +117,14 @@ export function updatedAsc(alias: string, column = 'updated_at'): SortKey[] {
  * value. A client that pins `updated_since` to it may see a row twice but
  * never misses one. Taken before the page is read.
  *
+ * The oldest start is the earlier of two readings: the start marks every
+ * transaction of ours holds (see WRITER_MARK in db/client.ts), which pg_locks
+ * shows to any role, and pg_stat_activity's xact_start, which shows a role
+ * without pg_read_all_stats only its own sessions (NULL for the others):
+ * the marks cover the API and workers under other roles, the activity view
+ * covers our own role's single statements and, with the privilege, everyone.
+ * (LEAST skips a NULL: neither reading is required.)
+ *
  * Any watermark read before the page's snapshot is a valid lower bound for
  * it (an older one only shows a client a few rows twice), so one reading is
  * shared by the lists read within the next WATERMARK_REUSE_MS: a writer
@@ -130,8 +138,11 @@ export function listWatermark(q: Queryable): Promise<string> {
   if (last && now - last.askedAt < WATERMARK_REUSE_MS) return last.value;
   const value = q
     .query<{ w: string }>(
-      `SELECT date_trunc('second', interval '-1 second' + LEAST(now(), COALESCE(
-         (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL), now()))) AS w`,
+      `SELECT date_trunc('second', interval '-1 second' + LEAST(now(),
+         (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL),
+         (SELECT timestamptz '${WRITER_LOCK_EPOCH}' + make_interval(secs => min(objid::bigint)) FROM pg_locks
+          WHERE locktype = 'advisory' AND classid = ${WRITER_LOCK_CLASS}::oid AND objsubid = 2
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())))) AS w`,
     )
     .then(([row]) => row.w);
   watermarks.set(q, { value, askedAt: now });
