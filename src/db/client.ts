@@ -250,7 +250,9 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
  * from seeing: it stays right when the API and the workers log in as
  * different roles without pg_read_all_stats. Shared locks never wait on each
  * other; the mark leaves in the same message as BEGIN, so no statement of
- * the transaction runs before it.
+ * the transaction runs before it. Being a SELECT, it takes the transaction's
+ * first snapshot: our transactions are READ COMMITTED, and SET TRANSACTION
+ * ISOLATION LEVEL cannot follow it.
  */
 export const WRITER_LOCK_CLASS = 1835169650; // 'mbwr'
 /** The transaction starts' keys count seconds from this instant (an int4 holds them until 2068). */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { randomUUID } from 'node:crypto';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +9,9 @@ import { startWorker } from '../../../src/worker.js';
 import { buildTestApp, testConfig, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { createTestDatabase, TEST_DATABASE_URL } from '../../helpers/test-db.js';
+import { RETRY_SCHEDULE_SECONDS } from '../../../src/services/webhook-endpoints/dispatcher.js';
+import { startReceiver } from '../webhook-endpoints/receiver.js';
+import { fakeClock, ownerWithEndpoint, webhookApp } from '../webhook-endpoints/webhook-setup.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -170,5 +174,29 @@ describe('METRICS_PORT: a listener of its own', () => {
     expect(delta(after, 'memorybook_job_duration_seconds', { queue: 'test.metrics-ok', outcome: 'completed' })).toBe(2);
     expect(delta(after, 'memorybook_job_duration_seconds', { queue: 'test.metrics-doomed', outcome: 'failed' })).toBe(1);
     expect(value(after, 'memorybook_job_queue_depth', { queue: 'test.metrics-ok' })).toBe(0);
+  });
+});
+
+describe('deliveries out and messages in', () => {
+  it('webhook delivery attempts count by outcome; inbound channel messages by provider and outcome', async () => {
+    const clock = fakeClock();
+    const t = await webhookApp({ now: clock.now, env: { METRICS_TOKEN: TOKEN } });
+    const receiver = await startReceiver((n) => (n === 1 ? 500 : 200));
+    const { owner, slug } = await ownerWithEndpoint(t, receiver.url);
+    const before = await scrapeApp(t);
+    expect((await t.post(`/api/v1/books/${slug}/submissions/`, { text_content: 'A memory' }, { token: owner.token })).status).toBe(201);
+    expect(await t.services.webhookDispatcher.runDue()).toBe(1);
+    clock.advance(RETRY_SCHEDULE_SECONDS[0]);
+    expect(await t.services.webhookDispatcher.runDue()).toBe(1);
+    await receiver.waitFor(2);
+    // Status callbacks and the like: signed deliveries the service records and ignores.
+    await t.services.inbound.ignore('twilio', `SM${randomUUID().replace(/-/g, '')}`, 'status');
+    await t.services.inbound.ignore('telegram', null, 'update');
+    const after = await scrapeApp(t);
+    const delta = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(delta('memorybook_webhook_delivery_attempts_total', { outcome: 'retry' })).toBe(1);
+    expect(delta('memorybook_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(1);
+    expect(delta('memorybook_inbound_messages_total', { provider: 'twilio', outcome: 'ignored_status' })).toBe(1);
+    expect(delta('memorybook_inbound_messages_total', { provider: 'telegram', outcome: 'ignored_update' })).toBe(1);
   });
 });
