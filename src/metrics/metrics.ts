@@ -98,22 +98,33 @@ export interface QueueSource {
   depths(): Promise<{ queue: string; waiting: number; oldestAgeSeconds: number | null }[]>;
 }
 
-const pools = new Set<PoolSource>();
-const queues = new Set<QueueSource>();
+/** What is watched, by the object it belongs to (a Db, a queue), with how many watchers: an app and its metrics listener watch the same. */
+const pools = new Map<object, { source: PoolSource; watchers: number }>();
+const queues = new Map<object, { source: QueueSource; watchers: number }>();
 
-/** The database pool this process serves from; the returned function stops watching it (on close). */
-export function watchPool(source: PoolSource): () => void {
-  pools.add(source);
-  return () => pools.delete(source);
+function watch<S>(watched: Map<object, { source: S; watchers: number }>, owner: object, source: S): () => void {
+  const entry = watched.get(owner) ?? { source, watchers: 0 };
+  entry.watchers++;
+  watched.set(owner, entry);
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    if (--entry.watchers === 0) watched.delete(owner);
+  };
 }
-export function watchQueue(source: QueueSource): () => void {
-  queues.add(source);
-  return () => queues.delete(source);
+
+/** The database pool this process serves from (`owner`: the Db); the returned function stops watching it (on close). */
+export function watchPool(owner: object, source: PoolSource): () => void {
+  return watch(pools, owner, source);
+}
+export function watchQueue(owner: object, source: QueueSource): () => void {
+  return watch(queues, owner, source);
 }
 
 const poolSum = () => {
   const sum = { max: 0, total: 0, idle: 0, waiting: 0 };
-  for (const p of pools) for (const [k, v] of Object.entries(p.stats())) sum[k as keyof typeof sum] += v;
+  for (const { source } of pools.values()) for (const [k, v] of Object.entries(source.stats())) sum[k as keyof typeof sum] += v;
   return sum;
 };
 
@@ -154,7 +165,7 @@ let depthRead: { at: number; rows: Promise<Awaited<ReturnType<QueueSource['depth
 function readDepths() {
   const now = performance.now();
   if (!depthRead || now - depthRead.at > 500) {
-    const rows = Promise.all([...queues].map((q) => q.depths().catch(() => []))).then((all) => all.flat());
+    const rows = Promise.all([...queues.values()].map(({ source }) => source.depths().catch(() => []))).then((all) => all.flat());
     depthRead = { at: now, rows };
   }
   return depthRead.rows;

@@ -31,9 +31,9 @@ function authorized(config: Config, header: string | undefined): boolean {
  */
 export function watchProcess(db: Db, queue: unknown): () => void {
   collectProcessMetrics();
-  const stops = [watchPool({ stats: () => db.poolStats() })];
+  const stops = [watchPool(db, { stats: () => db.poolStats() })];
   const q = queue as Partial<QueueSource> | undefined;
-  if (typeof q?.depths === 'function') stops.push(watchQueue(q as QueueSource));
+  if (typeof q?.depths === 'function') stops.push(watchQueue(q, q as QueueSource));
   return () => stops.forEach((stop) => stop());
 }
 

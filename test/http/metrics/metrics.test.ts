@@ -52,11 +52,14 @@ async function scrapeApp(t: TestApp): Promise<Families> {
 }
 
 describe('GET /metrics on the API port', () => {
-  it('is not there without METRICS_TOKEN or METRICS_PORT', async () => {
+  it('is not there without METRICS_TOKEN', async () => {
     const t = await buildTestApp();
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.statusCode).toBe(404);
     expect(res.json().code).toBe('not_found');
+    // With only METRICS_PORT, the API port still has no /metrics: it is never open there without a token.
+    const portOnly = await buildTestApp({ env: { METRICS_PORT: '9464' } });
+    expect((await portOnly.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
   });
 
   it('refuses a scrape without the token or with another one (401)', async () => {
@@ -137,7 +140,10 @@ describe('METRICS_PORT: a listener of its own', () => {
     const guarded = await startMetricsListener(testConfig({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN }), { db: t.db, queue: t.queue });
     cleanups.push(() => guarded!.close());
     expect((await fetch(`${guarded!.address}/metrics`)).status).toBe(401);
-    expect((await fetch(`${guarded!.address}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    const scraped = await fetch(`${guarded!.address}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    // Two listeners watch the one pool: it counts once.
+    expect(value(parse(await scraped.text()), 'memorybook_db_pool_max_connections', {})).toBe(TEST_DATABASE_URL ? 8 : 1);
   });
 
   it('is refused at start when it would share the API port', () => {
