@@ -6,7 +6,7 @@
 /** Entry points that assemble the layers; nothing below them imports them. */
 const ENTRY = '^src/(app|server|worker|housekeeping|mail-inbound)[.]ts$|^src/cli/';
 /** Infrastructure and persistence: they know no service, route or page. */
-const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs)/';
+const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs|metrics)/';
 
 module.exports = {
   forbidden: [
