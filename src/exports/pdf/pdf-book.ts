@@ -8,6 +8,7 @@ import { aspectOf, prepareCroppedPicture, type PreparedPicture } from './picture
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
+import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { breakLines, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
@@ -243,8 +244,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     drawLine(scaled, cx - scaled.width / 2, baseline, { ...s, size }, colour);
   }
 
-  function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string) {
-    drawLineOn(doc, line, x, baseline, s, colour);
+  function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string, justifyTo?: number) {
+    drawLineOn(doc, line, x, baseline, s, colour, justifyTo);
   }
 
   /** Where a line starts in a column: right-to-left paragraphs are set from the right edge. */
@@ -560,9 +561,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
-    // Long memories are read, not glanced at: set in the text face, flush left, rather than as display type.
+    // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
-    const qs = long ? { ...longStyle, fallbacks: fallbacks.body } : quoteStyle(memory.pinned);
+    const qs: TextStyle = long ? { ...longStyle, fallbacks: fallbacks.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : quoteStyle(memory.pinned);
     const align = long ? 'left' : look.align;
     const textWidth = content.w - barIndent;
     const lines = breakLines(measure, text, qs, textWidth);
@@ -636,7 +637,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (line.paragraphStart && !atTop()) y += pitch * 0.45;
         const [bx, ly, lx] = [content.x, y, lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
-        paint((dy) => drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text));
+        // Every line of a long memory but a paragraph's last is set flush on both sides.
+        const justifyTo = long && !line.last ? textWidth : undefined;
+        paint((dy) => drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo));
         y += pitch;
       }
       i += fits;

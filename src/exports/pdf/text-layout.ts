@@ -8,6 +8,7 @@
  */
 
 import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
+import type { Hyphenator } from './hyphenation.js';
 
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
 export interface TextDoc {
@@ -24,6 +25,8 @@ export interface TextStyle {
   /** Line pitch as a multiple of the size. */
   leading: number;
   characterSpacing?: number;
+  /** Hyphenates a word that does not fit at the end of a line (long memories, in their language). */
+  hyphenate?: Hyphenator | null;
 }
 
 export interface Run {
@@ -46,6 +49,8 @@ export interface Line {
   dir: 'ltr' | 'rtl';
   /** The last line of its paragraph (never stretched when justifying). */
   last?: boolean;
+  /** It ends in a hyphen this layout added (the word goes on on the next line). */
+  hyphenated?: boolean;
 }
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -205,6 +210,31 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       if (line.width + gap + width <= maxWidth) {
         append(runs, width);
         continue;
+      }
+      if (line.runs.length && style.hyphenate) {
+        // The longest start of the word that fits here with a hyphen ends this line; the rest starts the next.
+        const parts = style.hyphenate(unit.text);
+        let rest = '';
+        for (let k = parts.length - 1; k >= 1; k--) {
+          const head = runsOf(m, `${parts.slice(0, k).join('')}-`, style);
+          const w = head.reduce((n, r) => n + r.width, 0);
+          if (line.width + gap + w <= maxWidth) {
+            append(head, w);
+            line.hyphenated = true;
+            rest = parts.slice(k).join('');
+            break;
+          }
+        }
+        if (rest) {
+          push();
+          const tail = runsOf(m, rest, style);
+          const tw = tail.reduce((n, r) => n + r.width, 0);
+          if (tw <= maxWidth) {
+            append(tail, tw);
+            continue;
+          }
+          unit.text = rest;
+        }
       }
       if (line.runs.length) push();
       if (width <= maxWidth) {
