@@ -9,7 +9,7 @@ import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
-import { breakLines, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, keepNumbersWithWords, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
@@ -158,7 +158,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
+    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
     folio(n);
     if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
   }
@@ -277,8 +277,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
   function fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
-    const text = style.titleUppercase ? input.title.toUpperCase() : input.title;
-    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
+    const text = keepNumbersWithWords(style.titleUppercase ? input.title.toUpperCase() : input.title);
+    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0, features: LINING_FIGURES });
     let s = styleAt(to);
     let lines: Line[] = [];
     for (let size = from; size >= to; size -= 2) {
@@ -304,7 +304,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const t = g.trimmed();
     const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
     const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
-    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6 };
+    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6, features: LINING_FIGURES };
     if (look.cover === 'journal') {
       // Lined paper with a margin rule; the title and subtitle are written on the lines.
       const rule = mm(9);

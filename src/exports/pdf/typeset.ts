@@ -50,9 +50,10 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
       const core = run.text.trim();
       const lead = run.text.length - run.text.trimStart().length;
       const space = doc.widthOfString(' ', { characterSpacing: options.characterSpacing });
-      if (core) doc.text(core, x + lead * (space + extra), baseline, spaces(core) ? { ...options, wordSpacing: extra } : options);
+      const features = s.features ? { features: [...s.features] as never } : {};
+      if (core) doc.text(core, x + lead * (space + extra), baseline, spaces(core) ? { ...options, ...features, wordSpacing: extra } : { ...options, ...features });
     } else {
-      doc.text(run.text, x, baseline, run.dir === 'rtl' ? { ...options, features: SHAPE_WHOLE as never } : options);
+      doc.text(run.text, x, baseline, run.dir === 'rtl' || s.features ? { ...options, features: [...(s.features ?? SHAPE_WHOLE)] as never } : options);
     }
     if (!plain) doc.endMarkedContent();
     x += run.width + n * extra;
