@@ -5,11 +5,13 @@
  * (checked as a browser picks a face: the family list in order, each face's
  * unicode-range, then its cmap).
  */
-import * as fontkit from 'fontkit';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { webClient } from './web-client.js';
+
+const fontkit = createRequire(import.meta.url)('fontkit') as { create(b: Buffer): { hasGlyphForCodePoint(cp: number): boolean } };
 
 let t: TestApp;
 beforeAll(async () => {
@@ -71,7 +73,7 @@ describe('the book title in every script on the web form', () => {
       const faces = facesOf(css);
       const fonts = new Map<string, { hasGlyphForCodePoint(cp: number): boolean }>();
       const fontAt = async (url: string) => {
-        if (!fonts.has(url)) fonts.set(url, fontkit.create((await t.app.inject({ method: 'GET', url })).rawPayload) as never);
+        if (!fonts.has(url)) fonts.set(url, fontkit.create((await t.app.inject({ method: 'GET', url })).rawPayload));
         return fonts.get(url)!;
       };
       for (const ch of title) {
