@@ -176,7 +176,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     continued: boolean;
     flowsOn: boolean;
     closed: boolean;
-    /** A short memory with no pictures: alone on its page it is set as a quote page. */
+    /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
     quote: boolean;
   }
   let groups: Group[] = [];
@@ -588,7 +588,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
     const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
     const used = y - content.y;
-    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote: !block.pictures.length && !codes.length && total < content.h * 0.35 });
+    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote: !block.pictures.length && total < content.h * 0.35 });
     if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
 
     if (block.pictures.length) {
