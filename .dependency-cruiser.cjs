@@ -6,7 +6,7 @@
 /** Entry points that assemble the layers; nothing below them imports them. */
 const ENTRY = '^src/(app|server|worker|housekeeping|mail-inbound)[.]ts$|^src/cli/';
 /** Infrastructure and persistence: they know no service, route or page. */
-const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs)/';
+const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs|metrics)/';
 
 module.exports = {
   forbidden: [
@@ -23,7 +23,7 @@ module.exports = {
       comment:
         'Routes and pages are thin: they reach services, the HTTP helpers, lib, errors and config. Three HTTP faces of ' +
         'infrastructure are theirs by nature: the local store serves its own signed URLs (files route), a provider signs ' +
-        'the HTTP request itself (webhook signatures), and the pages are drawn in the book themes.',
+        'the HTTP request itself (webhook signatures), and the pages are drawn in the book themes (with their fallback fonts).',
       from: { path: '^src/(routes|web)/' },
       to: {
         path: '^src/',
@@ -34,6 +34,7 @@ module.exports = {
           '^src/storage/(object-store|local-store)[.]ts$',
           '^src/messaging/webhook-signatures[.]ts$',
           '^src/media-tools/themes[.]ts$',
+          '^src/media-tools/font-fallback[.]ts$',
         ],
       },
     },

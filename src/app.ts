@@ -10,6 +10,7 @@ import { installErrorResponses, registerOpenApi } from './http/openapi.js';
 import { createAuthenticate } from './http/plugins/authenticate.js';
 import { createBookAccessHook } from './http/plugins/book-access.js';
 import { createIdempotencyHooks } from './http/plugins/idempotency.js';
+import { installMetrics } from './http/plugins/metrics.js';
 import { createRateLimit } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
 import { installFallbacks } from './http/routing.js';
@@ -113,6 +114,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     done();
   });
 
+  installMetrics(app, { config: deps.config, db: deps.db, queue: deps.queue });
   installErrorResponses(app);
   installFallbacks(app);
   app.setErrorHandler(errorHandler);

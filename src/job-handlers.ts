@@ -13,6 +13,7 @@ import { ACCOUNT_EXPORT_RUNS, EXPORT_RENDERS, type JobPayloads } from './jobs/jo
 import type { JobHandlers, Queue } from './jobs/queue.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import { exportRenderDuration, mediaProcessDuration, timed } from './metrics/metrics.js';
 import { createTwilioSmsProvider } from './messaging/sms-provider.js';
 import { createTelegramBot } from './messaging/telegram-bot.js';
 import { createWhatsAppSender } from './messaging/whatsapp-cloud.js';
@@ -84,7 +85,7 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       ctx.log.info({ day, queued }, 'activity reminders queued');
     },
     async 'media.process'({ mediaId }, ctx) {
-      await services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+      await timed(mediaProcessDuration, () => services.mediaProcessing.process(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log }));
     },
     async 'email.process'({ inboundEmailId }, ctx) {
       await services.inboundEmail.process(inboundEmailId, { log: ctx.log }); // logs what came of it
@@ -97,7 +98,7 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
     },
     async 'export.render'({ exportId }, ctx) {
-      await services.exportRendering.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: EXPORT_RENDERS, log: ctx.log });
+      await timed(exportRenderDuration, () => services.exportRendering.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: EXPORT_RENDERS, log: ctx.log }));
     },
     async 'export.expire'({ exportId }) {
       await services.exportRendering.expire(exportId);

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config/config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
+import { startMetricsListener, type MetricsListener } from './http/plugins/metrics.js';
 import { runJobs, type JobRunner, type JobRunnerOptions } from './job-handlers.js';
 import { createQueue } from './jobs/queue.js';
 import { createServices, type Services } from './services/index.js';
@@ -12,6 +13,8 @@ export interface RunningServer {
   app: FastifyInstance;
   db: Db;
   address: string;
+  /** The METRICS_PORT listener's address, when there is one. */
+  metricsAddress: string | null;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let built: FastifyInstance | undefined;
   let app: FastifyInstance;
   let address: string;
+  let metrics: MetricsListener | null = null;
   try {
     await migrate(db);
     lap('migrate_ms');
@@ -74,6 +78,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (started.status === 'rejected') throw started.reason;
     address = await app.listen({ host: config.http.host, port: config.http.port });
     lap('listen_ms');
+    metrics = await startMetricsListener(config, { db, queue });
   } catch (err) {
     await built?.close().catch(() => {});
     await queue.stop();
@@ -94,6 +99,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       receiver = await startMailInbound({ config, services: services!, log: app.log });
     } catch (err) {
       await jobs?.stop();
+      await metrics?.close();
       await app.close();
       await queue.stop();
       await services!.store.close();
@@ -105,7 +111,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // CPU spent by then, all threads: above the elapsed time, the start used more than one core.
   const cpu = process.cpuUsage();
   startup.cpu_ms = Math.round((cpu.user + cpu.system) / 1000);
-  app.log.info({ address, database: db.kind, public_url: config.http.publicUrl, worker, startup }, 'memorybook listening');
+  app.log.info({ address, metrics: metrics?.address, database: db.kind, public_url: config.http.publicUrl, worker, startup }, 'memorybook listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -114,8 +120,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await receiver?.close(); // stops taking mail; a message being received finishes first
       await app.close(); // stops accepting, waits for requests in flight
       await queue.stop(); // lets running jobs finish (30 s at most)
+      await metrics?.close();
       await services!.store.close();
       await db.close();
     })());
-  return { app, db, address, close };
+  return { app, db, address, metricsAddress: metrics?.address ?? null, close };
 }

@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { Config } from './config/config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
+import { startMetricsListener, type MetricsListener } from './http/plugins/metrics.js';
 import { runJobs, type JobRunner, type JobRunnerOptions } from './job-handlers.js';
 import { jobSpecs } from './jobs/job-catalog.js';
 import { createQueue, type JobDefinition, type Queue, type QueueDeps } from './jobs/queue.js';
@@ -20,6 +21,8 @@ export interface RunningWorker {
   services: Services;
   jobs: JobRunner;
   log: FastifyBaseLogger;
+  /** The METRICS_PORT listener's address (this process's job metrics), when there is one. */
+  metricsAddress: string | null;
   /** Stops the schedules and taking jobs, lets running ones finish (up to timeoutMs), closes the database. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -34,7 +37,8 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
   const db = await createDb(config);
   let queue: Queue | undefined;
   let services: Services | undefined;
-  let jobs: JobRunner;
+  let jobs: JobRunner | undefined;
+  let metrics: MetricsListener | null = null;
   try {
     await migrate(db);
     queue = createQueue({
@@ -48,21 +52,25 @@ export async function startWorker(config: Config, options: WorkerOptions = {}): 
     services = createServices({ config, db, queue });
     await queue.start();
     jobs = runJobs({ db, config, queue, services, log }, options);
+    metrics = await startMetricsListener(config, { db, queue });
   } catch (err) {
+    await jobs?.stop().catch(() => {});
     await queue?.stop().catch(() => {});
     await services?.store.close().catch(() => {});
     await db.close();
     throw err;
   }
-  log.info({ database: db.kind, schema: queue.schema }, 'memorybook worker running');
+  log.info({ database: db.kind, schema: queue.schema, metrics: metrics?.address }, 'memorybook worker running');
 
+  const runner = jobs;
   let closing: Promise<void> | undefined;
   const close = (o: { timeoutMs?: number } = {}) =>
     (closing ??= (async () => {
-      await jobs.stop();
+      await runner.stop();
       await queue.stop(o);
+      await metrics?.close();
       await services.store.close();
       await db.close();
     })());
-  return { db, queue, services, jobs, log, close };
+  return { db, queue, services, jobs: runner, log, metricsAddress: metrics?.address ?? null, close };
 }

@@ -129,6 +129,12 @@ export interface Config {
     webFormRateLimit: number;
     webFormRateWindowSeconds: number;
   };
+  /**
+   * The Prometheus scrape (GET /metrics): off unless METRICS_TOKEN is set (then
+   * served on the API port, bearer token required) or METRICS_PORT is (then a
+   * second listener on METRICS_HOST serves only /metrics).
+   */
+  metrics: { token: string | null; port: number | null; host: string };
   /** The printed book: thickness of one page (half a sheet) in µm; a cover wrap's spine is the page count times it. */
   printPaperCaliperUm: number;
 }
@@ -286,6 +292,11 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
   if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
   const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
+  const metricsToken = str('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
+  if (metricsToken !== null && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN: must not contain spaces');
+  const metricsPort = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) problems.push(`METRICS_PORT: must differ from PORT (${port})`);
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -320,6 +331,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     billing,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
     printPaperCaliperUm,
+    metrics: { token: metricsToken, port: metricsPort, host: str('METRICS_HOST') ?? host },
   } satisfies Config);
 }
 

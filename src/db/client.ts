@@ -104,7 +104,16 @@ export interface Db extends Queryable {
   sharedRead<R>(text: string, params: unknown[]): Promise<readonly Readonly<R>[]>;
   /** Runs a script of several statements (simple protocol), outside any transaction. */
   exec(sql: string): Promise<void>;
+  /** The pool's connections now (for the metrics scrape): PGlite's is a pool of one. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  max: number;
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 const TIMESTAMPTZ_OID = 1184;
@@ -333,6 +342,7 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
     async exec(sql: string) {
       await pool.query(sql);
     },
+    poolStats: () => ({ max: pool.options.max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close,
   };
 }
@@ -347,6 +357,7 @@ interface Connection {
   query<R>(text: string, params?: unknown[]): Promise<R[]>;
   begin<R>(script?: string): Promise<OpenTransaction & { rows: R[] }>;
   exec(sql: string): Promise<void>;
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -436,6 +447,7 @@ function withTransactions(conn: Connection): Db {
       mustHoldNone();
       return conn.exec(sql);
     },
+    poolStats: () => conn.poolStats(),
     close: () => conn.close(),
   };
 }

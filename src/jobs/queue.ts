@@ -21,6 +21,7 @@ import PgBoss from 'pg-boss';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
+import { jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 import { jobSpecs, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
@@ -89,6 +90,8 @@ export interface Queue<M extends object = JobPayloads> extends JobSender<M, Quer
   getJob(name: string, id: string): Promise<JobRecord | null>;
   /** Runs pg-boss maintenance now (fails expired leases, archives finished and stale jobs, drops old archive rows); it also runs on a timer. */
   maintain(): Promise<void>;
+  /** Jobs waiting per queue and the oldest ready one's wait (for the metrics scrape): read from the fetch index. */
+  depths: QueueSource['depths'];
   /** Stops polling, waits up to timeoutMs for running handlers (then fails them so they are retried), stops maintenance. Leaves the Db open. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -366,6 +369,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     }
     let ok = false;
     let failure: unknown;
+    const timer = jobDuration.startTimer({ queue: definition.name });
     try {
       const payload = checked(entry, job.data, 'as stored');
       const ctx: JobContext = {
@@ -390,6 +394,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       clearTimeout(lease);
       clearInterval(beat);
       running.delete(self);
+      timer({ outcome: ok ? 'completed' : 'failed' });
     }
     if (leaseLost) {
       jobLog.warn('job lease lost to another worker; its outcome is theirs to record');
@@ -399,9 +404,11 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       const final = attempt > job.retryLimit;
       if (ok) {
         await boss.complete(definition.name, job.id);
+        jobsCompleted.inc({ queue: definition.name });
         jobLog.debug('job completed');
       } else {
         await boss.fail(definition.name, job.id, errorOutput(failure));
+        jobsFailed.inc({ queue: definition.name, final: String(final) });
         // Given up: the operator sees it here and in `memorybook jobs failed`.
         jobLog[final ? 'error' : 'warn']({ err: failure, retry_limit: job.retryLimit }, final ? 'job failed for good' : 'job failed; will retry');
       }
@@ -447,6 +454,15 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
 
   const queue: Queue<M> = {
     schema,
+    async depths() {
+      const rows = await db.query<{ queue: string; waiting: number; age: number | null }>(
+        `SELECT q.name AS queue, COALESCE(j.waiting, 0)::int AS waiting, j.age
+         FROM ${schema}.queue q LEFT JOIN (
+           SELECT name, count(*) AS waiting, extract(epoch FROM now() - min(start_after) FILTER (WHERE start_after <= now()))::float8 AS age
+           FROM ${schema}.job WHERE state < 'active' GROUP BY name) j ON j.name = q.name`,
+      );
+      return rows.map((r) => ({ queue: r.queue, waiting: r.waiting, oldestAgeSeconds: r.age }));
+    },
     async register(definition) {
       const entry = add(definition);
       if (state === 'started') {

@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, OpenTransaction } from '../../src/db/client.js';
 import { isRetryableTransactionError, pgErrorCode, translatePgError } from '../../src/db/pg-errors.js';
@@ -129,9 +130,12 @@ describe('translatePgError', () => {
   });
 
   it.runIf(onPostgres)('a serialization failure is 503 with Retry-After: 1, and retryable', async () => {
-    const reader = await db.begin();
+    // The Db's transactions read committed (their start mark takes the first snapshot, see db/client.ts):
+    // a repeatable-read one, the kind that fails so, is opened on a connection of the test's own.
+    const reader = new pg.Client({ connectionString: TEST_DATABASE_URL!, options: `-c search_path=${database.schema}` });
+    await reader.connect();
     try {
-      await reader.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       await reader.query('SELECT age FROM pe_parent WHERE id = 2');
       await db.query('UPDATE pe_parent SET age = age + 1 WHERE id = 2');
       const err = await errorOf(() => reader.query('UPDATE pe_parent SET age = 0 WHERE id = 2'));
@@ -139,7 +143,7 @@ describe('translatePgError', () => {
       expect(translatePgError(err)).toMatchObject({ code: 'service_unavailable', status: 503, headers: { 'retry-after': '1' } });
       expect(isRetryableTransactionError(err)).toBe(true);
     } finally {
-      await reader.rollback();
+      await reader.end();
     }
   });
 

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookGeometry } from './geometry.js';
 import { photoLayout } from './photo-layout.js';
@@ -109,6 +110,100 @@ describe('the page composer', () => {
         if (height < live.h * 0.4) sparse++;
       }
       expect(sparse, `sparse pages in ${theme}`).toBeLessThanOrEqual(1);
+    }, 60_000);
+  }
+});
+
+/** Pages (1-based) that carry a picture. */
+async function picturePages(file: string): Promise<Set<number>> {
+  const { stdout } = await run('pdfimages', ['-list', file]);
+  return new Set(stdout.split('\n').slice(2).map((l) => Number(l.trim().split(/\s+/)[0])).filter((n) => n > 0));
+}
+
+/** Short memories of many lengths (one word to a few lines), a few longer ones and one with a photo. */
+function shortMemories(): PdfMemory[] {
+  const lengths = [1, 9, 70, 4, 22, 2, 85, 14, 60, 3, 30, 6, 1, 45, 11, 5, 180, 2, 50, 17, 8, 1];
+  return lengths.map((n, m) => ({
+    id: `m${m}`,
+    text: Array.from({ length: n }, (_, w) => `q${m}w${w}`).join(' '),
+    signature: `Writer ${m}`,
+    date: '2026-05-01T10:00:00Z',
+    pinned: m === 4,
+    pictures: m === 12 ? [{ key: 'photo', kind: 'photo' as const }] : [],
+    recordings: [],
+  }));
+}
+
+describe('short memories share pages, balanced', () => {
+  let dir: string;
+  let photo: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'memorybook-balance-'));
+    photo = path.join(dir, 'photo.jpg');
+    await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#6b8fb8' } }).jpeg().toFile(photo);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const theme of ['elegant_classic', 'heirloom_gallery', 'storybook', 'daily_journal', 'editorial_noir']) {
+    it(`${theme}: no page hangs from the top; only quote, photo and end pages are sparse`, async () => {
+      const file = path.join(dir, `${theme}.pdf`);
+      const list = shortMemories();
+      const result = await renderPdfBook({
+        title: 'Balance',
+        subtitle: '',
+        theme,
+        bleedMm: 3,
+        gutterMm: 10,
+        memoryCount: list.length,
+        memories: iterate(list),
+        openPicture: async () => ({ path: photo, release: async () => {} }),
+        output: createWriteStream(file),
+        printReady: true,
+      });
+      const words = await wordsOf(file);
+      const pictures = await picturePages(file);
+      const g = bookGeometry(3, 10);
+      const live = g.content(3);
+      const centre = live.y + live.h / 2;
+      let quotePages = 0;
+      for (let page = 3; page <= result.pageCount; page++) {
+        const on = words.filter((w) => w.page === page && /^q\d+w\d+$|^Writer|^—|^“$/.test(w.text) && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
+        const memoriesOn = new Set(on.filter((w) => w.text.startsWith('q')).map((w) => w.text.split('w')[0]));
+        if (!memoriesOn.size || pictures.has(page)) continue; // notes and end pages, photo pages
+        const top = Math.min(...on.map((w) => w.yMin));
+        const blocks = [...memoriesOn].map((q) => {
+          const mine = on.filter((w) => w.text.startsWith(`${q}w`));
+          return { q, top: Math.min(...mine.map((w) => w.yMin)), bottom: Math.max(...mine.map((w) => w.yMax)) };
+        });
+        blocks.sort((x, y) => x.top - y.top);
+        // A signature (read back as a dash at its baseline) ends the memory above it.
+        for (const sig of on.filter((w) => w.text.startsWith('—'))) {
+          const owner = blocks.filter((bl) => bl.top < sig.yMin).at(-1);
+          if (owner) owner.bottom = Math.max(owner.bottom, sig.yMin + 3);
+        }
+        const bottom = Math.max(...blocks.map((bl) => bl.bottom));
+        const gaps = blocks.slice(1).map((bl, i) => bl.top - blocks[i].bottom);
+        const below = live.y + live.h - bottom;
+        const continued = words.some((w) => w.page === page - 1 && w.text.startsWith(`${blocks[0].q}w`));
+        const runsOn = words.some((w) => w.page === page + 1 && w.text.startsWith(`${blocks.at(-1)!.q}w`));
+        // Balanced, not hanging from the top: a page of whole memories has its free space above and below
+        // alike (its inked area centred); one that opens with the end of a memory from overleaf leaves no
+        // more at its foot than between its memories.
+        if (!continued && !runsOn) expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is balanced`).toBeLessThan(24);
+        if (continued && !runsOn && gaps.length) expect(below, `space at the foot of page ${page} of ${theme}`).toBeLessThanOrEqual(Math.max(...gaps) + 4);
+        if (bottom - top >= live.h * 0.4) continue;
+        // A sparse page is a quote page: one memory, centred on the live area.
+        expect(memoriesOn.size, `memories on sparse page ${page} of ${theme}`).toBe(1);
+        expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is centred`).toBeLessThan(live.h * 0.06);
+        quotePages++;
+      }
+      // Twenty-two memories, mostly one-liners: a few pages, not one each.
+      expect(result.pageCount).toBeLessThanOrEqual(14);
+      expect(quotePages).toBeLessThanOrEqual(2);
+      // Every word printed.
+      for (const [m, memory] of list.entries()) for (const w of memory.text.split(' ')) expect(words.some((x) => x.text === w), `${w} of memory ${m}`).toBe(true);
     }, 60_000);
   }
 });

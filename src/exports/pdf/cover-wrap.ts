@@ -7,7 +7,7 @@ import { luminance } from './pdf-book.js';
 import { drawFrame, PDF_LOOKS } from './pdf-themes.js';
 import { prepareCroppedPicture } from './pictures.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
-import { breakLines, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, keepNumbersWithWords, LINING_FIGURES, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine, registerThemeFaces } from './typeset.js';
 
 /**
@@ -93,11 +93,11 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
       return at;
     };
     const fitTitle = (width: number, maxLines: number, from: number, to: number) => {
-      const text = style.titleUppercase ? input.title.toUpperCase() : input.title;
-      let s: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: to, leading: 1.15 };
+      const text = keepNumbersWithWords(style.titleUppercase ? input.title.toUpperCase() : input.title);
+      let s: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: to, leading: 1.15, features: LINING_FIGURES };
       let lines: Line[] = [];
       for (let size = from; size >= to; size -= 2) {
-        s = { face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 };
+        s = { face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0, features: LINING_FIGURES };
         lines = breakLines(measure, text, s, width);
         if (lines.length <= maxLines) break;
       }
@@ -134,7 +134,7 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
     if (spineMm >= SPINE_TEXT_MIN_MM) {
       // Read from the top down (the convention for books in Latin script): turned a quarter clockwise.
       const size = Math.min(S * 0.5, 14);
-      const s: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size, leading: 1, characterSpacing: style.titleUppercase ? size * 0.06 : 0 };
+      const s: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size, leading: 1, characterSpacing: style.titleUppercase ? size * 0.06 : 0, features: LINING_FIGURES };
       let [line] = breakLines(measure, (style.titleUppercase ? input.title.toUpperCase() : input.title).replace(/\s+/g, ' '), s, Number.MAX_SAFE_INTEGER);
       const room = T - mm(30);
       let used = s;

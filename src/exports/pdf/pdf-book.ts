@@ -8,7 +8,8 @@ import { aspectOf, prepareCroppedPicture, type PreparedPicture } from './picture
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
-import { breakLines, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { guessLanguage, hyphenatorFor } from './hyphenation.js';
+import { breakLines, keepNumbersWithWords, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
@@ -144,6 +145,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   function memoryPage() {
+    // A memory still being set goes on overleaf: what it drew here is continued there.
+    const open = groups.at(-1);
+    const carried = open && !open.closed ? open : null;
+    if (carried && carried.ops.length) carried.flowsOn = true;
+    if (carried && !carried.ops.length) groups.pop();
+    flushPage();
     const n = newPage();
     content = g.content(n);
     y = content.y;
@@ -151,8 +158,68 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2 }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
+    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
     folio(n);
+    if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
+  }
+
+  // ---- a page composed before it is drawn ----
+
+  /** A drawing call, given how far down the page it is moved when the page is balanced. */
+  type Op = (dy: number) => void;
+  /** One memory's part of a page: what it draws, and where it starts and ends before balancing. */
+  interface Group {
+    ops: Op[];
+    top: number;
+    bottom: number;
+    /** It began on an earlier page (so it stays at the top), or goes on to the next (so the page is full). */
+    continued: boolean;
+    flowsOn: boolean;
+    closed: boolean;
+    /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
+    quote: boolean;
+  }
+  let groups: Group[] = [];
+  const paint = (op: Op) => groups.at(-1)!.ops.push(op);
+
+  /**
+   * Draws the page's memories with its free space shared out: evenly above, between and below them
+   * (the theme's ornament in the middle of each space between), so a page never hangs from the top.
+   * A memory that began overleaf keeps its place at the top; a page a memory runs off is full already.
+   * A short memory alone on its page becomes a quote page: centred, between two of the theme's ornaments.
+   */
+  function flushPage() {
+    const list = groups.filter((gr) => gr.ops.length);
+    groups = [];
+    if (!list.length) return;
+    const bottom = content.y + content.h;
+    const last = list[list.length - 1];
+    const pinnedTop = list[0].continued;
+    const free = last.flowsOn ? 0 : Math.max(0, bottom - last.bottom + (pinnedTop ? 0 : list[0].top - content.y));
+    const slots = list.length + (pinnedTop ? 0 : 1);
+    const share = free / slots;
+    // Where each group's top goes: the space before it is a share, the natural gap between groups stays.
+    let shift = pinnedTop ? 0 : content.y - list[0].top + share;
+    const shifts = list.map((gr, i) => {
+      if (i > 0) shift += share;
+      return shift;
+    });
+    const quotePage = list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn;
+    list.forEach((gr, i) => {
+      for (const op of gr.ops) op(shifts[i]);
+      if (i > 0) {
+        // The ornament between two memories, in the middle of the space between them.
+        const above = list[i - 1].bottom + shifts[i - 1];
+        const below = gr.top + shifts[i];
+        if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
+      }
+    });
+    if (quotePage) {
+      const gr = list[0];
+      const cx = content.x + content.w / 2;
+      look.ornament(doc, cx, Math.max(content.y + 8, gr.top + shifts[0] - mm(14)), 1, p);
+      look.ornament(doc, cx, Math.min(bottom - 8, gr.bottom + shifts[0] + mm(14)), 1, p);
+    }
   }
 
   function folio(n: number) {
@@ -177,14 +244,21 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     drawLine(scaled, cx - scaled.width / 2, baseline, { ...s, size }, colour);
   }
 
-  function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string) {
-    drawLineOn(doc, line, x, baseline, s, colour);
+  function drawLine(line: Line, x: number, baseline: number, s: TextStyle, colour: string, justifyTo?: number) {
+    drawLineOn(doc, line, x, baseline, s, colour, justifyTo);
   }
 
   /** Where a line starts in a column: right-to-left paragraphs are set from the right edge. */
   function lineX(line: Line, box: { x: number; w: number }, align: 'left' | 'center'): number {
     if (align === 'center') return box.x + (box.w - line.width) / 2;
     return line.dir === 'rtl' ? box.x + box.w - line.width : box.x;
+  }
+
+  /** drawBlock as part of the page being composed (drawn when the page is balanced). */
+  function paintBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string): number {
+    const b = { ...box };
+    paint((dy) => drawBlock(lines, s, b, top + dy, align, colour));
+    return top + lines.reduce((n, l) => n + s.size * s.leading + (l.paragraphStart ? s.size * s.leading * 0.45 : 0), 0);
   }
 
   /** Lines set in a column: returns the y below the last line. */
@@ -203,8 +277,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
   function fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
-    const text = style.titleUppercase ? input.title.toUpperCase() : input.title;
-    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0 });
+    const text = keepNumbersWithWords(style.titleUppercase ? input.title.toUpperCase() : input.title);
+    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0, features: LINING_FIGURES });
     let s = styleAt(to);
     let lines: Line[] = [];
     for (let size = from; size >= to; size -= 2) {
@@ -230,7 +304,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const t = g.trimmed();
     const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
     const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
-    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6 };
+    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6, features: LINING_FIGURES };
     if (look.cover === 'journal') {
       // Lined paper with a margin rule; the title and subtitle are written on the lines.
       const rule = mm(9);
@@ -487,9 +561,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
-    // Long memories are read, not glanced at: set in the text face, flush left, rather than as display type.
+    // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
-    const qs = long ? { ...longStyle, fallbacks: fallbacks.body } : quoteStyle(memory.pinned);
+    const qs: TextStyle = long ? { ...longStyle, fallbacks: fallbacks.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : quoteStyle(memory.pinned);
     const align = long ? 'left' : look.align;
     const textWidth = content.w - barIndent;
     const lines = breakLines(measure, text, qs, textWidth);
@@ -514,12 +588,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
     const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
     const used = y - content.y;
+    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote: !block.pictures.length && total < content.h * 0.35 });
     if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
 
     if (block.pictures.length) {
       if (block.height > room() && !atTop()) memoryPage();
       const [top, , , padLeft] = mountPadding(look.mount);
-      for (const pic of block.pictures) placePicture(pic, content.x + pic.cell.x + padLeft, y + pic.cell.y + top);
+      for (const pic of block.pictures) {
+        const [px, py] = [content.x + pic.cell.x + padLeft, y + pic.cell.y + top];
+        paint((dy) => placePicture(pic, px, py + dy));
+      }
       y += picturesHeight;
     }
 
@@ -531,7 +609,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
       const [mark] = breakLines(measure, '“', markStyle, 100);
       const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
-      drawLine(mark, mx, y + 34, markStyle, p.accent);
+      const my = y + 34;
+      paint((dy) => drawLine(mark, mx, my + dy, markStyle, p.accent));
       y += markHeight;
     }
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
@@ -556,8 +635,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const line = lines[j];
         const last = j === lines.length - 1;
         if (line.paragraphStart && !atTop()) y += pitch * 0.45;
-        if (look.quoteMark === 'bar') doc.save().rect(content.x, y + 1, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore();
-        drawLine(line, lineX(line, column(), align), y + baselineOffset(qs), qs, p.text);
+        const [bx, ly, lx] = [content.x, y, lineX(line, column(), align)];
+        if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
+        // Every line of a long memory but a paragraph's last is set flush on both sides.
+        const justifyTo = long && !line.last ? textWidth : undefined;
+        paint((dy) => drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo));
         y += pitch;
       }
       i += fits;
@@ -565,28 +647,31 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     if (room() < sigHeight && !atTop()) memoryPage();
     y += 6;
-    y = drawBlock(sigLines, signatureStyle, column(), y, align, p.muted);
+    y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
     // The codes line up under each other: one row width for all of them.
     const codesW = Math.max(0, ...codes.map((c) => QR_SIZE + 10 + Math.max(...c.lines.map((l) => l.width))));
     for (const c of codes) {
       y += 8;
       if (!c.url) {
-        y = drawBlock(c.lines, signatureStyle, column(), y, align, p.muted);
+        y = paintBlock(c.lines, signatureStyle, column(), y, align, p.muted);
         continue;
       }
       const textW = codesW - QR_SIZE - 10;
       const x = align === 'center' ? column().x + (column().w - codesW) / 2 : column().x;
-      drawQr(c.url, x, y);
+      const [url, qy] = [c.url, y];
+      paint((dy) => drawQr(url, x, qy + dy));
       const captionHeight = c.lines.length * signatureStyle.size * signatureStyle.leading;
-      drawBlock(c.lines, signatureStyle, { x: x + QR_SIZE + 10, w: textW }, y + (QR_SIZE - captionHeight) / 2, 'left', p.muted);
+      paintBlock(c.lines, signatureStyle, { x: x + QR_SIZE + 10, w: textW }, y + (QR_SIZE - captionHeight) / 2, 'left', p.muted);
       y += QR_SIZE;
     }
     memoryCount++;
+    const group = groups.at(-1)!;
+    group.bottom = y;
+    group.closed = true;
 
-    // The theme's ornament between memories; the turn of a page does that job when there is no room left.
+    // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
     if (room() > 46) {
-      look.ornament(doc, content.x + content.w / 2, y + 8, 0.7, p);
       y += 16 + GAP * 1.8;
     } else {
       y = content.y + content.h;
@@ -598,6 +683,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
+    flushPage();
     if (memoryCount === 0) {
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);

@@ -8,6 +8,7 @@
  */
 
 import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
+import type { Hyphenator } from './hyphenation.js';
 
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
 export interface TextDoc {
@@ -24,6 +25,10 @@ export interface TextStyle {
   /** Line pitch as a multiple of the size. */
   leading: number;
   characterSpacing?: number;
+  /** OpenType features for every run (titles and capitals ask for lining figures). */
+  features?: readonly string[];
+  /** Hyphenates a word that does not fit at the end of a line (long memories, in their language). */
+  hyphenate?: Hyphenator | null;
 }
 
 export interface Run {
@@ -46,6 +51,8 @@ export interface Line {
   dir: 'ltr' | 'rtl';
   /** The last line of its paragraph (never stretched when justifying). */
   last?: boolean;
+  /** It ends in a hyphen this layout added (the word goes on on the next line). */
+  hyphenated?: boolean;
 }
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -63,14 +70,14 @@ export class TextMeasurer {
 
   constructor(private readonly doc: TextDoc) {}
 
-  width(face: string, size: number, text: string, characterSpacing = 0, rtl = false): number {
-    const key = `${face}\u0000${size}\u0000${characterSpacing}\u0000${rtl ? 'r' : ''}${text}`;
+  width(face: string, size: number, text: string, characterSpacing = 0, rtl = false, features?: readonly string[]): number {
+    const key = `${face}\u0000${size}\u0000${characterSpacing}\u0000${features?.join(',') ?? ''}\u0000${rtl ? 'r' : ''}${text}`;
     let w = this.widths.get(key);
     if (w === undefined) {
       if (this.widths.size > 50_000) this.widths.clear();
       this.doc.font(face);
       this.doc.fontSize(size);
-      w = this.doc.widthOfString(text, rtl ? { characterSpacing, features: SHAPE_WHOLE } : { characterSpacing });
+      w = this.doc.widthOfString(text, rtl || features ? { characterSpacing, features: [...(features ?? SHAPE_WHOLE)] } : { characterSpacing });
       this.widths.set(key, w);
     }
     return w;
@@ -102,7 +109,7 @@ export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
   const chain = [style.face, ...style.fallbacks];
   return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length).map(({ face, text: t }) => {
     const dir = directionOf(t);
-    return { face: chain[face], text: t, dir, width: m.width(chain[face], style.size, t, style.characterSpacing, dir === 'rtl') };
+    return { face: chain[face], text: t, dir, width: m.width(chain[face], style.size, t, style.characterSpacing, dir === 'rtl', style.features) };
   });
 }
 
@@ -110,7 +117,7 @@ export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
 export function normalizeText(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
-    .replace(/[\t\f\v\u00a0\u2000-\u200a\u202f\u205f]+/g, ' ')
+    .replace(/[\t\f\v\u2000-\u200a\u205f]+/g, ' ')
     .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '')
     .replace(/ *\n */g, '\n')
     .replace(/\n{3,}/g, '\n\n')
@@ -159,7 +166,7 @@ function unitsOf(paragraph: string): Unit[] {
 /** Breaks normalised text into lines no wider than `maxWidth`. */
 export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxWidth: number): Line[] {
   const lines: Line[] = [];
-  const spaceWidth = m.width(style.face, style.size, ' ', style.characterSpacing);
+  const spaceWidth = m.width(style.face, style.size, ' ', style.characterSpacing, false, style.features);
   const paragraphs = normalizeText(text).split('\n');
   paragraphs.forEach((paragraph, p) => {
     if (!paragraph) return; // an empty line between paragraphs: the paragraph spacing stands for it
@@ -206,6 +213,31 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
         append(runs, width);
         continue;
       }
+      if (line.runs.length && style.hyphenate) {
+        // The longest start of the word that fits here with a hyphen ends this line; the rest starts the next.
+        const parts = style.hyphenate(unit.text);
+        let rest = '';
+        for (let k = parts.length - 1; k >= 1; k--) {
+          const head = runsOf(m, `${parts.slice(0, k).join('')}-`, style);
+          const w = head.reduce((n, r) => n + r.width, 0);
+          if (line.width + gap + w <= maxWidth) {
+            append(head, w);
+            line.hyphenated = true;
+            rest = parts.slice(k).join('');
+            break;
+          }
+        }
+        if (rest) {
+          push();
+          const tail = runsOf(m, rest, style);
+          const tw = tail.reduce((n, r) => n + r.width, 0);
+          if (tw <= maxWidth) {
+            append(tail, tw);
+            continue;
+          }
+          unit.text = rest;
+        }
+      }
       if (line.runs.length) push();
       if (width <= maxWidth) {
         append(runs, width);
@@ -223,6 +255,19 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
     if (lines.length) lines[lines.length - 1].last = true;
   });
   return lines;
+}
+
+/** Figures as tall as capitals, for titles and text set in capitals (some faces default to old-style figures). */
+export const LINING_FIGURES: readonly string[] = ['lnum'];
+
+/**
+ * A title whose numbers stay with their words: a no-break space ties a number to the word before it
+ * (to the word after it when it opens the title), so "Grandma Rose turns 90" never leaves "90" alone on a line.
+ */
+export function keepNumbersWithWords(title: string): string {
+  return title
+    .replace(/(\S) +(?=\p{Nd}[\p{Nd}\p{L}\p{P}\p{S}]*(?: |$))/gu, '$1\u00a0')
+    .replace(/^([\p{P}\p{S}]*\p{Nd}[\p{Nd}\p{P}\p{S}]*) +/u, '$1\u00a0');
 }
 
 /**

@@ -12,6 +12,7 @@ import { joinBook } from '../members/member-service.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from './provider-payloads.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
+import { inboundMessages } from '../../metrics/metrics.js';
 import {
   bindTelegramChat,
   claimInboundMessage,
@@ -168,6 +169,13 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
 
   const newest = (list: PendingInvitation[]) => [...list].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))[0];
 
+  /** Counts a message once its transaction has committed, by what came of it. */
+  async function counted(provider: InboundProvider, received: Promise<InboundResult>): Promise<InboundResult> {
+    const result = await received;
+    inboundMessages.inc({ provider, outcome: result.outcome });
+    return result;
+  }
+
   async function finish(tx: Queryable, provider: InboundProvider, externalId: string, result: InboundResult): Promise<InboundResult> {
     await setInboundOutcome(tx, provider, externalId, result.outcome, result.submissionId);
     return result;
@@ -176,7 +184,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
   return {
     /** One inbound SMS (Twilio's MessageSid identifies the delivery). */
     async receiveSms(sms: InboundSms): Promise<InboundResult> {
-      return db.transaction(async (tx) => {
+      return counted('twilio', db.transaction(async (tx) => {
         await claim(tx, 'twilio', sms.messageSid);
         let phone: string;
         try {
@@ -186,7 +194,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
           return finish(tx, 'twilio', sms.messageSid, { outcome: 'ignored_sender', acceptedInvitationIds: [], submissionId: null });
         }
         return receiveByPhone(tx, 'twilio', sms.messageSid, phone, { text: sms.body, files: sms.files ?? [], contributorName: null });
-      });
+      }));
     },
 
     /**
@@ -195,7 +203,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
      * skipped quietly rather than refused.
      */
     async receiveWhatsApp(m: InboundWhatsApp): Promise<InboundResult> {
-      return db.transaction(async (tx) => {
+      return counted('whatsapp', db.transaction(async (tx) => {
         if (!(await claimInboundMessage(tx, 'whatsapp', m.id))) return { outcome: 'ignored_replay', acceptedInvitationIds: [], submissionId: null };
         let phone: string;
         try {
@@ -205,7 +213,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
         }
         const name = cleanName(m.profileName ?? undefined) || null;
         return receiveByPhone(tx, 'whatsapp', m.id, phone, { text: m.text, files: m.files, contributorName: name });
-      });
+      }));
     },
 
     /**
@@ -215,14 +223,14 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
      */
     async ignore(provider: InboundProvider, externalId: string | null, why: string): Promise<InboundResult> {
       const result = { outcome: `ignored_${why}`, acceptedInvitationIds: [], submissionId: null };
-      if (!externalId) return result;
-      return db.transaction(async (tx) => ((await claimInboundMessage(tx, provider, externalId)) ? finish(tx, provider, externalId, result) : result));
+      if (!externalId) return counted(provider, Promise.resolve(result));
+      return counted(provider, db.transaction(async (tx) => ((await claimInboundMessage(tx, provider, externalId)) ? finish(tx, provider, externalId, result) : result)));
     },
 
     /** One Telegram update (update_id identifies the delivery); only private messages from people are read. */
     async receiveTelegram(update: TelegramUpdate): Promise<InboundResult> {
       const id = String(update.update_id);
-      return db.transaction(async (tx) => {
+      return counted('telegram', db.transaction(async (tx) => {
         await claim(tx, 'telegram', id);
         const msg = update.message;
         if (!msg || msg.chat.type !== 'private' || !msg.from || msg.from.is_bot) {
@@ -266,7 +274,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
         const contributorName = [name.firstName, name.lastName].filter(Boolean).join(' ').trim() || null;
         const s = await submit(tx, slug, user.id, { provider: 'telegram', externalId: id, text, files: telegramFiles(msg), replyTo: chat }, 'telegram', contributorName);
         return finish(tx, 'telegram', id, { ...s, acceptedInvitationIds: acceptedIds });
-      });
+      }));
     },
   };
 }

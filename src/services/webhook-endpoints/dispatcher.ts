@@ -10,6 +10,7 @@ import { endpointDisabledMail } from './endpoint-mail.js';
 import type { EndpointRow } from './endpoint-repository.js';
 import { signPayload, type SecretBox } from './signing.js';
 import type { UrlGuard } from './url-guard.js';
+import { webhookAttempts } from '../../metrics/metrics.js';
 
 /** Waits before each retry after a failed attempt (about 28 h in all); after the last the endpoint is disabled. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -173,6 +174,7 @@ export function createWebhookDispatcher(
          UPDATE webhook_deliveries SET status = $11, next_attempt_at = COALESCE($9::timestamptz, next_attempt_at), lease_until = NULL WHERE id = $2`,
         [uuidv7(), c.id, c.endpoint_id, c.event_id, c.attempts, o.statusCode, o.durationMs, error, nextRetryAt, clock().toISOString(), ok ? 'delivered' : retry ? 'pending' : 'failed'],
       );
+    webhookAttempts.inc({ outcome: ok ? 'delivered' : gone ? 'gone' : retry ? 'retry' : 'failed' });
     if (ok || retry) {
       await step(db);
       return;

@@ -1,5 +1,6 @@
 import { THEMES } from '../../services/books/book-types.js';
 import { THEME_STYLES, type FontFace, type ThemePalette } from '../../media-tools/themes.js';
+import { fallbackFaces } from '../../media-tools/font-fallback.js';
 
 /**
  * The stylesheet of the pages a book's contributors see (the web form and its
@@ -95,6 +96,40 @@ export function bookColours(p: ThemePalette): BookColours {
 /** The title face of each theme, by the URL the stylesheet loads it from. */
 export const THEME_TITLE_FONTS: Record<string, FontFace> = Object.fromEntries(THEMES.map((t) => [`/static/fonts/${t}-title.ttf`, THEME_STYLES[t].title]));
 
+/**
+ * The printed book's fallback chain, for the title on the contributor pages: each Noto face served from
+ * /static/fonts/fallback/ (the same files the PDF embeds) and declared with the code points it is for,
+ * so a browser fetches one only when the title has a character of its script.
+ */
+const FALLBACK_RANGES: Record<string, string> = {
+  'Noto Sans Devanagari': 'U+0900-097F, U+1CD0-1CFF, U+A8E0-A8FF',
+  'Noto Sans': 'U+0000-052F, U+1AB0-1AFF, U+1C80-1C8F, U+1DC0-1FFF, U+2000-206F, U+20A0-20CF, U+2C60-2C7F, U+2DE0-2DFF, U+A640-A69F, U+A720-A7FF, U+AB30-AB6F',
+  'Noto Naskh Arabic': 'U+0600-06FF, U+0750-077F, U+0870-08FF, U+FB50-FDFF, U+FE70-FEFF',
+  'Noto Sans Hebrew': 'U+0590-05FF, U+FB1D-FB4F',
+  'Noto Sans SC': 'U+2E80-2FDF, U+3000-30FF, U+3190-31FF, U+3400-4DBF, U+4E00-9FFF, U+F900-FAFF, U+FE30-FE4F, U+FF00-FFEF, U+20000-2FA1F',
+  'Noto Sans KR': 'U+1100-11FF, U+3130-318F, U+A960-A97F, U+AC00-D7AF, U+D7B0-D7FF',
+  'Noto Emoji': 'U+00A9, U+00AE, U+200D, U+203C, U+2049, U+2122-2B55, U+3030, U+303D, U+3297, U+3299, U+FE0F, U+1F000-1FAFF, U+E0020-E007F',
+};
+
+const fallbackUrl = (f: FontFace) => `/static/fonts/fallback/${f.file.split('/').pop()!.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+
+/** Every face of the fallback chain (both weights, both styles of the Latin one), by the URL it is served at. */
+export const FALLBACK_FONTS: Record<string, FontFace> = Object.fromEntries(
+  [400, 700].flatMap((weight) => (['normal', 'italic'] as const).flatMap((style) => fallbackFaces({ weight: weight as FontFace['weight'], style }))).map((f) => [fallbackUrl(f), f]),
+);
+
+/** The families of the chain, in its order, for a font-family list. */
+const FALLBACK_FAMILIES = [...new Set(fallbackFaces({ weight: 400, style: 'normal' }).map((f) => `"mb-fb-${f.family}"`))].join(', ');
+
+function fallbackRules(): string {
+  return Object.entries(FALLBACK_FONTS)
+    .map(([url, f]) => {
+      const format = url.endsWith('.otf') ? 'opentype' : 'truetype';
+      return `@font-face { font-family: "mb-fb-${f.family}"; src: url("${url}") format("${format}"); font-weight: ${f.weight}; font-style: ${f.style}; font-display: swap; unicode-range: ${FALLBACK_RANGES[f.family] ?? 'U+0-10FFFF'}; }`;
+    })
+    .join('\n');
+}
+
 function themeRules(): string {
   return THEMES.map((t) => {
     const style = THEME_STYLES[t];
@@ -105,7 +140,7 @@ function themeRules(): string {
 .theme-${t} {
   --bg: ${c.bg}; --paper: ${c.paper}; --ink: ${c.ink}; --muted: ${c.muted}; --accent: ${c.accentText};
   --button: ${c.button}; --button-ink: ${c.buttonInk}; --field: ${c.field}; --line: ${c.line};
-  --title-font: "mb-title-${t}", Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
+  --title-font: "mb-title-${t}", ${FALLBACK_FAMILIES}, Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
   --title-case: ${style.titleUppercase ? 'uppercase' : 'none'}; --title-tracking: ${style.titleUppercase ? '0.08em' : '0'};
   --shadow: ${c.dark ? '0 1px 2px rgba(0,0,0,.35), 0 12px 32px rgba(0,0,0,.35)' : '0 1px 2px rgba(60,40,20,.06), 0 12px 32px rgba(60,40,20,.10)'};
   color-scheme: ${c.dark ? 'dark' : 'light'};
@@ -177,5 +212,6 @@ input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visib
 [hidden] { display: none !important; }
 @media (min-width: 40rem) { .sheet { padding-top: 3.5rem; } .paper { padding: 2rem 2.25rem; } }
 @media (prefers-reduced-motion: no-preference) { .send { transition: filter 0.15s; } }
+${fallbackRules()}
 ${themeRules()}
 `;

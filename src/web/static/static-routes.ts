@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import { loadFontFile } from '../../media-tools/themes.js';
-import { BOOK_CSS, THEME_TITLE_FONTS } from './book-css.js';
+import { BOOK_CSS, FALLBACK_FONTS, THEME_TITLE_FONTS } from './book-css.js';
 import { TOKENS_JS } from './tokens-js.js';
 import { WEB_CSS } from './web-css.js';
 import { WEB_FORM_JS } from './web-form-js.js';
@@ -33,10 +33,10 @@ export function registerStaticRoutes(web: FastifyInstance) {
       return a.body;
     });
   }
-  // Each theme's title face (OFL, from its npm package), for the contributor pages' book title.
-  for (const [url, face] of Object.entries(THEME_TITLE_FONTS)) {
+  // Each theme's title face and the fallback chain after it (OFL, from their npm packages), for the contributor pages' book title.
+  for (const [url, face] of [...Object.entries(THEME_TITLE_FONTS), ...Object.entries(FALLBACK_FONTS)]) {
     web.get(url, { schema: { hide: true }, config: { internal: true, auth: 'none' } }, async (_request, reply) => {
-      reply.header('content-type', 'font/ttf').header('cache-control', 'public, max-age=604800');
+      reply.header('content-type', face.file.endsWith('.otf') ? 'font/otf' : 'font/ttf').header('cache-control', 'public, max-age=604800');
       return loadFontFile(face);
     });
   }

@@ -1,0 +1,147 @@
+/**
+ * Long memories read back from the PDF (pdftotext's word boxes): justified
+ * lines flush on both sides but a paragraph's last, words broken with a
+ * hyphen in their language, and every word of the text still there.
+ */
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bookGeometry } from './geometry.js';
+import { guessLanguage, hyphenatorFor } from './hyphenation.js';
+import { renderPdfBook, type PdfMemory } from './pdf-book.js';
+
+const run = promisify(execFile);
+
+interface Word {
+  page: number;
+  text: string;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+}
+
+async function wordsOf(file: string): Promise<Word[]> {
+  const { stdout } = await run('pdftotext', ['-bbox', file, '-'], { maxBuffer: 64 * 1024 * 1024 });
+  const out: Word[] = [];
+  let page = 0;
+  for (const line of stdout.split('\n')) {
+    if (line.includes('<page ')) page++;
+    const m = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/.exec(line);
+    if (m) out.push({ page, xMin: Number(m[1]), yMin: Number(m[2]), xMax: Number(m[3]), text: m[4].replace(/&amp;/g, '&') });
+  }
+  return out;
+}
+
+const VOCABULARY = [
+  'we', 'spent', 'every', 'summer', 'at', 'the', 'lake', 'house', 'and', 'you', 'taught', 'us', 'to', 'swim',
+  'incomprehensibilities', 'notwithstanding', 'characteristically', 'unquestionably', 'extraordinary',
+  'grandmother', 'remembering', 'afternoons', 'photographs', 'neighbourhood', 'responsibilities',
+];
+
+/** Paragraphs of words, the last of each paragraph marked so its line can be found. */
+function letter(paragraphs: number, perParagraph: number): string {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  return Array.from({ length: paragraphs }, (_, p) => {
+    const words = Array.from({ length: perParagraph }, () => VOCABULARY[next() % VOCABULARY.length]);
+    return `${words.join(' ')} end${p}.`;
+  }).join('\n\n');
+}
+
+async function* iterate<T>(xs: T[]) {
+  yield* xs;
+}
+
+describe('long memories', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'memorybook-justify-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const theme of ['elegant_classic', 'modern_clean', 'editorial_noir']) {
+    it(`${theme}: justified, hyphenated, nothing lost`, async () => {
+      const file = path.join(dir, `${theme}.pdf`);
+      const text = letter(6, 140);
+      const list: PdfMemory[] = [{ id: 'm', text, signature: 'Rose', date: '2026-05-01T10:00:00Z', pinned: false, pictures: [], recordings: [] }];
+      const result = await renderPdfBook({
+        title: 'Letters',
+        subtitle: '',
+        theme,
+        bleedMm: 3,
+        gutterMm: 10,
+        memoryCount: 1,
+        memories: iterate(list),
+        openPicture: () => Promise.reject(new Error('no pictures')),
+        output: createWriteStream(file),
+      });
+      expect(result.pageCount).toBeGreaterThan(3);
+      const g = bookGeometry(3, 10);
+      const words = (await wordsOf(file)).filter((w) => w.page >= 3);
+      // The memory's words, in reading order: from its first word to its last paragraph's end.
+      const body = words.filter((w) => /^[a-z]+-?$|^end\d\.$/.test(w.text));
+      // Lines: words of a page sharing their top.
+      const lines = new Map<string, Word[]>();
+      for (const w of body) {
+        const key = `${w.page}:${Math.round(w.yMin)}`;
+        lines.set(key, [...(lines.get(key) ?? []), w]);
+      }
+      let hyphens = 0;
+      let justified = 0;
+      for (const [key, ws] of lines) {
+        const page = Number(key.split(':')[0]);
+        const column = g.content(page);
+        const first = ws[0];
+        const last = ws[ws.length - 1];
+        // Flush left on the column (after the accent bar of themes that draw one beside the words).
+        expect(first.xMin - column.x, `line start ${key}`).toBeGreaterThan(-1);
+        expect(first.xMin - column.x, `line start ${key}`).toBeLessThan(17);
+        expect(Math.abs(first.xMin - Math.min(...body.filter((w) => w.page === page).map((w) => w.xMin))), `line start ${key}`).toBeLessThan(1);
+        if (/^end\d\.$/.test(last.text)) continue; // a paragraph's last line is not stretched
+        expect(Math.abs(last.xMax - (column.x + column.w)), `line end ${key}: ${ws.map((w) => w.text).join(' ')}`).toBeLessThan(1);
+        justified++;
+        if (last.text.endsWith('-')) hyphens++;
+      }
+      expect(justified).toBeGreaterThan(40);
+      expect(hyphens, 'lines ending in a hyphen').toBeGreaterThan(0);
+      // Nothing lost: the words read back, hyphenated ones joined, are the words written.
+      const read: string[] = [];
+      let carry = '';
+      for (const w of body) {
+        if (w.text.endsWith('-')) carry += w.text.slice(0, -1);
+        else {
+          read.push(carry + w.text);
+          carry = '';
+        }
+      }
+      expect(read).toEqual(text.split(/\s+/));
+    }, 60_000);
+  }
+});
+
+describe('hyphenation by language', () => {
+  it('guesses the language from script, letters and common words', () => {
+    expect(guessLanguage('We spent every summer at the lake and you taught us to swim.')).toBe('en');
+    expect(guessLanguage('Wir haben jeden Sommer am See verbracht und du hast uns das Schwimmen beigebracht, das ist nicht vergessen.')).toBe('de');
+    expect(guessLanguage('Nous avons passé tous les étés au lac et tu nous as appris à nager avec une patience infinie.')).toBe('fr');
+    expect(guessLanguage('Каждое лето мы проводили на озере, и ты учила нас плавать, как никто.')).toBe('ru');
+    expect(guessLanguage('Кожного літа ми їздили на озеро, і ти вчила нас плавати.')).toBe('uk');
+    expect(guessLanguage('Chúc mừng sinh nhật bà! Cháu yêu bà nhiều lắm, mùa hè nào chúng cháu cũng về quê.')).toBeNull();
+    expect(guessLanguage('我们每年夏天都在湖边度过')).toBeNull();
+  });
+
+  it('breaks words by the language’s patterns, and leaves numbers and short words whole', () => {
+    expect(hyphenatorFor('en')!('extraordinary').length).toBeGreaterThan(2);
+    expect(hyphenatorFor('en')!('extraordinary').join('')).toBe('extraordinary');
+    expect(hyphenatorFor('de')!('Schwimmunterricht').length).toBeGreaterThan(2);
+    expect(hyphenatorFor('en')!('1234567890')).toEqual(['1234567890']);
+    expect(hyphenatorFor('en')!('https://example.com/long')).toEqual(['https://example.com/long']);
+    expect(hyphenatorFor(null)).toBeNull();
+  });
+});
