@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
-import { webClient } from './web-client.js';
+import { formPathOf, webClient } from './web-client.js';
 
 const fontkit = createRequire(import.meta.url)('fontkit') as { create(b: Buffer): { hasGlyphForCodePoint(cp: number): boolean } };
 
@@ -62,7 +62,7 @@ describe('the book title in every script on the web form', () => {
     it(`finds a face for every character of "${title}" (${theme})`, async () => {
       const owner = await newUser(t);
       const { slug } = await newBook(t, owner, { title, theme });
-      const page = await webClient(t).get(`/b/${slug}/`);
+      const page = await webClient(t).get(await formPathOf(t, slug)); // a private book's form needs its key
       expect(page.status).toBe(200);
       expect(page.text).toContain(title);
       const href = /<link rel="stylesheet" href="([^"]+)"/.exec(page.text)![1];
