@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Theme } from '../../media-tools/themes.js';
 import { bookGeometry } from './geometry.js';
+import { PDF_LOOKS } from './pdf-themes.js';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { renderPdfBook, type PdfMemory } from './pdf-book.js';
 
@@ -82,7 +84,7 @@ describe('long memories', () => {
         output: createWriteStream(file),
       });
       expect(result.pageCount).toBeGreaterThan(3);
-      const g = bookGeometry(3, 10);
+      const g = bookGeometry(3, 10, PDF_LOOKS[theme as Theme].margins);
       const words = (await wordsOf(file)).filter((w) => w.page >= 3);
       // The memory's words, in reading order: from its first word to its last paragraph's end.
       const body = words.filter((w) => /^[a-z]+-?$|^end\d\.$/.test(w.text));

@@ -652,8 +652,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = DATE.format(new Date(memory.date));
-    const signed = [memory.signature ? `— ${memory.signature}` : null, look.datedEntries ? null : when].filter(Boolean).join(' · ');
-    const signature = look.captionCaps ? signed.toUpperCase() : signed;
+    // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
+    const signature = [memory.signature ? `— ${memory.signature}` : null, look.datedEntries ? null : look.captionCaps ? when.toUpperCase() : when].filter(Boolean).join(' · ');
     const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
     // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
     const codes = memory.recordings.map((r) => {
