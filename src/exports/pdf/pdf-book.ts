@@ -401,9 +401,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       look.ornament(doc, plate.x + plate.w / 2, plate.y + plate.h / 2, 1.6, { ...p, accent: p.background, muted: p.background });
       const width = t.w - mm(48);
       const title = fitTitle(width, 2, 30, 18);
-      let at = plate.y + plate.h + mm(16);
-      at = drawBlock(title.lines, title.style, { x: plate.x, w: width }, at, 'left', p.text);
-      if (input.subtitle) at = drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: plate.x, w: width }, at + mm(3), 'left', p.muted);
+      const at = drawBlock(title.lines, title.style, { x: plate.x, w: width }, plate.y + plate.h + mm(16), 'left', p.text);
+      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: plate.x, w: width }, at + mm(3), 'left', p.muted);
       drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], plate.x, t.y + t.h - mm(20), smallCaps, p.muted);
       return;
     }
