@@ -215,6 +215,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     const quotePage = list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn;
     list.forEach((gr, i) => {
+      if (look.cards) {
+        // The card runs past the page's edge of the live area where the memory goes on from, or to, another page.
+        const pad = mm(5);
+        const top = gr.continued && i === 0 ? content.y - pad : gr.top + shifts[i] - pad;
+        const end = gr.flowsOn ? bottom + pad : gr.bottom + shifts[i] + pad;
+        doc.save().roundedRect(content.x - pad, top, content.w + 2 * pad, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+      }
       for (const op of gr.ops) op(shifts[i]);
       if (i > 0) {
         // The ornament between two memories, in the middle of the space between them.

@@ -83,7 +83,7 @@ describe('the themes differ', () => {
     for (const v of data) counts[v]++;
     const background = counts.indexOf(Math.max(...counts));
     const mask = new Uint8Array(info.width * info.height);
-    for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(data[i * info.channels] - background) > 24 ? 1 : 0;
+    for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(data[i * info.channels] - background) > 12 ? 1 : 0;
     const { stdout } = await run('pdftotext', ['-bbox', '-f', '3', '-l', '3', file, '-']);
     const words = [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)]
       .filter((m) => /^[a-z,.]+$/.test(m[3]))
