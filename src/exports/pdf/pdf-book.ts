@@ -654,7 +654,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
     const qs: TextStyle = long ? { ...longStyle, fallbacks: fallbacks.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : quoteStyle(memory.pinned);
     const align = long ? 'left' : look.align;
-    const textWidth = content.w - barIndent;
+    // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
+    const columns = long ? look.longColumns : 1;
+    const colGap = mm(6);
+    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : content.w - barIndent;
+    let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = DATE.format(new Date(memory.date));
@@ -694,7 +698,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent, w: textWidth });
+    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
     if (markHeight && lines.length) {
       // The mark goes with the first two lines; with a short memory, with all of it and its signature.
       if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
@@ -717,11 +721,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
     let i = 0;
+    let colTop = y;
+    let colBottom = y;
     while (i < lines.length) {
       let fits = 0;
       let h = 0;
+      const columnTop = atTop() || (col === 1 && y <= colTop + 0.5);
       for (let j = i; j < lines.length; j++) {
-        const gap = lines[j].paragraphStart && (j > i || !atTop()) ? pitch * 0.45 : 0;
+        const gap = lines[j].paragraphStart && (j > i || !columnTop) ? pitch * 0.45 : 0;
         const tail = j === lines.length - 1 ? sigHeight : 0;
         if (h + gap + pitch + tail > room()) break;
         h += gap + pitch;
@@ -732,11 +739,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (left - fits < 2) fits = left - 2;
         if (fits < 2) fits = atTop() ? Math.max(1, Math.min(left - 2, 1)) : 0;
       }
+      // The first column takes half of what is left when the rest and the signature fit in the two.
+      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) fits = Math.ceil(left / 2);
       for (let j = i; j < i + fits; j++) {
         const line = lines[j];
         const last = j === lines.length - 1;
-        if (line.paragraphStart && !atTop()) y += pitch * 0.45;
-        const [bx, ly, lx] = [content.x, y, lineX(line, column(), align)];
+        if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
+        const [bx, ly, lx] = [column().x - barIndent, y, lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         // Every line of a long memory but a paragraph's last is set flush on both sides.
         const justifyTo = long && !line.last ? textWidth : undefined;
@@ -744,9 +753,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         y += pitch;
       }
       i += fits;
-      if (i < lines.length) memoryPage();
+      colBottom = Math.max(colBottom, y);
+      if (i >= lines.length) break;
+      if (columns === 2 && col === 0) {
+        col = 1;
+        y = colTop;
+      } else {
+        memoryPage();
+        col = 0;
+        colTop = colBottom = y;
+      }
     }
-    if (room() < sigHeight && !atTop()) memoryPage();
+    if (room() < sigHeight && !atTop()) {
+      memoryPage();
+      col = 0;
+      colBottom = y;
+    }
     y += 6;
     y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
     // The codes line up under each other: one row width for all of them.
@@ -766,6 +788,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       y += QR_SIZE;
     }
     memoryCount++;
+    y = Math.max(y, colBottom);
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;

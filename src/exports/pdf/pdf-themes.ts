@@ -29,6 +29,8 @@ export interface PdfLook {
   datedEntries: boolean;
   /** The ornament drawn in the page's corners as well as between memories. */
   cornerOrnament: boolean;
+  /** Long memories set in one column or two (a magazine's). */
+  longColumns: 1 | 2;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
   cards: boolean;
   /** Size of a memory's words, points (pinned memories are set a little larger). */
@@ -190,7 +192,7 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
 
 export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
 
-const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false };
+const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, longColumns: 1 as const };
 
 export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   // A classic keepsake: generous even margins, centred italic display type, a bordered photo, a double-framed cover.
@@ -212,7 +214,7 @@ export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   // A gallery: photos lead, nearly to the trim, on a museum mat; words below them like wall labels.
   heirloom_gallery: { ...base, margins: { top: 13, bottom: 20, inner: 18, outer: 11 }, captionSize: 8.5, captionCaps: true, photoShare: 0.88, quoteSize: 11.5, leading: 1.5, align: 'left', quoteMark: 'none', cover: 'gallery', coverFrame: 'double', pageFrame: 'none', mount: 'mat', ornament: diamonds, folio: 'plain' },
   // A magazine: narrow margins, large display type flush left with a red bar, photos big and unmounted.
-  editorial_noir: { ...base, margins: { top: 16, bottom: 20, inner: 18, outer: 13 }, captionSize: 9, captionCaps: true, photoShare: 0.8, quoteSize: 18, leading: 1.28, align: 'left', quoteMark: 'bar', cover: 'magazine', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: rule, folio: 'plain' },
+  editorial_noir: { ...base, margins: { top: 16, bottom: 20, inner: 18, outer: 13 }, captionSize: 9, captionCaps: true, longColumns: 2, photoShare: 0.8, quoteSize: 18, leading: 1.28, align: 'left', quoteMark: 'bar', cover: 'magazine', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: rule, folio: 'plain' },
 } satisfies Record<Theme, PdfLook>);
 
 /** Space a mount takes around a picture: [top, right, bottom, left], points. */
