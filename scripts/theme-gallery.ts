@@ -17,6 +17,7 @@ import sharp from 'sharp';
 import { renderPdfBook, type PdfMemory } from '../src/exports/pdf/pdf-book.js';
 import { THEMES } from '../src/services/books/book-types.js';
 import { THEME_STYLES } from '../src/media-tools/themes.js';
+import { PDF_LOOKS } from '../src/exports/pdf/pdf-themes.js';
 import { writeFile } from 'node:fs/promises';
 
 const run = promisify(execFile);
@@ -76,6 +77,12 @@ function galleryIndex(): string {
     const s = THEME_STYLES[theme];
     lines.push(`## ${theme}`, '', `![${theme}](${theme}.png)`, '');
     lines.push(`Title ${s.title.family}, words ${s.quote.family}${s.quote.style === 'italic' ? ' italic' : ''}, names ${s.body.family}; background ${s.palette.background}, text ${s.palette.text}, accent ${s.palette.accent}.`, '');
+    const l = PDF_LOOKS[theme];
+    const m = l.margins;
+    lines.push(
+      `Grid: margins ${m.top}/${m.bottom} mm top/bottom, ${m.inner}/${m.outer} mm inner/outer; words ${l.quoteSize} pt ${l.align === 'center' ? 'centred' : 'flush left'}, long memories ${l.longSize} pt justified; photos up to ${Math.round(l.photoShare * 100)}% of the page, ${l.mount} mount; ${l.cover} cover${l.datedEntries ? '; entries headed by their date' : ''}${l.captionCaps ? '; dates in capitals' : ''}.`,
+      '',
+    );
   }
   return lines.join('\n');
 }

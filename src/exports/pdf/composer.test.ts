@@ -11,7 +11,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Theme } from '../../media-tools/themes.js';
 import { bookGeometry } from './geometry.js';
+import { PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout } from './photo-layout.js';
 import { renderPdfBook, type PdfMemory } from './pdf-book.js';
 import { smartPunctuation } from './text-layout.js';
@@ -95,12 +97,12 @@ describe('the page composer', () => {
       // A signature prints on the page of its memory's last line.
       for (let m = 0; m < list.length; m++) {
         const last = words.filter((w) => w.text.startsWith(`q${m}w`)).at(-1)!;
-        // (The signature is one ActualText span, so pdftotext gives it as one word.)
-        const sig = words.find((w) => w.text.includes(`Writer ${m} `));
+        // (The signature is one ActualText span, so pdftotext gives it as one word; a journal's has no date after the name.)
+        const sig = words.find((w) => new RegExp(`Writer ${m}( |$)`).test(w.text));
         expect(sig?.page, `signature of memory ${m}`).toBe(last.page);
       }
       // Sparse pages: memory pages whose words cover under 40% of the live area's height. Only the last may be.
-      const g = bookGeometry(0, 0);
+      const g = bookGeometry(0, 0, PDF_LOOKS[theme as Theme].margins);
       const live = g.content(3);
       let sparse = 0;
       for (let page = 3; page <= result.pageCount; page++) {
@@ -164,7 +166,7 @@ describe('short memories share pages, balanced', () => {
       });
       const words = await wordsOf(file);
       const pictures = await picturePages(file);
-      const g = bookGeometry(3, 10);
+      const g = bookGeometry(3, 10, PDF_LOOKS[theme as Theme].margins);
       const live = g.content(3);
       const centre = live.y + live.h / 2;
       let quotePages = 0;

@@ -10,8 +10,14 @@ export const mm = (v: number) => v * PT_PER_MM;
 
 export const TRIM_MM = 210;
 
-/** Margins inside the trim, before the gutter. */
-const MARGIN_MM = { top: 22, bottom: 26, inner: 18, outer: 18 };
+/** Margins inside the trim, before the gutter, millimetres: each theme sets its own grid. */
+export interface MarginsMm {
+  top: number;
+  bottom: number;
+  inner: number;
+  outer: number;
+}
+export const DEFAULT_MARGINS_MM: MarginsMm = { top: 22, bottom: 26, inner: 18, outer: 18 };
 
 export interface Box {
   x: number;
@@ -36,15 +42,15 @@ export interface BookGeometry {
   isRecto(n: number): boolean;
 }
 
-export function bookGeometry(bleedMm: number, gutterMm: number): BookGeometry {
+export function bookGeometry(bleedMm: number, gutterMm: number, margins: MarginsMm = DEFAULT_MARGINS_MM): BookGeometry {
   const bleed = mm(bleedMm);
   const gutter = mm(gutterMm);
   const trim = mm(TRIM_MM);
   const page = trim + 2 * bleed;
-  const top = mm(MARGIN_MM.top);
-  const bottom = mm(MARGIN_MM.bottom);
-  const inner = mm(MARGIN_MM.inner) + gutter;
-  const outer = mm(MARGIN_MM.outer);
+  const top = mm(margins.top);
+  const bottom = mm(margins.bottom);
+  const inner = mm(margins.inner) + gutter;
+  const outer = mm(margins.outer);
   const isRecto = (n: number) => n % 2 === 1;
   return {
     bleed,

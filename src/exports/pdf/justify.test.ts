@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookGeometry } from './geometry.js';
+import type { Theme } from '../../media-tools/themes.js';
+import { bookGeometry, mm } from './geometry.js';
+import { PDF_LOOKS } from './pdf-themes.js';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { renderPdfBook, type PdfMemory } from './pdf-book.js';
 
@@ -82,27 +84,35 @@ describe('long memories', () => {
         output: createWriteStream(file),
       });
       expect(result.pageCount).toBeGreaterThan(3);
-      const g = bookGeometry(3, 10);
+      const g = bookGeometry(3, 10, PDF_LOOKS[theme as Theme].margins);
       const words = (await wordsOf(file)).filter((w) => w.page >= 3);
       // The memory's words, in reading order: from its first word to its last paragraph's end.
       const body = words.filter((w) => /^[a-z]+-?$|^end\d\.$/.test(w.text));
-      // Lines: words of a page sharing their top.
+      // The column a word is in: the live area, or one of its two halves in a theme that sets long memories in two columns.
+      const columnOf = (page: number, x: number) => {
+        const c = g.content(page);
+        if (PDF_LOOKS[theme as Theme].longColumns === 1) return { x: c.x, w: c.w, i: 0 };
+        const w = (c.w - mm(6)) / 2;
+        const i = x >= c.x + w + mm(3) ? 1 : 0;
+        return { x: c.x + i * (w + mm(6)), w, i };
+      };
+      // Lines: words of a column sharing their top.
       const lines = new Map<string, Word[]>();
       for (const w of body) {
-        const key = `${w.page}:${Math.round(w.yMin)}`;
+        const key = `${w.page}:${columnOf(w.page, w.xMin).i}:${Math.round(w.yMin)}`;
         lines.set(key, [...(lines.get(key) ?? []), w]);
       }
       let hyphens = 0;
       let justified = 0;
       for (const [key, ws] of lines) {
         const page = Number(key.split(':')[0]);
-        const column = g.content(page);
         const first = ws[0];
+        const column = columnOf(page, first.xMin);
         const last = ws[ws.length - 1];
         // Flush left on the column (after the accent bar of themes that draw one beside the words).
         expect(first.xMin - column.x, `line start ${key}`).toBeGreaterThan(-1);
         expect(first.xMin - column.x, `line start ${key}`).toBeLessThan(17);
-        expect(Math.abs(first.xMin - Math.min(...body.filter((w) => w.page === page).map((w) => w.xMin))), `line start ${key}`).toBeLessThan(1);
+        expect(Math.abs(first.xMin - Math.min(...body.filter((w) => w.page === page && columnOf(page, w.xMin).i === column.i).map((w) => w.xMin))), `line start ${key}`).toBeLessThan(1);
         if (/^end\d\.$/.test(last.text)) continue; // a paragraph's last line is not stretched
         expect(Math.abs(last.xMax - (column.x + column.w)), `line end ${key}: ${ws.map((w) => w.text).join(' ')}`).toBeLessThan(1);
         justified++;
@@ -113,7 +123,9 @@ describe('long memories', () => {
       // Nothing lost: the words read back, hyphenated ones joined, are the words written.
       const read: string[] = [];
       let carry = '';
-      for (const w of body) {
+      // In reading order: page by page, column by column, line by line.
+      const ordered = [...body].sort((a, b) => a.page - b.page || columnOf(a.page, a.xMin).i - columnOf(b.page, b.xMin).i || Math.round(a.yMin) - Math.round(b.yMin) || a.xMin - b.xMin);
+      for (const w of ordered) {
         if (w.text.endsWith('-')) carry += w.text.slice(0, -1);
         else {
           read.push(carry + w.text);

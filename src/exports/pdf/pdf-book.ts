@@ -103,7 +103,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const style = themeStyle(input.theme);
   const look = PDF_LOOKS[style.theme];
   const p = style.palette;
-  const g = bookGeometry(input.bleedMm, input.gutterMm);
+  const g = bookGeometry(input.bleedMm, input.gutterMm, look.margins);
   const doc = new PDFDocument({
     size: [g.page, g.page],
     autoFirstPage: false,
@@ -158,7 +158,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, t.y + mm(14.5), smallColour, content.w);
+    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    if (look.cornerOrnament) {
+      // A sprig in the outer corners of the wide margins, turned towards the page.
+      const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
+      for (const [cy, angle] of [[t.y + mm(16), g.isRecto(n) ? 35 : -35], [t.y + t.h - mm(16), g.isRecto(n) ? -35 : 35]] as const) {
+        doc.save().rotate(angle, { origin: [outerX, cy] });
+        look.ornament(doc, outerX, cy, 0.45, p);
+        doc.restore();
+      }
+    }
     folio(n);
     if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
   }
@@ -206,6 +215,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     const quotePage = list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn;
     list.forEach((gr, i) => {
+      if (look.cards) {
+        // The card runs past the page's edge of the live area where the memory goes on from, or to, another page.
+        const pad = mm(5);
+        const top = gr.continued && i === 0 ? content.y - pad : gr.top + shifts[i] - pad;
+        const end = gr.flowsOn ? bottom + pad : gr.bottom + shifts[i] + pad;
+        doc.save().roundedRect(content.x - pad, top, content.w + 2 * pad, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+      }
       for (const op of gr.ops) op(shifts[i]);
       if (i > 0) {
         // The ornament between two memories, in the middle of the space between them.
@@ -345,6 +361,77 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: left, w: width }, at, 'left', p.muted);
       return;
     }
+    if (look.cover === 'magazine') {
+      // A magazine cover: the title as a masthead across the top, rules and an issue line, the subtitle as the cover line below.
+      const left = t.x + mm(14);
+      const width = t.w - mm(28);
+      drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], left, t.y + mm(14), smallCaps, p.muted);
+      doc.save().rect(left, t.y + mm(17), width, 2.2).fill(p.accent).restore();
+      const title = fitTitle(width, 3, 64, 28);
+      let at = drawBlock(title.lines, { ...title.style, leading: 1.02 }, { x: left, w: width }, t.y + mm(22), 'left', p.text);
+      at += mm(3);
+      doc.save().lineWidth(0.6).strokeColor(p.muted).moveTo(left, at).lineTo(left + width, at).stroke().restore();
+      if (input.subtitle) {
+        const line: TextStyle = { ...subtitleStyle, size: 24, leading: 1.15 };
+        const lines = breakLines(measure, input.subtitle, line, width * 0.7);
+        const h = lines.length * line.size * line.leading;
+        doc.save().rect(left, t.y + t.h - mm(22) - h - mm(6), mm(18), 3).fill(p.accent).restore();
+        drawBlock(lines, line, { x: left, w: width }, t.y + t.h - mm(22) - h, 'left', p.text);
+      }
+      return;
+    }
+    if (look.cover === 'certificate') {
+      // Like a certificate: a heavy double frame with corner stars, "in honour of", the title between rules, a line to sign.
+      drawFrame(doc, 'double', t, mm(9), p.accent, 1.4);
+      drawFrame(doc, 'corners', t, mm(16), p.accent, 0.8);
+      const width = t.w - mm(64);
+      const cx = t.x + t.w / 2;
+      drawCentredLine('IN HONOUR OF', { ...smallCaps, size: 10, characterSpacing: 3 }, cx, t.y + mm(56), p.accent, width);
+      const title = fitTitle(width, 3, 34, 18);
+      const titleHeight = title.lines.length * title.style.size * title.style.leading;
+      doc.save().lineWidth(0.6).strokeColor(p.accent).moveTo(cx - width / 2, t.y + mm(64)).lineTo(cx + width / 2, t.y + mm(64)).stroke().restore();
+      let at = t.y + mm(68);
+      at = drawBlock(title.lines, title.style, { x: cx - width / 2, w: width }, at, 'center', p.text);
+      at = Math.max(at, t.y + mm(68) + titleHeight) + mm(4);
+      doc.save().lineWidth(0.6).strokeColor(p.accent).moveTo(cx - width / 2, at).lineTo(cx + width / 2, at).stroke().restore();
+      if (input.subtitle) at = drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: cx - width / 2, w: width }, at + mm(7), 'center', p.muted);
+      look.ornament(doc, cx, Math.max(at + mm(14), t.y + mm(150)), 1.2, p);
+      doc.save().lineWidth(0.5).strokeColor(p.muted).moveTo(cx - mm(35), t.y + t.h - mm(38)).lineTo(cx + mm(35), t.y + t.h - mm(38)).stroke().restore();
+      drawCentredLine(countLine.toUpperCase(), smallCaps, cx, t.y + t.h - mm(32), p.muted, width);
+      return;
+    }
+    if (look.cover === 'gallery') {
+      // A gallery plate: a large matted window in the accent colour, the title beneath it like a museum label.
+      const plate = { x: t.x + mm(24), y: t.y + mm(20), w: t.w - mm(48), h: t.h * 0.52 };
+      doc.save().rect(plate.x - mm(6), plate.y - mm(6), plate.w + mm(12), plate.h + mm(12)).fill('#FFFFFF').restore();
+      doc.save().rect(plate.x, plate.y, plate.w, plate.h).fill(p.accent).restore();
+      look.ornament(doc, plate.x + plate.w / 2, plate.y + plate.h / 2, 1.6, { ...p, accent: p.background, muted: p.background });
+      const width = t.w - mm(48);
+      const title = fitTitle(width, 2, 30, 18);
+      const at = drawBlock(title.lines, title.style, { x: plate.x, w: width }, plate.y + plate.h + mm(16), 'left', p.text);
+      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: plate.x, w: width }, at + mm(3), 'left', p.muted);
+      drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], plate.x, t.y + t.h - mm(20), smallCaps, p.muted);
+      return;
+    }
+    if (look.cover === 'nursery') {
+      // Polka dots all over, and the title on a big rounded label.
+      doc.save().fillOpacity(0.35);
+      for (let row = 0, yy = mm(8); yy < g.page; row++, yy += mm(16)) {
+        for (let xx = row % 2 ? mm(16) : mm(8); xx < g.page; xx += mm(16)) doc.circle(xx, yy, mm(2.6)).fill(row % 3 ? p.accent : p.muted);
+      }
+      doc.restore();
+      const label = { x: t.x + mm(22), y: t.y + mm(50), w: t.w - mm(44), h: mm(110) };
+      doc.save().roundedRect(label.x, label.y, label.w, label.h, mm(14)).fill('#FFFFFF').restore();
+      doc.save().lineWidth(2.4).strokeColor(p.accent).roundedRect(label.x + mm(4), label.y + mm(4), label.w - mm(8), label.h - mm(8), mm(11)).stroke().restore();
+      look.ornament(doc, t.x + t.w / 2, label.y + mm(20), 1.8, p);
+      const width = label.w - mm(20);
+      const title = fitTitle(width, 3, 46, 22);
+      let at = label.y + mm(34);
+      at = drawBlock(title.lines, title.style, { x: label.x + mm(10), w: width }, at, 'center', p.accent);
+      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: label.x + mm(10), w: width }, at + mm(4), 'center', p.text);
+      drawCentredLine(countLine.toUpperCase(), smallCaps, t.x + t.w / 2, label.y + label.h - mm(9), p.muted, width);
+      return;
+    }
     const inset = look.cover === 'playful' ? mm(11) : mm(12);
     drawFrame(doc, look.coverFrame, t, inset, p.accent, look.cover === 'playful' ? 1.2 : 0.9);
     if (look.cover === 'playful') {
@@ -382,12 +469,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     size: look.quoteSize + (pinned ? 1.5 : 0),
     leading: look.leading,
   });
-  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: 10.5, leading: 1.5 };
-  const signatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: 9.5, leading: 1.45 };
+  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: look.longSize, leading: look.longLeading };
+  const signatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
+  /** A journal's entry heading: the day it was written. */
+  const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
   const barIndent = look.quoteMark === 'bar' ? 16 : 0;
 
   /** The most of a page a memory's photos take, so its words can start below them. */
-  const PHOTO_SHARE = 0.72;
+  const PHOTO_SHARE = look.photoShare;
 
   function pictureBox(cell: { w: number; h: number }) {
     const [top, right, bottom, left] = mountPadding(look.mount);
@@ -565,10 +654,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
     const qs: TextStyle = long ? { ...longStyle, fallbacks: fallbacks.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : quoteStyle(memory.pinned);
     const align = long ? 'left' : look.align;
-    const textWidth = content.w - barIndent;
+    // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
+    const columns = long ? look.longColumns : 1;
+    const colGap = mm(6);
+    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : content.w - barIndent;
+    let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
-    const signature = [memory.signature ? `— ${memory.signature}` : null, DATE.format(new Date(memory.date))].filter(Boolean).join(' · ');
+    const when = DATE.format(new Date(memory.date));
+    // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
+    const signature = [memory.signature ? `— ${memory.signature}` : null, look.datedEntries ? null : look.captionCaps ? when.toUpperCase() : when].filter(Boolean).join(' · ');
     const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
     // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
     const codes = memory.recordings.map((r) => {
@@ -579,7 +674,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     const codesHeight = codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * signatureStyle.size * signatureStyle.leading), 0);
     const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight;
-    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
+    const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];
+    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
     const picturesHeight = block.height ? block.height + GAP * 1.5 : 0;
     const textHeight = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     const total = picturesHeight + markHeight + textHeight + sigHeight;
@@ -602,25 +698,37 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent, w: textWidth });
+    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
     if (markHeight && lines.length) {
       // The mark goes with the first two lines; with a short memory, with all of it and its signature.
       if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
-      const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
-      const [mark] = breakLines(measure, '“', markStyle, 100);
-      const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
-      const my = y + 34;
-      paint((dy) => drawLine(mark, mx, my + dy, markStyle, p.accent));
+      if (heading.length) {
+        // The entry's date, written in the accent colour and underlined like a diary's.
+        const [hx, hy, hw] = [column().x, y, heading[0].width];
+        paint((dy) => {
+          drawBlock(heading, dateStyle, { x: hx, w: textWidth }, hy + dy, 'left', p.accent);
+          doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + markHeight - 5).lineTo(hx + Math.min(hw, textWidth), hy + dy + markHeight - 5).stroke().restore();
+        });
+      } else {
+        const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
+        const [mark] = breakLines(measure, '“', markStyle, 100);
+        const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
+        const my = y + 34;
+        paint((dy) => drawLine(mark, mx, my + dy, markStyle, p.accent));
+      }
       y += markHeight;
     }
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
     let i = 0;
+    let colTop = y;
+    let colBottom = y;
     while (i < lines.length) {
       let fits = 0;
       let h = 0;
+      const columnTop = atTop() || (col === 1 && y <= colTop + 0.5);
       for (let j = i; j < lines.length; j++) {
-        const gap = lines[j].paragraphStart && (j > i || !atTop()) ? pitch * 0.45 : 0;
+        const gap = lines[j].paragraphStart && (j > i || !columnTop) ? pitch * 0.45 : 0;
         const tail = j === lines.length - 1 ? sigHeight : 0;
         if (h + gap + pitch + tail > room()) break;
         h += gap + pitch;
@@ -631,11 +739,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (left - fits < 2) fits = left - 2;
         if (fits < 2) fits = atTop() ? Math.max(1, Math.min(left - 2, 1)) : 0;
       }
+      // The first column takes half of what is left when the rest and the signature fit in the two.
+      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) fits = Math.ceil(left / 2);
       for (let j = i; j < i + fits; j++) {
         const line = lines[j];
         const last = j === lines.length - 1;
-        if (line.paragraphStart && !atTop()) y += pitch * 0.45;
-        const [bx, ly, lx] = [content.x, y, lineX(line, column(), align)];
+        if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
+        const [bx, ly, lx] = [column().x - barIndent, y, lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         // Every line of a long memory but a paragraph's last is set flush on both sides.
         const justifyTo = long && !line.last ? textWidth : undefined;
@@ -643,9 +753,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         y += pitch;
       }
       i += fits;
-      if (i < lines.length) memoryPage();
+      colBottom = Math.max(colBottom, y);
+      if (i >= lines.length) break;
+      if (columns === 2 && col === 0) {
+        col = 1;
+        y = colTop;
+      } else {
+        memoryPage();
+        col = 0;
+        colTop = colBottom = y;
+      }
     }
-    if (room() < sigHeight && !atTop()) memoryPage();
+    if (room() < sigHeight && !atTop()) {
+      memoryPage();
+      col = 0;
+      colBottom = y;
+    }
     y += 6;
     y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
     // The codes line up under each other: one row width for all of them.
@@ -665,6 +788,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       y += QR_SIZE;
     }
     memoryCount++;
+    y = Math.max(y, colBottom);
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;

@@ -5,6 +5,7 @@
  * are mounted, and the theme's ornament, drawn as vector paths.
  */
 import type { Theme, ThemePalette } from '../../media-tools/themes.js';
+import type { MarginsMm } from './geometry.js';
 
 /** The drawing calls the ornaments use: a PDFKit document. */
 export type Pen = PDFKit.PDFDocument;
@@ -14,13 +15,31 @@ export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape'
 export type Ornament = (pen: Pen, cx: number, cy: number, scale: number, p: ThemePalette) => void;
 
 export interface PdfLook {
+  /** The page grid: margins inside the trim (the gutter is added to the inner one, which is never under 18 mm, clear of the binding). */
+  margins: MarginsMm;
+  /** Size of a long memory's text face, points, and its leading. */
+  longSize: number;
+  longLeading: number;
+  /** Size of the signature line; set in spaced capitals when `captionCaps`. */
+  captionSize: number;
+  captionCaps: boolean;
+  /** The most of a page a memory's photos take (photo-led themes take more). */
+  photoShare: number;
+  /** Each memory opens with its date as a heading (a journal's dated entries), rather than the date after the name. */
+  datedEntries: boolean;
+  /** The ornament drawn in the page's corners as well as between memories. */
+  cornerOrnament: boolean;
+  /** Long memories set in one column or two (a magazine's). */
+  longColumns: 1 | 2;
+  /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
+  cards: boolean;
   /** Size of a memory's words, points (pinned memories are set a little larger). */
   quoteSize: number;
   leading: number;
   align: 'left' | 'center';
   /** An opening quote mark above the words, an accent bar beside them, or nothing. */
   quoteMark: 'glyph' | 'bar' | 'none';
-  cover: 'classic' | 'editorial' | 'playful' | 'journal';
+  cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;
   mount: Mount;
@@ -173,18 +192,29 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
 
 export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
 
+const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, longColumns: 1 as const };
+
 export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
-  elegant_classic: { quoteSize: 12.5, leading: 1.5, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'double', pageFrame: 'none', mount: 'border', ornament: flourish, folio: 'dashes' },
-  modern_clean: { quoteSize: 11.5, leading: 1.55, align: 'left', quoteMark: 'bar', cover: 'editorial', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: bar, folio: 'plain' },
-  storybook: { quoteSize: 13, leading: 1.45, align: 'center', quoteMark: 'glyph', cover: 'playful', coverFrame: 'rounded', pageFrame: 'none', mount: 'polaroid', ornament: dots, folio: 'disc' },
-  memorial_service: { quoteSize: 13.5, leading: 1.45, align: 'center', quoteMark: 'none', cover: 'classic', coverFrame: 'hairline', pageFrame: 'hairline', mount: 'border', ornament: laurel, folio: 'dashes' },
-  wedding_album: { quoteSize: 13.5, leading: 1.45, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'corners', pageFrame: 'corners', mount: 'mat', ornament: rings, folio: 'dashes' },
-  baby_first_year: { quoteSize: 12.5, leading: 1.5, align: 'center', quoteMark: 'glyph', cover: 'playful', coverFrame: 'rounded', pageFrame: 'none', mount: 'rounded', ornament: hearts, folio: 'disc' },
-  daily_journal: { quoteSize: 15, leading: 1.35, align: 'left', quoteMark: 'none', cover: 'journal', coverFrame: 'none', pageFrame: 'none', mount: 'tape', ornament: squiggle, folio: 'plain' },
-  retirement_tribute: { quoteSize: 12, leading: 1.55, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'double', pageFrame: 'hairline', mount: 'border', ornament: star, folio: 'dashes' },
-  botanical_luxe: { quoteSize: 12.5, leading: 1.5, align: 'center', quoteMark: 'none', cover: 'classic', coverFrame: 'corners', pageFrame: 'none', mount: 'border', ornament: sprig, folio: 'dashes' },
-  heirloom_gallery: { quoteSize: 13, leading: 1.5, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'double', pageFrame: 'double', mount: 'mat', ornament: diamonds, folio: 'plain' },
-  editorial_noir: { quoteSize: 13, leading: 1.45, align: 'left', quoteMark: 'bar', cover: 'editorial', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: rule, folio: 'plain' },
+  // A classic keepsake: generous even margins, centred italic display type, a bordered photo, a double-framed cover.
+  elegant_classic: { ...base, margins: { top: 24, bottom: 28, inner: 22, outer: 22 }, photoShare: 0.6, quoteSize: 12.5, leading: 1.55, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'double', pageFrame: 'none', mount: 'border', ornament: flourish, folio: 'dashes' },
+  // Swiss grid: a narrow text column on the binding side, a wide empty outer margin, small sans type with an accent bar.
+  modern_clean: { ...base, margins: { top: 20, bottom: 24, inner: 18, outer: 50 }, longSize: 9.5, longLeading: 1.55, captionSize: 8.5, captionCaps: true, quoteSize: 11, leading: 1.6, align: 'left', quoteMark: 'bar', cover: 'editorial', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: bar, folio: 'plain' },
+  // A picture book: large rounded type, centred, photos as polaroids.
+  storybook: { ...base, margins: { top: 22, bottom: 26, inner: 23, outer: 23 }, longSize: 11.5, photoShare: 0.6, quoteSize: 13.5, leading: 1.45, align: 'center', quoteMark: 'glyph', cover: 'playful', coverFrame: 'rounded', pageFrame: 'none', mount: 'polaroid', ornament: dots, folio: 'disc' },
+  memorial_service: { ...base, margins: { top: 26, bottom: 30, inner: 24, outer: 24 }, longSize: 11.5, photoShare: 0.6, quoteSize: 13.5, leading: 1.45, align: 'center', quoteMark: 'none', cover: 'classic', coverFrame: 'hairline', pageFrame: 'hairline', mount: 'border', ornament: laurel, folio: 'dashes' },
+  wedding_album: { ...base, margins: { top: 24, bottom: 28, inner: 20, outer: 20 }, longSize: 11.5, photoShare: 0.7, quoteSize: 13.5, leading: 1.45, align: 'center', quoteMark: 'glyph', cover: 'classic', coverFrame: 'corners', pageFrame: 'corners', mount: 'mat', ornament: rings, folio: 'dashes' },
+  // A baby's first year: tight margins, big friendly type set flush left, photos in rounded frames, a polka-dot cover.
+  baby_first_year: { ...base, margins: { top: 16, bottom: 22, inner: 18, outer: 12 }, longSize: 12.5, longLeading: 1.45, captionSize: 11, photoShare: 0.8, quoteSize: 17, leading: 1.35, align: 'left', quoteMark: 'glyph', cards: true, cover: 'nursery', coverFrame: 'rounded', pageFrame: 'none', mount: 'rounded', ornament: hearts, folio: 'disc' },
+  // A journal: dated entries written on the page, a wide ruled margin on the binding side, taped-in photos.
+  daily_journal: { ...base, margins: { top: 20, bottom: 24, inner: 30, outer: 16 }, longSize: 13, longLeading: 1.4, captionSize: 11, datedEntries: true, quoteSize: 15, leading: 1.35, align: 'left', quoteMark: 'none', cover: 'journal', coverFrame: 'none', pageFrame: 'none', mount: 'tape', ornament: squiggle, folio: 'plain' },
+  // A tribute: a certificate-like title page, framed pages, names in spaced sans capitals.
+  retirement_tribute: { ...base, margins: { top: 28, bottom: 32, inner: 26, outer: 26 }, captionSize: 8.5, captionCaps: true, photoShare: 0.58, quoteSize: 12, leading: 1.6, align: 'center', quoteMark: 'glyph', cover: 'certificate', coverFrame: 'double', pageFrame: 'double', mount: 'border', ornament: star, folio: 'dashes' },
+  // Botanical: very wide margins, text flush left, sprigs in the page corners.
+  botanical_luxe: { ...base, margins: { top: 32, bottom: 34, inner: 34, outer: 34 }, longSize: 10, photoShare: 0.62, quoteSize: 12, leading: 1.6, align: 'left', quoteMark: 'none', cover: 'classic', coverFrame: 'corners', pageFrame: 'none', mount: 'border', ornament: sprig, folio: 'dashes', cornerOrnament: true },
+  // A gallery: photos lead, nearly to the trim, on a museum mat; words below them like wall labels.
+  heirloom_gallery: { ...base, margins: { top: 13, bottom: 20, inner: 18, outer: 11 }, captionSize: 8.5, captionCaps: true, photoShare: 0.88, quoteSize: 11.5, leading: 1.5, align: 'left', quoteMark: 'none', cover: 'gallery', coverFrame: 'double', pageFrame: 'none', mount: 'mat', ornament: diamonds, folio: 'plain' },
+  // A magazine: narrow margins, large display type flush left with a red bar, photos big and unmounted.
+  editorial_noir: { ...base, margins: { top: 16, bottom: 20, inner: 18, outer: 13 }, captionSize: 9, captionCaps: true, longColumns: 2, photoShare: 0.8, quoteSize: 18, leading: 1.28, align: 'left', quoteMark: 'bar', cover: 'magazine', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: rule, folio: 'plain' },
 } satisfies Record<Theme, PdfLook>);
 
 /** Space a mount takes around a picture: [top, right, bottom, left], points. */
