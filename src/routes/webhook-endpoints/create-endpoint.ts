@@ -29,6 +29,8 @@ export function createEndpoint(app: FastifyInstance, { services }: RouteContext)
         (tx) => services.webhookEndpoints.createEndpoint(tx, actor, request.body),
       );
       if (run.replayed) return reply;
+      // The secret is sealed in its row; the stored answer a replay gets carries none.
+      if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...run.value, secret: null });
       return reply.code(201).header('location', `/api/v1/webhook_endpoints/${run.value.id}/`).header('etag', run.value.etag).send(run.value);
     },
   );

@@ -23,6 +23,8 @@ export function rotateSecret(app: FastifyInstance, { services }: RouteContext) {
     },
     async (request, reply) => {
       const endpoint = await services.webhookEndpoints.rotateSecret(unitOf(request), actorOf(request), request.params.id);
+      // The secret is sealed in its row; the stored answer a replay gets carries none.
+      if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...endpoint, secret: null });
       return reply.header('etag', endpoint.etag).send(endpoint);
     },
   );

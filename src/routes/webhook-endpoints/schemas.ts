@@ -57,7 +57,11 @@ export const WebhookEndpoint = Type.Object(endpointProperties, {
 export const WebhookEndpointWithSecret = Type.Object(
   {
     ...endpointProperties,
-    secret: Type.String({ description: 'The signing secret, whsec_ + base64 of 32 bytes: shown only in this answer', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+    secret: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The signing secret, whsec_ + base64 of 32 bytes: shown only in this answer. Never stored in the clear: a replay of the request (same Idempotency-Key) answers null',
+      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    }),
   },
   { title: 'WebhookEndpointWithSecret', description: 'The endpoint, with its signing secret (shown in this answer only)' },
 );

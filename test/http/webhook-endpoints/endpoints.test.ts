@@ -45,13 +45,22 @@ describe('webhook endpoints', () => {
     expect(patched.body).toMatchObject({ description: 'renamed', event_types: null, status: 'disabled', disabled_reason: 'manual' });
     expect(patched.body.etag).not.toBe(got.body.etag);
 
-    // The same Idempotency-Key replays the answer (secret included) and makes nothing new.
+    // The same Idempotency-Key replays the answer and makes nothing new; the secret is never stored in the clear,
+    // so the replay carries null where the first answer had it.
     const key = crypto.randomUUID();
     const a = await t.post('/api/v1/webhook_endpoints/', { url: 'http://127.0.0.1:9/b' }, { token: owner.token, idempotencyKey: key });
     const b = await t.post('/api/v1/webhook_endpoints/', { url: 'http://127.0.0.1:9/b' }, { token: owner.token, idempotencyKey: key });
     expect(b.status).toBe(201);
-    expect(b.body).toEqual(a.body);
+    expect(a.body.secret).toMatch(/^whsec_/);
+    expect(b.body).toEqual({ ...a.body, secret: null });
     expect((await t.get('/api/v1/webhook_endpoints/', { token: owner.token })).body.items).toHaveLength(2);
+    const rotateKey = crypto.randomUUID();
+    const rotated = await t.post(`/api/v1/webhook_endpoints/${a.body.id}/rotate_secret/`, undefined, { token: owner.token, idempotencyKey: rotateKey });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const rotatedAgain = await t.post(`/api/v1/webhook_endpoints/${a.body.id}/rotate_secret/`, undefined, { token: owner.token, idempotencyKey: rotateKey });
+    expect(rotatedAgain.body).toEqual({ ...rotated.body, secret: null });
+    const stored = await t.db.query<{ body: string }>(`SELECT response_body::text AS body FROM idempotency_keys`);
+    expect(stored.some((r) => r.body.includes('whsec_'))).toBe(false);
 
     expect((await t.delete(`/api/v1/webhook_endpoints/${id}/`, { token: owner.token })).status).toBe(204);
     expect((await t.get(`/api/v1/webhook_endpoints/${id}/`, { token: owner.token })).status).toBe(404);
