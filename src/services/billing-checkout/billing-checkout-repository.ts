@@ -145,17 +145,26 @@ export async function forgetBuyer(q: Queryable, userId: string): Promise<void> {
 }
 
 /** Moves one slot of a subscription from its old plan to its new one (a plan change in the portal); `used` when its book holds it. */
-export async function moveSlot(q: Queryable, userId: string, from: string, to: string, used: boolean): Promise<void> {
-  await q.query(
+export async function moveSlot(q: Queryable, userId: string, from: string, to: string, used: boolean): Promise<boolean> {
+  // Only a slot that is there moves: when none of the old plan is left to take, none of the new plan is made.
+  const taken = await q.query(
     `UPDATE book_slots SET purchased = purchased - 1, used = used - $3::int
-     WHERE user_id = $1 AND plan_slug = $2 AND (CASE WHEN $3::int = 1 THEN used >= 1 ELSE purchased > used END)`,
+     WHERE user_id = $1 AND plan_slug = $2 AND (CASE WHEN $3::int = 1 THEN used >= 1 ELSE purchased > used END)
+     RETURNING user_id`,
     [userId, from, used ? 1 : 0],
   );
+  if (!taken.length) return false;
   await q.query(
     `INSERT INTO book_slots (user_id, plan_slug, purchased, used) VALUES ($1, $2, 1, $3)
      ON CONFLICT (user_id, plan_slug) DO UPDATE SET purchased = book_slots.purchased + 1, used = book_slots.used + EXCLUDED.used`,
     [userId, to, used ? 1 : 0],
   );
+  return true;
+}
+
+/** Whether a checkout of this subscription granted its slot: only then may its events move or end one. */
+export async function boughtSlot(q: Queryable, subscriptionId: string): Promise<boolean> {
+  return Boolean(await one(q, `SELECT 1 FROM stripe_checkouts WHERE subscription_id = $1 AND fulfilled_at IS NOT NULL LIMIT 1`, [subscriptionId]));
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   endSubscriptionsOfUser,
   findUnboundFor,
   forgetBuyer,
+  boughtSlot,
   moveSlot,
   setSubscriptionBook,
   findCustomerOf,
@@ -157,7 +158,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     if (bookId && (book = await lockBook(tx, bookId)) && book.plan_slug === sub.plan_slug) {
       await setBookBilling(tx, book.id, { planSlug: fallback.slug, status: 'active', periodStart: null, periodEnd: null, graceEndsAt: null });
       await audit.record('billing_book_moved_to_default_plan', { userId: sub.user_id, requestId: null, data: { book: book.slug, from: sub.plan_slug, to: fallback.slug, subscription: sub.id } }, tx);
-    } else if (!bookId && sub.user_id && sub.plan_slug && (await removeUnusedSlot(tx, sub.user_id, sub.plan_slug))) {
+    } else if (!bookId && sub.user_id && sub.plan_slug && (await boughtSlot(tx, sub.id)) && (await removeUnusedSlot(tx, sub.user_id, sub.plan_slug))) {
       await audit.record('billing_unused_slot_ended', { userId: sub.user_id, requestId: null, data: { plan: sub.plan_slug, subscription: sub.id } }, tx);
     }
     await markReleased(tx, sub.id);
@@ -256,8 +257,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         const named = price && stripe ? stripe.planOfPrice(price) : undefined;
         const newPlan = named && named !== sub.plan_slug && sub.user_id && sub.plan_slug ? await findPlan(tx, named) : undefined;
         const planSlug = newPlan && !newPlan.is_default ? newPlan.slug : sub.plan_slug;
-        if (planSlug !== sub.plan_slug && sub.user_id && sub.plan_slug) {
-          await moveSlot(tx, sub.user_id, sub.plan_slug, planSlug!, sub.book_id !== null);
+        // Only a slot this subscription bought moves (a checkout of it was fulfilled), and only one that is there.
+        if (planSlug !== sub.plan_slug && sub.user_id && sub.plan_slug && (await boughtSlot(tx, sub.id)) && (await moveSlot(tx, sub.user_id, sub.plan_slug, planSlug!, sub.book_id !== null))) {
           await audit.record('billing_plan_changed', { userId: sub.user_id, requestId, data: { subscription: sub.id, from: sub.plan_slug, to: planSlug } }, tx);
         }
         const next = await saveSubscriptionState(tx, sub.id, {

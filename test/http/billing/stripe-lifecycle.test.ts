@@ -261,6 +261,22 @@ describe('changes made in the customer portal', () => {
   });
 });
 
+describe('a subscription whose checkout never paid', () => {
+  it("neither ends nor moves a slot it did not buy: the buyer's other premium slot stays, and no plus slot appears", async () => {
+    const u = await newUser(t);
+    await t.services.billingCheckout.grantSlotsAsOperator(u.user.id, 'premium', 1);
+    const unpaid: SubscriptionRef = { subscription: `sub_test_${crypto.randomUUID().slice(0, 8)}`, customer: `cus_test_${crypto.randomUUID().slice(0, 8)}`, userId: u.user.id, plan: 'premium' };
+    const slots = async () => (await t.get('/api/v1/me/quotas/', { token: u.token })).body.book_slots as { plan: string; purchased: number }[];
+    // A portal plan change on it, then its end: neither may touch the operator's slot.
+    await postStripe(t, stripeEvent('customer.subscription.updated', { ...subscriptionObject(unpaid, { status: 'active', periodEnd: now() + 30 * DAY }), items: { object: 'list', data: [{ id: 'si_x', object: 'subscription_item', current_period_end: now() + 30 * DAY, price: { id: STRIPE_PRICES.plus } }] } }));
+    await postStripe(t, stripeEvent('customer.subscription.deleted', subscriptionObject(unpaid, { status: 'canceled', periodEnd: now() - 1, endedAt: now() })));
+    await t.services.billingCheckout.settle();
+    const after = await slots();
+    expect(after.find((x) => x.plan === 'premium')).toMatchObject({ purchased: 1 });
+    expect(after.find((x) => x.plan === 'plus')?.purchased ?? 0).toBe(0);
+  });
+});
+
 describe('a checkout paid by a delayed method', () => {
   it('completes unpaid (no slot), and its async_payment_succeeded adds the slot once', async () => {
     const u = await newUser(t);
