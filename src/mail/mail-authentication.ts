@@ -71,6 +71,20 @@ export async function verifyMessage(
 }
 
 /**
+ * The field with its comments and quoted strings emptied: a sender's own
+ * words can appear there (a quoted MAIL FROM local part echoed in a comment),
+ * so `(… dmarc=pass …)` must never read as a result.
+ */
+function withoutCommentsOrQuotes(value: string): string {
+  let v = value.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  for (let before = ''; before !== v; ) {
+    before = v;
+    v = v.replace(/\([^()]*\)/g, ' ');
+  }
+  return v;
+}
+
+/**
  * The verdicts an inbound provider wrote into the Authentication-Results
  * field (RFC 8601) it added on receipt, the topmost one, or with `authservId`
  * the topmost one that names it (`mx.provider.example; spf=pass
@@ -80,9 +94,11 @@ export async function verifyMessage(
 export function verdictFromHeaders(headers: HeaderField[], authservId: string | null = null): MailVerdict {
   const fields = headers.filter((h) => h.key === 'authentication-results');
   const mine = authservId ? fields.find((h) => h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === authservId) : fields[0];
-  const ar = mine?.value ?? '';
+  const ar = withoutCommentsOrQuotes(mine?.value ?? '');
+  // Each result is its own `;`-separated resinfo that starts with its method (the first part is the authserv-id).
+  const resinfos = ar.split(';').slice(1).map((r) => r.trim());
   const method = (name: string) => {
-    const m = new RegExp(`(?:^|[;\\s])${name}\\s*=\\s*([a-z]+)([^;]*)`, 'i').exec(ar);
+    const m = resinfos.map((r) => new RegExp(`^${name}\\s*=\\s*([a-z]+)(.*)$`, 'is').exec(r)).find(Boolean);
     return { result: m ? m[1].toLowerCase() : 'none', props: m ? m[2] : '' };
   };
   const prop = (props: string, name: string) => new RegExp(`${name.replace('.', '\\.')}\\s*=\\s*"?([^\\s;"]+)`, 'i').exec(props)?.[1] ?? null;

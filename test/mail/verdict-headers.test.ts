@@ -25,4 +25,11 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
     expect(verdictFromHeaders(headers(provider, forged, 'From: rose@family.test'), 'mx.provider.test')).toMatchObject({ dmarc: 'fail', fromAuthenticated: false });
     expect(verdictFromHeaders(headers(forged, 'From: rose@family.test'), 'mx.provider.test')).toMatchObject({ spf: 'none', dkim: 'none', dmarc: 'none', fromAuthenticated: false });
   });
+
+  it("reads no result from a comment or a quoted string, where a sender's own words may stand", () => {
+    const crafted = 'Authentication-Results: mx.provider.test; spf=pass (sender "a dmarc=pass"@evil.test) smtp.mailfrom=x@evil.test; dmarc=fail header.from=family.test';
+    expect(verdictFromHeaders(headers(crafted, 'From: rose@family.test'))).toMatchObject({ spf: 'pass', dmarc: 'fail', fromAuthenticated: false });
+    const commented = 'Authentication-Results: mx.provider.test; spf=none (dkim=pass header.d=family.test); dmarc=none';
+    expect(verdictFromHeaders(headers(commented, 'From: rose@family.test'))).toMatchObject({ dkim: 'none', fromAuthenticated: false });
+  });
 });
