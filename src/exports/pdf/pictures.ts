@@ -1,4 +1,3 @@
-import type { Metadata } from 'sharp';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -39,21 +38,14 @@ export function printedSize(w: number, h: number, box: { w: number; h: number })
  */
 export async function preparePicture(file: string, box: { w: number; h: number }, background: string): Promise<PreparedPicture | null> {
   const sharp = await loadSharp();
-  let meta: Metadata;
-  try {
-    meta = await sharp(file, { failOn: 'none' }).metadata();
-  } catch {
-    return null;
-  }
-  if (!meta.width || !meta.height) return null;
-  const turned = (meta.orientation ?? 1) >= 5;
-  const w = turned ? meta.height : meta.width;
-  const h = turned ? meta.width : meta.height;
+  const upright = await uprightSize(file);
+  if (!upright) return null;
+  const { w, h } = upright;
   const size = printedSize(w, h, box);
   const targetW = Math.min(w, Math.max(1, Math.round((size.width / 72) * PRINT_DPI)));
   const targetH = Math.min(h, Math.max(1, Math.round((size.height / 72) * PRINT_DPI)));
   try {
-    const { data, info } = await sharp(file, { failOn: 'none', limitInputPixels: 268_402_689 })
+    const { data, info } = await sharp(file, { failOn: 'none' })
       .rotate()
       .resize(targetW, targetH, { fit: 'fill', withoutEnlargement: true })
       .flatten({ background })
@@ -73,16 +65,9 @@ export async function preparePicture(file: string, box: { w: number; h: number }
  */
 export async function prepareCroppedPicture(file: string, cell: { w: number; h: number }, background: string): Promise<(PreparedPicture & { ppi: number }) | null> {
   const sharp = await loadSharp();
-  let meta: Metadata;
-  try {
-    meta = await sharp(file, { failOn: 'none' }).metadata();
-  } catch {
-    return null;
-  }
-  if (!meta.width || !meta.height) return null;
-  const turned = (meta.orientation ?? 1) >= 5;
-  const w = turned ? meta.height : meta.width;
-  const h = turned ? meta.width : meta.height;
+  const upright = await uprightSize(file);
+  if (!upright) return null;
+  const { w, h } = upright;
   // The part of the photo that fills the cell, in its own pixels; never scaled up.
   const cellAspect = cell.w / cell.h;
   const usedW = Math.min(w, h * cellAspect);
@@ -90,7 +75,7 @@ export async function prepareCroppedPicture(file: string, cell: { w: number; h: 
   const targetW = Math.max(1, Math.round(usedW * scale));
   const targetH = Math.max(1, Math.round(targetW / cellAspect));
   try {
-    const { data, info } = await sharp(file, { failOn: 'none', limitInputPixels: 268_402_689 })
+    const { data, info } = await sharp(file, { failOn: 'none' })
       .rotate()
       .resize(targetW, targetH, { fit: 'cover', position: sharp.strategy.attention })
       .flatten({ background })
@@ -103,14 +88,20 @@ export async function prepareCroppedPicture(file: string, cell: { w: number; h: 
   }
 }
 
-/** Width / height of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
-export async function aspectOf(file: string): Promise<number | null> {
+/** Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
+async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(file, { failOn: 'none' }).metadata();
     if (!meta.width || !meta.height) return null;
-    return (meta.orientation ?? 1) >= 5 ? meta.height / meta.width : meta.width / meta.height;
+    return (meta.orientation ?? 1) >= 5 ? { w: meta.height, h: meta.width } : { w: meta.width, h: meta.height };
   } catch {
     return null;
   }
+}
+
+/** Width / height of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
+export async function aspectOf(file: string): Promise<number | null> {
+  const size = await uprightSize(file);
+  return size ? size.w / size.h : null;
 }
