@@ -39,6 +39,23 @@ Usage:
 Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
 DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL. See the README.`;
 
+function shutdownLimits(config: Config) {
+  return { delay_ms: config.shutdown.delayMs, timeout_ms: config.shutdown.timeoutMs };
+}
+
+/**
+ * The shutdown is bounded step by step (requests, then jobs, within
+ * SHUTDOWN_TIMEOUT_SECONDS); should a step still hang, the process exits
+ * anyway, so an orchestrator's restart never waits on it.
+ */
+function exitIfStuck(config: Config, log: { error(obj: object, msg: string): void }) {
+  const graceMs = config.shutdown.delayMs + config.shutdown.timeoutMs + 10_000;
+  setTimeout(() => {
+    log.error({ after_ms: graceMs }, 'shutdown did not finish; exiting');
+    process.exit(1);
+  }, graceMs).unref();
+}
+
 /** Prints one JSON object: what a command created or found. */
 function out(value: unknown) {
   process.stdout.write(JSON.stringify(value) + '\n');
@@ -110,7 +127,8 @@ export async function main(argv: string[]): Promise<number> {
           },
         );
         const stop = async (signal: string) => {
-          server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
+          server.app.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing requests in flight');
+          exitIfStuck(config, server.app.log);
           await server.close();
           process.exit(0);
         };
@@ -126,8 +144,9 @@ export async function main(argv: string[]): Promise<number> {
         const { startWorker } = await import('../worker.js');
         const worker = await startWorker(config);
         const stop = async (signal: string) => {
-          worker.log.info({ signal }, 'shutting down; finishing running jobs');
-          await worker.close();
+          worker.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing running jobs');
+          exitIfStuck(config, worker.log);
+          await worker.close({ timeoutMs: config.shutdown.timeoutMs });
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -147,9 +166,10 @@ export async function main(argv: string[]): Promise<number> {
           throw err;
         }
         const stop = async (signal: string) => {
-          worker.log.info({ signal }, 'shutting down; finishing mail being received and running jobs');
+          worker.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing mail being received and running jobs');
+          exitIfStuck(config, worker.log);
           await receiver.close();
-          await worker.close();
+          await worker.close({ timeoutMs: config.shutdown.timeoutMs });
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -18,6 +18,11 @@ export interface Config {
     /** Slow-client limits: request line and headers, the whole request with its body, an idle keep-alive connection. */
     timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   };
+  /**
+   * SIGTERM: how long the process keeps taking requests with /readyz answering 503 (for a balancer that
+   * polls it), then how long requests in flight and running jobs get to finish, all told.
+   */
+  shutdown: { delayMs: number; timeoutMs: number };
   dataDir: string;
   database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
   secretKey: string;
@@ -210,6 +215,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 86_400_000);
   const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  const shutdownDelayMs = int('SHUTDOWN_DELAY_SECONDS', 0, 0, 600) * 1000;
+  const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600) * 1000;
   if (headersMs > requestMs) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs}), got "${headersMs}"`);
   }
@@ -305,6 +312,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   return deepFreeze({
     env: nodeEnv as Config['env'],
     http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } },
+    shutdown: { delayMs: shutdownDelayMs, timeoutMs: shutdownTimeoutMs },
     dataDir,
     database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
     secretKey,
