@@ -62,3 +62,13 @@ CREATE TRIGGER books_copy_to_members AFTER UPDATE ON books FOR EACH ROW
 
 CREATE INDEX book_members_list_activity_idx ON book_members (user_id, book_status, book_activity_bucket DESC, book_id DESC)
   WHERE role IN ('owner', 'admin') AND book_live;
+
+-- A media upload moves storage_used_bytes, which the Book does not show (only the billing view's
+-- quota does): like last_activity_at alone, it no longer moves the book's updated_at, so its ETag
+-- and its place in an updated_since sync stay, and the copy of updated_at reaches no membership.
+-- A change of anything else still moves updated_at, as does an update that changes nothing.
+DROP TRIGGER books_updated_at ON books;
+CREATE TRIGGER books_updated_at BEFORE UPDATE ON books FOR EACH ROW
+  WHEN ((OLD.last_activity_at IS NOT DISTINCT FROM NEW.last_activity_at AND OLD.storage_used_bytes IS NOT DISTINCT FROM NEW.storage_used_bytes)
+        OR (to_jsonb(OLD) - ARRAY['last_activity_at', 'storage_used_bytes']) IS DISTINCT FROM (to_jsonb(NEW) - ARRAY['last_activity_at', 'storage_used_bytes']))
+  EXECUTE FUNCTION set_updated_at();

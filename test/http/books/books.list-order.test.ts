@@ -150,6 +150,27 @@ describe('GET /books/ in activity order', () => {
   });
 });
 
+describe('a book\'s storage count', () => {
+  it('moves neither the book\'s ETag nor any membership row (the Book does not show it)', async () => {
+    const owner = await newUser(t);
+    const book = await newBook(t, owner, { title: 'Photos', plan: 'plus' });
+    await addMember(t, book.slug, await newUser(t), 'contributor');
+    const versions = () => t.db.query<{ v: string }>(`SELECT m.xmin::text AS v FROM book_members m JOIN books b ON b.id = m.book_id WHERE b.slug = $1 ORDER BY m.user_id`, [book.slug]);
+    const before = await t.get(`/api/v1/books/${book.slug}/`, { token: owner.token });
+    const rows = await versions();
+    // What an upload does to the book (MediaRepository's storage count).
+    await t.db.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + 1000 WHERE slug = $1`, [book.slug]);
+    const after = await t.get(`/api/v1/books/${book.slug}/`, { token: owner.token });
+    expect(after.headers.etag).toBe(before.headers.etag);
+    expect(await versions()).toEqual(rows);
+    const billing = await t.get(`/api/v1/books/${book.slug}/billing/`, { token: owner.token });
+    expect(billing.body.quota.storage_used_bytes).toBe(1000);
+    // Any change the Book shows still moves it.
+    const renamed = await t.patch(`/api/v1/books/${book.slug}/`, { subtitle: 'Moved' }, { token: owner.token });
+    expect(renamed.headers.etag).not.toBe(before.headers.etag);
+  });
+});
+
 describe('GET /books/ read by many clients at once', () => {
   // Identical pages asked together share one query (db/shared-read.ts): never one sent before the asking.
   it('every list asked after a create has answered holds the new book, while identical lists run all along', async () => {
