@@ -299,6 +299,29 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
   );
 }
 
+/**
+ * Every transaction on PostgreSQL marks its start where any role can see it:
+ * a shared advisory lock, held until it ends, whose second key is the second
+ * the transaction began (now(), the very value its rows' updated_at take).
+ * The Last-Modified watermark (db/pagination.ts) reads the oldest mark from
+ * pg_locks, which, unlike pg_stat_activity's xact_start, no role is kept
+ * from seeing: it stays right when the API and the workers log in as
+ * different roles without pg_read_all_stats. The mark leaves in the same
+ * message as BEGIN, so no statement of the transaction runs before it.
+ * Shared locks never wait on each other, but each one is taken and released
+ * under its lock-table partition's lock: the first key is one of
+ * START_MARK_SPREAD classes, by backend, so that the transactions of one
+ * second are spread over several partitions instead of queueing on one.
+ * Transaction-level, so it holds behind a transaction pooler too.
+ */
+export const START_MARK_CLASS = 1835169650; // 'mbwr'
+export const START_MARK_SPREAD = 16;
+/** The marks' second keys count seconds from this instant (an int4 holds them until 2068). */
+export const START_MARK_EPOCH = '2000-01-01 00:00:00+00';
+const START_MARK =
+  `SELECT pg_advisory_xact_lock_shared(${START_MARK_CLASS} + pg_backend_pid() % ${START_MARK_SPREAD}, ` +
+  `floor(extract(epoch FROM now() - timestamptz '${START_MARK_EPOCH}'))::int)`;
+
 /** What a connection may keep between transactions, and what each transaction must set itself. */
 interface SessionRules {
   /** Statements named and prepared once per connection (see `statement`). */
@@ -316,6 +339,8 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const opening = session.opening.length ? `; ${session.opening.join('; ')}` : '';
+  // What opens a transaction of ours: BEGIN, the start mark (PostgreSQL), the settings; one message.
+  const begin = ['BEGIN', ...(kind === 'postgres' ? [START_MARK] : []), ...session.opening];
   /** One statement in a transaction of its own that opens with `opening`; a failure rolls it back. */
   async function openedStatement(query: pg.QueryConfig): Promise<pg.QueryResult> {
     const client = await pool.connect();
@@ -376,9 +401,9 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       const lastSteps: (() => Promise<void>)[] = [];
       let savepoints = 0;
       try {
-        // One simple-protocol message: BEGIN, its opening settings and the script leave and answer together.
-        const results: pg.QueryResult | pg.QueryResult[] = await client.query(`BEGIN${opening}${script ? `; ${script}` : ''}`);
-        if (script) rows = ((Array.isArray(results) ? results : [results]).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
+        // One simple-protocol message: BEGIN, its start mark and settings, and the script leave and answer together.
+        const results: pg.QueryResult | pg.QueryResult[] = await client.query([...begin, ...(script ? [script] : [])].join('; '));
+        if (script) rows = ((Array.isArray(results) ? results : [results]).slice(begin.length).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
       } catch (err) {
         client.off('error', onError);
         client.release(err as Error);
