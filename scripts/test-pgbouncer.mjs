@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs a representative part of the PostgreSQL suite through PgBouncer in
 // transaction mode, as production often reaches PostgreSQL: sign-in and
-// tokens, keyed writes and their replays (a crash included), lists, the job
-// queue and its worker, exports. Starts its own pgbouncer on a free port
+// tokens, keyed writes and their replays (a server killed mid-write
+// included), lists and their Last-Modified, the job queue and its worker (a
+// worker killed mid-job included), exports, migrations. Starts its own pgbouncer on a free port
 // with its own ini and auth file in a temporary folder (never the system
 // service), pointed at TEST_DATABASE_URL (default
 // postgres://postgres@127.0.0.1:5432/test), and runs the files with
@@ -25,8 +26,6 @@ const FILES = [
   'test/http/spine/idempotency.test.ts',
   'test/http/spine/crash.test.ts',
   'test/http/spine/lists.test.ts',
-  'test/http/books/books.happy.test.ts',
-  'test/http/submissions/submissions.happy.test.ts',
   'test/jobs/queue.test.ts',
   'test/jobs/crash.test.ts',
   'test/http/exports/exports.jobs.test.ts',
