@@ -243,7 +243,7 @@ class UtcClient extends pg.Client {
 function createPooledPostgresDb(url: string, opts: PostgresOptions): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, Client: UtcClient, types });
   const schema = opts.schema ?? null;
-  if (!schema) return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening: [], autocommitOpens: async () => false }));
+  if (!schema) return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening: [], autocommitOpens: () => false }));
   const opening = [`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`];
   let roleLeadsToSchema: Promise<boolean> | undefined;
   const autocommitOpens = () => {
@@ -329,11 +329,11 @@ interface SessionRules {
   /** Statements sent in the same message as each BEGIN (SET LOCAL settings). */
   opening: string[];
   /** Whether a statement outside a transaction needs `opening` too: it then runs in a transaction of its own. */
-  autocommitOpens(): Promise<boolean>;
+  autocommitOpens(): boolean | Promise<boolean>;
 }
 
 /** A connection of our own (direct PostgreSQL, PGlite): its session settings hold for its life. */
-const DIRECT_SESSION: SessionRules = { named: true, opening: [], autocommitOpens: async () => false };
+const DIRECT_SESSION: SessionRules = { named: true, opening: [], autocommitOpens: () => false };
 
 function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<void>, session: SessionRules): Connection {
   // A dropped idle connection must not crash the process; the pool replaces it.
@@ -364,7 +364,8 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
     kind,
     async query<R>(text: string, params?: unknown[]) {
       const stmt = statement(text, params, session.named);
-      const res = (await session.autocommitOpens()) ? await openedStatement(stmt) : await pool.query(stmt);
+      const opens = session.autocommitOpens();
+      const res = opens !== false && (await opens) ? await openedStatement(stmt) : await pool.query(stmt);
       return res.rows as R[];
     },
     async begin<R>(script?: string) {
