@@ -24,7 +24,12 @@ export interface Config {
    */
   shutdown: { delayMs: number; timeoutMs: number };
   dataDir: string;
-  database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
+  /**
+   * pooler: 'transaction' when PostgreSQL is reached through a pooler in
+   * transaction mode (PgBouncer's pool_mode = transaction), which hands each
+   * transaction any server connection: nothing may rely on session state.
+   */
+  database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null; pooler: 'none' | 'transaction' };
   secretKey: string;
   logLevel: string;
   mail: { smtpUrl: string | null; from: string };
@@ -232,6 +237,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     problems.push(`DATABASE_SCHEMA: expected a lower-case SQL identifier, got "${schema}"`);
   }
+  const pooler = str('DATABASE_POOLER') ?? 'none';
+  if (pooler !== 'none' && pooler !== 'transaction') problems.push(`DATABASE_POOLER: expected none or transaction, got "${pooler}"`);
 
   const logLevel = str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -314,7 +321,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } },
     shutdown: { delayMs: shutdownDelayMs, timeoutMs: shutdownTimeoutMs },
     dataDir,
-    database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
+    database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema, pooler: pooler as Config['database']['pooler'] },
     secretKey,
     logLevel,
     mail: { smtpUrl, from: mailFrom },

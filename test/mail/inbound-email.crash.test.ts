@@ -21,7 +21,7 @@ import { queueSchemaName } from '../../src/jobs/queue.js';
 import { createServices } from '../../src/services/index.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../helpers/test-db.js';
 
 const SLOW_MS = 300_000;
 
@@ -33,7 +33,7 @@ describe(`a message accepted over SMTP by a server killed at once (${TEST_DATABA
   let seeded: { slug: string; apiKey: string };
 
   async function openDb(): Promise<Db> {
-    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema });
+    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER });
     const db = await createDb(config);
     await migrate(db);
     return db;
