@@ -49,7 +49,7 @@ export interface Config {
   messaging: {
     /** Region (ISO 3166 alpha-2) for phone numbers written without a country code. */
     phoneRegion: string;
-    /** Domain of the books' inbound mail addresses (`<slug>@domain`); the public host when unset. */
+    /** Domain of the books' inbound mail addresses (`<slug>@domain`, `<slug>+<key>@domain` for a book that is not public); the public host when unset. */
     inboundMailDomain: string;
     /** SMS over a Twilio-compatible REST API. */
     twilio: { accountSid: string; authToken: string; fromNumber: string; apiBase: string } | null;

@@ -61,7 +61,8 @@ interface Refused {
 /**
  * Memories by email. A message arrives through the SMTP receiver
  * (receiveSmtp, after checkRecipient at RCPT TO) or the signed webhook
- * (receiveWebhook) and is spooled to the object store as it streams, then
+ * (receiveWebhook; its body only once its signature is checked) and is
+ * spooled to the object store as it streams, then
  * recorded per book in one transaction with its email.process job, and only
  * then answered (250 / 202): a message accepted is never lost (the job
  * retries), and a message received again (same Message-ID, or body hash)
