@@ -72,16 +72,20 @@ describe(`a message accepted over SMTP by a server killed at once (${TEST_DATABA
         await new Promise((r) => setTimeout(r, 100));
       }
     };
+    server = await start();
+    // The book is not public: mailed at the address its owner is shown, with its key.
+    const channels = await fetch(`${server.url}/api/v1/books/${seeded.slug}/channels/`, { headers: { authorization: `Bearer ${seeded.apiKey}` } });
+    const to = ((await channels.json()) as { items: { channel: string; address: string }[] }).items.find((r) => r.channel === 'email')!.address;
+    expect(to).toMatch(new RegExp(`^${seeded.slug}\\+[a-z0-9_-]{16}@localhost$`));
     const message = {
       from: 'Ann <ann@localhost>',
-      to: `${seeded.slug}@localhost`,
+      to,
       subject: 'The dock',
       text: 'We jumped off the dock every morning.',
       messageId: `<${randomUUID()}@localhost>`,
     };
     const send = () => nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true }).sendMail(message);
 
-    server = await start();
     expect((await send()).response).toMatch(/^250 /);
     await server.stop('SIGKILL');
 
