@@ -19,7 +19,6 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { inboundMessages } from '../../metrics/metrics.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
-import { findFormKey, mailKeyOpens } from '../channels/web-form-key.js';
 import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
 import { recordInvitationEvent } from '../events/event-objects.js';
 import { markInvitationAccepted } from '../invitations/invitation-repository.js';
@@ -44,10 +43,9 @@ const FAILED_SIGNATURE_WINDOW_SECONDS = 15 * 60;
 /** Unverified webhook bodies one client IP may be sending at once (this process). */
 const UNVERIFIED_BODIES_PER_IP = 4;
 
-/** A book address's parts: `<slug>` or `<slug>+<key>`, lower-case. */
+/** A book address's slug, lower-case. */
 interface BookRecipient {
   slug: string;
-  key: string | null;
 }
 
 /** What a webhook delivery came to. */
@@ -92,25 +90,16 @@ export function createInboundEmailService(deps: {
     return deps.queue;
   }
 
-  /** The book a recipient address names (`<slug>[+<key>]@MAIL_INBOUND_DOMAIN`), or null for any other address. */
+  /** The book a recipient address names (`<slug>@MAIL_INBOUND_DOMAIN`), or null for any other address. */
   function recipientOf(address: string): BookRecipient | null {
     const at = address.lastIndexOf('@');
     if (at <= 0 || address.slice(at + 1).toLowerCase() !== domain) return null;
-    const local = address.slice(0, at).toLowerCase();
-    const plus = local.indexOf('+');
-    return plus < 0 ? { slug: local, key: null } : { slug: local.slice(0, plus), key: local.slice(plus + 1) };
+    return { slug: address.slice(0, at).toLowerCase() };
   }
 
-  /**
-   * The book this address reaches now: one that takes mail, and, unless it is
-   * public, addressed with its key. Otherwise undefined: a private book's bare
-   * slug, a wrong key, a closed and an unknown book all look the same.
-   */
+  /** The book this address reaches now, one that takes mail; otherwise undefined (a closed and an unknown book look the same). */
   async function openBookFor(q: Queryable, r: BookRecipient): Promise<BookContext | undefined> {
-    const ctx = await findOpenChannelBook(q, r.slug, 'email');
-    if (!ctx) return undefined;
-    const formKey = ctx.book.is_public ? '' : await findFormKey(q, ctx.book.id);
-    return mailKeyOpens({ is_public: ctx.book.is_public, form_key: formKey }, r.key) ? ctx : undefined;
+    return findOpenChannelBook(q, r.slug, 'email');
   }
 
   const count = (outcome: string) => inboundMessages.inc({ provider: 'email', outcome });
@@ -289,7 +278,7 @@ export function createInboundEmailService(deps: {
       await Promise.all([loadMailAuth(), import('mailparser')]);
     },
 
-    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown, a closed and a private book without its key look the same). */
+    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown and a closed book look the same). */
     async checkRecipient(address: string): Promise<SmtpReply | null> {
       const r = recipientOf(address);
       if (r && (await openBookFor(db, r))) return null;

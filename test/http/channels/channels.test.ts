@@ -112,8 +112,8 @@ describe('with every provider configured', () => {
     for (const c of CHANNELS.filter((c) => c !== 'rcs' && c !== 'imessage')) expect(rows[c], c).toMatchObject({ enabled: true, plan_allowed: true, platform_configured: true });
     expect(rows.web.deep_link).toMatch(new RegExp(`^https://memories\\.example\\.test/b/${slug}/\\?key=[A-Za-z0-9_-]{16,}$`));
     expect(rows.web.address).toBe(rows.web.deep_link);
-    // A book that is not public is mailed at <slug>+<key>: its bare slug reaches nothing.
-    expect(rows.email.address).toMatch(new RegExp(`^${slug}\\+[a-z0-9_-]{16}@in\\.memories\\.example\\.test$`));
+    // Mail reaches a book at <slug>@MAIL_INBOUND_DOMAIN, public or not.
+    expect(rows.email.address).toBe(`${slug}@in.memories.example.test`);
     expect(rows.email.deep_link).toBe(`mailto:${rows.email.address}`);
     expect(rows.sms).toMatchObject({ address: '+15005550006', deep_link: 'sms:+15005550006' });
     expect(rows.telegram).toMatchObject({ address: '@memorybook_bot', deep_link: `https://t.me/memorybook_bot?start=${slug}` });
@@ -157,7 +157,7 @@ describe('inbound mail through the SMTP receiver only', () => {
   });
   afterAll(() => t.close());
 
-  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set (a public book: no key)', async () => {
+  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner, { isPublic: true })).slug;
     const rows = byChannel((await t.get(url(slug), { token: owner.token })).body.items);
