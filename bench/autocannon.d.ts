@@ -1,4 +1,4 @@
-// autocannon ships no types; only the parts bench/run.ts uses are declared.
+// autocannon ships no types; only the parts the benches use are declared.
 declare module 'autocannon' {
   interface Histogram {
     average: number;
@@ -22,6 +22,8 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     workers?: number;
+    /** Requests per second over all connections (paced); unset: as fast as answers come. */
+    overallRate?: number;
     /** Called once per connection before it starts. */
     setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }
@@ -37,7 +39,11 @@ declare module 'autocannon' {
     statusCodeStats?: Record<string, { count: number }>;
   }
   /** Without a callback it returns a thenable event emitter. */
-  function autocannon(opts: Options): PromiseLike<Result> & { stop(): void };
+  function autocannon(opts: Options): PromiseLike<Result> & {
+    stop(): void;
+    /** Every answer as it arrives: its status and its latency in ms. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  };
   export default autocannon;
   export type { Options, Result };
 }
