@@ -22,6 +22,8 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     workers?: number;
+    /** Each request made from these (setupRequest may change its path, headers or body). */
+    requests?: { setupRequest?: (req: { path?: string; headers?: Record<string, string> }) => { path?: string; headers?: Record<string, string> } }[];
     /** Requests per second over all connections (paced); unset: as fast as answers come. */
     overallRate?: number;
     /** Called once per connection before it starts. */

@@ -30,8 +30,8 @@
  *    (VmHWM, reset through /proc/<pid>/clear_refs, and VmRSS sampled every
  *    20 ms), under 200 MB.
  * 3. DELETE of the 100,000-memory book through the API while submission
- *    creates run on another book at a steady rate (BENCH_SCALE_DELETE_RATE,
- *    default half the small side's create rate): the creates' p99 from the
+ *    creates run at a steady rate (BENCH_SCALE_DELETE_RATE, default 50 a
+ *    second) on 32 other books in turn: the creates' p99 from the
  *    DELETE's answer until the worker's cascade has removed the book's rows,
  *    at most 50 ms, and how long the cascade took.
  *
@@ -81,6 +81,10 @@ const TARGETS = { readP99Ratio: 1.5, createP99Ratio: 1.25, exportPeakRssMb: 200,
 /** The scenarios of step 1, in order: the main bench's and this bench's two syncs. */
 const DEFAULT_SCENARIOS = ['book-get', 'books-list', 'submission-get', 'submissions-page-1', 'submissions-deep-page', 'books-sync', 'submissions-sync', 'submission-create'];
 const STEPS = ['reads', 'export', 'delete'] as const;
+/** Creates per second while the big book is deleted (BENCH_SCALE_DELETE_RATE). */
+const DEFAULT_DELETE_RATE = 50;
+/** Books the deletion step's creates go to, in turn. */
+const ELSEWHERE_BOOKS = 32;
 
 const scale = {
   factor: numberEnv('BENCH_SCALE_FACTOR', 1),
@@ -302,6 +306,14 @@ async function prepareSide(label: Side['label'], env: Record<string, string>, se
     const passwordHash = await hashPassword('a scale bench password');
     await seedExportUser(c, sizes.exportMemories, passwordHash);
     const doomedId = await seedDoomedBook(c, ctx.userId, slug, sizes.doomedMemories);
+    // The books the deletion step's creates go to, one after another: creates elsewhere, spread as real ones are.
+    await c.query(
+      `WITH b AS (INSERT INTO books (id, slug, owner_id, title, theme, plan_slug)
+                  SELECT gen_random_uuid(), 'scale-elsewhere-' || i, $1, 'Somewhere else ' || i, 'elegant_classic', 'plus' FROM generate_series(1, $2::int) AS i
+                  RETURNING id)
+       INSERT INTO book_members (book_id, user_id, role) SELECT id, $1, 'owner' FROM b`,
+      [ctx.userId, ELSEWHERE_BOOKS],
+    );
     await c.query('ANALYZE');
     const { rows } = await c.query<{ id: string }>('SELECT id FROM users WHERE email = $1 AND deleted_at IS NULL', [EXPORT_USER_EMAIL]);
     return { doomedId, exportUserId: rows[0].id, counts: await tableCounts(c) };
@@ -497,9 +509,24 @@ async function deletionUnderCreates(side: Side, rate: number): Promise<DeletionM
     const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM submissions WHERE book_id = $1', [side.doomed.id]);
     return rows[0].n;
   });
+  // The create scenario's request, sent to the other books in turn, each with a fresh Idempotency-Key.
   const create = mainScenario('submission-create');
+  let next = 0;
   const answers: { t: number; ms: number; status: number }[] = [];
-  const run = autocannon({ ...autocannonOptions(side.ctx, create), duration: 30 * 60, overallRate: rate });
+  const run = autocannon({
+    ...autocannonOptions(side.ctx, create),
+    duration: 30 * 60,
+    overallRate: rate,
+    requests: [
+      {
+        setupRequest: (req: { headers?: Record<string, string> }) => ({
+          ...req,
+          path: `/api/v1/books/scale-elsewhere-${1 + (next++ % ELSEWHERE_BOOKS)}/submissions/`,
+          headers: { ...(req.headers ?? {}), 'idempotency-key': randomUUID() },
+        }),
+      },
+    ],
+  });
   run.on('response', (_client, status, _bytes, ms) => answers.push({ t: performance.now(), ms, status }));
   const finished = Promise.resolve(run);
   try {
@@ -683,8 +710,7 @@ export async function runScaleBench(args: string[]): Promise<number> {
     }
     const deletions: Record<string, DeletionMeasured> = {};
     if (scale.steps.has('delete')) {
-      const smallCreates = compared.find((c) => c.scenario === 'submission-create')?.small.rps;
-      const rate = scale.deleteRate ?? (smallCreates ? Math.max(10, Math.round(smallCreates / 2)) : 100);
+      const rate = scale.deleteRate ?? DEFAULT_DELETE_RATE;
       log(`book deletion under ${rate} creates/s …`);
       for (const side of sides) deletions[side.label] = await deletionUnderCreates(side, rate);
     }
