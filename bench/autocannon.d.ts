@@ -1,4 +1,4 @@
-// autocannon ships no types; only the parts bench/run.ts uses are declared.
+// autocannon ships no types; only the parts the benches use are declared.
 declare module 'autocannon' {
   interface Histogram {
     average: number;
@@ -22,6 +22,10 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     workers?: number;
+    /** Each request made from these (setupRequest may change its path, headers or body). */
+    requests?: { setupRequest?: (req: { path?: string; headers?: Record<string, string> }) => { path?: string; headers?: Record<string, string> } }[];
+    /** Requests per second over all connections (paced); unset: as fast as answers come. */
+    overallRate?: number;
     /** Called once per connection before it starts. */
     setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }
@@ -37,7 +41,11 @@ declare module 'autocannon' {
     statusCodeStats?: Record<string, { count: number }>;
   }
   /** Without a callback it returns a thenable event emitter. */
-  function autocannon(opts: Options): PromiseLike<Result> & { stop(): void };
+  function autocannon(opts: Options): PromiseLike<Result> & {
+    stop(): void;
+    /** Every answer as it arrives: its status and its latency in ms. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  };
   export default autocannon;
   export type { Options, Result };
 }

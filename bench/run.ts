@@ -21,6 +21,10 @@
  * `npm run bench -- mail-inbound` runs the inbound mail bench instead (bench/mail-inbound.ts).
  * `npm run bench -- start [checkout …]` compares embedded start times instead (bench/start.ts).
  * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
+ * `npm run bench -- scale [--regenerate]`: the scenarios below on a kept PostgreSQL database of 100,000
+ * users, 200,000 books and 5,000,000 memories beside the small one, with an account export of 10,000
+ * memories (the worker's peak RSS) and a 100,000-memory book deleted while creates run (bench/scale.ts;
+ * BENCH_SCALE_FACTOR, BENCH_SCALE_DATABASE, BENCH_SCALE_STEPS there).
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -44,7 +48,7 @@ const BIN = path.join(ROOT, 'bin', 'memorybook.js');
 const RESULTS_FILE = path.join(ROOT, 'bench', 'results', 'latest.json');
 const PROFILE_DIR = path.join(ROOT, 'bench', 'results', 'profiles');
 
-const settings = {
+export const settings = {
   backends: (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean),
   scenarios: process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean) ?? null,
   // 32 connections, three alternating rounds of 8 s per scenario: the conditions the fast-path
@@ -332,14 +336,14 @@ async function seedSubmissions(db: Db, bookId: string, userId: string, email: st
 
 // ---------------------------------------------------------------- backends
 
-interface Backend {
+export interface Backend {
   name: string;
   /** Creates an empty database and returns the environment that points the service at it. */
   prepare(): Promise<Record<string, string>>;
   cleanup(): Promise<void>;
 }
 
-function postgresBackend(): Backend {
+export function postgresBackend(): Backend {
   const schema = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   let created = false;
   const admin = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
@@ -385,13 +389,13 @@ const BACKENDS: Record<string, () => Backend> = { postgres: postgresBackend, pgl
 
 // ---------------------------------------------------------------- processes
 
-const children = new Set<ChildProcess>();
+export const children = new Set<ChildProcess>();
 
 function killAll(signal: NodeJS.Signals) {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 }
 /** Backends still holding a schema or a temp dir, so an interrupted run can still drop them. */
-const pendingCleanups = new Set<() => Promise<void>>();
+export const pendingCleanups = new Set<() => Promise<void>>();
 
 process.on('exit', () => killAll('SIGKILL'));
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -402,7 +406,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   // Only what the service needs: a stray DATABASE_URL or .env value from the shell must not leak in.
   const env: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k]!;
@@ -446,7 +450,7 @@ function runCli(env: Record<string, string>, args: string[]): Promise<Record<str
   });
 }
 
-interface Service {
+export interface Service {
   baseUrl: string;
   /** From spawning the process to the first 200 from /readyz, in ms. */
   readyMs: number;
@@ -455,12 +459,13 @@ interface Service {
   stop(): Promise<void>;
 }
 
-async function startService(env: Record<string, string>): Promise<Service> {
+/** `args`: the CLI command (`serve`, or `serve --no-worker` beside a worker of the caller's). */
+export async function startService(env: Record<string, string>, args: string[] = ['serve']): Promise<Service> {
   const port = await freePort();
   const spawnedAt = performance.now();
   // cwd is a temp dir so the repository's own .env is never read.
   const nodeFlags = [...(settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...settings.serviceFlags];
-  const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const tail: string[] = [];
   const keep = (d: Buffer) => {
@@ -567,7 +572,7 @@ async function startBareFastify(): Promise<() => void> {
   return () => child.kill('SIGKILL');
 }
 
-function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
+export function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
   let nextConnection = 0;
   const perConnection = scenario.connectionHeaders;
   const opts = {
@@ -595,7 +600,7 @@ function autocannonOptions(ctx: BenchContext, scenario: Scenario) {
   return opts;
 }
 
-async function runRound(ctx: BenchContext, service: Service, scenario: Scenario, seconds: number) {
+export async function runRound(ctx: BenchContext, service: Service, scenario: Scenario, seconds: number) {
   const loadAvg = os.loadavg()[0];
   // The ceiling runs in a process of its own: the service's CPU says nothing about it.
   const cpuMs = () => (scenario.target === 'bare' ? null : service.cpuMs());
@@ -621,9 +626,9 @@ async function runRound(ctx: BenchContext, service: Service, scenario: Scenario,
   };
 }
 
-type RoundRun = Awaited<ReturnType<typeof runRound>>;
+export type RoundRun = Awaited<ReturnType<typeof runRound>>;
 
-function aggregate(runs: RoundRun[]): Measurement {
+export function aggregate(runs: RoundRun[]): Measurement {
   const requests = runs.reduce((n, r) => n + r.raw.requests.total, 0);
   const duration = runs.reduce((n, r) => n + r.raw.duration, 0);
   const cpu = runs.every((r) => r.cpuMs !== null) ? runs.reduce((n, r) => n + r.cpuMs!, 0) : null;
@@ -656,41 +661,49 @@ function aggregate(runs: RoundRun[]): Measurement {
   };
 }
 
+/**
+ * A fresh caller (a user and an API key, through the CLI, which also migrates
+ * the database) and the selected scenarios' seeds, before the service starts.
+ */
+export async function seedCaller(env: Record<string, string>, selected: Scenario[]): Promise<BenchContext> {
+  const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+  const password = randomBytes(12).toString('base64url');
+  const ctx: BenchContext = {
+    baseUrl: '',
+    connections: settings.connections,
+    userId: '',
+    email,
+    password,
+    apiKey: '',
+    secretKey: env.SECRET_KEY,
+    state: {},
+    cli: (args) => runCli(env, args),
+    withDb: async (fn) => {
+      const db = await createDb(loadConfig(env));
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    },
+  };
+  const user = await ctx.cli(['user', 'create', '--email', email, '--password', password]);
+  ctx.userId = String(user.id);
+  const token = await ctx.cli(['token', 'issue', '--email', email, '--name', 'bench']);
+  ctx.apiKey = String(token.plaintext);
+  for (const s of selected) await s.seed?.(ctx);
+  return ctx;
+}
+
 async function runBackend(backend: Backend, selected: Scenario[]): Promise<{ results: Record<string, Measurement>; readyMs: number }> {
   let service: Service | undefined;
   const cleanup = () => backend.cleanup();
   pendingCleanups.add(cleanup);
   try {
     const env = { ...baseEnv(), ...(await backend.prepare()) };
-    const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
-    const password = randomBytes(12).toString('base64url');
-    const ctx: BenchContext = {
-      baseUrl: '',
-      connections: settings.connections,
-      userId: '',
-      email,
-      password,
-      apiKey: '',
-      secretKey: env.SECRET_KEY,
-      state: {},
-      cli: (args) => runCli(env, args),
-      withDb: async (fn) => {
-        const db = await createDb(loadConfig(env));
-        try {
-          return await fn(db);
-        } finally {
-          await db.close();
-        }
-      },
-    };
-
     // Seeding goes first: the CLI migrates the fresh database, and on PGlite
     // nothing else may hold the data directory while the server runs.
-    const user = await ctx.cli(['user', 'create', '--email', email, '--password', password]);
-    ctx.userId = String(user.id);
-    const token = await ctx.cli(['token', 'issue', '--email', email, '--name', 'bench']);
-    ctx.apiKey = String(token.plaintext);
-    for (const s of selected) await s.seed?.(ctx);
+    const ctx = await seedCaller(env, selected);
 
     service = await startService(env);
     ctx.baseUrl = service.baseUrl;
@@ -763,6 +776,8 @@ async function main(): Promise<number> {
   if (args[0] === 'start') return (await import('./start.js')).runStartBench(args.slice(1));
   // `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
   if (args[0] === 'create-floor') return (await import('./create-floor.js')).runCreateFloorBench();
+  // `npm run bench -- scale [--regenerate]`: the scenarios on a 5,000,000-memory database beside the small one (bench/scale.ts).
+  if (args[0] === 'scale') return (await import('./scale.js')).runScaleBench(args.slice(1));
   const deadline = setTimeout(() => {
     console.error(`bench: still running after ${OVERALL_DEADLINE_MS / 1000} s, giving up`);
     killAll('SIGKILL');
