@@ -20,6 +20,18 @@ export interface EmbeddedFont {
 
 const require = createRequire(import.meta.url);
 
+/** One parse per file and purpose: the read-back helpers below share it (none of them changes the document). */
+const parsed = new WeakMap<Uint8Array, Promise<PDFDocument>>();
+function load(bytes: Uint8Array): Promise<PDFDocument> {
+  let pdf = parsed.get(bytes);
+  if (!pdf) {
+    pdf = PDFDocument.load(bytes, { updateMetadata: false });
+    parsed.set(bytes, pdf);
+  }
+  return pdf;
+}
+const fontsOf = new WeakMap<Uint8Array, Promise<EmbeddedFont[]>>();
+
 function parseToUnicode(cmap: string, unicode = new Map<number, string>()): Map<number, number[]> {
   const out = new Map<number, number[]>();
   const add = (gid: number, spaced: string) => {
@@ -51,8 +63,17 @@ function parseToUnicode(cmap: string, unicode = new Map<number, string>()): Map<
   return out;
 }
 
-export async function embeddedFonts(bytes: Uint8Array): Promise<EmbeddedFont[]> {
-  const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+export function embeddedFonts(bytes: Uint8Array): Promise<EmbeddedFont[]> {
+  let fonts = fontsOf.get(bytes);
+  if (!fonts) {
+    fonts = readEmbeddedFonts(bytes);
+    fontsOf.set(bytes, fonts);
+  }
+  return fonts;
+}
+
+async function readEmbeddedFonts(bytes: Uint8Array): Promise<EmbeddedFont[]> {
+  const pdf = await load(bytes);
   const ctx = pdf.context;
   const deref = <T>(o: unknown): T => (o instanceof PDFRef ? ctx.lookup(o) : o) as T;
   const fonts: EmbeddedFont[] = [];
@@ -69,7 +90,12 @@ export async function embeddedFonts(bytes: Uint8Array): Promise<EmbeddedFont[]> 
     let hasOutline: (gid: number) => boolean = (gid) => gid > 0;
     if (ttf) {
       const font = fontkit.create(Buffer.from(decodePDFRawStream(ttf).decode()));
-      hasOutline = (gid) => gid > 0 && font.getGlyph(gid).path.commands.length > 0;
+      const known = new Map<number, boolean>();
+      hasOutline = (gid) => {
+        let yes = known.get(gid);
+        if (yes === undefined) known.set(gid, (yes = gid > 0 && font.getGlyph(gid).path.commands.length > 0));
+        return yes;
+      };
     }
     fonts.push({ ref: ref.toString(), name: String(obj.get(PDFName.of('BaseFont'))).replace(/^\/([A-Z]{6}\+)?/, ''), kind: ttf ? 'TrueType' : cff ? 'CFF' : 'other', drawn, unicode, hasOutline });
   }
@@ -98,7 +124,7 @@ export async function drawnGlyphs(bytes: Uint8Array): Promise<Map<string, Set<nu
 
 /** drawnGlyphs, page by page (index 0 is page 1). */
 export async function drawnGlyphsByPage(bytes: Uint8Array): Promise<Map<string, Set<number>>[]> {
-  const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+  const pdf = await load(bytes);
   const ctx = pdf.context;
   const pages: Map<string, Set<number>>[] = [];
   for (const page of pdf.getPages()) {
@@ -201,7 +227,7 @@ export async function blankGlyphs(bytes: Uint8Array): Promise<string[]> {
  */
 export async function textInDrawingOrder(bytes: Uint8Array): Promise<string[]> {
   const fonts = new Map((await embeddedFonts(bytes)).map((f) => [f.ref, f]));
-  const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
+  const pdf = await load(bytes);
   const ctx = pdf.context;
   return pdf.getPages().map((page) => {
     const fontDict = page.node.Resources()?.lookup(PDFName.of('Font'));
