@@ -43,15 +43,18 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
   const reordered = runs !== line.runs;
   if (reordered) doc.markContent('Span', { actual: line.runs.map((r) => r.text).join('') } as never);
   const spaces = (t: string) => t.split(' ').length - 1;
-  const slack = justifyTo ? Math.max(0, justifyTo - line.width) : 0;
-  const ideographic = slack > 0 && runs.some((r) => IDEOGRAPHIC.test(r.text));
+  const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
+  const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
+  // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) : r.width));
+  const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
   const characters = (t: string) => [...graphemes.segment(t)].length;
   const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);
   const extra = gaps > 0 ? slack / gaps : 0;
-  for (const run of runs) {
+  for (const [index, run] of runs.entries()) {
     const characterSpacing = (s.characterSpacing ?? 0) + (ideographic ? extra : 0);
     const options = { lineBreak: false, baseline: 'alphabetic' as const, characterSpacing };
-    const shaped = run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {};
+    const shaped = shapedFor(run);
     // Shaping may merge, split or reorder glyphs, and a glyph has one ToUnicode entry: the words themselves
     // go with the run (or the reordered line) as its ActualText, so copying and searching give what was written, in its order.
     const plain = reordered || /^[\x20-\x7e]*$/.test(run.text);
@@ -86,7 +89,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
       doc.text(run.text, x, baseline, { ...options, ...shaped });
     }
     if (!plain) doc.endMarkedContent();
-    x += run.width + n * extra + (ideographic ? characters(run.text) * extra : 0);
+    x += widths[index] + n * extra + (ideographic ? characters(run.text) * extra : 0);
   }
   if (reordered) doc.endMarkedContent();
 }
