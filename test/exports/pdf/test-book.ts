@@ -129,9 +129,6 @@ export function describeTestBook(intent: ExportIntent) {
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
         const problems: string[] = [];
-        const t0 = Date.now();
-        const lap = (what: string) => process.env.MEMORYBOOK_TIMING && console.log(`${theme} ${what} ${Date.now() - t0} ms`);
-        lap('rendered');
 
         // ---- boxes, and what a print provider checks ----
         const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
@@ -157,7 +154,6 @@ export function describeTestBook(intent: ExportIntent) {
           expect(trim.width / mm(1), 'the wrap trimmed: back, spine, front').toBeCloseTo(2 * 210 + spineWidthMm(result.pageCount, caliperMm), 1);
         }
 
-        lap('boxes+preflight');
         // ---- every character has a glyph on its page ----
         for (const blank of new Set(await blankGlyphs(bytes))) problems.push(`prints as a box or nothing: ${blank}`);
         const { stdout: layer } = await run('pdftotext', ['-enc', 'UTF-8', file, '-'], { maxBuffer: 64 * 1024 * 1024 });
@@ -184,7 +180,6 @@ export function describeTestBook(intent: ExportIntent) {
           }
         }
 
-        lap('glyphs');
         // ---- nothing dropped, in order ----
         // In the order it is drawn (pdftotext places marked-content text at a point of its own, so its reading order is no guide).
         const doc = bare((await textInDrawingOrder(bytes)).join('\n'));
@@ -203,7 +198,6 @@ export function describeTestBook(intent: ExportIntent) {
           } else at = j;
         }
 
-        lap('order');
         // ---- lines where the renderer set them; no widow or orphan ----
         const geometry = path.join(dir, `${theme}-glyphs.pdf`);
         await writeFile(geometry, await withoutActualText(bytes));
@@ -242,7 +236,6 @@ export function describeTestBook(intent: ExportIntent) {
         }
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
 
-        lap('lines');
         // ---- sparse pages ----
         const sparse: string[] = [];
         const prefix = path.join(dir, `${theme}-page`);
@@ -272,8 +265,6 @@ export function describeTestBook(intent: ExportIntent) {
           if (share < 0.4) sparse.push(`page ${n}: ink over ${Math.round(share * 100)}% of the live area's height`);
         }
 
-        lap('sparse');
-        if (process.env.MEMORYBOOK_TIMING) console.log(`${theme} ${intent} problems:\n${[...problems, ...sparse].join('\n')}`);
         expect(problems, `${theme}, ${intent}`).toEqual([]);
         // The goal is none. Today the composer leaves a page short where the next memory's photos do not
         // fit below what is there (they go overleaf whole), or where a memory ends a few lines into a page.
