@@ -6,8 +6,8 @@ import { EMOJI_FONT, fontFilePath } from './themes.js';
  * Every script a contributor may write in prints as itself: after the
  * theme's own face come Noto faces (OFL-1.1, shipped in npm packages, so no
  * system font is needed) for Latin with every diacritic, Greek and Cyrillic;
- * Arabic; Hebrew; Devanagari; Chinese and Japanese (one pan-Han face with
- * kana); Korean; and emoji (monochrome, so it takes the text colour).
+ * Arabic; Hebrew; Devanagari; Chinese; Japanese (its own face, for text
+ * with kana); Korean; and emoji (monochrome, so it takes the text colour).
  *
  * The run splitter picks the face per grapheme: the theme's face when it
  * draws it, otherwise the first fallback that does. The PDF renderer and the
@@ -26,20 +26,37 @@ const arabic = (bold: boolean) => noto(`${EMBEDPDF}fonts-arabic`, 'Noto Naskh Ar
 const hebrew = (bold: boolean) => noto(`${EMBEDPDF}fonts-hebrew`, 'Noto Sans Hebrew', `fonts/NotoSansHebrew-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
 const devanagari = (bold: boolean) =>
   noto('@expo-google-fonts/noto-sans-devanagari', 'Noto Sans Devanagari', bold ? '700Bold/NotoSansDevanagari_700Bold.ttf' : '400Regular/NotoSansDevanagari_400Regular.ttf', bold ? 700 : 400);
-/** Simplified Chinese with kana and the Japanese kanji: one face for Chinese and Japanese. */
+/** Simplified Chinese, with kana: Chinese, and Japanese when nothing says the text is Japanese. */
 const han = (bold: boolean) => noto(`${EMBEDPDF}fonts-sc`, 'Noto Sans SC', `fonts/NotoSansHans-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
+/** Japanese: kanji in their Japanese forms (a Chinese face draws some of them differently), kana and Japanese punctuation. */
+const japanese = (bold: boolean) => noto(`${EMBEDPDF}fonts-jp`, 'Noto Sans JP', `fonts/NotoSansJP-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `fonts/NotoSansKR-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 
-/** The faces tried after `face`, in order, in a weight and style close to it. */
-export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'>): FontFace[] {
+/**
+ * The faces tried after `face`, in order, in a weight and style close to it. For Japanese text the
+ * Japanese face comes before the Chinese one, so its kanji take their Japanese forms (the Chinese
+ * face still draws what the Japanese one lacks, such as simplified characters).
+ */
+export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'>, o: { japanese?: boolean } = {}): FontFace[] {
   const bold = face.weight >= 600;
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
-  return [devanagari(bold), latin(bold, face.style === 'italic'), arabic(bold), hebrew(bold), han(bold), hangul(bold), EMOJI_FONT];
+  const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
+  return [devanagari(bold), latin(bold, face.style === 'italic'), arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
 }
 
 /** A face and its fallbacks: the chain the run splitter walks. */
-export function fontChain(face: FontFace): FontFace[] {
-  return [face, ...fallbackFaces(face)];
+export function fontChain(face: FontFace, o: { japanese?: boolean } = {}): FontFace[] {
+  return [face, ...fallbackFaces(face, o)];
+}
+
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/**
+ * Whether text is Japanese, as far as the text itself tells: it has kana (hiragana or katakana),
+ * which Chinese never uses. Kanji alone could be either; without kana they are set as Chinese.
+ */
+export function isJapanese(...texts: (string | null | undefined)[]): boolean {
+  return texts.some((t) => !!t && KANA.test(t));
 }
 
 interface FkFont {

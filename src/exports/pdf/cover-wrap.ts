@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream/promises';
+import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle } from '../../media-tools/themes.js';
 import { mm, TRIM_MM } from './geometry.js';
 import { luminance } from './pdf-book.js';
@@ -74,7 +75,7 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
   doc.pipe(input.output as NodeJS.WritableStream);
   try {
     const x4 = makePdfX4(doc as unknown as PdfKitDoc, { title: `${input.title} (cover)`, now: input.now ?? new Date(), documentId: randomUUID() });
-    const { faces, fallbacks, measure } = registerThemeFaces(doc, style);
+    const { faces, fallbacks, measure } = registerThemeFaces(doc, style, { japanese: isJapanese(input.title, input.subtitle) });
     doc.addPage({ size: [W, H], margin: 0 });
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = [b, b, W - b, H - b];

@@ -1,5 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
+import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle } from '../../media-tools/themes.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
@@ -74,6 +75,24 @@ export interface PdfBookInput {
    * and a last page), and no small text reversed out of a dark page.
    */
   printReady?: boolean;
+  /** Told what the book is made of as it is drawn (read-back tests); changes nothing in the PDF. */
+  trace?: BookTrace;
+}
+
+/**
+ * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
+ * page) are not filled with memories and may be mostly empty.
+ */
+export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'end';
+
+export interface BookTrace {
+  /** A page as it is begun, or again when what it is becomes known (a quote page). */
+  page?(n: number, kind: PageKind): void;
+  /**
+   * A line of a memory's words as it is drawn, on page n: its baseline (points from the page's top
+   * edge), the column it is set in, whether it was set flush on both sides, whether it ends its paragraph.
+   */
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
 }
 
 export interface PdfBookResult {
@@ -124,7 +143,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
 
-  const { faces, fallbacks, measure } = registerThemeFaces(doc, style);
+  // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
+  const bookIsJapanese = isJapanese(input.title, input.subtitle);
+  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -132,9 +153,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let pictureCount = 0;
   let memoryCount = 0;
 
-  function newPage(): number {
+  function newPage(kind: PageKind): number {
     doc.addPage({ size: [g.page, g.page], margin: 0 });
     pageNo++;
+    input.trace?.page?.(pageNo, kind);
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = g.trimBox;
     dict.BleedBox = g.bleedBox;
@@ -151,7 +173,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (carried && carried.ops.length) carried.flowsOn = true;
     if (carried && !carried.ops.length) groups.pop();
     flushPage();
-    const n = newPage();
+    const n = newPage('memories');
     content = g.content(n);
     y = content.y;
     const t = g.trimmed();
@@ -214,6 +236,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return shift;
     });
     const quotePage = list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn;
+    if (quotePage) input.trace?.page?.(pageNo, 'quote');
     list.forEach((gr, i) => {
       if (look.cards) {
         // The card runs past the page's edge of the live area where the memory goes on from, or to, another page.
@@ -316,7 +339,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   function cover() {
-    newPage();
+    newPage('cover');
     const t = g.trimmed();
     const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
     const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
@@ -453,7 +476,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   function coverVerso() {
-    newPage();
+    newPage('verso');
     const t = g.trimmed();
     const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8.5), leading: 1.5 };
     const made = `Made with memorybook on ${DATE.format(input.now ?? new Date())}`;
@@ -470,7 +493,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     leading: look.leading,
   });
   const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: look.longSize, leading: look.longLeading };
-  const signatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
+  const bookSignatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
   /** A journal's entry heading: the day it was written. */
   const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
   const barIndent = look.quoteMark === 'bar' ? 16 : 0;
@@ -496,7 +519,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  /** A QR code (black on a white square, whatever the page colour: phones read that best), linked as well. */
+  /** A QR code (black on a white square, whatever the page colour: phones read that best), linked as well on screen. */
   function drawQr(url: string, x: number, top: number) {
     const qr = QRCode.create(url, { errorCorrectionLevel: 'M' });
     const n = qr.modules.size;
@@ -519,7 +542,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     doc.fill();
     doc.restore();
-    doc.link(x, top, QR_SIZE, QR_SIZE, url);
+    // A link helps a reader of the PDF on screen; a print file carries none (a PDF/X preflight refuses annotations on the page).
+    if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
   type Placed = PreparedPicture & { kind: PdfPicture['kind']; cell: Cell };
@@ -650,9 +674,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
+    // Japanese writing takes the Japanese face before the Chinese one (its kanji in their Japanese forms).
+    const fb = fallbacksFor(bookIsJapanese || isJapanese(memory.text, memory.signature));
+    const signatureStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fb.body };
     // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
-    const qs: TextStyle = long ? { ...longStyle, fallbacks: fallbacks.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : quoteStyle(memory.pinned);
+    const qs: TextStyle = long ? { ...longStyle, fallbacks: fb.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : { ...quoteStyle(memory.pinned), fallbacks: fb.quote };
     const align = long ? 'left' : look.align;
     // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
     const columns = long ? look.longColumns : 1;
@@ -745,11 +772,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const line = lines[j];
         const last = j === lines.length - 1;
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
-        const [bx, ly, lx] = [column().x - barIndent, y, lineX(line, column(), align)];
-        if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
-        // Every line of a long memory but a paragraph's last is set flush on both sides.
+        // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
         const justifyTo = long && !line.last ? textWidth : undefined;
-        paint((dy) => drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo));
+        const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
+        if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
+        const col = column();
+        paint((dy) => {
+          drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, justified: !!justifyTo, last: !!line.last, dir: line.dir, align });
+        });
         y += pitch;
       }
       i += fits;
@@ -816,7 +847,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // left over before the last are ruled for notes, the last carries the theme's ornament.
     if (input.printReady) while ((pageNo + 1) % 4 !== 0) notesPage();
     if (input.printReady || pageNo % 2 === 1) {
-      newPage();
+      newPage('end');
       const t = g.trimmed();
       look.ornament(doc, t.x + t.w / 2, t.y + t.h / 2, 1.1, p);
     }
@@ -830,7 +861,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: pinnedPicture ?? firstPicture, lowResolution };
 
   function notesPage() {
-    const n = newPage();
+    const n = newPage('notes');
     content = g.content(n);
     const heading: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: 16, leading: 1.2 };
     const [line] = breakLines(measure, 'Notes', heading, content.w);

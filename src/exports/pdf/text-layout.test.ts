@@ -49,6 +49,26 @@ describe('line breaking', () => {
     expect(text(cjk).some((l) => l.startsWith('。'))).toBe(false);
   });
 
+  it('breaks Japanese between any two characters, but never before closing punctuation or small kana nor after an opening bracket', () => {
+    const jp = { ...style, fallbacks: [] };
+    const sentence = 'おばあちゃん、「いつもありがとう」と言いました。キャラメルはちょっとしょっぱかった。';
+    const widths = Array.from({ length: 40 }, (_, i) => 60 + i * 7);
+    for (const width of widths) {
+      const lines = text(breakLines(measure, sentence.repeat(3), jp, width));
+      expect(lines.join('')).toBe(sentence.repeat(3));
+      for (const l of lines.slice(1)) expect(l, `a line at ${width} pt`).not.toMatch(/^[、。」ーャュョッっゃゅょぁぃぅぇぉ]/u);
+      for (const l of lines.slice(0, -1)) expect(l, `a line at ${width} pt`).not.toMatch(/「$/u);
+    }
+    // Inside a word too: a line of ideographs ends where the width does, not at the end of a dictionary word.
+    const han = breakLines(measure, '富士山富士山富士山富士山富士山', jp, measure.width('quote', 12, '富士山富士'));
+    expect(text(han)[0]).toBe('富士山富士');
+  });
+
+  it('breaks Korean at its spaces, not inside words', () => {
+    const lines = text(breakLines(measure, '할머니 모든 것에 감사드려요 할머니 모든 것에 감사드려요', { ...style, fallbacks: [] }, measure.width('quote', 12, '할머니 모든 것')));
+    for (const l of lines) expect(['할머니', '모든', '것에', '감사드려요']).toEqual(expect.arrayContaining(l.split(' ')));
+  });
+
   it('breaks after a dash inside a word', () => {
     const lines = breakLines(measure, 'well-known mother-in-law', style, measure.width('quote', 12, 'well-known mother-'));
     expect(text(lines)).toEqual(['well-known mother-', 'in-law']);

@@ -4,7 +4,8 @@
  * left edge moves with the gutter, a line never straddles a page, and
  * characters the theme's typeface lacks (emoji, mostly) are set in the
  * fallback face, mid-line. Break opportunities come from Intl.Segmenter
- * (words, and ideographs, which may break anywhere).
+ * (words, and ideographs and kana, which may break between any two
+ * characters but for the punctuation kinsoku keeps off a line's start or end).
  */
 
 import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
@@ -58,10 +59,21 @@ export interface Line {
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
-/** Never at the start of a line (closing punctuation, CJK included). */
-const NO_START = /^[\p{Pe}\p{Pf}!%),.:;?\]}、。，．：；！？）」』】〉》ー]/u;
+/**
+ * Chinese and Japanese writing (ideographs, kana, their punctuation and full-width forms): a line may
+ * break between any two of its characters. Korean is written in words with spaces, and breaks there.
+ */
+export const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc\uff00-\uffef]/u;
+/**
+ * Never at the start of a line (kinsoku, after JIS X 4051): closing brackets and quotes, stops, commas
+ * and other dividing punctuation, middle dots, hyphens, iteration marks, the prolonged sound mark and
+ * small kana.
+ */
+export const NO_START = /^[\p{Pe}\p{Pf}!%),.:;?\]}‐゠–〜～、。，．：；！？）」』】〉》〕］｝〙〗〟ー・ヽヾゝゞ々〻ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶㇰ-ㇿ‼⁇⁈⁉…‥]/u;
+/** Never at the end of a line: opening brackets and quotes (they go over with what they open). */
+export const NO_END = /[\p{Ps}\p{Pi}]$/u;
 const BREAK_AFTER = /[-‐‒–—/]$/;
+const lastChar = (t: string) => t.slice(t.length - (t.length > 1 && /[\udc00-\udfff]/.test(t[t.length - 1]) ? 2 : 1));
 
 /** Measures text per face and size, with a cache (memories repeat their words a lot). */
 export class TextMeasurer {
@@ -133,7 +145,7 @@ interface Unit {
 /** The pieces of a paragraph between which a line may break (spaces are their own pieces). */
 function unitsOf(paragraph: string): Unit[] {
   // Without ideographs, breaks are at spaces and after dashes: no need for the (slow) word segmenter.
-  if (!CJK.test(paragraph)) {
+  if (!IDEOGRAPHIC.test(paragraph)) {
     const units: Unit[] = [];
     for (const piece of paragraph.split(/( )/)) {
       if (!piece) continue;
@@ -145,20 +157,20 @@ function unitsOf(paragraph: string): Unit[] {
   const units: Unit[] = [];
   let prev = '';
   for (const { segment } of words.segment(paragraph)) {
-    const space = /^\s+$/.test(segment);
-    const last = units[units.length - 1];
-    if (space) {
+    if (/^\s+$/.test(segment)) {
       units.push({ text: ' ', space: true });
-    } else if (
-      last &&
-      !last.space &&
-      !((BREAK_AFTER.test(prev) || CJK.test(prev.slice(-1)) || CJK.test(segment[0])) && !NO_START.test(segment))
-    ) {
-      last.text += segment; // no break allowed here: glue to the previous piece
-    } else {
-      units.push({ text: segment, space: false });
+      prev = ' ';
+      continue;
     }
-    prev = segment;
+    // A word of ideographs or kana may break between any two of its characters.
+    const pieces = IDEOGRAPHIC.test(segment) ? Array.from(graphemes.segment(segment), (g) => g.segment) : [segment];
+    for (const piece of pieces) {
+      const last = units[units.length - 1];
+      const breaks = (BREAK_AFTER.test(prev) || IDEOGRAPHIC.test(lastChar(prev)) || IDEOGRAPHIC.test(piece)) && !NO_START.test(piece) && !NO_END.test(prev);
+      if (last && !last.space && !breaks) last.text += piece; // no break allowed here: glue to the previous piece
+      else units.push({ text: piece, space: false });
+      prev = piece;
+    }
   }
   return units;
 }

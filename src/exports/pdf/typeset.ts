@@ -1,20 +1,21 @@
 import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
 import { fontFilePath, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
-import { SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
+import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
 
 /**
  * The theme's three faces and their fallback chains registered on a PDFKit
- * document, and lines drawn run by run: shared by the book and its cover.
+ * document (`japanese`: the book's own text, its title, is Japanese), and
+ * lines drawn run by run: shared by the book and its cover.
  */
-export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle) {
+export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o: { japanese?: boolean } = {}) {
   const faces = { quote: 'quote', title: 'title', body: 'body' } as const;
   doc.registerFont(faces.quote, fontFilePath(style.quote));
   doc.registerFont(faces.title, fontFilePath(style.title));
   doc.registerFont(faces.body, fontFilePath(style.body));
   // Each face's fallbacks, registered under their file's name: PDFKit loads (and embeds) one only when a page uses it.
   const registered = new Set<string>();
-  const chainOf = (f: FontFace): string[] =>
-    fallbackFaces(f).map((fb) => {
+  const chainOf = (f: FontFace, japanese: boolean): string[] =>
+    fallbackFaces(f, { japanese }).map((fb) => {
       const name = `fb:${fb.package}/${fb.file}`;
       if (!registered.has(name)) {
         doc.registerFont(name, fontFilePath(fb));
@@ -22,43 +23,78 @@ export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle) {
       }
       return name;
     });
-  const fallbacks = { quote: chainOf(style.quote), title: chainOf(style.title), body: chainOf(style.body) };
-  return { faces, fallbacks, measure: new TextMeasurer(doc) };
+  const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese) });
+  const [chinese, japanese] = [chains(false), chains(true)];
+  /** The chains for a piece of text: Japanese text (see isJapanese) takes the Japanese face before the Chinese one. */
+  const fallbacksFor = (isJapanese: boolean) => (isJapanese ? japanese : chinese);
+  return { faces, fallbacks: fallbacksFor(!!o.japanese), fallbacksFor, measure: new TextMeasurer(doc) };
 }
 
 /**
- * One line, run by run, starting at x with its baseline at `baseline`. Given `justifyTo`, a left-to-right
- * line with spaces is set to that width, its spaces widened alike.
+ * One line, run by run, starting at x with its baseline at `baseline`. Given `justifyTo`, the line is set
+ * to that width: its spaces widened alike, or, in Chinese and Japanese (which have none), the room shared
+ * between its characters. A right-to-left run's words are placed from its right edge, so it stays in order.
  */
 export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baseline: number, s: TextStyle, colour: string, justifyTo?: number) {
   doc.fillColor(colour);
   // Right-to-left runs are shaped whole (fontkit gives their glyphs right to left); the runs themselves go in visual order.
   const runs = line.runs.some((r) => r.dir === 'rtl') ? visualOrder(line.runs, (r) => r.dir, line.dir) : line.runs;
+  // A line whose runs were reordered gives its words as written, in reading order, for the whole line.
+  const reordered = runs !== line.runs;
+  if (reordered) doc.markContent('Span', { actual: line.runs.map((r) => r.text).join('') } as never);
   const spaces = (t: string) => t.split(' ').length - 1;
-  const count = justifyTo && line.dir === 'ltr' && !runs.some((r) => r.dir === 'rtl') ? runs.reduce((n, r) => n + spaces(r.text), 0) : 0;
-  const extra = count ? Math.max(0, (justifyTo! - line.width) / count) : 0;
-  for (const run of runs) {
-    const options = { lineBreak: false, baseline: 'alphabetic' as const, characterSpacing: s.characterSpacing ?? 0 };
+  const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
+  const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
+  // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) : r.width));
+  const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
+  const characters = (t: string) => [...graphemes.segment(t)].length;
+  const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);
+  const extra = gaps > 0 ? slack / gaps : 0;
+  for (const [index, run] of runs.entries()) {
+    const characterSpacing = (s.characterSpacing ?? 0) + (ideographic ? extra : 0);
+    const options = { lineBreak: false, baseline: 'alphabetic' as const, characterSpacing };
+    const shaped = shapedFor(run);
     // Shaping may merge, split or reorder glyphs, and a glyph has one ToUnicode entry: the words themselves
-    // go with the run as its ActualText, so copying and searching give what was written, in its order.
-    const plain = /^[\x20-\x7e]*$/.test(run.text);
-    const n = extra ? spaces(run.text) : 0;
+    // go with the run (or the reordered line) as its ActualText, so copying and searching give what was written, in its order.
+    const plain = reordered || /^[\x20-\x7e]*$/.test(run.text);
+    const n = extra && !ideographic ? spaces(run.text) : 0;
     if (!plain) doc.markContent('Span', { actual: run.text } as never);
     doc.font(run.face).fontSize(s.size);
-    if (n) {
+    if (n && run.dir === 'rtl') {
+      // Word by word from the run's right edge: PDFKit would set widened words left to right.
+      const space = doc.widthOfString(' ', { characterSpacing });
+      let right = x + run.width + n * extra;
+      run.text.split(' ').forEach((word, k) => {
+        if (k > 0) right -= space + extra;
+        if (!word) return;
+        right -= doc.widthOfString(word, { characterSpacing, ...shaped });
+        doc.text(word, right, baseline, { ...options, ...shaped });
+      });
+    } else if (n) {
       // PDFKit widens the spaces between words (it sets them as advances); spaces at the run's ends are ours to place.
       const core = run.text.trim();
       const lead = run.text.length - run.text.trimStart().length;
-      const space = doc.widthOfString(' ', { characterSpacing: options.characterSpacing });
+      const space = doc.widthOfString(' ', { characterSpacing });
       const features = s.features ? { features: [...s.features] as never } : {};
       if (core) doc.text(core, x + lead * (space + extra), baseline, spaces(core) ? { ...options, ...features, wordSpacing: extra } : { ...options, ...features });
+    } else if (ideographic && run === runs[runs.length - 1] && characters(run.text) > 1) {
+      // The room goes between characters, not after the line's last one (it would stand out past the column).
+      const chars = [...graphemes.segment(run.text)].map((g) => g.segment);
+      const head = chars.slice(0, -1).join('');
+      doc.text(head, x, baseline, { ...options, ...shaped });
+      const headWidth = doc.widthOfString(head, { characterSpacing: s.characterSpacing ?? 0, ...shaped }) + (s.characterSpacing ?? 0) + (chars.length - 1) * extra;
+      doc.text(chars[chars.length - 1], x + headWidth, baseline, { ...options, ...shaped, characterSpacing: s.characterSpacing ?? 0 });
     } else {
-      doc.text(run.text, x, baseline, run.dir === 'rtl' || s.features ? { ...options, features: [...(s.features ?? SHAPE_WHOLE)] as never } : options);
+      doc.text(run.text, x, baseline, { ...options, ...shaped });
     }
     if (!plain) doc.endMarkedContent();
-    x += run.width + n * extra;
+    x += widths[index] + n * extra + (ideographic ? characters(run.text) * extra : 0);
   }
+  if (reordered) doc.endMarkedContent();
 }
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Baseline below the top of a line box, so lines of any size sit evenly in their pitch. */
 export function baselineOffset(s: TextStyle): number {
