@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../../src/housekeeping.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newUser, servicesOf } from '../../helpers/factories.js';
+import { addMember, newBook, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -192,7 +192,7 @@ describe('expiry', () => {
     const [stored] = await t.db.query<{ status: string; updated_at: string }>(`SELECT status, updated_at FROM invitations WHERE id = $1`, [inv.id]);
     expect(stored.status).toBe('pending');
 
-    await createHousekeeping({ services: servicesOf(t), log: pino({ level: 'silent' }), requestTimeoutMs: 60_000 }).run();
+    await createHousekeeping({ services: t.services, log: pino({ level: 'silent' }), requestTimeoutMs: 60_000 }).run();
     const [swept] = await t.db.query<{ status: string; updated_at: string }>(`SELECT status, updated_at FROM invitations WHERE id = $1`, [inv.id]);
     expect(swept.status).toBe('expired');
     expect(swept.updated_at > stored.updated_at).toBe(true);

@@ -119,8 +119,7 @@ describe('media changes and share cards', () => {
     const [{ share_card_token: token }] = await t.db.query<{ share_card_token: string }>(`SELECT share_card_token FROM submissions WHERE id = $1`, [sub.id]);
     expect(token).toEqual(expect.any(String));
     expect((await moderate(t, owner, book.slug, sub.id, 'reject')).status).toBe(200);
-    const { servicesOf } = await import('../../helpers/factories.js');
-    expect(await servicesOf(t).shareCards.render(sub.id, token)).toBe('stale');
+    expect(await t.services.shareCards.render(sub.id, token)).toBe('stale');
     expect((await read(t, owner, book.slug, sub.id)).body.share_card_url).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyStore } from '../../../src/services/idempotency/idempotency-store.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newSession, newUser, servicesOf } from '../../helpers/factories.js';
+import { newSession, newUser } from '../../helpers/factories.js';
 import { createPostgresDb } from '../../../src/db/client.js';
 import { TEST_DATABASE_URL } from '../../helpers/test-db.js';
 
@@ -170,7 +170,7 @@ describe('Idempotency-Key', () => {
     const refused = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
     expect(refused.status).toBe(402);
     expect(refused.body.code).toBe('payment_required');
-    await servicesOf(t).quotas.grantSlots(u.user.id, 'plus', 1);
+    await t.services.quotas.grantSlots(u.user.id, 'plus', 1);
     const replay = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
     expect(replay.status).toBe(402);
     expect(replay.headers['idempotent-replayed']).toBe('true');

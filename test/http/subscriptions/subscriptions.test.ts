@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newUser, servicesOf, setGrace, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ async function setting() {
   return { owner, admin, contributor, other, slug };
 }
 const subscribe = (slug: string, u: TestUser, kind: 'new_submission' | 'digest' = 'new_submission') =>
-  servicesOf(t).subscriptions.createSubscription({ slug, email: u.email, kind });
+  t.services.subscriptions.createSubscription({ slug, email: u.email, kind });
 
 describe('list', () => {
   it('owner and admin see every subscription, active and inactive, newest first, with exactly the documented fields', async () => {

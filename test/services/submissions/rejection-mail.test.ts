@@ -9,7 +9,7 @@ import type { MailMessage } from '../../../src/mail/mailer.js';
 import { createBookAccess } from '../../../src/services/books/book-access.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newSubmission, newUser, servicesOf } from '../../helpers/factories.js';
+import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
 import { createMediaViews } from '../../../src/services/media/media-views.js';
 
 let t: TestApp;
@@ -26,8 +26,8 @@ function service() {
     db: t.db,
     cursors: createCursorCodec('test'),
     access: createBookAccess({ db: t.db }),
-    views: servicesOf(t).store && createMediaViews({ store: servicesOf(t).store }),
-    media: servicesOf(t).media,
+    views: t.services.store && createMediaViews({ store: t.services.store }),
+    media: t.services.media,
     async enqueueMail(message, tx) {
       if (failNext) {
         failNext = false;
