@@ -1,5 +1,5 @@
 /** POST /me/unsubscribe/{stream}/ and the token route of onboarding mail. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newSession, newUser } from '../../helpers/factories.js';
 
@@ -7,7 +7,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 /** An onboarding link token for the user, as the welcome mail carries it. */
 async function onboardingToken(userId: string): Promise<string> {

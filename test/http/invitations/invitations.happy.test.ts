@@ -1,6 +1,6 @@
 /** Invitations: create (normalised, eager or pending), list with a status filter, revoke, expiry. */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../../src/housekeeping.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser } from '../../helpers/factories.js';
@@ -9,7 +9,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: { INVITATION_PHONE_REGION: 'GB' } });
 });
-afterAll(() => t.close());
 
 const url = (slug: string) => `/api/v1/books/${slug}/invitations/`;
 const DAY_MS = 24 * 3600 * 1000;

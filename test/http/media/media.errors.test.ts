@@ -2,7 +2,7 @@
  * Who may touch media, and every malformed upload: each answers its
  * documented status and envelope, and leaves nothing behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { readFixture } from '../../helpers/media-fixtures.js';
@@ -33,7 +33,6 @@ beforeAll(async () => {
   othersSub = await newSubmission(t, slug, otherContributor);
   photo = await readFixture('jpeg');
 });
-afterAll(() => t.close());
 
 async function nothingStored() {
   const [{ media }] = await t.db.query<{ media: number }>(`SELECT count(*)::int AS media FROM media`);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyStore } from '../../../src/services/idempotency/idempotency-store.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newSession, newUser } from '../../helpers/factories.js';
@@ -9,7 +9,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const countTokens = async (userId: string, name: string) =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1 AND name = $2`, [userId, name]))[0].n;

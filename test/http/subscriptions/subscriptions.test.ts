@@ -3,16 +3,13 @@
  * owner and admins (active and inactive rows), cancelled by them or by the
  * subscriber; another contributor's is 403; a repeat is already_inactive.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const url = (slug: string, id?: string) => `/api/v1/books/${slug}/notifications/subscriptions/${id ? `${id}/` : ''}`;

@@ -2,7 +2,7 @@
  * Every way a member is added goes through the member service, so the plan's
  * cap (the owner counts) holds for the operator CLI as it will for the API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
@@ -11,7 +11,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e) => (e instanceof AppError ? e.code : String(e)));
 

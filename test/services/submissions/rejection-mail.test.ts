@@ -2,7 +2,7 @@
  * The rejection notification, through the real service on a real database
  * with a recording enqueueMail (the mail.send job is wired by the lead).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../src/db/client.js';
 import { createCursorCodec } from '../../../src/db/pagination.js';
 import type { MailMessage } from '../../../src/mail/mailer.js';
@@ -19,7 +19,6 @@ let failNext = false;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 function service() {
   return createSubmissionService({
