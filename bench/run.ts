@@ -114,6 +114,8 @@ export interface Scenario {
   seed?: (ctx: BenchContext) => Promise<void>;
   /** After the service is ready, over HTTP (e.g. create a book through the API). */
   setup?: (ctx: BenchContext) => Promise<void>;
+  /** Another scenario this one is compared with round by round (its req/s over theirs is printed), when both run. */
+  baseline?: string;
 }
 
 const bearer = (ctx: BenchContext) => ({ authorization: `Bearer ${ctx.apiKey}` });
@@ -177,6 +179,23 @@ export const scenarios: Scenario[] = [
     body: () => ({ text_content: 'A memory sent by the benchmark: the lake at dawn, everyone still asleep.', contributor_name: 'Bench' }),
     async seed(ctx) {
       await ctx.withDb((db) => seedBook(db, ctx.userId, 'bench-create', 'plus'));
+    },
+  },
+  {
+    // submission-create in a book of 500 members (owner, 49 admins, 450 contributors): a new memory must cost
+    // what it costs in a book of one (migrations/0025_book_activity_bucket.sql); compared round by round.
+    name: 'submission-create-500-members',
+    method: 'POST',
+    path: '/api/v1/books/bench-create-500/submissions/',
+    headers: bearer,
+    requestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+    body: () => ({ text_content: 'A memory sent by the benchmark: the lake at dawn, everyone still asleep.', contributor_name: 'Bench' }),
+    baseline: 'submission-create',
+    async seed(ctx) {
+      await ctx.withDb(async (db) => {
+        const bookId = await seedBook(db, ctx.userId, 'bench-create-500', 'plus');
+        await seedMembers(db, bookId, 499);
+      });
     },
   },
   {
@@ -284,6 +303,20 @@ async function seedBook(db: Db, ownerId: string, slug: string, plan: string): Pr
   );
   await db.query(`INSERT INTO book_members (book_id, user_id, role) VALUES ($1, $2, 'owner')`, [id, ownerId]);
   return id;
+}
+
+/** `n` members besides the owner, each a user of its own: a tenth admins, the rest contributors. */
+async function seedMembers(db: Db, bookId: string, n: number) {
+  await db.query(
+    `WITH u AS (
+       INSERT INTO users (id, email, first_name)
+       SELECT gen_random_uuid(), 'member-' || i || '-' || $1 || '@bench.invalid', 'Member ' || i FROM generate_series(1, $2::int) AS i
+       RETURNING id, first_name
+     )
+     INSERT INTO book_members (book_id, user_id, role)
+     SELECT $1::uuid, id, CASE WHEN split_part(first_name, ' ', 2)::int % 10 = 0 THEN 'admin' ELSE 'contributor' END FROM u`,
+    [bookId, n],
+  );
 }
 
 async function seedSubmissions(db: Db, bookId: string, userId: string, email: string, n: number) {
@@ -696,6 +729,12 @@ async function runBackend(backend: Backend, selected: Scenario[]): Promise<{ res
       console.log(
         `  ${backend.name} ${s.name}: ${m.rps} req/s (rounds: ${m.rounds.map((r) => r.rps).join(', ')}${perRound}), p50 ${m.latency_ms.p50} ms, p99 ${m.latency_ms.p99} ms`,
       );
+    }
+    for (const s of selected) {
+      const base = s.baseline === undefined ? undefined : results[s.baseline];
+      if (!base) continue;
+      const ratios = results[s.name].rounds.map((r, i) => r.rps / base.rounds[i].rps);
+      console.log(`  ${backend.name} ${s.name} vs ${s.baseline}: median ${median(ratios).toFixed(3)} (per round: ${ratios.map((x) => x.toFixed(3)).join(', ')})`);
     }
     return { results, readyMs: service.readyMs };
   } finally {

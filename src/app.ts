@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { addDeprecationHeaders } from './http/deprecation.js';
+import { installDrain } from './http/drain.js';
 import { answerClientError, answerStalledSocket } from './http/client-errors.js';
 import { errorHandler } from './http/error-handler.js';
 import { installJsonBody, rejectNulStrings } from './http/json-body.js';
@@ -69,6 +70,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     },
     // Errors Node raises before routing (431, 414, bad Content-Length, 408) answer the envelope too.
     clientErrorHandler: answerClientError,
+    // A graceful close (see http/drain.ts and server.ts): idle keep-alive connections are closed at once, and a
+    // request that still arrives on an open one is served (with `Connection: close`), not refused with a bare 503.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
     trustProxy: deps.config.http.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
@@ -114,6 +119,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     done();
   });
 
+  installDrain(app);
   installMetrics(app, { config: deps.config, db: deps.db, queue: deps.queue });
   installErrorResponses(app);
   installFallbacks(app);

@@ -116,13 +116,39 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await jobs?.stop();
-      await receiver?.close(); // stops taking mail; a message being received finishes first
-      await app.close(); // stops accepting, waits for requests in flight
-      await queue.stop(); // lets running jobs finish (30 s at most)
+      const { delayMs, timeoutMs } = config.shutdown;
+      // /readyz answers 503 from now; a balancer that polls it gets SHUTDOWN_DELAY_SECONDS to stop routing here.
+      app.drain.begin();
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      const deadline = Date.now() + timeoutMs;
+      // The schedules and the mail receiver stop while the requests finish; the queue stays up, since a request
+      // in flight may still enqueue (in its own transaction).
+      await Promise.all([jobs?.stop(), receiver?.close(), drainHttp(app, timeoutMs)]);
+      await queue.stop({ timeoutMs: Math.max(1_000, deadline - Date.now()) }); // running jobs finish, or are failed for a retry
       await metrics?.close();
       await services!.store.close();
-      await db.close();
+      await db.close(); // the pool ends once no request or job can use it
     })());
   return { app, db, address, metricsAddress: metrics?.address ?? null, close };
+}
+
+/**
+ * Stops listening (new connections are refused, so a balancer tries another
+ * process) and closes idle keep-alive connections; requests in flight finish,
+ * each answer closing its connection (http/drain.ts). Past the timeout the
+ * connections still open are cut.
+ */
+async function drainHttp(app: FastifyInstance, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = app.close();
+  const late = await Promise.race([
+    closed.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (late) {
+    app.log.warn({ timeout_ms: timeoutMs }, 'requests still in flight at the shutdown timeout; closing their connections');
+    app.server.closeAllConnections();
+    await closed;
+  }
 }

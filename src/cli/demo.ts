@@ -18,6 +18,7 @@ import { createQueue } from '../jobs/queue.js';
 import { randomBase62 } from '../lib/secrets.js';
 import type { Actor } from '../services/books/book-access.js';
 import { createServices, type Services } from '../services/index.js';
+import { mailLocalPart } from '../services/channels/web-form-key.js';
 
 /** The database already has users and `--force` was not given. */
 export class DemoRefused extends Error {}
@@ -121,6 +122,9 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
   ];
   const docsUrl = `${base}/api/v1/docs`;
   const webhook = await demoWebhookEndpoint(db, services, actor);
+  // The book is not public: its mail address carries the key, as its email channel row shows it.
+  const [keyed] = await db.query<{ is_public: boolean; form_key: string }>(`SELECT is_public, form_key FROM books WHERE slug = $1`, [book.slug]);
+  const mailTo = `${mailLocalPart({ slug: book.slug, is_public: keyed.is_public, form_key: keyed.form_key })}@${config.messaging.inboundMailDomain}`;
   return {
     output: {
       user: { id: user.id, email: user.email, password },
@@ -141,8 +145,8 @@ async function seed(db: Db, services: Services, config: Config): Promise<DemoRes
       ...tryThese.map((c) => `  ${c}`),
       ...webhookHints(webhook, base, auth),
       ...channelHints(config),
-      `Memories by email: start with the SMTP receiver (\`SMTP_INBOUND_PORT=2525 npx memorybook serve\`), then mail ${book.slug}@${config.messaging.inboundMailDomain}:`,
-      `  swaks --server 127.0.0.1:${config.mailInbound.port ?? 2525} --from you@localhost --to ${book.slug}@${config.messaging.inboundMailDomain} --header 'Subject: A memory' --body 'Sent by email.' --attach @photo.jpg`,
+      `Memories by email: start with the SMTP receiver (\`SMTP_INBOUND_PORT=2525 npx memorybook serve\`), then mail ${mailTo}:`,
+      `  swaks --server 127.0.0.1:${config.mailInbound.port ?? 2525} --from you@localhost --to ${mailTo} --header 'Subject: A memory' --body 'Sent by email.' --attach @photo.jpg`,
     ],
   };
 }

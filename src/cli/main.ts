@@ -18,7 +18,7 @@ Usage:
                                          serves only the API, for running \`memorybook worker\` apart (PostgreSQL only);
                                          with SMTP_INBOUND_PORT set it receives mail too, unless --no-mail-inbound
   memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
-  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>@MAIL_INBOUND_DOMAIN)
+  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>[+<key>]@MAIL_INBOUND_DOMAIN)
                                          on SMTP_INBOUND_PORT (default 2525), with a job worker that turns mail into
                                          memories (beside \`serve --no-mail-inbound\` on PostgreSQL; alone on the
                                          embedded database)
@@ -38,6 +38,23 @@ Usage:
 
 Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
 DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL. See the README.`;
+
+function shutdownLimits(config: Config) {
+  return { delay_ms: config.shutdown.delayMs, timeout_ms: config.shutdown.timeoutMs };
+}
+
+/**
+ * The shutdown is bounded step by step (requests, then jobs, within
+ * SHUTDOWN_TIMEOUT_SECONDS); should a step still hang, the process exits
+ * anyway, so an orchestrator's restart never waits on it.
+ */
+function exitIfStuck(config: Config, log: { error(obj: object, msg: string): void }) {
+  const graceMs = config.shutdown.delayMs + config.shutdown.timeoutMs + 10_000;
+  setTimeout(() => {
+    log.error({ after_ms: graceMs }, 'shutdown did not finish; exiting');
+    process.exit(1);
+  }, graceMs).unref();
+}
 
 /** Prints one JSON object: what a command created or found. */
 function out(value: unknown) {
@@ -110,7 +127,8 @@ export async function main(argv: string[]): Promise<number> {
           },
         );
         const stop = async (signal: string) => {
-          server.app.log.info({ signal }, 'shutting down; finishing requests in flight');
+          server.app.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing requests in flight');
+          exitIfStuck(config, server.app.log);
           await server.close();
           process.exit(0);
         };
@@ -126,8 +144,9 @@ export async function main(argv: string[]): Promise<number> {
         const { startWorker } = await import('../worker.js');
         const worker = await startWorker(config);
         const stop = async (signal: string) => {
-          worker.log.info({ signal }, 'shutting down; finishing running jobs');
-          await worker.close();
+          worker.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing running jobs');
+          exitIfStuck(config, worker.log);
+          await worker.close({ timeoutMs: config.shutdown.timeoutMs });
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -147,9 +166,10 @@ export async function main(argv: string[]): Promise<number> {
           throw err;
         }
         const stop = async (signal: string) => {
-          worker.log.info({ signal }, 'shutting down; finishing mail being received and running jobs');
+          worker.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing mail being received and running jobs');
+          exitIfStuck(config, worker.log);
           await receiver.close();
-          await worker.close();
+          await worker.close({ timeoutMs: config.shutdown.timeoutMs });
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));

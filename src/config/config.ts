@@ -18,8 +18,18 @@ export interface Config {
     /** Slow-client limits: request line and headers, the whole request with its body, an idle keep-alive connection. */
     timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   };
+  /**
+   * SIGTERM: how long the process keeps taking requests with /readyz answering 503 (for a balancer that
+   * polls it), then how long requests in flight and running jobs get to finish, all told.
+   */
+  shutdown: { delayMs: number; timeoutMs: number };
   dataDir: string;
-  database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null };
+  /**
+   * pooler: 'transaction' when PostgreSQL is reached through a pooler in
+   * transaction mode (PgBouncer's pool_mode = transaction), which hands each
+   * transaction any server connection: nothing may rely on session state.
+   */
+  database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null; pooler: 'none' | 'transaction' };
   secretKey: string;
   logLevel: string;
   mail: { smtpUrl: string | null; from: string };
@@ -49,7 +59,7 @@ export interface Config {
   messaging: {
     /** Region (ISO 3166 alpha-2) for phone numbers written without a country code. */
     phoneRegion: string;
-    /** Domain of the books' inbound mail addresses (`<slug>@domain`); the public host when unset. */
+    /** Domain of the books' inbound mail addresses (`<slug>@domain`, `<slug>+<key>@domain` for a book that is not public); the public host when unset. */
     inboundMailDomain: string;
     /** SMS over a Twilio-compatible REST API. */
     twilio: { accountSid: string; authToken: string; fromNumber: string; apiBase: string } | null;
@@ -92,8 +102,8 @@ export interface Config {
     webhookSecret: string | null;
     /**
      * The authserv-id the provider writes in its Authentication-Results
-     * (INBOUND_EMAIL_AUTHSERV_ID): only such a field is believed. Unset: the
-     * topmost one (a provider that adds none leaves the sender's own on top).
+     * (INBOUND_EMAIL_AUTHSERV_ID): only such a field is believed, since any
+     * other may be the sender's. Required with webhookSecret (null only without it).
      */
     webhookAuthservId: string | null;
     /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
@@ -132,7 +142,8 @@ export interface Config {
   /**
    * The Prometheus scrape (GET /metrics): off unless METRICS_TOKEN is set (then
    * served on the API port, bearer token required) or METRICS_PORT is (then a
-   * second listener on METRICS_HOST serves only /metrics).
+   * second listener on METRICS_HOST serves only /metrics). Without a token that
+   * listener is on a loopback address only (METRICS_HOST defaults to 127.0.0.1).
    */
   metrics: { token: string | null; port: number | null; host: string };
   /** The printed book: thickness of one page (half a sheet) in µm; a cover wrap's spine is the page count times it. */
@@ -210,6 +221,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 86_400_000);
   const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  const shutdownDelayMs = int('SHUTDOWN_DELAY_SECONDS', 0, 0, 600) * 1000;
+  const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600) * 1000;
   if (headersMs > requestMs) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs}), got "${headersMs}"`);
   }
@@ -225,6 +238,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     problems.push(`DATABASE_SCHEMA: expected a lower-case SQL identifier, got "${schema}"`);
   }
+  const pooler = str('DATABASE_POOLER') ?? 'none';
+  if (pooler !== 'none' && pooler !== 'transaction') problems.push(`DATABASE_POOLER: expected none or transaction, got "${pooler}"`);
 
   const logLevel = str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -291,12 +306,24 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   }
   const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
   if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
+  // Without it a forged Authentication-Results field written by the sender could pass for the provider's verdict.
+  const inboundAuthservId = str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null;
+  if (inboundEmailSecret !== null && inboundAuthservId === null) {
+    problems.push("INBOUND_EMAIL_AUTHSERV_ID: required with INBOUND_EMAIL_SECRET (the authserv-id your inbound mail provider writes first in its Authentication-Results header, such as mx.provider.example)");
+  }
+  if (inboundAuthservId !== null && !/^[a-z0-9][a-z0-9.-]*$/.test(inboundAuthservId)) problems.push(`INBOUND_EMAIL_AUTHSERV_ID: expected a host name, got "${inboundAuthservId}"`);
   const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
   const metricsToken = str('METRICS_TOKEN') ?? null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
   if (metricsToken !== null && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN: must not contain spaces');
   const metricsPort = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464, 0, 65535);
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) problems.push(`METRICS_PORT: must differ from PORT (${port})`);
+  // Without a token the scrape answers anyone who reaches it: only this machine, unless the operator sets a token.
+  const metricsHostRaw = str('METRICS_HOST');
+  const metricsHost = metricsHostRaw ?? (metricsToken === null ? '127.0.0.1' : host);
+  if (metricsPort !== null && metricsToken === null && !isLoopbackHost(metricsHost)) {
+    problems.push(`METRICS_HOST: "${metricsHost}" is not a loopback address; set METRICS_TOKEN to serve /metrics there (scrapers then send it as a bearer token), or listen on 127.0.0.1`);
+  }
 
   if (problems.length) throw new ConfigError(problems);
 
@@ -305,8 +332,9 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   return deepFreeze({
     env: nodeEnv as Config['env'],
     http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } },
+    shutdown: { delayMs: shutdownDelayMs, timeoutMs: shutdownTimeoutMs },
     dataDir,
-    database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema },
+    database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema, pooler: pooler as Config['database']['pooler'] },
     secretKey,
     logLevel,
     mail: { smtpUrl, from: mailFrom },
@@ -325,13 +353,13 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       host: str('SMTP_INBOUND_HOST') ?? host,
       tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
       webhookSecret: inboundEmailSecret,
-      webhookAuthservId: str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null,
+      webhookAuthservId: inboundEmailSecret === null ? null : inboundAuthservId,
       maxBytes: MAIL_INBOUND_MAX_BYTES,
     },
     billing,
     limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
     printPaperCaliperUm,
-    metrics: { token: metricsToken, port: metricsPort, host: str('METRICS_HOST') ?? host },
+    metrics: { token: metricsToken, port: metricsPort, host: metricsHost },
   } satisfies Config);
 }
 
@@ -469,4 +497,10 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o);
   }
   return o;
+}
+
+/** A loopback address or name: 127.0.0.0/8, ::1, localhost. */
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
 }

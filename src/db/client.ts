@@ -169,10 +169,13 @@ const statementNames = new Map<string, string>();
  * Statements with parameters are prepared once per connection under a name
  * derived from their text, so PostgreSQL parses and plans each hot query once
  * instead of on every call. Statements without parameters stay unnamed: some
- * are one-off scripts.
+ * are one-off scripts. Behind a transaction pooler every statement is
+ * unnamed (`named` false): a name prepared on one server connection is
+ * missing on the next, or already taken there by another client.
  */
-function statement(text: string, params: unknown[] | undefined): pg.QueryConfig {
+function statement(text: string, params: unknown[] | undefined, named: boolean): pg.QueryConfig {
   if (!params || params.length === 0) return { text };
+  if (!named) return { text, values: params };
   let name = statementNames.get(text);
   if (!name) {
     name = `mb_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
@@ -190,7 +193,15 @@ const types = {
   },
 };
 
-export function createPostgresDb(url: string, opts: { poolSize?: number; schema?: string | null } = {}): Db {
+export interface PostgresOptions {
+  poolSize?: number;
+  schema?: string | null;
+  /** 'transaction': PostgreSQL is reached through a pooler in transaction mode (see createPooledPostgresDb). */
+  pooler?: 'none' | 'transaction';
+}
+
+export function createPostgresDb(url: string, opts: PostgresOptions = {}): Db {
+  if (opts.pooler === 'transaction') return createPooledPostgresDb(url, opts);
   const searchPath = opts.schema ? ` -c search_path=${opts.schema}` : '';
   const pool = new pg.Pool({
     connectionString: url,
@@ -198,7 +209,49 @@ export function createPostgresDb(url: string, opts: { poolSize?: number; schema?
     options: `-c TimeZone=UTC -c plan_cache_mode=${PLAN_CACHE_MODE}${searchPath}`,
     types,
   });
-  return withTransactions(poolConnection('postgres', pool, () => pool.end()));
+  return withTransactions(poolConnection('postgres', pool, () => pool.end(), DIRECT_SESSION));
+}
+
+/**
+ * TimeZone as a startup parameter of its own rather than in `options`:
+ * PgBouncer refuses `options` ("unsupported startup parameter") but tracks
+ * TimeZone, and sets it on every server connection it hands this client.
+ */
+class UtcClient extends pg.Client {
+  getStartupConf(): Record<string, string> {
+    const conf = (pg.Client.prototype as unknown as { getStartupConf(this: pg.Client): Record<string, string> }).getStartupConf.call(this);
+    return { ...conf, TimeZone: 'UTC' };
+  }
+}
+
+/**
+ * PostgreSQL behind a pooler in transaction mode (PgBouncer's pool_mode =
+ * transaction): each transaction, and each statement outside one, may run on
+ * a different server connection, shared with other clients, so nothing here
+ * relies on session state. Statements are unnamed (see `statement`); the
+ * time zone travels as a startup parameter the pooler carries (UtcClient);
+ * plan_cache_mode is left at its default, as an unnamed statement is planned
+ * for its one execution anyway; DATABASE_SCHEMA is set with SET LOCAL in the
+ * message that opens each transaction. A statement outside a transaction
+ * needs the schema too: when the role's own search_path already leads to it
+ * (ALTER ROLE … SET search_path, checked once) it is sent as it is, else it
+ * runs in a transaction of its own (two more round trips). Locks are
+ * transaction-level only (advisory locks included; pg-boss 10's too) and
+ * nothing LISTENs, so the pooler may hand the connection on after every
+ * transaction.
+ */
+function createPooledPostgresDb(url: string, opts: PostgresOptions): Db {
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, Client: UtcClient, types });
+  const schema = opts.schema ?? null;
+  if (!schema) return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening: [], autocommitOpens: () => false }));
+  const opening = [`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`];
+  let roleLeadsToSchema: Promise<boolean> | undefined;
+  const autocommitOpens = () => {
+    roleLeadsToSchema ??= pool.query<{ s: string | null }>('SELECT current_schema() AS s').then((r) => r.rows[0].s === schema);
+    roleLeadsToSchema.catch(() => (roleLeadsToSchema = undefined)); // asked again next time
+    return roleLeadsToSchema.then((leads) => !leads);
+  };
+  return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening, autocommitOpens }));
 }
 
 /**
@@ -232,22 +285,87 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
   const pool = new pg.Pool({ Client: PgliteClient as unknown as typeof pg.Client, max: 1, idleTimeoutMillis: 0, types });
   let closed = false;
   return withTransactions(
-    poolConnection('pglite', pool, async () => {
-      if (closed) return;
-      closed = true;
-      await pool.end();
-      await lite.close();
-    }),
+    poolConnection(
+      'pglite',
+      pool,
+      async () => {
+        if (closed) return;
+        closed = true;
+        await pool.end();
+        await lite.close();
+      },
+      DIRECT_SESSION,
+    ),
   );
 }
 
-function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<void>): Connection {
+/**
+ * Every transaction on PostgreSQL marks its start where any role can see it:
+ * a shared advisory lock, held until it ends, whose second key is the second
+ * the transaction began (now(), the very value its rows' updated_at take).
+ * The Last-Modified watermark (db/pagination.ts) reads the oldest mark from
+ * pg_locks, which, unlike pg_stat_activity's xact_start, no role is kept
+ * from seeing: it stays right when the API and the workers log in as
+ * different roles without pg_read_all_stats. The mark leaves in the same
+ * message as BEGIN, so no statement of the transaction runs before it.
+ * Shared locks never wait on each other, but each one is taken and released
+ * under its lock-table partition's lock: the first key is one of
+ * START_MARK_SPREAD classes, by backend, so that the transactions of one
+ * second are spread over several partitions instead of queueing on one.
+ * Transaction-level, so it holds behind a transaction pooler too.
+ */
+export const START_MARK_CLASS = 1835169650; // 'mbwr'
+export const START_MARK_SPREAD = 16;
+/** The marks' second keys count seconds from this instant (an int4 holds them until 2068). */
+export const START_MARK_EPOCH = '2000-01-01 00:00:00+00';
+const START_MARK =
+  `SELECT pg_advisory_xact_lock_shared(${START_MARK_CLASS} + pg_backend_pid() % ${START_MARK_SPREAD}, ` +
+  `floor(extract(epoch FROM now() - timestamptz '${START_MARK_EPOCH}'))::int)`;
+
+/** What a connection may keep between transactions, and what each transaction must set itself. */
+interface SessionRules {
+  /** Statements named and prepared once per connection (see `statement`). */
+  named: boolean;
+  /** Statements sent in the same message as each BEGIN (SET LOCAL settings). */
+  opening: string[];
+  /** Whether a statement outside a transaction needs `opening` too: it then runs in a transaction of its own. */
+  autocommitOpens(): boolean | Promise<boolean>;
+}
+
+/** A connection of our own (direct PostgreSQL, PGlite): its session settings hold for its life. */
+const DIRECT_SESSION: SessionRules = { named: true, opening: [], autocommitOpens: () => false };
+
+function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<void>, session: SessionRules): Connection {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  const opening = session.opening.length ? `; ${session.opening.join('; ')}` : '';
+  // What opens a transaction of ours: BEGIN, the start mark (PostgreSQL), the settings; one message.
+  const begin = ['BEGIN', ...(kind === 'postgres' ? [START_MARK] : []), ...session.opening];
+  /** One statement in a transaction of its own that opens with `opening`; a failure rolls it back. */
+  async function openedStatement(query: pg.QueryConfig): Promise<pg.QueryResult> {
+    const client = await pool.connect();
+    const ignore = () => {}; // a lost connection fails the statement below instead
+    client.on('error', ignore);
+    let broken: Error | undefined;
+    try {
+      await client.query(`BEGIN${opening}`);
+      const res = await client.query(query);
+      await client.query('COMMIT');
+      return res;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      client.off('error', ignore);
+      client.release(broken);
+    }
+  }
   return {
     kind,
     async query<R>(text: string, params?: unknown[]) {
-      const res = await pool.query(statement(text, params));
+      const stmt = statement(text, params, session.named);
+      const opens = session.autocommitOpens();
+      const res = opens !== false && (await opens) ? await openedStatement(stmt) : await pool.query(stmt);
       return res.rows as R[];
     },
     async begin<R>(script?: string) {
@@ -284,9 +402,9 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       const lastSteps: (() => Promise<void>)[] = [];
       let savepoints = 0;
       try {
-        // One simple-protocol message: BEGIN and the script leave and answer together.
-        const results: pg.QueryResult | pg.QueryResult[] = await client.query(script ? `BEGIN; ${script}` : 'BEGIN');
-        if (script) rows = ((Array.isArray(results) ? results : [results]).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
+        // One simple-protocol message: BEGIN, its start mark and settings, and the script leave and answer together.
+        const results: pg.QueryResult | pg.QueryResult[] = await client.query([...begin, ...(script ? [script] : [])].join('; '));
+        if (script) rows = ((Array.isArray(results) ? results : [results]).slice(begin.length).find((r) => r.command === 'SELECT')?.rows ?? []) as R[];
       } catch (err) {
         client.off('error', onError);
         client.release(err as Error);
@@ -299,7 +417,7 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
         },
         async query<R>(text: string, params?: unknown[]) {
           mustBeOpen(open);
-          return (await client.query(statement(text, params))).rows as R[];
+          return (await client.query(statement(text, params, session.named))).rows as R[];
         },
         async exec(sql: string) {
           mustBeOpen(open);
@@ -340,7 +458,8 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       };
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      // A script of several statements is one implicit transaction, where SET LOCAL holds until its end.
+      await pool.query((await session.autocommitOpens()) ? `${session.opening.join('; ')}; ${sql}` : sql);
     },
     poolStats: () => ({ max: pool.options.max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close,

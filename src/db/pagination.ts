@@ -1,4 +1,4 @@
-import type { Queryable } from './client.js';
+import { START_MARK_CLASS, START_MARK_EPOCH, START_MARK_SPREAD, type Queryable } from './client.js';
 import { errors } from '../errors.js';
 import { hmac, safeEqual } from '../lib/secrets.js';
 
@@ -117,6 +117,16 @@ export function updatedAsc(alias: string, column = 'updated_at'): SortKey[] {
  * value. A client that pins `updated_since` to it may see a row twice but
  * never misses one. Taken before the page is read.
  *
+ * pg_stat_activity shows a role without pg_read_all_stats the xact_start of
+ * its own role's sessions only (NULL for the others'): then the oldest start
+ * mark in pg_locks (see START_MARK in db/client.ts), which every role sees,
+ * counts too, and covers our transactions under any role (a worker logged in
+ * as another). A single statement outside a transaction takes no mark; the
+ * second of margin covers it unless it has run longer than that. A role that
+ * can read all stats sees every start in pg_stat_activity, and skips the
+ * pg_locks read (it briefly takes every lock-table partition). (LEAST skips
+ * a NULL: neither reading is required.)
+ *
  * Any watermark read before the page's snapshot is a valid lower bound for
  * it (an older one only shows a client a few rows twice), so one reading is
  * shared by the lists read within the next WATERMARK_REUSE_MS: a writer
@@ -130,8 +140,14 @@ export function listWatermark(q: Queryable): Promise<string> {
   if (last && now - last.askedAt < WATERMARK_REUSE_MS) return last.value;
   const value = q
     .query<{ w: string }>(
-      `SELECT date_trunc('second', interval '-1 second' + LEAST(now(), COALESCE(
-         (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL), now()))) AS w`,
+      `SELECT date_trunc('second', interval '-1 second' + LEAST(now(),
+         (SELECT min(xact_start) FROM pg_stat_activity WHERE datname = current_database() AND xact_start IS NOT NULL),
+         CASE WHEN NOT pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') THEN
+           (SELECT timestamptz '${START_MARK_EPOCH}' + make_interval(secs => min(objid::bigint)) FROM pg_locks
+            WHERE locktype = 'advisory' AND objsubid = 2
+              AND classid::bigint BETWEEN ${START_MARK_CLASS} AND ${START_MARK_CLASS + START_MARK_SPREAD - 1}
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+         END)) AS w`,
     )
     .then(([row]) => row.w);
   watermarks.set(q, { value, askedAt: now });

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { getDomain } from 'tldts';
 import type { HeaderField } from './raw-message.js';
 import { headerValue } from './raw-message.js';
 
@@ -14,18 +15,35 @@ export interface MailVerdict {
   fromDomain: string | null;
   /**
    * Whether the From address's domain is proved (DMARC pass, or an SPF or
-   * DKIM pass for the From domain itself or a parent or child of it): only
-   * then may the sender be taken for the holder of that address.
+   * DKIM pass for a domain aligned with it, relaxed: the same organisational
+   * domain): only then may the sender be taken for the holder of that address.
    */
   fromAuthenticated: boolean;
 }
 
-const aligned = (a: string | null | undefined, b: string | null | undefined) => {
+// As mailauth reads it for DMARC: the private part of the list too, so two sites under one hosting suffix (a.github.io, b.github.io) are two organisations.
+const PSL = { allowIcannDomains: true, allowPrivateDomains: true };
+
+/**
+ * The organisational domain (RFC 7489 §3.2) of a name, from the Public
+ * Suffix List: `mail.example.co.uk` → `example.co.uk`. Null for a public
+ * suffix itself (`co.uk`) or for what is not a domain name.
+ */
+export function organisationalDomain(name: string): string | null {
+  return getDomain(name.toLowerCase().replace(/\.$/, ''), PSL);
+}
+
+/**
+ * Relaxed identifier alignment as DMARC defines it: the two names share their
+ * organisational domain (`mail.example.co.uk` aligns with `example.co.uk`
+ * and `news.example.co.uk`, never with `example.co.uk.evil.test` or a
+ * public suffix such as `co.uk`).
+ */
+export function aligned(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) return false;
-  const x = a.toLowerCase().replace(/\.$/, '');
-  const y = b.toLowerCase().replace(/\.$/, '');
-  return x === y || x.endsWith(`.${y}`) || y.endsWith(`.${x}`);
-};
+  const x = organisationalDomain(a);
+  return x !== null && x === organisationalDomain(b);
+}
 
 const domainOf = (address: string | null | undefined) => (address && address.includes('@') ? address.slice(address.lastIndexOf('@') + 1).replace(/>.*$/, '').toLowerCase() : null);
 
@@ -86,14 +104,15 @@ function withoutCommentsOrQuotes(value: string): string {
 
 /**
  * The verdicts an inbound provider wrote into the Authentication-Results
- * field (RFC 8601) it added on receipt, the topmost one, or with `authservId`
- * the topmost one that names it (`mx.provider.example; spf=pass
- * smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`): a field
- * the sender wrote below it proves nothing.
+ * field (RFC 8601) it added on receipt: the topmost one that names its
+ * authserv-id (INBOUND_EMAIL_AUTHSERV_ID; `mx.provider.example; spf=pass
+ * smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`). Any
+ * other field, above or below, may be the sender's own writing and proves
+ * nothing: without one that names the provider, every verdict is `none`.
  */
-export function verdictFromHeaders(headers: HeaderField[], authservId: string | null = null): MailVerdict {
-  const fields = headers.filter((h) => h.key === 'authentication-results');
-  const mine = authservId ? fields.find((h) => h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === authservId) : fields[0];
+export function verdictFromHeaders(headers: HeaderField[], authservId: string): MailVerdict {
+  const id = authservId.toLowerCase();
+  const mine = headers.find((h) => h.key === 'authentication-results' && h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === id);
   const ar = withoutCommentsOrQuotes(mine?.value ?? '');
   // Each result is its own `;`-separated resinfo that starts with its method (the first part is the authserv-id).
   const resinfos = ar.split(';').slice(1).map((r) => r.trim());

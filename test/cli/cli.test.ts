@@ -125,6 +125,15 @@ describe('memorybook CLI', () => {
     expect(res.stderr.trim().split('\n')).toEqual(['configuration error: PORT: expected a whole number from 0 to 65535, got "nope"']);
   });
 
+  it('will not serve the email webhook without INBOUND_EMAIL_AUTHSERV_ID, nor an open METRICS_PORT beyond loopback', async () => {
+    const mail = await run(process.execPath, [BIN, 'serve'], { env: { ...env, INBOUND_EMAIL_SECRET: 'inbound-email-secret-0123456789' } }).catch((e) => e);
+    expect(mail.code).toBe(2);
+    expect(mail.stderr).toContain('configuration error: INBOUND_EMAIL_AUTHSERV_ID: required with INBOUND_EMAIL_SECRET');
+    const metrics = await run(process.execPath, [BIN, 'serve'], { env: { ...env, METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' } }).catch((e) => e);
+    expect(metrics.code).toBe(2);
+    expect(metrics.stderr).toContain('configuration error: METRICS_HOST: "0.0.0.0" is not a loopback address; set METRICS_TOKEN');
+  });
+
   it('serve finishes a request in flight on SIGTERM, then exits 0', async () => {
     // PGlite is one process at a time: make the user and key before the server opens the data folder.
     await cli('user', 'create', '--email', 'slow@example.test', '--password', 'long enough pw');

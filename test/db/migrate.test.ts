@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDb, type Db } from '../../src/db/client.js';
 import { pgErrorCode } from '../../src/db/pg-errors.js';
 import { migrate } from '../../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, type TestDatabase, TEST_DATABASE_POOLER } from '../helpers/test-db.js';
 
 let database: TestDatabase;
 const folders: string[] = [];
@@ -100,7 +100,7 @@ describe('migrate', () => {
     writeFileSync(path.join(dir, '9302_second.sql'), 'INSERT INTO m_once VALUES (2);');
     writeFileSync(path.join(dir, '9303_third.sql'), 'INSERT INTO m_once VALUES (3);');
     // Another process: its own pool on PostgreSQL; PGlite is one connection, which runs the two in turn.
-    const other = database.url ? createPostgresDb(database.url, { schema: database.schema, poolSize: 2 }) : database.db;
+    const other = database.url ? createPostgresDb(database.url, { schema: database.schema, poolSize: 2, pooler: TEST_DATABASE_POOLER }) : database.db;
     try {
       const runs = await Promise.all([migrate(database.db, { dir }), migrate(other, { dir }), migrate(database.db, { dir })]);
       expect(runs.flat().sort()).toEqual(['9302_second', '9303_third']);

@@ -63,7 +63,9 @@ export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'memorybook-test-'));
-  return loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8000', ...overrides });
+  // A run through a pooler (npm run test:pgbouncer) reaches it with the run's DATABASE_POOLER.
+  const pooler = process.env.DATABASE_POOLER ? { DATABASE_POOLER: process.env.DATABASE_POOLER } : {};
+  return loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8000', ...pooler, ...overrides });
 }
 
 /**

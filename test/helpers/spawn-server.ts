@@ -29,8 +29,9 @@ export async function freePort(): Promise<number> {
  * Runs `memorybook serve` as a real child process (the built CLI) and waits
  * until /readyz answers. On PostgreSQL it shares the test's schema.
  */
-export async function spawnServer(o: { schema?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<SpawnedServer> {
-  const port = await freePort();
+export async function spawnServer(o: { schema?: string; dataDir?: string; env?: Record<string, string>; port?: number } = {}): Promise<SpawnedServer> {
+  // A given port: a process restarted in place of one that exited.
+  const port = o.port ?? (await freePort());
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'production',

@@ -6,6 +6,8 @@ import { migrate } from '../../src/db/migrate.js';
 /** Which backend this run uses: PGlite by default, PostgreSQL when TEST_DATABASE_URL is set. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const backendName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
+/** DATABASE_POOLER of this run: 'transaction' when TEST_DATABASE_URL is a pooler in transaction mode (npm run test:pgbouncer). */
+export const TEST_DATABASE_POOLER: 'none' | 'transaction' = process.env.DATABASE_POOLER === 'transaction' ? 'transaction' : 'none';
 
 /** Runs SQL on the test PostgreSQL server on a connection of its own (schemas made and dropped around a test). */
 export async function adminQuery(sql: string): Promise<void> {
@@ -50,7 +52,7 @@ async function postgresSchema(url: string, schema: string): Promise<TestDatabase
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const db = createPostgresDb(url, { schema, poolSize: 8 });
+  const db = createPostgresDb(url, { schema, poolSize: 8, pooler: TEST_DATABASE_POOLER });
   await migrate(db);
   return {
     db,

@@ -5,6 +5,7 @@ import { createPostgresDb, type Db } from '../../src/db/client.js';
 import { createQueue, defineJob, type JobDefinition, type QueuePolicy } from '../../src/jobs/queue.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { dropQueueSchema } from './helpers.js';
+import { TEST_DATABASE_POOLER } from '../helpers/test-db.js';
 
 const N = Type.Object({ n: Type.Integer() });
 const job = (name: string, policy?: QueuePolicy): JobDefinition => defineJob({ name, payload: N, options: policy ? { policy } : {}, handle: async () => {} });
@@ -36,7 +37,7 @@ const queuesIn = async () =>
 it('creates the missing queues once when two processes start together, and later starts create none', async () => {
   const jobs = [job('test.a'), job('test.b', 'stately'), job('test.c', 'singleton')];
   // Another process: its own pool on PostgreSQL; PGlite is one connection, which runs the two in turn.
-  const otherDb = t.database.url ? createPostgresDb(t.database.url, { schema: t.database.schema, poolSize: 3 }) : t.db;
+  const otherDb = t.database.url ? createPostgresDb(t.database.url, { schema: t.database.schema, poolSize: 3, pooler: TEST_DATABASE_POOLER }) : t.db;
   const first = createQueue({ db: t.db, config: t.config, log, schema, jobs });
   const second = createQueue({ db: otherDb, config: t.config, log, schema, jobs });
   try {

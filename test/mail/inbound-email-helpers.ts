@@ -31,8 +31,19 @@ export const fakeDns: DnsResolver = async (domain, rrtype) => {
   throw Object.assign(new Error(`queryTxt ENOTFOUND ${domain}`), { code: 'ENOTFOUND' });
 };
 
+/** The authserv-id the test provider writes in its Authentication-Results. */
+export const AUTHSERV_ID = 'mx.provider.test';
+
 export function inboundEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { MAIL_INBOUND_DOMAIN: MAIL_DOMAIN, INBOUND_EMAIL_SECRET: INBOUND_SECRET, SMTP_INBOUND_PORT: '0', ...extra };
+  return { MAIL_INBOUND_DOMAIN: MAIL_DOMAIN, INBOUND_EMAIL_SECRET: INBOUND_SECRET, INBOUND_EMAIL_AUTHSERV_ID: AUTHSERV_ID, SMTP_INBOUND_PORT: '0', ...extra };
+}
+
+/** The book's mail address as its owner sees it: the email row of GET /books/{slug}/channels/. */
+export async function mailAddressOf(t: TestApp, slug: string, token: string): Promise<string> {
+  const res = await t.get(`/api/v1/books/${slug}/channels/`, { token });
+  const row = (res.body.items as { channel: string; address: string | null }[]).find((r) => r.channel === 'email');
+  if (!row?.address) throw new Error(`book ${slug} shows no mail address`);
+  return row.address;
 }
 
 /** The real SMTP receiver on a free loopback port, over the test app's services. */

@@ -21,7 +21,7 @@ import { queueSchemaName } from '../../src/jobs/queue.js';
 import { createServices } from '../../src/services/index.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../helpers/test-db.js';
 
 const SLOW_MS = 300_000;
 
@@ -33,7 +33,7 @@ describe(`a message accepted over SMTP by a server killed at once (${TEST_DATABA
   let seeded: { slug: string; apiKey: string };
 
   async function openDb(): Promise<Db> {
-    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema });
+    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER });
     const db = await createDb(config);
     await migrate(db);
     return db;
@@ -72,16 +72,20 @@ describe(`a message accepted over SMTP by a server killed at once (${TEST_DATABA
         await new Promise((r) => setTimeout(r, 100));
       }
     };
+    server = await start();
+    // The book is not public: mailed at the address its owner is shown, with its key.
+    const channels = await fetch(`${server.url}/api/v1/books/${seeded.slug}/channels/`, { headers: { authorization: `Bearer ${seeded.apiKey}` } });
+    const to = ((await channels.json()) as { items: { channel: string; address: string }[] }).items.find((r) => r.channel === 'email')!.address;
+    expect(to).toMatch(new RegExp(`^${seeded.slug}\\+[a-z0-9_-]{16}@localhost$`));
     const message = {
       from: 'Ann <ann@localhost>',
-      to: `${seeded.slug}@localhost`,
+      to,
       subject: 'The dock',
       text: 'We jumped off the dock every morning.',
       messageId: `<${randomUUID()}@localhost>`,
     };
     const send = () => nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true }).sendMail(message);
 
-    server = await start();
     expect((await send()).response).toMatch(/^250 /);
     await server.stop('SIGKILL');
 

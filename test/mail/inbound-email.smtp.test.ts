@@ -15,7 +15,7 @@ import { bigFileStream, minimalPdf, readFixture } from '../helpers/media-fixture
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import type { SmtpReceiver } from '../../src/mail/inbound-receiver.js';
 import { startMailInbound } from '../../src/mail-inbound.js';
-import { deliver, fakeDns, inboundEnv, MAIL_DOMAIN, OWN_WORDS, QUOTED_REPLY, startReceiver } from './inbound-email-helpers.js';
+import { deliver, fakeDns, inboundEnv, MAIL_DOMAIN, mailAddressOf, OWN_WORDS, QUOTED_REPLY, startReceiver } from './inbound-email-helpers.js';
 
 let t: TestApp;
 let smtp: TestSmtpServer;
@@ -41,11 +41,12 @@ const pendingObjects = async () => (await t.db.query<{ n: number }>(`SELECT coun
 describe('inbound email over SMTP', () => {
   it('turns an email into one pending memory: own words only, photos through the intake, one reply naming the refused file', async () => {
     const { slug, body: book } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const [jpeg, png] = await Promise.all([readFixture('jpeg'), readFixture('png')]);
     const jpeg2 = await readFixture('jpegRotated');
     const info = await deliver(receiver, {
       from: '"Grandma Rose" <rose@family.test>',
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'The lake house',
       text: QUOTED_REPLY,
       html: `<p>${OWN_WORDS.replace('\n', '<br>')}</p><p><img src="cid:dock@family.test"></p><blockquote>Please share a memory</blockquote>`,
@@ -83,7 +84,8 @@ describe('inbound email over SMTP', () => {
 
   it('processes a Message-ID once: the same message again is answered 250 and changes nothing', async () => {
     const { slug } = await newBook(t, owner);
-    const message = { from: 'Ann <ann@family.test>', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Once', text: 'Only once, please.', messageId: `<${randomUUID()}@family.test>` };
+    const to = await mailAddressOf(t, slug, owner.token);
+    const message = { from: 'Ann <ann@family.test>', to, subject: 'Once', text: 'Only once, please.', messageId: `<${randomUUID()}@family.test>` };
     expect((await deliver(receiver, message)).response).toMatch(/^250 .*accepted/);
     expect((await deliver(receiver, message)).response).toMatch(/^250 .*already received/);
     await eventually(() => inboundRows(slug), (r) => r.length === 1 && r[0].outcome === 'submitted');
@@ -93,19 +95,55 @@ describe('inbound email over SMTP', () => {
 
   it('refuses an unknown book and a closed one at RCPT TO (550), storing nothing', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     await t.db.query(`UPDATE books SET status = 'archived' WHERE slug = $1`, [slug]);
-    for (const to of [`no-such-book-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`, `${slug}@${MAIL_DOMAIN}`, `${slug}@elsewhere.test`]) {
-      const err = await deliver(receiver, { from: 'ann@family.test', to, subject: 'Hi', text: 'Hello' }).catch((e: unknown) => e as { responseCode?: number; command?: string });
-      expect(err, to).toMatchObject({ responseCode: 550, command: 'RCPT TO' });
+    for (const address of [`no-such-book-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`, to, `${slug}@elsewhere.test`]) {
+      const err = await deliver(receiver, { from: 'ann@family.test', to: address, subject: 'Hi', text: 'Hello' }).catch((e: unknown) => e as { responseCode?: number; command?: string });
+      expect(err, address).toMatchObject({ responseCode: 550, command: 'RCPT TO' });
     }
     expect(await inboundRows(slug)).toEqual([]);
     await t.db.query(`UPDATE books SET status = 'active' WHERE slug = $1`, [slug]);
     expect(await submissionsOf(slug)).toEqual([]);
   });
 
+  it("reaches a private book only at the address its owner is shown (<slug>+<key>): the bare slug or a wrong or old key is refused at RCPT TO like an unknown book", async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    expect(to).toMatch(new RegExp(`^${slug}\\+[a-z0-9_-]{16}@${MAIL_DOMAIN.replace(/\./g, '\\.')}$`));
+    const refusedAt = (address: string) =>
+      deliver(receiver, { from: 'ann@family.test', to: address, subject: 'Hi', text: 'Hello' }).then(
+        () => null,
+        (e: { responseCode?: number; command?: string; response?: string }) => ({ code: e.responseCode, command: e.command, text: e.response?.replace(/^\d{3} /, '') }),
+      );
+    const unknown = await refusedAt(`no-such-book-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`);
+    expect(unknown).toMatchObject({ code: 550, command: 'RCPT TO' });
+    const key = to.slice(slug.length + 1, to.indexOf('@'));
+    const wrongKey = `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
+    for (const address of [`${slug}@${MAIL_DOMAIN}`, `${slug}+${wrongKey}@${MAIL_DOMAIN}`, `${slug}+@${MAIL_DOMAIN}`, `${slug}+${key}x@${MAIL_DOMAIN}`]) {
+      expect(await refusedAt(address), address).toEqual(unknown);
+    }
+    // The shown address works, in any case.
+    expect((await deliver(receiver, { from: 'ann@family.test', to: to.toUpperCase().replace(MAIL_DOMAIN.toUpperCase(), MAIL_DOMAIN), subject: 'Keyed', text: 'By the key.' })).response).toMatch(/^250 /);
+    await eventually(() => submissionsOf(slug), (r) => r.length === 1 && r[0].text_content === 'By the key.');
+
+    // Rotating the form key moves the mail address too: the old one stops working.
+    const rotated = await t.post(`/api/v1/books/${slug}/form_key/rotate/`, {}, { token: owner.token, headers: { 'idempotency-key': randomUUID() } });
+    expect(rotated.status).toBe(200);
+    const moved = await mailAddressOf(t, slug, owner.token);
+    expect(moved).not.toBe(to);
+    expect(await refusedAt(to)).toEqual(unknown);
+    expect((await deliver(receiver, { from: 'ann@family.test', to: moved, subject: 'New key', text: 'After the rotation.' })).response).toMatch(/^250 /);
+
+    // A public book keeps its bare address.
+    const open = await newBook(t, owner, { isPublic: true });
+    expect(await mailAddressOf(t, open.slug, owner.token)).toBe(`${open.slug}@${MAIL_DOMAIN}`);
+    expect((await deliver(receiver, { from: 'ann@family.test', to: `${open.slug}@${MAIL_DOMAIN}`, subject: 'Open', text: 'Anyone may.' })).response).toMatch(/^250 /);
+  });
+
   it('drops a message that fails DMARC (550 5.7.1), recording it, never a memory', async () => {
     const { slug } = await newBook(t, owner);
-    const err = await deliver(receiver, { from: 'Bank <security@spoofed.test>', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Urgent', text: 'Click here' }).catch((e: unknown) => e as { responseCode?: number; response?: string });
+    const to = await mailAddressOf(t, slug, owner.token);
+    const err = await deliver(receiver, { from: 'Bank <security@spoofed.test>', to, subject: 'Urgent', text: 'Click here' }).catch((e: unknown) => e as { responseCode?: number; response?: string });
     expect(err).toMatchObject({ responseCode: 550 });
     expect((err as { response: string }).response).toContain('5.7.1');
     expect(await inboundRows(slug)).toEqual([{ outcome: 'dropped:dmarc_fail', spool_key: null }]);
@@ -116,9 +154,10 @@ describe('inbound email over SMTP', () => {
 
   it('refuses a message over the 90 MB ceiling (552), keeping none of it', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const err = await deliver(receiver, {
       from: 'ann@family.test',
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'Huge',
       text: 'A very long film',
       attachments: [{ filename: 'film.mp4', content: bigFileStream('mp4', 91 * 1024 * 1024), contentType: 'video/mp4' }],
@@ -130,10 +169,11 @@ describe('inbound email over SMTP', () => {
 
   it('links a member who sends from their proved address, and counts memories per sender against the hourly limit', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const aunt = await newUser(t, { email: `aunt-${randomUUID().slice(0, 6)}@family.test` });
     await addMember(t, slug, aunt, 'contributor');
     for (let i = 0; i < 4; i++) {
-      await deliver(receiver, { from: `Aunt May <${aunt.email}>`, to: `${slug}@${MAIL_DOMAIN}`, subject: `Memory ${i}`, text: `Memory number ${i}` });
+      await deliver(receiver, { from: `Aunt May <${aunt.email}>`, to, subject: `Memory ${i}`, text: `Memory number ${i}` });
     }
     const rows = await eventually(() => inboundRows(slug), (r) => r.length === 4 && r.every((x) => x.outcome !== 'queued'));
     expect(rows.map((r) => r.outcome).sort()).toEqual(['refused:rate_limited', 'submitted', 'submitted', 'submitted']);
@@ -146,6 +186,7 @@ describe('inbound email over SMTP', () => {
 describe('a sender gone mid-message', () => {
   it('keeps nothing of a message cut off in DATA, and the receiver goes on', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const socket = connect(receiver.port, '127.0.0.1');
     let said = '';
     socket.on('data', (d) => (said += d));
@@ -158,14 +199,14 @@ describe('a sender gone mid-message', () => {
     await waitFor(/^220 /m);
     socket.write('EHLO mx.family.test\r\n');
     await waitFor(/^250 /m);
-    socket.write(`MAIL FROM:<ann@family.test>\r\nRCPT TO:<${slug}@${MAIL_DOMAIN}>\r\nDATA\r\n`);
+    socket.write(`MAIL FROM:<ann@family.test>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
     await waitFor(/^354 /m);
-    socket.write(`From: ann@family.test\r\nTo: ${slug}@${MAIL_DOMAIN}\r\nSubject: Cut\r\n\r\n${'a line of a long letter\r\n'.repeat(20_000)}`);
+    socket.write(`From: ann@family.test\r\nTo: ${to}\r\nSubject: Cut\r\n\r\n${'a line of a long letter\r\n'.repeat(20_000)}`);
     await new Promise((r) => setTimeout(r, 300));
     socket.destroy();
     await eventually(pendingObjects, (n) => n === 0);
     expect(await inboundRows(slug)).toEqual([]);
-    const info = await deliver(receiver, { from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Whole', text: 'This one arrives.' });
+    const info = await deliver(receiver, { from: 'ann@family.test', to, subject: 'Whole', text: 'This one arrives.' });
     expect(info.response).toMatch(/^250 /);
   });
 });
@@ -181,10 +222,11 @@ describe('STARTTLS', () => {
     const secure = await startMailInbound({ config, services: t.services, log, port: 0, resolver: fakeDns });
     try {
       const { slug } = await newBook(t, owner);
+      const to = await mailAddressOf(t, slug, owner.token);
       const send = (port: number) =>
         nodemailer
           .createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } })
-          .sendMail({ from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Over TLS', text: 'Sent privately.' });
+          .sendMail({ from: 'ann@family.test', to, subject: 'Over TLS', text: 'Sent privately.' });
       expect((await send(secure.port)).response).toMatch(/^250 /);
       // Without a certificate the receiver does not offer it, so a client that requires it gives up.
       await expect(send(receiver.port)).rejects.toThrow(/STARTTLS/);

@@ -3,6 +3,7 @@ import { verdictFromHeaders } from '../../src/mail/mail-authentication.js';
 import { parseHeaderBlock } from '../../src/mail/raw-message.js';
 
 const headers = (...lines: string[]) => parseHeaderBlock(lines.join('\r\n'));
+const ID = 'mx.provider.test';
 
 describe("verdictFromHeaders: the provider's Authentication-Results", () => {
   it('reads spf, dkim and dmarc, and proves the From domain only when aligned', () => {
@@ -13,13 +14,14 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
         ' dkim=pass header.d=family.test; dmarc=pass (p=reject) header.from=family.test',
         'From: Rose <rose@family.test>',
       ),
+      ID,
     );
     expect(v).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass', fromDomain: 'family.test', fromAuthenticated: true });
-    const other = verdictFromHeaders(headers('Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=x@elsewhere.test; dkim=pass header.d=elsewhere.test; dmarc=none', 'From: rose@family.test'));
+    const other = verdictFromHeaders(headers('Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=x@elsewhere.test; dkim=pass header.d=elsewhere.test; dmarc=none', 'From: rose@family.test'), ID);
     expect(other).toMatchObject({ spf: 'pass', dkim: 'pass', dmarc: 'none', fromAuthenticated: false });
   });
 
-  it('with INBOUND_EMAIL_AUTHSERV_ID, believes only the field naming it, never one the sender wrote', () => {
+  it('believes only the field naming INBOUND_EMAIL_AUTHSERV_ID, never one the sender wrote, even on top', () => {
     const forged = 'Authentication-Results: attacker.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
     const provider = 'Authentication-Results: mx.provider.test; spf=fail smtp.mailfrom=rose@family.test; dkim=none; dmarc=fail header.from=family.test';
     expect(verdictFromHeaders(headers(provider, forged, 'From: rose@family.test'), 'mx.provider.test')).toMatchObject({ dmarc: 'fail', fromAuthenticated: false });
@@ -28,8 +30,24 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
 
   it("reads no result from a comment or a quoted string, where a sender's own words may stand", () => {
     const crafted = 'Authentication-Results: mx.provider.test; spf=pass (sender "a dmarc=pass"@evil.test) smtp.mailfrom=x@evil.test; dmarc=fail header.from=family.test';
-    expect(verdictFromHeaders(headers(crafted, 'From: rose@family.test'))).toMatchObject({ spf: 'pass', dmarc: 'fail', fromAuthenticated: false });
+    expect(verdictFromHeaders(headers(crafted, 'From: rose@family.test'), ID)).toMatchObject({ spf: 'pass', dmarc: 'fail', fromAuthenticated: false });
     const commented = 'Authentication-Results: mx.provider.test; spf=none (dkim=pass header.d=family.test); dmarc=none';
-    expect(verdictFromHeaders(headers(commented, 'From: rose@family.test'))).toMatchObject({ dkim: 'none', fromAuthenticated: false });
+    expect(verdictFromHeaders(headers(commented, 'From: rose@family.test'), ID)).toMatchObject({ dkim: 'none', fromAuthenticated: false });
+  });
+
+  it('aligns relaxed, by organisational domain from the Public Suffix List: co.uk-style names align with their own organisation only', () => {
+    const v = (ar: string, from: string) => verdictFromHeaders(headers(`Authentication-Results: mx.provider.test; ${ar}`, `From: ${from}`), ID).fromAuthenticated;
+    // A signature or envelope of another name of the same organisation proves the From domain.
+    expect(v('dkim=pass header.d=mail.example.co.uk; dmarc=none', 'ann@example.co.uk')).toBe(true);
+    expect(v('dkim=pass header.d=news.example.co.uk; dmarc=none', 'ann@mail.example.co.uk')).toBe(true);
+    expect(v('spf=pass smtp.mailfrom=bounce@bounces.example.co.uk; dmarc=none', 'ann@example.co.uk')).toBe(true);
+    expect(v('dkim=pass header.d=example.com.au; dmarc=none', 'ann@shop.example.com.au')).toBe(true);
+    // A public suffix, a look-alike, and a neighbour under a shared suffix prove nothing.
+    expect(v('dkim=pass header.d=co.uk; dmarc=none', 'ann@example.co.uk')).toBe(false);
+    expect(v('dkim=pass header.d=example.co.uk.evil.test; dmarc=none', 'ann@example.co.uk')).toBe(false);
+    expect(v('dkim=pass header.d=evil-example.co.uk; dmarc=none', 'ann@example.co.uk')).toBe(false);
+    expect(v('spf=pass smtp.mailfrom=x@other.co.uk; dmarc=none', 'ann@example.co.uk')).toBe(false);
+    expect(v('dkim=pass header.d=attacker.github.io; dmarc=none', 'ann@victim.github.io')).toBe(false);
+    expect(v('dkim=pass header.d=github.io; dmarc=none', 'ann@victim.github.io')).toBe(false);
   });
 });

@@ -14,8 +14,9 @@ const SIGNATURE_RE = /^sha256=[0-9a-fA-F]{64}$/;
  * `X-Memorybook-Signature: sha256=<hex HMAC-SHA256 of the body under
  * INBOUND_EMAIL_SECRET>`. Registered only when that secret is set. A missing
  * or malformed signature is refused before the body is read; one that does
- * not match, once the body is (nothing is kept): 403. 202 with what came of
- * it (`accepted`, `duplicate`: that Message-ID was received before,
+ * not match, once the body is (nothing is kept): 403. A client IP with too
+ * many refused signatures lately: 429 before the body is read. 202 with what
+ * came of it (`accepted`, `duplicate`: that Message-ID was received before,
  * `dropped`: DMARC fail); 404 when no book it is addressed to takes mail.
  */
 export function registerEmailWebhook(app: FastifyInstance, { config, services }: RouteContext) {
@@ -38,7 +39,11 @@ export function registerEmailWebhook(app: FastifyInstance, { config, services }:
       },
       async (request, reply) => {
         const body = (request.body as Readable | undefined) ?? request.raw;
-        const status = await services.inboundEmail.receiveWebhook(body, request.headers['x-memorybook-signature'] as string);
+        const length = Number(request.headers['content-length']);
+        const status = await services.inboundEmail.receiveWebhook(body, request.headers['x-memorybook-signature'] as string, {
+          ip: request.ip,
+          declaredBytes: Number.isSafeInteger(length) && length >= 0 ? length : null,
+        });
         return reply.code(202).send({ status });
       },
     );

@@ -142,8 +142,8 @@ export type BookPageRow = { json: string } & Record<string, unknown>;
 /**
  * One page of the caller's books where they are owner or admin (see paginate
  * for where/params/orderBy): the conditions and the ordering are on the
- * membership row alone, so the page comes off one index and only its books
- * are read. Each book comes as its JSON, made by the database. Requests for
+ * membership row, so the page comes off one index and only its books are
+ * read (activity sorts each bucket the index gives by its books' own time). Each book comes as its JSON, made by the database. Requests for
  * the same page at the same time share one execution (the rows are read-only).
  */
 export function selectBookPageOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }) {

@@ -21,14 +21,24 @@ const ID_DESC: SortKey = { sql: 'm.book_id', dir: 'desc', field: 'id', cast: 'uu
 const ID_ASC: SortKey = { sql: 'm.book_id', dir: 'asc', field: 'id', cast: 'uuid' };
 const CREATED_DESC: SortKey = { sql: 'm.book_created_at', dir: 'desc', field: 'created_at', cast: 'timestamptz' };
 
+/** The ten-minute bucket of the book's last activity, as its memberships hold it (migrations/0025_book_activity_bucket.sql). */
+const ACTIVITY_BUCKET_DESC: SortKey = { sql: 'm.book_activity_bucket', dir: 'desc', field: 'activity_bucket', cast: 'integer' };
+
 /**
  * GET /books/ orderings: the caller's books_sort, or oldest change first when
  * syncing with updated_since. Each reads the membership row's copies of its
  * book's columns, in the order of one index (migrations/0013_book_list_keys.sql).
+ * Activity is the one exception: the membership holds only the bucket of the
+ * book's last activity (so a new memory need not rewrite every membership),
+ * and each bucket's rows are sorted by the book's exact time. The bucket
+ * grows with the time, so the order is exactly time, then id.
  * `name` binds cursors to the ordering.
  */
 export const BOOK_ORDERINGS: Record<BooksSort | 'sync', { name: string; keys: SortKey[] }> = {
-  activity: { name: 'activity', keys: [{ sql: 'm.book_activity_at', dir: 'desc', field: 'last_activity_at', cast: 'timestamptz' }, ID_DESC] },
+  activity: {
+    name: 'activity-bucketed',
+    keys: [ACTIVITY_BUCKET_DESC, { sql: 'b.last_activity_at', dir: 'desc', field: 'last_activity_at', cast: 'timestamptz' }, ID_DESC],
+  },
   title: { name: 'title', keys: [{ sql: 'm.book_title_key', dir: 'asc', field: 'sort_title', cast: 'text' }, ID_ASC] },
   created: { name: 'created', keys: [CREATED_DESC, ID_DESC] },
   // Owners first, then admins, each newest first.
@@ -110,12 +120,23 @@ export function createBookService(deps: {
      * the database (see jsonPage).
      */
     async listBooks(actor: Actor & { books_sort: BooksSort }, query: ListQuery & { status: 'active' | 'archived' }) {
+      const list = `books:${actor.id}:${query.status}`;
+      const ordering = BOOK_ORDERINGS[actor.books_sort];
+      const where = [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`];
+      const params: unknown[] = [actor.id, query.status];
+      if (ordering === BOOK_ORDERINGS.activity && query.cursor && !query.updatedSince) {
+        // The cursor's row comparison spans two tables (the bucket on the membership, the time on
+        // the book), so Postgres cannot start the index scan from it: its bucket bounds the scan.
+        const [bucket] = cursors.decode(`${list}|${ordering.name}`, query.cursor);
+        params.push(bucket);
+        where.push(`m.book_activity_bucket <= $${params.length}::integer`);
+      }
       const { page, watermark } = await paginate<BookPageRow>(db, cursors, query, {
-        list: `books:${actor.id}:${query.status}`,
-        ordering: BOOK_ORDERINGS[actor.books_sort],
+        list,
+        ordering,
         sync: BOOK_ORDERINGS.sync.keys,
-        where: [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`],
-        params: [actor.id, query.status],
+        where,
+        params,
         select: (o) => selectBookPageOfMember(db, o),
       });
       return { page: { ...page, items: page.items.map((b) => b.json) }, watermark };

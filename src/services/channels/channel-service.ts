@@ -5,7 +5,7 @@ import type { Actor, BookAccess } from '../books/book-access.js';
 import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
 import { SLUG_RE } from '../books/slug.js';
-import { findFormKey, formKeyOpens, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
+import { findFormKey, formKeyOpens, mailLocalPart, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
 
 export const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -81,7 +81,8 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
     }
     case 'email': {
       if (!isPlatformConfigured(config, 'email')) return { address: null, deep_link: null };
-      const address = `${book.slug}@${m.inboundMailDomain}`;
+      // With the form key's mail form when the book is not public: the bare slug reaches no private book.
+      const address = `${mailLocalPart(book)}@${m.inboundMailDomain}`;
       return { address, deep_link: `mailto:${address}` };
     }
     case 'sms':

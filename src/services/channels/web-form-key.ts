@@ -38,3 +38,22 @@ export async function rotateFormKey(q: Queryable, bookId: string): Promise<strin
   await q.query(`UPDATE books SET form_key = $2 WHERE id = $1`, [bookId, key]);
   return key;
 }
+
+/** How much of the form key a mail address carries: mail systems may lower-case a local part, and it should stay short (64 characters at most). */
+const MAIL_KEY_LENGTH = 16;
+const mailKeyOf = (formKey: string) => formKey.slice(0, MAIL_KEY_LENGTH).toLowerCase();
+
+/**
+ * The local part of the book's mail address: its slug, and for a book that is
+ * not public the form key's mail form after a `+` (`<slug>+<key>`), so a
+ * guessed slug reaches no private book and a rotated key ends the old address.
+ */
+export function mailLocalPart(book: WebFormBook): string {
+  return book.is_public ? book.slug : `${book.slug}+${mailKeyOf(book.form_key)}`;
+}
+
+/** Whether the `+` part of an address (null when it has none) opens the book by mail; compared in constant time, regardless of case. */
+export function mailKeyOpens(book: Pick<WebFormBook, 'is_public' | 'form_key'>, key: string | null): boolean {
+  if (book.is_public) return true;
+  return typeof key === 'string' && key.length === MAIL_KEY_LENGTH && book.form_key.length >= MAIL_KEY_LENGTH && safeEqual(key.toLowerCase(), mailKeyOf(book.form_key));
+}

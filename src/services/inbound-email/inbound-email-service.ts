@@ -1,5 +1,10 @@
-import { PassThrough, type Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
@@ -11,7 +16,10 @@ import { loadMailAuth, verdictFromHeaders, verifyMessage, type DnsResolver, type
 import type { MailMessage } from '../../mail/mailer.js';
 import { addressesIn, collectedAsItGoes, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { inboundMessages } from '../../metrics/metrics.js';
+import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
+import { findFormKey, mailKeyOpens } from '../channels/web-form-key.js';
 import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
 import { recordInvitationEvent } from '../events/event-objects.js';
 import { markInvitationAccepted } from '../invitations/invitation-repository.js';
@@ -26,6 +34,22 @@ import { ownWords } from './own-words.js';
 /** Parts that sign or describe a message rather than being a file the sender attached. */
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
 
+/**
+ * Refused webhook signatures a client IP may send in a window before its
+ * requests are refused unread (429): a wrong signature is only known once the
+ * whole body has been read, so a caller without the secret gets few tries.
+ */
+const FAILED_SIGNATURES_PER_IP = 10;
+const FAILED_SIGNATURE_WINDOW_SECONDS = 15 * 60;
+/** Unverified webhook bodies one client IP may be sending at once (this process). */
+const UNVERIFIED_BODIES_PER_IP = 4;
+
+/** A book address's parts: `<slug>` or `<slug>+<key>`, lower-case. */
+interface BookRecipient {
+  slug: string;
+  key: string | null;
+}
+
 /** What a webhook delivery came to. */
 export type WebhookOutcome = 'accepted' | 'duplicate' | 'dropped';
 
@@ -37,7 +61,8 @@ interface Refused {
 /**
  * Memories by email. A message arrives through the SMTP receiver
  * (receiveSmtp, after checkRecipient at RCPT TO) or the signed webhook
- * (receiveWebhook) and is spooled to the object store as it streams, then
+ * (receiveWebhook; its body only once its signature is checked) and is
+ * spooled to the object store as it streams, then
  * recorded per book in one transaction with its email.process job, and only
  * then answered (250 / 202): a message accepted is never lost (the job
  * retries), and a message received again (same Message-ID, or body hash)
@@ -67,12 +92,31 @@ export function createInboundEmailService(deps: {
     return deps.queue;
   }
 
-  /** The book a recipient address names (`<slug>@MAIL_INBOUND_DOMAIN`), or null for any other address. */
-  function slugOf(address: string): string | null {
+  /** The book a recipient address names (`<slug>[+<key>]@MAIL_INBOUND_DOMAIN`), or null for any other address. */
+  function recipientOf(address: string): BookRecipient | null {
     const at = address.lastIndexOf('@');
     if (at <= 0 || address.slice(at + 1).toLowerCase() !== domain) return null;
-    return address.slice(0, at).toLowerCase();
+    const local = address.slice(0, at).toLowerCase();
+    const plus = local.indexOf('+');
+    return plus < 0 ? { slug: local, key: null } : { slug: local.slice(0, plus), key: local.slice(plus + 1) };
   }
+
+  /**
+   * The book this address reaches now: one that takes mail, and, unless it is
+   * public, addressed with its key. Otherwise undefined: a private book's bare
+   * slug, a wrong key, a closed and an unknown book all look the same.
+   */
+  async function openBookFor(q: Queryable, r: BookRecipient): Promise<BookContext | undefined> {
+    const ctx = await findOpenChannelBook(q, r.slug, 'email');
+    if (!ctx) return undefined;
+    const formKey = ctx.book.is_public ? '' : await findFormKey(q, ctx.book.id);
+    return mailKeyOpens({ is_public: ctx.book.is_public, form_key: formKey }, r.key) ? ctx : undefined;
+  }
+
+  const count = (outcome: string) => inboundMessages.inc({ provider: 'email', outcome });
+
+  /** Webhook bodies being read, unverified, per client IP. */
+  const unverified = new Map<string, number>();
 
   /**
    * Streams the raw message into the store under a new key, metered (size
@@ -100,6 +144,54 @@ export function createInboundEmailService(deps: {
     }
   }
 
+  /**
+   * A temporary file whose name is gone as soon as it is open: one stream
+   * writes it, one reads it back from the start, each with its own
+   * descriptor, and the file lasts as long as they do (or their process).
+   */
+  async function unlinkedTempFile(): Promise<{ writer: WriteStream; reader: ReadStream; discard(): void }> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-mail-'));
+    const file = path.join(dir, 'message.eml');
+    const streams: { writer?: WriteStream; reader?: ReadStream } = {};
+    const discard = () => {
+      streams.writer?.destroy();
+      streams.reader?.destroy();
+    };
+    try {
+      streams.writer = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+      await once(streams.writer, 'open');
+      streams.reader = createReadStream(file);
+      await once(streams.reader, 'open');
+      return { writer: streams.writer, reader: streams.reader, discard };
+    } catch (err) {
+      discard();
+      throw err;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Reads a webhook body into `sink` through `hmac`, metered (an error past
+   * the ceiling). The body itself is never destroyed here: the route still
+   * answers on its connection.
+   */
+  async function readInto(source: Readable, hmac: HmacMeter, sink: Writable) {
+    const meter = new MessageMeter(maxBytes);
+    const cutOff = (err?: Error) => hmac.destroy(err ?? new Error('The message was cut off before its end'));
+    source.once('error', cutOff);
+    source.once('close', () => {
+      if (!source.readableEnded) cutOff();
+    });
+    source.pipe(hmac);
+    try {
+      await pipeline(hmac, meter, sink);
+    } catch (err) {
+      source.unpipe(hmac);
+      throw meter.errored ?? err;
+    }
+  }
+
   async function discardSpool(key: string) {
     await store.delete(key);
     await forgetPendingObject(db, key);
@@ -110,7 +202,7 @@ export function createInboundEmailService(deps: {
    * job (or as dropped, for a DMARC fail), in one transaction; the spool is
    * kept when a job needs it, else removed.
    */
-  async function accept(via: 'smtp' | 'webhook', key: string, info: RawMessageInfo, verdict: MailVerdict, slugs: string[]) {
+  async function accept(via: 'smtp' | 'webhook', key: string, info: RawMessageInfo, verdict: MailVerdict, recipients: BookRecipient[]) {
     const messageId = messageIdOf(info.headers);
     const dedupeKey = messageId ? `message-id:${messageId}` : `body-sha256:${info.bodySha256}`;
     const dmarcFail = verdict.dmarc === 'fail';
@@ -118,12 +210,15 @@ export function createInboundEmailService(deps: {
     try {
       await db.transaction(async (tx) => {
         Object.assign(counts, { accepted: 0, duplicates: 0, dropped: 0, closed: 0 }); // a retried transaction counts afresh
-        for (const slug of [...new Set(slugs)]) {
-          const ctx = await findOpenChannelBook(tx, slug, 'email');
+        const books = new Set<string>();
+        for (const r of recipients) {
+          const ctx = await openBookFor(tx, r);
           if (!ctx) {
             counts.closed++;
             continue;
           }
+          if (books.has(ctx.book.id)) continue; // the same book under two of its addresses
+          books.add(ctx.book.id);
           const id = uuidv7();
           const inserted = await insertInboundEmail(tx, {
             id,
@@ -152,6 +247,7 @@ export function createInboundEmailService(deps: {
       throw err;
     }
     if (!counts.accepted) await discardSpool(key);
+    count(counts.accepted ? 'accepted' : counts.dropped ? 'dropped_dmarc_fail' : counts.duplicates ? 'duplicate' : 'refused_no_book');
     return counts;
   }
 
@@ -193,12 +289,12 @@ export function createInboundEmailService(deps: {
       await Promise.all([loadMailAuth(), import('mailparser')]);
     },
 
-    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown and a closed book look the same). */
+    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown, a closed and a private book without its key look the same). */
     async checkRecipient(address: string): Promise<SmtpReply | null> {
-      const slug = slugOf(address);
-      if (!slug) return { code: 550, message: '5.1.1 No such mailbox here' };
-      const ctx = await findOpenChannelBook(db, slug, 'email');
-      return ctx ? null : { code: 550, message: '5.1.1 No such mailbox here' };
+      const r = recipientOf(address);
+      if (r && (await openBookFor(db, r))) return null;
+      count('refused_no_book');
+      return { code: 550, message: '5.1.1 No such mailbox here' };
     },
 
     /** At the end of DATA: spool, verify SPF/DKIM/DMARC, record; the reply to give the client. */
@@ -207,7 +303,10 @@ export function createInboundEmailService(deps: {
       try {
         spooled = await spool(message);
       } catch (err) {
-        if (err instanceof MessageTooLargeError) return { code: 552, message: `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes` };
+        if (err instanceof MessageTooLargeError) {
+          count('refused_too_large');
+          return { code: 552, message: `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes` };
+        }
         throw err;
       }
       let verdict: MailVerdict;
@@ -217,43 +316,75 @@ export function createInboundEmailService(deps: {
         await discardSpool(spooled.key).catch(() => {});
         throw err;
       }
-      const slugs = envelope.recipients.map(slugOf).filter((s): s is string => s !== null);
-      const r = await accept('smtp', spooled.key, spooled.info, verdict, slugs);
+      const recipients = envelope.recipients.map(recipientOf).filter((r): r is BookRecipient => r !== null);
+      const r = await accept('smtp', spooled.key, spooled.info, verdict, recipients);
       if (r.dropped) return { code: 550, message: '5.7.1 Message refused: it failed the sender domain\'s DMARC check' };
       if (!r.accepted && !r.duplicates) return { code: 550, message: '5.1.1 No such mailbox here' };
       return { code: 250, message: r.accepted ? '2.0.0 Message accepted' : '2.0.0 Message already received' };
     },
 
     /**
-     * A raw message posted by an inbound mail provider. The body streams to
-     * the spool under HMAC-SHA256 (INBOUND_EMAIL_SECRET); a signature that
-     * does not match removes it (403) before anything is recorded. The
-     * recipients are the book addresses in the message's own (signed)
-     * Delivered-To, X-Original-To, To and Cc; the verdicts are the
-     * provider's Authentication-Results.
+     * A raw message posted by an inbound mail provider, signed with
+     * HMAC-SHA256 under INBOUND_EMAIL_SECRET. Before any of the body is read:
+     * a client IP with too many refused signatures lately, or already sending
+     * several unverified bodies, is refused (429), and a declared length over
+     * the ceiling too (413). The body then streams, metered and hashed, into
+     * an unlinked temporary file on this machine (nothing a crash can leave,
+     * no database row, nothing in the store); a signature that does not match
+     * ends it there (403, the IP's failure counted). Only a signed message is
+     * spooled and recorded. The recipients are the book addresses in its own
+     * (signed) Delivered-To, X-Original-To, To and Cc; the verdicts are the
+     * provider's Authentication-Results under INBOUND_EMAIL_AUTHSERV_ID.
      */
-    async receiveWebhook(body: Readable, signature: string): Promise<WebhookOutcome> {
+    async receiveWebhook(body: Readable, signature: string, client: { ip: string; declaredBytes: number | null }): Promise<WebhookOutcome> {
       const secret = config.mailInbound.webhookSecret;
-      if (!secret) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
-      const hmac = new HmacMeter(secret);
-      let spooled: { key: string; info: RawMessageInfo };
+      const authservId = config.mailInbound.webhookAuthservId;
+      if (!secret || !authservId) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
+      const failures = `email_webhook_signature:ip:${client.ip}`;
+      const over = await deps.rateLimiter.peek(failures, FAILED_SIGNATURES_PER_IP, FAILED_SIGNATURE_WINDOW_SECONDS);
+      if (!over.allowed) {
+        count('refused_rate_limited');
+        throw errors.rateLimited(over.retryAfterSeconds, { limit: FAILED_SIGNATURES_PER_IP, window_seconds: FAILED_SIGNATURE_WINDOW_SECONDS });
+      }
+      const tooLarge = () => {
+        count('refused_too_large');
+        return new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+      };
+      if (client.declaredBytes !== null && client.declaredBytes > maxBytes) throw tooLarge();
+      const busy = unverified.get(client.ip) ?? 0;
+      if (busy >= UNVERIFIED_BODIES_PER_IP) {
+        count('refused_rate_limited');
+        throw errors.rateLimited(1, { limit: UNVERIFIED_BODIES_PER_IP, in_flight: busy });
+      }
+      unverified.set(client.ip, busy + 1);
+
+      let temp: Awaited<ReturnType<typeof unlinkedTempFile>> | undefined;
       try {
-        spooled = await spool(body, hmac);
-      } catch (err) {
-        if (err instanceof MessageTooLargeError) {
-          throw new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+        const hmac = new HmacMeter(secret);
+        try {
+          temp = await unlinkedTempFile();
+          await readInto(body, hmac, temp.writer);
+        } catch (err) {
+          if (err instanceof MessageTooLargeError) throw tooLarge();
+          throw err;
+        } finally {
+          const n = (unverified.get(client.ip) ?? 1) - 1;
+          if (n > 0) unverified.set(client.ip, n);
+          else unverified.delete(client.ip);
         }
-        throw err;
+        if (!hmac.matches(signature)) {
+          await deps.rateLimiter.hit(failures, FAILED_SIGNATURES_PER_IP, FAILED_SIGNATURE_WINDOW_SECONDS);
+          count('refused_signature');
+          throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
+        }
+        const spooled = await spool(temp.reader);
+        const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']).map(recipientOf).filter((r): r is BookRecipient => r !== null);
+        const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, authservId), recipients);
+        if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');
+        return r.accepted ? 'accepted' : r.dropped ? 'dropped' : 'duplicate';
+      } finally {
+        temp?.discard();
       }
-      if (!hmac.matches(signature)) {
-        await discardSpool(spooled.key);
-        throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
-      }
-      const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']);
-      const slugs = recipients.map(slugOf).filter((s): s is string => s !== null);
-      const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, config.mailInbound.webhookAuthservId), slugs);
-      if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');
-      return r.accepted ? 'accepted' : r.dropped ? 'dropped' : 'duplicate';
     },
 
     /**

@@ -33,6 +33,20 @@ export function createRateLimiter(deps: { db: Db }) {
       return { allowed: true, retryAfterSeconds: 0, remaining: r.remaining };
     },
 
+    /**
+     * Whether `bucket` is over its limit now, counting nothing: for limits on
+     * failures, checked before the work that may fail and hit after it fails.
+     */
+    async peek(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+      const [r] = await db.query<{ hits: number; wait_seconds: number | null }>(
+        `SELECT count(*)::integer AS hits, EXTRACT(EPOCH FROM (min(hit_at) + make_interval(secs => $2) - clock_timestamp()))::double precision AS wait_seconds
+         FROM rate_limit_hits WHERE bucket = $1 AND hit_at > clock_timestamp() - make_interval(secs => $2)`,
+        [bucket, windowSeconds],
+      );
+      if (r.hits >= limit) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(r.wait_seconds ?? 1)), remaining: 0 };
+      return { allowed: true, retryAfterSeconds: 0, remaining: limit - r.hits };
+    },
+
     /** Drops hits that have left every window (called by the housekeeping timer). */
     async prune(maxWindowSeconds: number): Promise<void> {
       await db.query(`DELETE FROM rate_limit_hits WHERE hit_at < clock_timestamp() - make_interval(secs => $1)`, [maxWindowSeconds]);

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { PrivateAllowance } from '../../lib/allow-private.js';
 export { parseAllowPrivate } from '../../lib/allow-private.js';
 
@@ -15,6 +16,16 @@ export { parseAllowPrivate } from '../../lib/allow-private.js';
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/**
+ * Ranges that are not public beyond what ipaddr.js names (its range() is
+ * checked first: every IANA special-purpose IPv4 and IPv6 block it knows).
+ * Listed from the IANA special-purpose registries so the whole list holds
+ * even where ipaddr.js is silent: 100::/63 (discard
+ * and the dummy prefix), 64:ff9b:1::/48 (local-use NAT64), 2001::/23,
+ * 2002::/16 (6to4) and the IPv4 blocks, as a second line. All of ::/8
+ * (IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96) is refused in
+ * isPublicAddress.
+ */
 const NOT_PUBLIC = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
@@ -25,8 +36,11 @@ for (const [net, bits] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.31.196.0', 24],
+  ['192.52.193.0', 24],
   ['192.88.99.0', 24],
   ['192.168.0.0', 16],
+  ['192.175.48.0', 24],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
@@ -36,14 +50,14 @@ for (const [net, bits] of [
   NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
-  ['100::', 64],
+  ['100::', 63],
   ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16],
+  ['2620:4f:8000::', 48],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -52,16 +66,43 @@ for (const [net, bits] of [
   NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
 }
 
-/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged as the IPv4 address it carries. */
-function normalize(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1], family: 'ipv4' };
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex) {
-    const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-    return { address: [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.'), family: 'ipv4' };
+/** NAT64's well-known prefix (RFC 6052): the address stands for the IPv4 address in its last 32 bits. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
+/**
+ * The address a connection really reaches, as ipaddr.js parses it: an
+ * IPv4-mapped IPv6 address (::ffff:a.b.c.d, in any spelling) and a NAT64
+ * address (64:ff9b::a.b.c.d) are judged as the IPv4 address they carry.
+ */
+function effective(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(address)) return null;
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+    if (v6.match(NAT64)) {
+      const b = v6.toByteArray();
+      return new ipaddr.IPv4(b.slice(12));
+    }
   }
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+  return ip;
+}
+
+/** Whether `address` is a public unicast address: in no special-purpose range of ipaddr.js nor of the list above. */
+function isPublicAddress(address: string): boolean {
+  const ip = effective(address);
+  if (!ip || ip.range() !== 'unicast') return false;
+  // ::/8 (IPv4-compatible, IPv4-translated, the rest reserved by the IETF); not in the BlockList, which matches IPv4 addresses against it as mapped ones.
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).parts[0] <= 0xff) return false;
+  const text = ip.toNormalizedString();
+  return !NOT_PUBLIC.check(text, ip.kind());
+}
+
+/** The address in the form the allowance list checks (a mapped or NAT64 address as its IPv4 address). */
+function normalize(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
+  const ip = effective(address);
+  if (!ip) return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+  return { address: ip.toNormalizedString(), family: ip.kind() };
 }
 
 export class UrlRefused extends Error {
@@ -78,15 +119,12 @@ export function createUrlGuard(allow: PrivateAllowance, resolver: Resolver = sys
     const a = normalize(address);
     return allow.all || allow.list.check(a.address, a.family);
   };
-  const isPublic = (address: string) => {
-    const a = normalize(address);
-    return !NOT_PUBLIC.check(a.address, a.family);
-  };
 
   /** Throws UrlRefused unless `address` may be connected to for a URL of this scheme. */
   function checkAddress(address: string, protocol: string) {
     if (allowed(address)) return;
-    if (!isPublic(address)) throw new UrlRefused('private_address', `The URL resolves to ${address}, which is not a public address.`);
+    // The address itself is not told: a caller must not learn what a name resolves to inside the network.
+    if (!isPublicAddress(address)) throw new UrlRefused('private_address', "The URL's host resolves to a non-public address.");
     if (protocol !== 'https:') throw new UrlRefused('scheme_not_allowed', 'Webhook URLs must use https.');
   }
 

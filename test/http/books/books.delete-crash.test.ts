@@ -18,7 +18,7 @@ import { createServices } from '../../../src/services/index.js';
 import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 let database: TestDatabase | undefined;
 let dataDir: string;
@@ -28,7 +28,7 @@ let arrived: (() => void) | undefined;
 const calls: string[] = [];
 
 async function openDb(): Promise<Db> {
-  if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema });
+  if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER });
   const db = await createDb(loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }));
   await migrate(db);
   return db;

@@ -34,6 +34,7 @@ const PUBLIC = {
   WHATSAPP_PHONE_NUMBER: '+15005550009',
   WHATSAPP_PHONE_NUMBER_ID: '109876543210',
   MAIL_INBOUND_DOMAIN: 'in.memories.example.test',
+  INBOUND_EMAIL_AUTHSERV_ID: 'mx.provider.example.test',
 };
 /** The distinctive part of each secret, so a secret cut up or re-encoded is still found. */
 const secretParts = [
@@ -109,7 +110,9 @@ describe('with every provider configured', () => {
     for (const c of CHANNELS.filter((c) => c !== 'rcs' && c !== 'imessage')) expect(rows[c], c).toMatchObject({ enabled: true, plan_allowed: true, platform_configured: true });
     expect(rows.web.deep_link).toMatch(new RegExp(`^https://memories\\.example\\.test/b/${slug}/\\?key=[A-Za-z0-9_-]{16,}$`));
     expect(rows.web.address).toBe(rows.web.deep_link);
-    expect(rows.email).toMatchObject({ address: `${slug}@in.memories.example.test`, deep_link: `mailto:${slug}@in.memories.example.test` });
+    // A book that is not public is mailed at <slug>+<key>: its bare slug reaches nothing.
+    expect(rows.email.address).toMatch(new RegExp(`^${slug}\\+[a-z0-9_-]{16}@in\\.memories\\.example\\.test$`));
+    expect(rows.email.deep_link).toBe(`mailto:${rows.email.address}`);
     expect(rows.sms).toMatchObject({ address: '+15005550006', deep_link: 'sms:+15005550006' });
     expect(rows.telegram).toMatchObject({ address: '@memorybook_bot', deep_link: `https://t.me/memorybook_bot?start=${slug}` });
     expect(rows.whatsapp).toMatchObject({ address: '+15005550009', deep_link: 'https://wa.me/15005550009' });
@@ -151,9 +154,9 @@ describe('inbound mail through the SMTP receiver only', () => {
     t = await buildTestApp({ env: { SMTP_INBOUND_PORT: '2525' } });
   });
 
-  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set', async () => {
+  it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set (a public book: no key)', async () => {
     const owner = await newUser(t);
-    const slug = (await newBook(t, owner)).slug;
+    const slug = (await newBook(t, owner, { isPublic: true })).slug;
     const rows = byChannel((await t.get(url(slug), { token: owner.token })).body.items);
     expect(rows.email).toEqual({ channel: 'email', enabled: true, plan_allowed: true, platform_configured: true, address: `${slug}@localhost`, deep_link: `mailto:${slug}@localhost` });
   });

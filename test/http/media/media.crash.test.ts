@@ -23,7 +23,7 @@ import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { bigFile } from '../../helpers/media-fixtures.js';
 import { startS3Server, type TestS3Server } from '../../helpers/s3-server.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 import { mediaPath, STORES, type StoreKind } from './media-setup.js';
 import { answer, startPartialUpload, storeEnv, until, uploadFile } from './media-processes.js';
 
@@ -64,7 +64,7 @@ describe.each(STORES)(`an upload cut off by SIGKILL on the %s store (${TEST_DATA
 
   /** The servers' database, opened by the test (on PGlite only while no server runs). */
   async function openDb(): Promise<Db> {
-    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema });
+    if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER });
     const db = await createDb(config);
     await migrate(db);
     return db;

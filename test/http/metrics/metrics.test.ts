@@ -12,6 +12,7 @@ import { createTestDatabase, TEST_DATABASE_URL } from '../../helpers/test-db.js'
 import { RETRY_SCHEDULE_SECONDS } from '../../../src/services/webhook-endpoints/dispatcher.js';
 import { startReceiver } from '../webhook-endpoints/receiver.js';
 import { fakeClock, ownerWithEndpoint, webhookApp } from '../webhook-endpoints/webhook-setup.js';
+import { deliver, inboundEnv, MAIL_DOMAIN, mailAddressOf, rawMessage, signBody, startReceiver as startMailReceiver } from '../../mail/inbound-email-helpers.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -146,6 +147,21 @@ describe('METRICS_PORT: a listener of its own', () => {
     expect(value(parse(await scraped.text()), 'memorybook_db_pool_max_connections', {})).toBe(TEST_DATABASE_URL ? 8 : 1);
   });
 
+  it('without METRICS_TOKEN listens on 127.0.0.1 whatever HOST the API has, and refuses a non-loopback METRICS_HOST at start', async () => {
+    const t = await buildTestApp();
+    const config = testConfig({ METRICS_PORT: '0', HOST: '0.0.0.0' });
+    expect(config.metrics.host).toBe('127.0.0.1');
+    const local = await startMetricsListener(config, { db: t.db, queue: t.queue });
+    cleanups.push(() => local!.close());
+    expect(local!.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${local!.address}/metrics`)).status).toBe(200);
+    expect(() => testConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_HOST: "0\.0\.0\.0" is not a loopback address; set METRICS_TOKEN/);
+    expect(testConfig({ METRICS_PORT: '0', METRICS_HOST: '::1' }).metrics.host).toBe('::1');
+    // With a token it follows HOST (or METRICS_HOST), as the token guards it.
+    expect(testConfig({ METRICS_PORT: '0', HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics.host).toBe('0.0.0.0');
+    expect(testConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics.host).toBe('0.0.0.0');
+  });
+
   it('is refused at start when it would share the API port', () => {
     expect(() => testConfig({ PORT: '8123', METRICS_PORT: '8123' })).toThrow(/METRICS_PORT: must differ from PORT/);
     expect(() => testConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
@@ -204,5 +220,29 @@ describe('deliveries out and messages in', () => {
     expect(delta('memorybook_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(1);
     expect(delta('memorybook_inbound_messages_total', { provider: 'twilio', outcome: 'ignored_status' })).toBe(1);
     expect(delta('memorybook_inbound_messages_total', { provider: 'telegram', outcome: 'ignored_update' })).toBe(1);
+  });
+
+  it('inbound email counts there too, by what came of it: over SMTP and through the webhook', async () => {
+    const t = await buildTestApp({ env: inboundEnv({ METRICS_TOKEN: TOKEN }) });
+    const receiver = await startMailReceiver(t);
+    cleanups.push(() => receiver.close());
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const before = await scrapeApp(t);
+    expect((await deliver(receiver, { from: 'ann@family.test', to, subject: 'By SMTP', text: 'Over the wire.' })).response).toMatch(/^250 /);
+    await deliver(receiver, { from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Bare', text: 'No key.' }).catch(() => null);
+    const raw = await rawMessage({ from: 'ann@family.test', to, subject: 'By webhook', text: 'Posted.', messageId: `<${randomUUID()}@family.test>` });
+    const post = (signature: string) =>
+      t.app.inject({ method: 'POST', url: '/webhooks/email/', headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signature }, payload: raw });
+    expect((await post(signBody(raw))).statusCode).toBe(202);
+    expect((await post(signBody(raw))).statusCode).toBe(202);
+    expect((await post(signBody(raw, 'not-the-secret-0123456789abcdef'))).statusCode).toBe(403);
+    const after = await scrapeApp(t);
+    const delta = (outcome: string) => value(after, 'memorybook_inbound_messages_total', { provider: 'email', outcome }) - value(before, 'memorybook_inbound_messages_total', { provider: 'email', outcome });
+    expect(delta('accepted')).toBe(2);
+    expect(delta('duplicate')).toBe(1);
+    expect(delta('refused_no_book')).toBe(1);
+    expect(delta('refused_signature')).toBe(1);
   });
 });

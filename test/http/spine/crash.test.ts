@@ -15,7 +15,7 @@ import { migrate } from '../../../src/db/migrate.js';
 import { createServices } from '../../../src/services/index.js';
 import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 const WRITES = 160;
 const SERVER_ENV = { SUBMISSION_RATE_LIMIT: '1000000', DATABASE_POOL_SIZE: '8' };
@@ -34,7 +34,7 @@ let dataDir: string;
 
 /** The database the spawned servers use, opened by the test itself (PGlite only while no server runs). */
 async function openDb(): Promise<Db> {
-  if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema });
+  if (TEST_DATABASE_URL) return createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER });
   const config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir });
   const db = await createDb(config);
   await migrate(db);

@@ -3,7 +3,7 @@ import { createIdempotencyStore } from '../../../src/services/idempotency/idempo
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newSession, newUser } from '../../helpers/factories.js';
 import { createPostgresDb } from '../../../src/db/client.js';
-import { TEST_DATABASE_URL } from '../../helpers/test-db.js';
+import { TEST_DATABASE_URL, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -182,7 +182,7 @@ describe('Idempotency-Key', () => {
     const u = await newUser(t);
     const key = crypto.randomUUID();
     // Another connection holds the user row, so the first request waits inside its transaction, holding the key.
-    const other = createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema });
+    const other = createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema, pooler: TEST_DATABASE_POOLER });
     const blocker = await other.begin();
     await blocker.query(`SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, [u.user.id]);
     try {

@@ -5,7 +5,7 @@ import { createRateLimiter } from '../../../src/services/rate-limit/rate-limiter
 import { buildTestApp, testConfig, type TestApp } from '../../helpers/build-test-app.js';
 import { newToken, newUser } from '../../helpers/factories.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
-import { TEST_DATABASE_URL } from '../../helpers/test-db.js';
+import { TEST_DATABASE_URL, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 describe('shared state lives in the database', () => {
   it('two app instances on one database share the rate-limit count', async () => {
     const limiterA = createRateLimiter({ db: t.db });
-    const second: Db = TEST_DATABASE_URL ? createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema }) : t.db;
+    const second: Db = TEST_DATABASE_URL ? createPostgresDb(TEST_DATABASE_URL!, { schema: t.database.schema, pooler: TEST_DATABASE_POOLER }) : t.db;
     const limiterB = createRateLimiter({ db: second });
     const bucket = `test:${crypto.randomUUID()}`;
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? limiterA : limiterB).hit(bucket, 6, 3600)));

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
-import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newUser, type TestUser } from '../../helpers/factories.js';
 import { bigFileStream, minimalPdf, readFixture } from '../../helpers/media-fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
-import { inboundEnv, MAIL_DOMAIN, OWN_WORDS, QUOTED_REPLY, rawMessage, signBody } from '../../mail/inbound-email-helpers.js';
+import { AUTHSERV_ID, inboundEnv, MAIL_DOMAIN, mailAddressOf, OWN_WORDS, QUOTED_REPLY, rawMessage, signBody } from '../../mail/inbound-email-helpers.js';
 
 const WEBHOOK = '/webhooks/email/';
 const PASS = 'mx.provider.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
@@ -24,12 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => smtp?.close());
 
-const post = (payload: Buffer | NodeJS.ReadableStream, signature: string | null) =>
+const post = (payload: Buffer | NodeJS.ReadableStream, signature: string | null, o: { ip?: string; headers?: Record<string, string> } = {}) =>
   t.app.inject({
     method: 'POST',
     url: WEBHOOK,
-    headers: { 'content-type': 'message/rfc822', ...(signature === null ? {} : { 'x-memorybook-signature': signature }) },
+    headers: { 'content-type': 'message/rfc822', ...(signature === null ? {} : { 'x-memorybook-signature': signature }), ...o.headers },
     payload: payload as Buffer,
+    ...(o.ip ? { remoteAddress: o.ip } : {}),
   });
 const submissionsOf = async (slug: string) => (await t.get(`/api/v1/books/${slug}/submissions/`, { token: owner.token })).body.items as any[];
 const inboundRows = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_emails`))[0].n;
@@ -39,7 +41,8 @@ const spooled = async () => (await readdir(path.join(t.config.dataDir, 'objects'
 describe('POST /webhooks/email/', () => {
   it('refuses a bad or missing signature with 403, keeping nothing', async () => {
     const { slug } = await newBook(t, owner);
-    const raw = await rawMessage({ from: 'rose@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Hi', text: 'Hello', headers: { 'Authentication-Results': PASS } });
+    const to = await mailAddressOf(t, slug, owner.token);
+    const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Hello', headers: { 'Authentication-Results': PASS } });
     const before = await inboundRows();
     for (const signature of [null, 'sha256=nothex', signBody(raw, 'another-secret-0123456789abcdef'), signBody(Buffer.concat([raw, Buffer.from('x')]))]) {
       const res = await post(raw, signature);
@@ -54,10 +57,11 @@ describe('POST /webhooks/email/', () => {
 
   it('turns a signed raw message into one pending memory with its photos, replies once about the refused PDF, and takes its Message-ID once', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const [jpeg, jpeg2, png] = await Promise.all([readFixture('jpeg'), readFixture('jpegRotated'), readFixture('png')]);
     const raw = await rawMessage({
       from: '"Grandma Rose" <rose@family.test>',
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'The lake house',
       messageId: `<${randomUUID()}@family.test>`,
       headers: { 'Authentication-Results': PASS },
@@ -95,9 +99,10 @@ describe('POST /webhooks/email/', () => {
 
   it('drops a message the provider found failing DMARC (202 dropped), recording it, never a memory', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const raw = await rawMessage({
       from: 'security@spoofed.test',
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'Urgent',
       text: 'Click here',
       headers: { 'Authentication-Results': 'mx.provider.test; spf=fail smtp.mailfrom=spoofed.test; dkim=none; dmarc=fail (p=reject) header.from=spoofed.test' },
@@ -114,12 +119,24 @@ describe('POST /webhooks/email/', () => {
 
   it('answers 404 for an unknown or closed book, keeping nothing', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     await t.db.query(`UPDATE books SET settings = jsonb_set(settings, '{channels}', '{"email": false}') WHERE slug = $1`, [slug]);
     const before = await inboundRows();
-    for (const to of [`${slug}@${MAIL_DOMAIN}`, `nobody-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`, `${slug}@elsewhere.test`]) {
-      const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Hello' });
+    const { slug: privateSlug } = await newBook(t, owner);
+    const privateTo = await mailAddressOf(t, privateSlug, owner.token);
+    const key = privateTo.slice(privateSlug.length + 1, privateTo.indexOf('@'));
+    // A closed book, an unknown one, another domain, and a private book by its bare slug or a wrong key: all alike.
+    for (const address of [
+      to,
+      `nobody-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`,
+      `${slug}@elsewhere.test`,
+      `${privateSlug}@${MAIL_DOMAIN}`,
+      `${privateSlug}+${key.split('').reverse().join('')}@${MAIL_DOMAIN}`,
+    ]) {
+      const raw = await rawMessage({ from: 'rose@family.test', to: address, subject: 'Hi', text: 'Hello' });
       const res = await post(raw, signBody(raw));
-      expect(res.statusCode, to).toBe(404);
+      expect(res.statusCode, address).toBe(404);
+      expect(res.json(), address).toMatchObject({ code: 'not_found' });
     }
     expect(await inboundRows()).toBe(before);
     expect(await spooled()).toEqual([]);
@@ -133,15 +150,98 @@ describe('POST /webhooks/email/', () => {
     expect(await pendingObjects()).toBe(0);
   }, 60_000);
 
+  it('refuses a declared length over the ceiling with 413 before reading a byte', async () => {
+    let read = false;
+    const body = new Readable({
+      read() {
+        read = true;
+        this.push(null);
+      },
+    });
+    const res = await post(body, `sha256=${'0'.repeat(64)}`, { headers: { 'content-length': String(91 * 1024 * 1024) } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ code: 'payload_too_large', details: { max_bytes: 90 * 1024 * 1024 } });
+    expect(read).toBe(false);
+  });
+
+  it('counts refused signatures per client IP: after 10 in 15 minutes that IP is refused unread with 429 and Retry-After, others are not', async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const ip = `198.51.100.${10 + Math.floor(Math.random() * 200)}`;
+    const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Hello', messageId: `<${randomUUID()}@family.test>` });
+    const wrong = signBody(raw, 'not-the-secret-0123456789abcdef');
+    for (let i = 0; i < 10; i++) {
+      const res = await post(raw, wrong, { ip });
+      expect(res.statusCode, `attempt ${i + 1}`).toBe(403);
+      expect(res.json().code).toBe('forbidden');
+    }
+    let read = false;
+    const body = new Readable({
+      read() {
+        read = true;
+        this.push(raw);
+        this.push(null);
+      },
+    });
+    const flooded = await post(body, wrong, { ip });
+    expect(flooded.statusCode).toBe(429);
+    expect(flooded.json().code).toBe('rate_limited');
+    expect(Number(flooded.headers['retry-after'])).toBeGreaterThan(0);
+    expect(read).toBe(false);
+    // Even a good signature from that IP waits; from another it goes through.
+    expect((await post(raw, signBody(raw), { ip })).statusCode).toBe(429);
+    expect((await post(raw, signBody(raw), { ip: '192.0.2.44' })).statusCode).toBe(202);
+    expect(await pendingObjects()).toBe(0);
+  });
+
+  it("believes only the Authentication-Results of INBOUND_EMAIL_AUTHSERV_ID: a sender's own field claiming a pass links no one", async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const email = `aunt-${randomUUID().slice(0, 6)}@family.test`;
+    const aunt = await newUser(t, { email });
+    await addMember(t, slug, aunt, 'contributor');
+    const forged = 'attacker.test; spf=pass smtp.mailfrom=' + email + '; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
+    const spoof = await rawMessage({ from: `Aunt May <${email}>`, to, subject: 'Forged', text: 'Not really me.', headers: { 'Authentication-Results': forged } });
+    expect((await post(spoof, signBody(spoof))).statusCode).toBe(202);
+    const [memory] = await eventually(() => submissionsOf(slug), (r) => r.length === 1);
+    expect(memory).toMatchObject({ text_content: 'Not really me.', contributor_user: null, contributor_email: email });
+
+    const real = await rawMessage({ from: `Aunt May <${email}>`, to, subject: 'Real', text: 'Really me.', headers: { 'Authentication-Results': PASS.replace('rose@', 'aunt@') } });
+    expect((await post(real, signBody(real))).statusCode).toBe(202);
+    const both = await eventually(() => submissionsOf(slug), (r) => r.length === 2);
+    expect(both.find((m) => m.text_content === 'Really me.').contributor_user).toMatchObject({ id: aunt.user.id });
+  });
+
+  it('proves a sender by a DKIM pass of another name of their organisation (relaxed alignment), never by a look-alike', async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const email = `uncle-${randomUUID().slice(0, 6)}@news.family.co.uk`;
+    const uncle = await newUser(t, { email });
+    await addMember(t, slug, uncle, 'contributor');
+    const send = async (signer: string, text: string) => {
+      const raw = await rawMessage({ from: email, to, subject: text, text, headers: { 'Authentication-Results': `${AUTHSERV_ID}; spf=none; dkim=pass header.d=${signer}; dmarc=none` } });
+      expect((await post(raw, signBody(raw))).statusCode).toBe(202);
+    };
+    await send('mail.family.co.uk', 'Signed by a sibling name.');
+    await send('family.co.uk.evil.test', 'Signed by a look-alike.');
+    await send('co.uk', 'Signed by a public suffix.');
+    const memories = await eventually(() => submissionsOf(slug), (r) => r.length === 3);
+    const by = (text: string) => memories.find((m) => m.text_content === text);
+    expect(by('Signed by a sibling name.').contributor_user).toMatchObject({ id: uncle.user.id });
+    expect(by('Signed by a look-alike.').contributor_user).toBeNull();
+    expect(by('Signed by a public suffix.').contributor_user).toBeNull();
+  });
+
   it('links a sender holding a pending email invitation to the book (the invitation accepted) when the provider proved their domain', async () => {
     const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
     const email = `cousin-${randomUUID().slice(0, 6)}@family.test`;
     const cousin = await newUser(t, { email });
     const inv = await t.post(`/api/v1/books/${slug}/invitations/`, { identifier_type: 'email', identifier: email }, { token: owner.token });
     expect(inv.status).toBe(201);
     const raw = await rawMessage({
       from: `Cousin Jo <${email}>`,
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'Fishing',
       text: 'The big one got away.',
       headers: { 'Authentication-Results': `mx.provider.test; spf=pass smtp.mailfrom=${email}; dkim=none; dmarc=pass header.from=family.test` },
@@ -162,10 +262,11 @@ describe('processing after a failure', () => {
     const app = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '' }) });
     const someone = await newUser(app);
     const { slug } = await newBook(app, someone);
+    const to = await mailAddressOf(app, slug, someone.token);
     const [jpeg, png] = await Promise.all([readFixture('jpeg'), readFixture('png')]);
     const raw = await rawMessage({
       from: 'rose@family.test',
-      to: `${slug}@${MAIL_DOMAIN}`,
+      to,
       subject: 'Two photos',
       text: 'The porch and the garden.',
       attachments: [

@@ -21,7 +21,7 @@ import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { bigFile } from '../../helpers/media-fixtures.js';
 import { startProviderServer, type TestProviderServer } from '../../helpers/provider-server.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../../helpers/test-db.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 import { answer, until } from '../media/media-processes.js';
 import { hubSignature, newPhone, WHATSAPP, whatsappEnv, whatsappPayload } from './webhook-helpers.js';
 
@@ -54,7 +54,7 @@ describe(`a WhatsApp download cut off by SIGKILL (${TEST_DATABASE_URL ? 'postgre
   }, SLOW_MS);
 
   async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    const db = TEST_DATABASE_URL ? await createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema }) : await createDb(config);
+    const db = TEST_DATABASE_URL ? await createPostgresDb(TEST_DATABASE_URL, { schema: database!.schema, pooler: TEST_DATABASE_POOLER }) : await createDb(config);
     if (!TEST_DATABASE_URL) await migrate(db);
     try {
       return await fn(db);

@@ -14,7 +14,7 @@ import { createMediaViews } from '../../../src/services/media/media-views.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
-import { TEST_DATABASE_URL } from '../../helpers/test-db.js';
+import { TEST_DATABASE_URL, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 let t: TestApp;
 let other: Db;
@@ -24,7 +24,7 @@ let meanwhile: ((tx: Queryable) => Promise<void>) | undefined;
 beforeAll(async () => {
   if (!TEST_DATABASE_URL) return;
   t = await buildTestApp();
-  other = createPostgresDb(TEST_DATABASE_URL, { schema: t.database.schema, poolSize: 2 });
+  other = createPostgresDb(TEST_DATABASE_URL, { schema: t.database.schema, poolSize: 2, pooler: TEST_DATABASE_POOLER });
 });
 afterAll(async () => {
   await other?.close();
