@@ -10,7 +10,7 @@ import type { Config } from './config/config.js';
 import type { Db } from './db/client.js';
 import { createHousekeeping } from './housekeeping.js';
 import { ACCOUNT_EXPORT_RUNS, EXPORT_RENDERS, type JobPayloads } from './jobs/job-catalog.js';
-import type { JobHandlers, Queue } from './jobs/queue.js';
+import type { JobContext, JobHandlers, Queue } from './jobs/queue.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { exportRenderDuration, mediaProcessDuration, timed } from './metrics/metrics.js';
@@ -23,6 +23,14 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
   const { services, config } = deps;
   // One transport per process (SMTP connections are pooled inside it), made on the first mail.
   let mailer: Mailer | undefined;
+  // Both kinds of export (a book, an account) run through the one export pipeline: a run under the job's lease, and the expiry.
+  const runExport =
+    (runs: number, duration?: typeof exportRenderDuration) =>
+    async ({ exportId }: { exportId: string }, ctx: JobContext) => {
+      const run = () => services.exportPipeline.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: runs, log: ctx.log });
+      await (duration ? timed(duration, run) : run());
+    };
+  const expireExport = async ({ exportId }: { exportId: string }) => services.exportPipeline.expire(exportId);
   return {
     async 'mail.send'(message, ctx) {
       if (message.stream && message.userId && !(await services.mailStreams.allowsMail(message.userId, message.stream))) {
@@ -70,12 +78,8 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     async 'account.purge'({ userId }) {
       await services.account.purge(userId);
     },
-    async 'account.export'({ exportId }, ctx) {
-      await services.accountExports.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: ACCOUNT_EXPORT_RUNS, log: ctx.log });
-    },
-    async 'account.export-expire'({ exportId }) {
-      await services.accountExports.expire(exportId);
-    },
+    'account.export': runExport(ACCOUNT_EXPORT_RUNS),
+    'account.export-expire': expireExport,
     async 'mail.digests'({ day }, ctx) {
       const queued = await services.mailStreams.sendDigests(day);
       ctx.log.info({ day, queued }, 'daily digests queued');
@@ -97,12 +101,8 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       const outcome = await services.shareCards.render(submissionId, token, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
     },
-    async 'export.render'({ exportId }, ctx) {
-      await timed(exportRenderDuration, () => services.exportRendering.run(exportId, { signal: ctx.signal, attempt: ctx.attempt, attempts: EXPORT_RENDERS, log: ctx.log }));
-    },
-    async 'export.expire'({ exportId }) {
-      await services.exportRendering.expire(exportId);
-    },
+    'export.render': runExport(EXPORT_RENDERS, exportRenderDuration),
+    'export.expire': expireExport,
     async 'notifications.new-submission'({ submissionId }, ctx) {
       const queued = await services.notifications.notifyNewSubmission(submissionId);
       ctx.log.info({ job: ctx.id, submission_id: submissionId, queued }, 'new-memory notifications queued');

@@ -10,6 +10,12 @@
  * everything committed before then (a revoked key, a removed member), exactly
  * as a query of its own would. Nothing is cached. Use it only outside a
  * transaction: the batch runs on its own, not in anyone's transaction.
+ *
+ * What it pays (bench, PostgreSQL, 32 connections, batching on in two runs vs
+ * off in one, 2026-11-27, on a shared 2-core machine at load 11-14, so req/s
+ * is noisy; database CPU per request is the steadier figure): bearer lookups
+ * (auth-me-many-keys) 26-38% vs 8% of the ceiling, database CPU 20-23 vs 136
+ * µs/req; book context (book-get) 29-38% vs 7%, 30-43 vs 263 µs/req.
  */
 export function createBatchedLookup<K, R>(o: {
   /** The identity of a key: lookups with equal ids share one answer. */

@@ -1,3 +1,5 @@
+import { jsonShape, objectOrNull, value } from '../db/json-shape.js';
+
 /**
  * How a memory's contributor is shown, alike in the API's submissions, the
  * JSON and ZIP exports, the printed book and the notifications. It takes the
@@ -19,11 +21,21 @@ export interface ContributorUser {
   last_name: string;
 }
 
-/** The `contributor_user` member: the author's account, or null when the memory came without one. */
-export function contributorUserOf(
-  s: Pick<ContributorColumns, 'contributor_user_id' | 'contributor_first_name' | 'contributor_last_name'>,
-): ContributorUser | null {
-  return s.contributor_user_id ? { id: s.contributor_user_id, first_name: s.contributor_first_name ?? '', last_name: s.contributor_last_name ?? '' } : null;
+/**
+ * The `contributor_user` member, written once: the author's account, or null
+ * when the memory came without one. The Submission shape uses it (its SQL
+ * reads the left-joined users row named `author`), and so do the exports.
+ */
+export const CONTRIBUTOR_USER = objectOrNull('contributor_user_id', {
+  id: value('contributor_user_id'),
+  first_name: value('contributor_first_name', { sql: { table: 'author', column: 'first_name' }, ifNull: '' }),
+  last_name: value('contributor_last_name', { sql: { table: 'author', column: 'last_name' }, ifNull: '' }),
+});
+const CONTRIBUTOR = jsonShape<ContributorColumns>()({ contributor_user: CONTRIBUTOR_USER });
+
+/** The `contributor_user` member of a row (see CONTRIBUTOR_USER). */
+export function contributorUserOf(s: ContributorColumns): ContributorUser | null {
+  return CONTRIBUTOR.toObject(s).contributor_user;
 }
 
 /** The name a memory is signed with: the name given with it, else its author's, else none. */

@@ -4,7 +4,6 @@ import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
 import { createAccountService } from './account/account-service.js';
-import { createAccountExportService } from './account-exports/account-export-service.js';
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
@@ -35,7 +34,10 @@ import { createMediaProcessing } from './media/media-processing.js';
 import { createMediaViews } from './media/media-views.js';
 import { createShareCards } from './media/share-cards.js';
 import { createExportService } from './exports/export-service.js';
-import { createExportRendering } from './exports/export-rendering.js';
+import { createAccountExportService } from './exports/account-export-service.js';
+import { createAccountExportVariant } from './exports/account-export-variant.js';
+import { createBookExportVariant } from './exports/book-export-variant.js';
+import { createExportPipeline } from './exports/export-pipeline.js';
 import { createEventService } from './events/event-service.js';
 import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
@@ -72,7 +74,17 @@ export function createServices(deps: ServiceDeps) {
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
   const media = createMediaService({ db, config, access, store, views, queue });
-  const exports = createExportService({ db, access, store, cursors, queue });
+  // One pipeline for both kinds of export; each kind renders its own file.
+  const exportPipeline = createExportPipeline({
+    db,
+    store,
+    queue,
+    variants: {
+      book: createBookExportVariant({ db, store, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+      account: createAccountExportVariant({ db, store }),
+    },
+  });
+  const exports = createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue });
   // A purge removes the book's media files and its export artifacts.
   const releaseBookFiles = async (q: Queryable, bookId: string) => {
     await media.releaseBookFiles(q, bookId);
@@ -82,7 +94,7 @@ export function createServices(deps: ServiceDeps) {
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
-  const accountExports = createAccountExportService({ db, store, queue });
+  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
   const rateLimiter = createRateLimiter({ db });
   const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);
@@ -118,7 +130,7 @@ export function createServices(deps: ServiceDeps) {
     mediaProcessing: createMediaProcessing({ db, config, store, queue }),
     shareCards: createShareCards({ db, store }),
     exports,
-    exportRendering: createExportRendering({ db, store, queue, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+    exportPipeline,
     playLinks: createPlayLinks({ db, store }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, type MemorybookClient } from '../../packages/client/src/index.js';
-import { newUser, servicesOf } from '../helpers/factories.js';
+import { newUser } from '../helpers/factories.js';
 import { serveTestApp, type ServedApp } from './client-setup.js';
 
 let t: ServedApp;
@@ -16,7 +16,7 @@ describe('memorybook-client exports', () => {
   beforeAll(async () => {
     t = await serveTestApp({ worker: true });
     const owner = await newUser(t);
-    await servicesOf(t).quotas.grantSlots(owner.user.id, 'premium', 1);
+    await t.services.quotas.grantSlots(owner.user.id, 'premium', 1);
     mb = t.client(owner.token);
     slug = ok(await mb.POST('/api/v1/books/', { body: { title: 'To print', plan: 'premium' } })).slug;
     const s = ok(await mb.POST('/api/v1/books/{slug}/submissions/', { params: { path: { slug } }, body: { text_content: 'The day we met' } }));

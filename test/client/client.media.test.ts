@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, type Media, type MemorybookClient } from '../../packages/client/src/index.js';
-import { newUser, servicesOf, type TestUser } from '../helpers/factories.js';
+import { newUser, type TestUser } from '../helpers/factories.js';
 import { FIXTURES, fixture } from '../helpers/media-fixtures.js';
 import { serveTestApp, startCuttingProxy, type CuttingProxy, type ServedApp } from './client-setup.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = await serveTestApp({ worker: true });
   proxy = await startCuttingProxy(t.url);
   owner = await newUser(t);
-  await servicesOf(t).quotas.grantSlots(owner.user.id, 'premium', 1);
+  await t.services.quotas.grantSlots(owner.user.id, 'premium', 1);
   mb = t.client(owner.token);
   slug = ok(await mb.POST('/api/v1/books/', { body: { title: 'Photos', plan: 'premium' } })).slug;
   photoPath = await fixture('jpeg');

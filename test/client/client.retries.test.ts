@@ -19,7 +19,7 @@ import {
   WaitTimeoutError,
   type MemorybookClient,
 } from '../../packages/client/src/index.js';
-import { newUser, servicesOf, type TestUser } from '../helpers/factories.js';
+import { newUser, type TestUser } from '../helpers/factories.js';
 import { serveTestApp, startCuttingProxy, type CuttingProxy, type ServedApp } from './client-setup.js';
 
 let t: ServedApp;
@@ -36,7 +36,7 @@ afterAll(async () => {
 /** A user with a book whose plan allows API submissions, and a client of it. */
 async function ownerWithBook(): Promise<{ owner: TestUser; slug: string; mb: MemorybookClient }> {
   const owner = await newUser(t);
-  await servicesOf(t).quotas.grantSlots(owner.user.id, 'plus', 1);
+  await t.services.quotas.grantSlots(owner.user.id, 'plus', 1);
   const mb = t.client(owner.token);
   const book = ok(await mb.POST('/api/v1/books/', { body: { title: `Retries ${owner.user.id.slice(-6)}`, plan: 'plus' } }));
   return { owner, slug: book.slug, mb };

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorybookError, ok, SCHEMA_VALIDATION_CODE, type Book, type MemorybookClient, type Submission } from '../../packages/client/src/index.js';
-import { newUser, servicesOf, type TestUser } from '../helpers/factories.js';
+import { newUser, type TestUser } from '../helpers/factories.js';
 import { serveTestApp, type ServedApp } from './client-setup.js';
 
 let t: ServedApp;
@@ -14,7 +14,7 @@ let mb: MemorybookClient;
 beforeAll(async () => {
   t = await serveTestApp();
   owner = await newUser(t);
-  await servicesOf(t).quotas.grantSlots(owner.user.id, 'premium', 1);
+  await t.services.quotas.grantSlots(owner.user.id, 'premium', 1);
   mb = t.client(owner.token);
 });
 afterAll(() => t.close());

@@ -7,7 +7,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ok, verifyWebhook, WebhookVerificationError } from '../../packages/client/src/index.js';
-import { newUser, servicesOf } from '../helpers/factories.js';
+import { newUser } from '../helpers/factories.js';
 import { startReceiver } from '../http/webhook-endpoints/receiver.js';
 import { serveTestApp, type ServedApp } from './client-setup.js';
 
@@ -18,7 +18,7 @@ describe('memorybook-client webhooks', () => {
   it('verifies real deliveries, lists the events, and refuses a changed body', async () => {
     t = await serveTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32' } });
     const owner = await newUser(t);
-    await servicesOf(t).quotas.grantSlots(owner.user.id, 'plus', 1);
+    await t.services.quotas.grantSlots(owner.user.id, 'plus', 1);
     const mb = t.client(owner.token);
     const receiver = await startReceiver();
     const endpoint = ok(await mb.POST('/api/v1/webhook_endpoints/', { body: { url: receiver.url, event_types: ['submission.created'] } }));

@@ -8,7 +8,7 @@
  * at the end of this file.
  */
 import type { RequestOptions, TestApp } from './build-test-app.js';
-import { addMember, newBook, newSubmission, newUser, servicesOf, setGrace, type TestUser } from './factories.js';
+import { addMember, newBook, newSubmission, newUser, setGrace, type TestUser } from './factories.js';
 import { findBookOwner } from '../../src/services/members/member-repository.js';
 import { fillPath, listOperations, type Operation } from './robustness/operations.js';
 import { Readable } from 'node:stream';
@@ -212,7 +212,7 @@ const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, pa
   // A photo on the submission {id} (path parameters are filled in order), uploaded by the owner.
   media_id: async (t, slug, _author, params) => {
     const owner = await findBookOwner(t.db, slug);
-    const media = servicesOf(t).media;
+    const media = t.services.media;
     const staged = await media.stageUpload(owner, slug, params.id, { stream: Readable.from([TINY_PNG]), filename: 'access.png', declaredType: 'image/png' });
     return (await t.db.transaction((tx) => media.attachUpload(tx, owner, slug, params.id, staged))).id;
   },
@@ -221,26 +221,26 @@ const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, pa
   'revokeBookInvitation:id': async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
     const invitation = await t.db.transaction((tx) =>
-      servicesOf(t).invitations.createInvitation(tx, owner, slug, { identifier_type: 'email', identifier: `row-${crypto.randomUUID().slice(0, 8)}@example.test` }),
+      t.services.invitations.createInvitation(tx, owner, slug, { identifier_type: 'email', identifier: `row-${crypto.randomUUID().slice(0, 8)}@example.test` }),
     );
     return invitation.id;
   },
   // A notification subscription of `author` (the caller's own when the case is about own rows), made as the operator CLI does.
   'cancelBookSubscription:id': async (t, slug, author) =>
-    (await servicesOf(t).subscriptions.createSubscription({ slug, email: author.email, kind: 'new_submission' })).id,
+    (await t.services.subscriptions.createSubscription({ slug, email: author.email, kind: 'new_submission' })).id,
   // An export of the book (JSON: the default plan's format), requested by the owner and rendered here, as the worker
   // would: an owner may have only 10 unfinished exports, and the cases make many books of one owner.
   job_id: async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
-    const job = await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
-    await servicesOf(t).exportRendering.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
+    const job = await t.db.transaction((tx) => t.services.exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
+    await t.services.exportPipeline.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
     return job.id;
   },
   // The artifact needs a finished export: rendered here, as the worker would.
   'getExportArtifact:job_id': async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
-    const job = await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
-    await servicesOf(t).exportRendering.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
+    const job = await t.db.transaction((tx) => t.services.exports.requestExport(tx, owner, slug, { theme: 'modern_clean', export_format: 'json' }));
+    await t.services.exportPipeline.run(job.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
     return job.id;
   },
 };

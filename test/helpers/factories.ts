@@ -7,7 +7,6 @@ import { randomToken } from '../../src/lib/secrets.js';
 import type { SessionCredentials, TestApp } from './build-test-app.js';
 import { findBookContext } from '../../src/services/books/book-repository.js';
 import { createQuotaService } from '../../src/services/books/quota-service.js';
-import type { Services } from '../../src/services/index.js';
 import { insertSubmission } from '../../src/services/submissions/submission-repository.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 
@@ -64,18 +63,14 @@ export async function newBook(
   return { slug: res.body.slug, etag: res.body.etag, body: res.body };
 }
 
-/** The services the app runs on (not a second set), for what a test sets up the way the CLI or a job would. */
-export function servicesOf(t: TestApp): Services {
-  return t.services;
-}
 
 /** Adds a member the way the operator CLI does (as the owner, under the same rules). */
 export async function addMember(t: TestApp, slug: string, u: TestUser, role: MemberRole) {
-  await servicesOf(t).members.addMemberAsOwner(slug, { userId: u.user.id }, role);
+  await t.services.members.addMemberAsOwner(slug, { userId: u.user.id }, role);
 }
 
 export async function setGrace(t: TestApp, slug: string, on: boolean) {
-  await servicesOf(t).billing.setGracePeriod(slug, on ? null : 'off');
+  await t.services.billing.setGracePeriod(slug, on ? null : 'off');
 }
 
 /**

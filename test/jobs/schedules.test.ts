@@ -33,7 +33,6 @@ describe('schedules (one database, two schedulers, a fake clock)', () => {
   beforeAll(async () => {
     t = await buildTestApp();
   });
-  afterAll(() => t.close());
 
   it('queue each period once, whichever scheduler ticks first, and only the current period', async () => {
     let now = new Date('2031-05-06T23:58:00Z');

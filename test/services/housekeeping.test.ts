@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { newBook, newUser } from '../helpers/factories.js';
 import { waitFor } from '../jobs/helpers.js';
@@ -7,7 +7,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ worker: true });
 });
-afterAll(() => t.close());
 
 /** A pending invitation already past its expiry: what a housekeeping run writes as expired. */
 async function staleInvitation(): Promise<string> {

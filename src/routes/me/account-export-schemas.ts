@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas/common.js';
-import { ACCOUNT_EXPORT_STATUSES } from '../../services/account-exports/account-export-types.js';
+import { ACCOUNT_EXPORT_STATUSES } from '../../services/exports/export-types.js';
 
 const Status = StringEnum(ACCOUNT_EXPORT_STATUSES, {
   description:

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { actorOf, type RouteRateLimit, unitOf } from '../../http/route-config.js';
-import { ACCOUNT_EXPORT_WINDOW_SECONDS } from '../../services/account-exports/account-export-types.js';
+import { ACCOUNT_EXPORT_WINDOW_SECONDS } from '../../services/exports/export-types.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RouteContext } from '../../services/index.js';
 import { AccountExportJob, AccountExportParams, AccountExportRequested } from './account-export-schemas.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf, requireAuth, type RouteRateLimit } from '../../http/route-config.js';
+import { ACCOUNT_DELETED } from '../../services/account/account-service.js';
 import { REAUTH_TRIES, REAUTH_WINDOW_SECONDS } from '../../services/account/reauth.js';
 import type { RouteContext } from '../../services/index.js';
 import { AccountDeleted, AccountDeletionQueued, DeleteAccountBody, ReauthBody, ReauthCodeBody, ReauthCodeSent, ReauthGrant } from './schemas.js';
@@ -80,11 +81,14 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
       const stepUp = { reauthToken: request.body.reauth_token, password: request.body.password };
       const run = await request.runPhased!(
         () => services.account.prepareDeletion(auth.user, stepUp, { authMethod: auth.method }),
-        (tx, erasure) => services.account.deleteAccount(tx, auth.user, { requestId: String(request.id) }, erasure),
+        (tx, erasure) => {
+          const unit = request.idempotency;
+          return services.account.deleteAccount(tx, auth.user, { requestId: String(request.id), idempotency: unit ? { key: unit.key, fingerprint: unit.fingerprint } : undefined }, erasure);
+        },
       );
       if (run.replayed) return reply;
       const outcome = run.value;
-      if (outcome.state === 'deleted') return { status: 'deleted' as const };
+      if (outcome.state === 'deleted') return ACCOUNT_DELETED;
       request.errorCode = 'deletion_queued';
       return reply
         .code(202)

@@ -73,3 +73,27 @@ export async function deleteUserHistory(q: Queryable, userId: string, deletedAt:
   await q.query(`DELETE FROM web_sessions WHERE user_id = $1`, [userId]);
   await q.query(`UPDATE api_tokens SET name = 'deleted', last_used_at = NULL WHERE user_id = $1`, [userId]);
 }
+
+/** Remembers the key a 202 deletion_queued was answered under (its retry comes with it). */
+export async function rememberDeletionKey(q: Queryable, userId: string, key: { key: string; fingerprint: string }): Promise<void> {
+  await q.query(`INSERT INTO account_deletion_keys (user_id, key, fingerprint) VALUES ($1, $2, $3) ON CONFLICT (user_id, key) DO NOTHING`, [
+    userId,
+    key.key,
+    key.fingerprint,
+  ]);
+}
+
+/**
+ * As the deletion finishes: every key a 202 was answered under gets the
+ * deletion's answer to replay (for 24 hours, like every stored answer). A key
+ * whose request is finishing the deletion right now stores the same answer itself.
+ */
+export async function answerDeletionKeys(q: Queryable, userId: string, answer: { status: number; headers: Record<string, string>; body: string; ttlSeconds: number }): Promise<void> {
+  await q.query(
+    `WITH pending AS (DELETE FROM account_deletion_keys WHERE user_id = $1 RETURNING user_id, key, fingerprint)
+     INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at)
+     SELECT user_id, key, fingerprint, $2, $3::jsonb, $4, now() + make_interval(secs => $5) FROM pending
+     ON CONFLICT (user_id, key) DO NOTHING`,
+    [userId, answer.status, JSON.stringify(answer.headers), answer.body, answer.ttlSeconds],
+  );
+}

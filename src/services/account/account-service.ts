@@ -10,7 +10,10 @@ import type { SubmissionService } from '../submissions/submission-service.js';
 import type { TokenService } from '../tokens/token-service.js';
 import { deleteUnsubscribeTokens, deleteUserStreamData } from '../mail-streams/mail-stream-repository.js';
 import { findUserById } from '../users/user-repository.js';
+import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-store.js';
 import {
+  answerDeletionKeys,
+  rememberDeletionKey,
   deleteUserHistory,
   endWebSessions,
   findAccountsAwaitingErasure,
@@ -51,6 +54,15 @@ export type AccountErasure = { erased: boolean } & (
   | { stepUp: 'none' }
 );
 
+/** What POST /me/delete/ answers once the account is deleted; also the answer a 202's retry key replays (see answerDeletionKeys). */
+export const ACCOUNT_DELETED = { status: 'deleted' } as const;
+const DELETED_ANSWER = {
+  status: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify(ACCOUNT_DELETED),
+  ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+};
+
 const invalidCredentials = () => new AppError('invalid_credentials', 'The password or code is not correct.');
 
 /** Account self-service: what a signed-in user does to their own credentials and data. */
@@ -83,6 +95,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     await reauth.forget(q, userId);
     await deleteUnsubscribeTokens(q, userId);
     await audit.record('account_deleted', { userId, requestId }, q);
+    await answerDeletionKeys(q, userId, DELETED_ANSWER);
     await needQueue().send('account.purge', { userId }, { tx: q });
     return true;
   }
@@ -185,7 +198,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     async deleteAccount(
       tx: Tx,
       actor: { id: string },
-      o: { requestId: string },
+      o: { requestId: string; /** The Idempotency-Key the request came with: a 202's retry comes with it. */ idempotency?: { key: string; fingerprint: string } },
       erasure: AccountErasure,
     ): Promise<DeletionOutcome> {
       // The user row's lock orders this request with the queue's finishing of an earlier 202: a
@@ -201,6 +214,8 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (erasure.stepUp === 'grant') await reauth.restoreGrant(tx, erasure.grantId);
       await markDeletionRequested(tx, actor.id);
       await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      // Should the queue finish first, the retry finds the deletion's answer under its key (its own key is revoked by then).
+      if (o.idempotency) await rememberDeletionKey(tx, actor.id, o.idempotency);
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
     },
 

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { toExportJob } from '../exports/export-mapper.js';
 import { findExportById } from '../exports/export-repository.js';
+import { isBookExport } from '../exports/export-types.js';
 import { toInvitation } from '../invitations/invitation-mapper.js';
 import { findInvitation } from '../invitations/invitation-repository.js';
 import { findMedia, findMediaParents } from '../media/media-repository.js';
@@ -18,7 +19,7 @@ import { recordEvent } from './record-event.js';
 /** export.completed / export.failed: the ExportJob as GET …/exports/{id}/ answers it. */
 export async function recordExportEvent(tx: Queryable, type: 'export.completed' | 'export.failed', exportId: string): Promise<void> {
   const row = await findExportById(tx, exportId);
-  if (row) await recordEvent(tx, type, row.book_id, toExportJob(row));
+  if (row && isBookExport(row)) await recordEvent(tx, type, row.book_id, toExportJob(row));
 }
 
 /** media.processed (complete, failed or infected): the Media as GET …/media/{id}/ answers it, URLs signed now. */

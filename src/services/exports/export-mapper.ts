@@ -1,7 +1,7 @@
-import type { ExportRow } from './export-types.js';
+import type { BookExportRow } from './export-types.js';
 
 /** An export job as the API shows it. */
-export function toExportJob(e: ExportRow) {
+export function toExportJob(e: BookExportRow) {
   return {
     id: e.id,
     book_slug: e.book_slug,

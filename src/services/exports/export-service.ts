@@ -5,23 +5,14 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
-import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { THEMES } from '../books/book-types.js';
 import { toExportJob } from './export-mapper.js';
+import { storageUnavailable, type ExportPipeline } from './export-pipeline.js';
+import { artifactKeysOfBook, countUnfinished, EXPORT_ORDERINGS, findBookExport, findPendingTwin, insertBookExport, selectExportsOfBook } from './export-repository.js';
 import {
-  artifactKeysOfBook,
-  countUnfinished,
-  EXPORT_ORDERINGS,
-  findExport,
-  findPendingTwin,
-  insertExport,
-  selectExportsOfBook,
-} from './export-repository.js';
-import {
-  ARTIFACT_RETRY_AFTER_SECONDS,
   ARTIFACT_URL_TTL_SECONDS,
   coverKeyBeside,
   DEFAULT_FORMAT,
@@ -33,8 +24,8 @@ import {
   INTENTS,
   type ExportFormat,
   type ExportIntent,
+  type BookExportRow,
   type ExportRequest,
-  type ExportRow,
   UNFINISHED_EXPORTS_PER_BOOK,
   UNFINISHED_EXPORTS_PER_USER,
 } from './export-types.js';
@@ -46,7 +37,7 @@ const DELETE_BATCH = 200;
 function exportOf(id: string) {
   return async (ctx: BookContext, q: Queryable) => {
     if (!isUuid(id)) throw errors.notFound('export');
-    const row = await findExport(q, ctx.book.id, id);
+    const row = await findBookExport(q, ctx.book.id, id);
     if (!row) throw errors.notFound('export');
     return { value: row, etag: etagOf(row.updated_at) };
   };
@@ -62,21 +53,23 @@ function tooManyUnfinished(scope: 'book' | 'user', limit: number) {
   );
 }
 
-function storageUnavailable(cause: unknown) {
-  return new AppError('storage_unavailable', 'A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).', null, {
-    headers: { 'retry-after': String(ARTIFACT_RETRY_AFTER_SECONDS) },
-    cause,
-  });
-}
-
 /**
- * Exports of a book: requests, their state, and signed links to the
- * finished files. Rendering itself runs in the background (see
- * export-rendering.ts); a request only records the job and queues it, in one
- * transaction.
+ * Exports of a book, the book kind of the export pipeline: who may ask
+ * (owner or admin), the caps and fair order, the jobs' state, and signed
+ * links to the finished files. Rendering runs in the background (see
+ * book-export-variant.ts); a request only records the job and queues it, in
+ * one transaction.
  */
-export function createExportService(deps: { db: Db; access: BookAccess; store: ObjectStore; cursors: CursorCodec; queue?: JobSender; log?: Pick<FastifyBaseLogger, 'warn'> }) {
-  const { db, access, store, cursors } = deps;
+export function createExportService(deps: {
+  db: Db;
+  access: BookAccess;
+  store: ObjectStore;
+  pipeline: ExportPipeline;
+  cursors: CursorCodec;
+  queue?: JobSender;
+  log?: Pick<FastifyBaseLogger, 'warn'>;
+}) {
+  const { db, access, store, cursors, pipeline } = deps;
 
   function needQueue(): JobSender {
     if (!deps.queue) throw new Error('exports need the job queue');
@@ -119,7 +112,7 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
       if (unfinished.book >= UNFINISHED_EXPORTS_PER_BOOK) throw tooManyUnfinished('book', UNFINISHED_EXPORTS_PER_BOOK);
       if (unfinished.user >= UNFINISHED_EXPORTS_PER_USER) throw tooManyUnfinished('user', UNFINISHED_EXPORTS_PER_USER);
       const { bleedMm, gutterMm } = INTENTS[intent];
-      const row = await insertExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
+      const row = await insertBookExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
       await needQueue().send('export.render', { exportId: row.id }, { tx, priority: -unfinished.user });
       return toExportJob(row);
     },
@@ -132,13 +125,13 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
     /** A book's exports, newest first (oldest change first with updated_since), on the shared list path. */
     async listExports(actor: Actor, slug: string, query: ListQuery) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'read_exports');
-      const { page, watermark } = await paginate<ExportRow & Record<string, unknown>>(db, cursors, query, {
+      const { page, watermark } = await paginate<BookExportRow & Record<string, unknown>>(db, cursors, query, {
         list: `exports:${ctx.book.id}`,
         ordering: { name: 'created', keys: EXPORT_ORDERINGS.created },
         sync: EXPORT_ORDERINGS.sync,
         where: [`e.book_id = $1`],
         params: [ctx.book.id],
-        select: (o) => selectExportsOfBook(db, o) as Promise<(ExportRow & Record<string, unknown>)[]>,
+        select: (o) => selectExportsOfBook(db, o) as Promise<(BookExportRow & Record<string, unknown>)[]>,
       });
       return { page: { ...page, items: page.items.map(toExportJob) }, watermark };
     },
@@ -176,24 +169,20 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
       if (!found) {
         throw new AppError('export_failed', "The export's file is gone. Request a new export.", { status: job.status, reason: 'missing' });
       }
-      const ttlSeconds = Math.max(1, Math.min(ARTIFACT_URL_TTL_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)));
+      const link = (key: string, contentType: string, name: string) =>
+        pipeline.signedLink(job, key, { ttlCap: ARTIFACT_URL_TTL_SECONDS, contentType, downloadName: name, now, log: deps.log });
+      const signed = await link(job.artifact_key!, FORMAT_FILES[job.export_format].contentType, downloadName(job));
+      // A shop PDF's cover wrap, signed alike (null for everything else, and for a file rendered before covers were made).
+      const coverKey = hasCoverWrap(job) ? coverKeyBeside(job.artifact_key!) : null;
+      let hasCover = false;
       try {
-        const signed = await store.signedUrl(job.artifact_key!, {
-          ttlSeconds,
-          contentType: FORMAT_FILES[job.export_format].contentType,
-          downloadName: downloadName(job),
-          now,
-        });
-        // A shop PDF's cover wrap, signed alike (null for everything else, and for a file rendered before covers were made).
-        const coverKey = hasCoverWrap(job) ? coverKeyBeside(job.artifact_key!) : null;
-        const cover = coverKey && (await store.head(coverKey))
-          ? await store.signedUrl(coverKey, { ttlSeconds, contentType: 'application/pdf', downloadName: downloadName(job).replace(/\.pdf$/, '-cover.pdf'), now })
-          : null;
-        return { download_url: signed.url, cover_download_url: cover?.url ?? null, expires_at: isoMicro(signed.expiresAt) };
+        hasCover = coverKey !== null && Boolean(await store.head(coverKey));
       } catch (err) {
-        deps.log?.warn({ err, export: job.id }, 'could not sign an export artifact URL');
+        deps.log?.warn({ err, export: job.id }, 'could not look up an export cover');
         throw storageUnavailable(err);
       }
+      const cover = hasCover ? await link(coverKey!, 'application/pdf', downloadName(job).replace(/\.pdf$/, '-cover.pdf')) : null;
+      return { download_url: signed.url, cover_download_url: cover?.url ?? null, expires_at: signed.expiresAt };
     },
 
     /** For a book being purged (in its transaction): queues removal of its export files. */
@@ -208,7 +197,7 @@ export function createExportService(deps: { db: Db; access: BookAccess; store: O
 export type ExportService = ReturnType<typeof createExportService>;
 
 /** The file name a browser saves the artifact as: `<slug>-<theme>-<intent>.pdf`, `<slug>.json`, `<slug>.zip`. */
-function downloadName(job: ExportRow): string {
+function downloadName(job: BookExportRow): string {
   const ext = FORMAT_FILES[job.export_format].file.split('.').pop();
   return job.export_format === 'pdf' ? `${job.book_slug}-${job.theme}-${job.intent}.${ext}` : `${job.book_slug}.${ext}`;
 }

@@ -52,17 +52,25 @@ export const coverKeyBeside = (artifactKey: string) => artifactKey.replace(/[^/]
 /** Thickness of one page (half a sheet) when the operator sets none: 60 µm, an uncoated or silk 100–130 g/m² book paper. */
 export const DEFAULT_PAPER_CALIPER_UM = 60;
 
+/** The two kinds of export: a book (PDF, JSON or ZIP) and a user's own account (GDPR). */
+export type ExportKind = 'book' | 'account';
+
+/** An export of either kind, as stored (see BookExportRow and AccountExportRow for what each kind sets). */
 export interface ExportRow {
   id: string;
-  book_id: string;
-  book_slug: string;
+  kind: ExportKind;
+  /** The book exported (kind book) and its slug. */
+  book_id: string | null;
+  book_slug: string | null;
+  /** The account exported (kind account). */
+  account_id: string | null;
   requested_by: string | null;
   status: ExportStatus;
-  theme: string;
-  intent: ExportIntent;
-  export_format: ExportFormat;
-  bleed_mm: number;
-  gutter_mm: number;
+  theme: string | null;
+  intent: ExportIntent | null;
+  export_format: ExportFormat | null;
+  bleed_mm: number | null;
+  gutter_mm: number | null;
   artifact_key: string | null;
   artifact_bytes: number | null;
   page_count: number | null;
@@ -78,8 +86,48 @@ export interface ExportRow {
   warnings: string[] | null;
 }
 
+/** A book export: its book and how it renders are always set. */
+export type BookExportRow = ExportRow & {
+  kind: 'book';
+  book_id: string;
+  book_slug: string;
+  theme: string;
+  intent: ExportIntent;
+  export_format: ExportFormat;
+  bleed_mm: number;
+  gutter_mm: number;
+};
+
+/** An account export: its account is always set. */
+export type AccountExportRow = ExportRow & { kind: 'account'; account_id: string };
+
+export const isBookExport = (r: ExportRow): r is BookExportRow => r.kind === 'book';
+export const isAccountExport = (r: ExportRow): r is AccountExportRow => r.kind === 'account';
+
 export interface ExportRequest {
   theme: string;
   intent?: string;
   export_format?: string;
 }
+
+// ---------------------------------------------------------------- account exports
+
+/**
+ * How the poll shows an account export: pending, processing, complete, failed, or
+ * expired once its 30 days are over (stored as complete with artifact_removed_at).
+ */
+export const ACCOUNT_EXPORT_STATUSES = ['pending', 'processing', 'complete', 'failed', 'expired'] as const;
+export type AccountExportStatus = (typeof ACCOUNT_EXPORT_STATUSES)[number];
+
+/** One export per user per 24 hours (a failed one does not count). */
+export const ACCOUNT_EXPORT_WINDOW_SECONDS = 24 * 3600;
+/** Finished files are kept 30 days, then removed (status expired). */
+export const ACCOUNT_EXPORT_RETENTION_SECONDS = 30 * 24 * 3600;
+/** Download links last 60 minutes and are minted afresh on each poll. */
+export const ACCOUNT_EXPORT_URL_TTL_SECONDS = 3600;
+
+export const ACCOUNT_EXPORT_CONTENT_TYPE = 'application/gzip';
+export const ACCOUNT_EXPORT_FORMAT_VERSION = 1;
+
+/** One prefix per user, so everything of an account can be found. */
+export const accountExportKey = (userId: string, exportId: string) => `account-exports/${userId}/${exportId}.json.gz`;

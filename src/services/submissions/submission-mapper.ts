@@ -1,4 +1,5 @@
-import { etag, given, jsonShape, objectOrNull, slot, timestamp, value } from '../../db/json-shape.js';
+import { etag, given, jsonShape, slot, timestamp, value } from '../../db/json-shape.js';
+import { CONTRIBUTOR_USER } from '../../lib/contributor.js';
 import type { MediaView } from '../media/media-views.js';
 import type { SubmissionRow } from './submission-types.js';
 
@@ -14,12 +15,8 @@ const SUBMISSION = jsonShape<SubmissionRow, [bookSlug: string, media: MediaView[
   text_content: value('text_content'),
   contributor_name: value('contributor_name'),
   contributor_email: value('contributor_email'),
-  // The author's account, as contributorUserOf shows it (the SQL reads the left-joined users row `author`).
-  contributor_user: objectOrNull('contributor_user_id', {
-    id: value('contributor_user_id'),
-    first_name: value('contributor_first_name', { sql: { table: 'author', column: 'first_name' }, ifNull: '' }),
-    last_name: value('contributor_last_name', { sql: { table: 'author', column: 'last_name' }, ifNull: '' }),
-  }),
+  // The author's account (the SQL reads the left-joined users row `author`).
+  contributor_user: CONTRIBUTOR_USER,
   is_private: value('is_private'),
   status: value('status'),
   is_pinned: value('is_pinned'),

@@ -1,6 +1,6 @@
 import { createTokenService } from '../../../src/services/tokens/token-service.js';
 import type { SessionCredentials, TestApp } from '../build-test-app.js';
-import { newBook, newSession, newSubmission, newUser, servicesOf, type TestUser } from '../factories.js';
+import { newBook, newSession, newSubmission, newUser, type TestUser } from '../factories.js';
 
 export interface RobustnessFixtures {
   /** The caller for every authenticated case; owns everything below. */
@@ -51,12 +51,12 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
   // {user_id} of /books/{slug}/members/{user_id}/: a member of that book (its owner; the cases never get as far as removing).
   params.user_id = owner.user.id;
   // {job_id} of /books/{slug}/exports/{job_id}/…: an export of that book (JSON, the default plan's format).
-  params.job_id = (await t.db.transaction((tx) => servicesOf(t).exports.requestExport(tx, owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' }))).id;
+  params.job_id = (await t.db.transaction((tx) => t.services.exports.requestExport(tx, owner.user, params.slug, { theme: 'modern_clean', export_format: 'json' }))).id;
 
   // {id} of /webhook_endpoints/{id}/…: an endpoint of the owner's (the id names a submission on the book routes; the
   // webhook routes look theirs up by owner, so a submission's id would be 404 there).
   params['webhook_endpoints.id'] = (
-    await t.db.transaction((tx) => servicesOf(t).webhookEndpoints.createEndpoint(tx, owner.user, { url: 'https://hooks.example.com/memorybook' }))
+    await t.db.transaction((tx) => t.services.webhookEndpoints.createEndpoint(tx, owner.user, { url: 'https://hooks.example.com/memorybook' }))
   ).id;
 
   // {stream} of /me/unsubscribe/{stream}/…: the one stream the token route takes.

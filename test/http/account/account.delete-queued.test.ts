@@ -55,13 +55,35 @@ describe('POST /me/delete/ while backup erasure is unreachable', () => {
     // The endpoint comes back; the retry with the same key and grant deletes the account.
     accepting = true;
     const retry = await t.post(DELETE, body, { token: u.token, idempotencyKey: key });
-    if (retry.status !== 401) {
-      // (401: the queue's own retry got there first and the key is revoked.)
-      expect(retry.status).toBe(200);
-      expect(retry.body).toEqual({ status: 'deleted' });
-    }
+    // (Replayed when the queue's own retry got there first: the deletion's answer waits under the key.)
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ status: 'deleted' });
     expect((await t.get('/api/v1/me/', { token: u.token })).status).toBe(401);
     expect(await deletedAt(u.user.id)).not.toBeNull();
+  });
+
+  it('the queue finishes first: a retry with the same key answers the deletion, not 401 (only that request: another body under the revoked key is 401)', async () => {
+    accepting = false;
+    const u = await newUser(t);
+    const key = crypto.randomUUID();
+    const body = { reauth_token: await grantFor(t, u) };
+    expect((await t.post(DELETE, body, { token: u.token, idempotencyKey: key })).status).toBe(202);
+    accepting = true;
+    await eventually(async () => (await deletedAt(u.user.id)) !== null);
+    // The key the request was sent with is revoked by the deletion; the retry is still answered.
+    expect((await t.get('/api/v1/me/', { token: u.token })).status).toBe(401);
+    const retry = await t.post(DELETE, body, { token: u.token, idempotencyKey: key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual({ status: 'deleted' });
+    // Bound to the request it answered: a revoked key gets only that replay.
+    expect((await t.post(DELETE, { reauth_token: 'another' }, { token: u.token, idempotencyKey: key })).status).toBe(401);
+    // A new key with the revoked key is refused as before.
+    expect((await t.post(DELETE, body, { token: u.token })).status).toBe(401);
+    // Still answered once the purge has run (it keeps the deletion's own answers).
+    await eventually(async () => (await t.db.query(`SELECT 1 FROM users WHERE id = $1 AND purged_at IS NOT NULL`, [u.user.id])).length === 1);
+    expect((await t.post(DELETE, body, { token: u.token, idempotencyKey: key })).status).toBe(200);
+    expect(await t.db.query(`SELECT 1 FROM account_deletion_keys WHERE user_id = $1`, [u.user.id])).toEqual([]);
   });
 
   it('the queue keeps trying and deletes the account once erasure is confirmed', async () => {

@@ -4,7 +4,7 @@
  * the other 403 reauth_required, whichever of them reaches the account first
  * and however far the first has got.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 import { grantFor } from './account-helpers.js';
@@ -13,7 +13,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ worker: true });
 });
-afterAll(() => t.close());
 
 const DELETE = '/api/v1/me/delete/';
 

@@ -1,5 +1,5 @@
 /** POST /me/delete/: the step-up, the scrub inside the request, the purge on the queue, and replays. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newSession, newSubmission, newToken, newUser } from '../../helpers/factories.js';
@@ -9,7 +9,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ worker: true });
 });
-afterAll(() => t.close());
 
 const DELETE = '/api/v1/me/delete/';
 const userRow = (id: string) =>

@@ -57,8 +57,8 @@ async function download(app: ExportTestApp, url: string) {
 const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.json.gz`;
 const shift = (userId: string, interval: string) =>
   t.db.query(
-    `UPDATE account_exports SET created_at = created_at - $2::interval, completed_at = completed_at - $2::interval, expires_at = expires_at - $2::interval
-     WHERE user_id = $1`,
+    `UPDATE exports SET created_at = created_at - $2::interval, completed_at = completed_at - $2::interval, expires_at = expires_at - $2::interval
+     WHERE kind = 'account' AND account_id = $1`,
     [userId, interval],
   );
 
@@ -173,7 +173,7 @@ describe('POST /me/export/ and the file it makes', () => {
   it('shows a job that is not complete without a link', async () => {
     const u = await newUser(t);
     const id = crypto.randomUUID();
-    await t.db.query(`INSERT INTO account_exports (id, user_id) VALUES ($1, $2)`, [id, u.user.id]);
+    await t.db.query(`INSERT INTO exports (id, kind, account_id, requested_by) VALUES ($1, 'account', $2, $2)`, [id, u.user.id]);
     const res = await t.get(`${EXPORT}${id}/`, { token: u.token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, status: 'pending', completed_at: null, expires_at: null, download_url: null, url_expires_at: null, error: null });
@@ -206,7 +206,7 @@ describe('one export per 24 hours', () => {
 
     await shift(u.user.id, '1 hour 1 minute');
     expect((await requestExport(t, u)).status).toBe(202);
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM account_exports WHERE user_id = $1`, [u.user.id]);
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports WHERE kind = 'account' AND account_id = $1`, [u.user.id]);
     expect(n).toBe(2);
   });
 
@@ -222,7 +222,7 @@ describe('one export per 24 hours', () => {
       expect(replay.body).toEqual(first.body);
       expect(replay.headers.location).toBe(first.headers.location);
     }
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM account_exports WHERE user_id = $1`, [u.user.id]);
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports WHERE kind = 'account' AND account_id = $1`, [u.user.id]);
     expect(n).toBe(1);
 
     // A 429 is not stored: the same key runs again once the 24 hours are up.
@@ -246,7 +246,7 @@ describe('one export per 24 hours', () => {
     const u = await newUser(t);
     const bad = await t.post(EXPORT, { format: 'csv' }, { token: u.token });
     expect(bad.status).toBe(422);
-    expect(await t.db.query(`SELECT 1 FROM account_exports WHERE user_id = $1`, [u.user.id])).toEqual([]);
+    expect(await t.db.query(`SELECT 1 FROM exports WHERE kind = 'account' AND account_id = $1`, [u.user.id])).toEqual([]);
     expect((await requestExport(t, u)).status).toBe(202);
     expect((await t.post(EXPORT, { format: 'csv' }, { token: u.token })).status).toBe(429);
   });
@@ -341,7 +341,7 @@ describe('retention and deletion', () => {
     );
     expect(made).toHaveLength(1);
     await eventually(async () => !(await t.storedKeys()).includes(key));
-    await eventually(async () => (await t.db.query(`SELECT 1 FROM account_exports WHERE id = $1 AND status = 'expired' AND removed_at IS NOT NULL`, [job.id])).length === 1);
+    await eventually(async () => (await t.db.query(`SELECT 1 FROM exports WHERE id = $1 AND status = 'complete' AND artifact_removed_at IS NOT NULL`, [job.id])).length === 1);
     const after = await t.get(`${EXPORT}${job.id}/`, { token: u.token });
     expect(after.body).toMatchObject({ status: 'expired', download_url: null });
     // The old link leads nowhere.
@@ -355,7 +355,7 @@ describe('retention and deletion', () => {
     expect(await t.storedKeys()).toContain(key);
     const del = await t.post('/api/v1/me/delete/', { reauth_token: await grantFor(t, u) }, { token: u.token });
     expect(del.status).toBe(200);
-    await eventually(async () => (await t.db.query(`SELECT 1 FROM account_exports WHERE user_id = $1`, [u.user.id])).length === 0, Boolean, 30_000);
+    await eventually(async () => (await t.db.query(`SELECT 1 FROM exports WHERE kind = 'account' AND account_id = $1`, [u.user.id])).length === 0, Boolean, 30_000);
     await eventually(async () => !(await t.storedKeys()).includes(key), Boolean, 30_000);
   });
 });

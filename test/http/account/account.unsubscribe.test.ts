@@ -1,17 +1,16 @@
 /** POST /me/unsubscribe/{stream}/ and the token route of onboarding mail. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newSession, newUser, servicesOf } from '../../helpers/factories.js';
+import { newSession, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 /** An onboarding link token for the user, as the welcome mail carries it. */
 async function onboardingToken(userId: string): Promise<string> {
-  await servicesOf(t).mailStreams.startOnboarding(userId);
+  await t.services.mailStreams.startOnboarding(userId);
   const [job] = await t.db.query<{ data: { headers: Record<string, string> } }>(
     `SELECT data FROM ${t.queue.schema}.job WHERE name = 'mail.send' AND data->>'userId' = $1 ORDER BY created_on LIMIT 1`,
     [userId],

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type SessionCredentials, type TestApp } from '../../helpers/build-test-app.js';
 import { newSession, newUser } from '../../helpers/factories.js';
 
@@ -8,7 +8,6 @@ beforeAll(async () => {
   t = await buildTestApp();
   site = t.config.http.publicOrigin;
 });
-afterAll(() => t.close());
 
 /**
  * POST /api/v1/auth/token/ from a signed-in browser, with exactly the

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newSession, newToken, newUser } from '../../helpers/factories.js';
 
@@ -6,7 +6,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('POST /auth/token/', () => {
   it('issues a key from a browser session, shown once, that then authenticates', async () => {

@@ -7,7 +7,7 @@
  * reach the billing record, stale ones changing nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountExportChunks } from '../../../src/services/account-exports/account-export-content.js';
+import { accountExportChunks } from '../../../src/services/exports/account-export-content.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';

@@ -7,7 +7,7 @@
  * without the extension fails the first test here. The hand-written cases
  * at the end pin the order of checks.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   accessProblems,
   arrange,
@@ -29,7 +29,6 @@ import { addMember, newBook, newSubmission, newToken, newUser, setGrace } from '
 
 // The document is read before the tests are collected, so each case is its own test.
 const t = await buildTestApp();
-afterAll(() => t.close());
 const operations = bookOperations((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
 const declared = operations.filter((op): op is BookOperation & { access: BookAccess } => op.access !== null);
 const label = (op: BookOperation) => `${op.operationId} (${op.method} ${op.template.slice('/api/v1'.length)})`;

@@ -11,7 +11,6 @@ describe('DELETE /books/{slug}/ without a backup erasure endpoint', () => {
   beforeAll(async () => {
     t = await buildTestApp({ worker: true });
   });
-  afterAll(() => t.close());
 
   it('answers 204; the book is 404 at once and its rows are purged in the background', async () => {
     const owner = await newUser(t);

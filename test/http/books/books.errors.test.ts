@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 
@@ -6,7 +6,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const count = async (ownerId: string) => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM books WHERE owner_id = $1`, [ownerId]))[0].n;
 

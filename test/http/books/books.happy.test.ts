@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser } from '../../helpers/factories.js';
 import { createQuotaService } from '../../../src/services/books/quota-service.js';
@@ -7,7 +7,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('POST /books/', () => {
   it('creates a book on the default plan: 201, Location, ETag, slug from the title, defaults', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser, type TestUser } from '../../helpers/factories.js';
 
@@ -10,7 +10,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 async function titles(u: TestUser, sort: string, query: Record<string, string> = {}): Promise<string[]> {
   await t.patch('/api/v1/me/', { books_sort: sort }, { token: u.token });

@@ -3,7 +3,7 @@
  * configured only with all of its settings; RCS and iMessage never, whatever
  * credentials are set, since nothing sends or receives over them yet.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { buildTestApp, TEST_SECRET, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
@@ -18,7 +18,6 @@ describe('rcs and imessage credentials, no WhatsApp', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: RCS_IMESSAGE });
   });
-  afterAll(() => t.close());
 
   it('rcs and imessage stay not configured, with no address; whatsapp is not configured', async () => {
     const owner = await newUser(t);
@@ -37,7 +36,6 @@ describe('WhatsApp with all its settings', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: whatsappEnv() });
   });
-  afterAll(() => t.close());
 
   it('is configured and enabled on a premium book, with its number and wa.me link', async () => {
     const owner = await newUser(t);

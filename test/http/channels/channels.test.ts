@@ -1,5 +1,5 @@
 /** GET /books/{slug}/channels/: the seven rows, from the book's plan and the operator's configuration; never a secret. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { buildTestApp, TEST_SECRET, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser, setGrace } from '../../helpers/factories.js';
@@ -49,7 +49,6 @@ describe('without any provider configured', () => {
   beforeAll(async () => {
     t = await buildTestApp();
   });
-  afterAll(() => t.close());
 
   it('answers the seven rows in order on one page; a free book allows web and email, and email stays off until inbound mail is on', async () => {
     const owner = await newUser(t);
@@ -101,7 +100,6 @@ describe('with every provider configured', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: { ...SECRETS, ...PUBLIC, PUBLIC_URL: 'https://memories.example.test' } });
   });
-  afterAll(() => t.close());
 
   it('shows the public addresses and links, and not one secret', async () => {
     const owner = await newUser(t);
@@ -155,7 +153,6 @@ describe('inbound mail through the SMTP receiver only', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: { SMTP_INBOUND_PORT: '2525' } });
   });
-  afterAll(() => t.close());
 
   it('email is configured, at <slug>@ the public host when MAIL_INBOUND_DOMAIN is not set', async () => {
     const owner = await newUser(t);

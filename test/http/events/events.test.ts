@@ -169,12 +169,12 @@ describe('events of books, members, invitations and exports', () => {
     const { slug } = await newBook(t, owner, { plan: 'plus' });
     const made = await t.post(`/api/v1/books/${slug}/exports/`, { theme: 'storybook', export_format: 'json' }, { token: owner.token });
     expect(made.status, made.text).toBe(202);
-    await t.services.exportRendering.run(made.body.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
+    await t.services.exportPipeline.run(made.body.id, { signal: new AbortController().signal, attempt: 1, attempts: 4 });
     let e = await latest(owner, 'export.completed', slug);
     expect(e.data.object).toEqual((await t.get(`/api/v1/books/${slug}/exports/${made.body.id}/`, { token: owner.token })).body);
     expect(e.data.object.status).toBe('complete');
     const other = await t.post(`/api/v1/books/${slug}/exports/`, { theme: 'storybook', export_format: 'json' }, { token: owner.token });
-    await t.services.exportRendering.run(other.body.id, { signal: new AbortController().signal, attempt: 5, attempts: 4 });
+    await t.services.exportPipeline.run(other.body.id, { signal: new AbortController().signal, attempt: 5, attempts: 4 });
     e = await latest(owner, 'export.failed', slug);
     expect(e.data.object).toEqual((await t.get(`/api/v1/books/${slug}/exports/${other.body.id}/`, { token: owner.token })).body);
     expect(e.data.object.status).toBe('failed');

@@ -116,7 +116,7 @@ for (const kind of kinds) {
 
       // 3. What the dead worker left: the job processing, its lease held, no file.
       const after = await createDb(config);
-      const [row] = await after.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM export_jobs WHERE id = $1`, [job.id]);
+      const [row] = await after.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM exports WHERE id = $1`, [job.id]);
       expect(row).toEqual({ status: 'processing', attempts: 1 });
       const [queued] = await after.query<{ id: string; state: string }>(
         `SELECT id, state FROM ${queueSchema}.job WHERE name = 'export.render' AND data->>'exportId' = $1`,
@@ -137,7 +137,7 @@ for (const kind of kinds) {
           async () => {
             await sleep(400);
             const [r] = await worker.db.query<{ status: string; attempts: number; page_count: number; artifact_key: string }>(
-              `SELECT status, attempts, page_count, artifact_key FROM export_jobs WHERE id = $1`,
+              `SELECT status, attempts, page_count, artifact_key FROM exports WHERE id = $1`,
               [job.id],
             );
             return r.status === 'complete' && r;

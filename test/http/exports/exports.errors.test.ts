@@ -61,7 +61,7 @@ describe('requests the service refuses', () => {
     expect((await t.post(exportsPath(free.slug), { theme: 'storybook' }, { token: owner.token })).body.details.feature).toBe('pdf_export');
     expect((await t.post(exportsPath(free.slug), { theme: 'storybook', export_format: 'json' }, { token: owner.token })).status).toBe(202);
     expect((await t.post(exportsPath(plus.slug), { theme: 'storybook', export_format: 'pdf' }, { token: owner.token })).status).toBe(202);
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM export_jobs e JOIN books b ON b.id = e.book_id WHERE b.slug = ANY($1)`, [
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports e JOIN books b ON b.id = e.book_id WHERE b.slug = ANY($1)`, [
       [free.slug, plus.slug],
     ]);
     expect(n).toBe(2);
@@ -109,7 +109,7 @@ describe('requests the service refuses', () => {
     const pending = await t.get(artifact, { token: owner.token });
     expect(pending.status).toBe(409);
     expect(pending.body).toMatchObject({ code: 'export_not_ready', details: { status: 'pending' } });
-    await t.db.query(`UPDATE export_jobs SET status = 'processing', started_at = now() WHERE id = $1`, [job.body.id]);
+    await t.db.query(`UPDATE exports SET status = 'processing', started_at = now() WHERE id = $1`, [job.body.id]);
     const processing = await t.get(artifact, { token: owner.token });
     expect(processing.status).toBe(409);
     expect(processing.body.details.status).toBe('processing');
@@ -133,7 +133,7 @@ for (const store of STORES) {
       const res = await t.post(exportsPath(slug), { theme: 'heirloom_gallery', export_format: format }, { token: owner.token });
       const done = await settled(t, owner, slug, res.body.id);
       expect(done.body.status).toBe('complete');
-      const [row] = await t.db.query<{ artifact_key: string }>(`SELECT artifact_key FROM export_jobs WHERE id = $1`, [res.body.id]);
+      const [row] = await t.db.query<{ artifact_key: string }>(`SELECT artifact_key FROM exports WHERE id = $1`, [res.body.id]);
       return { id: res.body.id as string, url: `${exportsPath(slug)}${res.body.id}/artifact/`, key: row.artifact_key };
     }
 
@@ -176,7 +176,7 @@ for (const store of STORES) {
     it('410 once the 7 days are over; the expiry job removes the file and the job row stays', async () => {
       const job = await completed('pdf');
       // Seven days later, as the clock sees it.
-      await t.db.query(`UPDATE export_jobs SET expires_at = now() - interval '1 second' WHERE id = $1`, [job.id]);
+      await t.db.query(`UPDATE exports SET expires_at = now() - interval '1 second' WHERE id = $1`, [job.id]);
       const res = await t.get(job.url, { token: owner.token });
       expect(res.status).toBe(410);
       expect(res.body).toMatchObject({ code: 'export_failed', details: { reason: 'expired' } });
@@ -188,7 +188,7 @@ for (const store of STORES) {
       expect(Date.parse(queued.start_after) - Date.now()).toBeGreaterThan(6.9 * 24 * 3600 * 1000);
       await t.db.query(`UPDATE ${t.queue.schema}.job SET start_after = now() WHERE id = $1`, [queued.id]);
       await eventually(
-        async () => (await t.db.query<{ artifact_removed_at: string | null }>(`SELECT artifact_removed_at FROM export_jobs WHERE id = $1`, [job.id]))[0],
+        async () => (await t.db.query<{ artifact_removed_at: string | null }>(`SELECT artifact_removed_at FROM exports WHERE id = $1`, [job.id]))[0],
         (row) => row.artifact_removed_at !== null,
         20_000,
       );

@@ -58,7 +58,7 @@ for (const store of STORES) {
         60_000,
       );
       expect(done.body.error).toBeNull();
-      const [row] = await t.db.query<{ attempts: number }>(`SELECT attempts FROM export_jobs WHERE id = $1`, [res.body.id]);
+      const [row] = await t.db.query<{ attempts: number }>(`SELECT attempts FROM exports WHERE id = $1`, [res.body.id]);
       expect(row.attempts).toBe(2);
       expect(t.faults.failExportPuts).toBe(0);
     });
@@ -68,11 +68,11 @@ for (const store of STORES) {
       const [{ id: bookId }] = await t.db.query<{ id: string }>('SELECT id FROM books WHERE slug = $1', [slug]);
       const id = uuidv7();
       await t.db.query(
-        `INSERT INTO export_jobs (id, book_id, requested_by, theme, intent, export_format, bleed_mm, gutter_mm) VALUES ($1, $2, $3, 'storybook', 'screen', 'pdf', 0, 0)`,
+        `INSERT INTO exports (id, kind, book_id, requested_by, theme, intent, export_format, bleed_mm, gutter_mm) VALUES ($1, 'book', $2, $3, 'storybook', 'screen', 'pdf', 0, 0)`,
         [id, bookId, owner.user.id],
       );
       // The queue's fifth run of the job: the fourth (the last render) died with its worker.
-      await t.services.exportRendering.run(id, { signal: new AbortController().signal, attempt: 5, attempts: 4 });
+      await t.services.exportPipeline.run(id, { signal: new AbortController().signal, attempt: 5, attempts: 4 });
       const job = await t.get(`${exportsPath(slug)}${id}/`, { token: owner.token });
       expect(job.body).toMatchObject({ status: 'failed', error: `Export failed after 4 attempts: rendering did not finish (job ${id}).` });
       expect(job.body.completed_at).not.toBeNull();
@@ -88,7 +88,7 @@ for (const store of STORES) {
       expect((await t.storedKeys()).filter((k) => k.startsWith(`exports/${bookId}/`))).toHaveLength(2);
       expect((await t.delete(`/api/v1/books/${book.slug}/`, { token: owner.token })).status).toBe(204);
       await eventually(async () => (await t.storedKeys()).filter((k) => k.startsWith(`exports/${bookId}/`)).length === 0, Boolean, 30_000);
-      const rows = await t.db.query(`SELECT id FROM export_jobs WHERE book_id = $1`, [bookId]);
+      const rows = await t.db.query(`SELECT id FROM exports WHERE book_id = $1`, [bookId]);
       expect(rows).toEqual([]);
     });
   });

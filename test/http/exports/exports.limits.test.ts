@@ -54,7 +54,7 @@ describe('limits on unfinished exports, and fair rendering across users', () => 
     expect(eleventh.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(eleventh.body).toMatchObject({ code: 'rate_limited', details: { scope: 'user', limit: 10 } });
     expect(eleventh.headers['x-ratelimit-limit']).toBe('10');
-    const [{ count }] = await t.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM export_jobs WHERE requested_by = $1`, [hog.user.id]);
+    const [{ count }] = await t.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM exports WHERE requested_by = $1`, [hog.user.id]);
     expect(Number(count)).toBe(10);
 
     // Another user asks for a JSON export of their own book, behind the hog's ten PDFs.
@@ -67,8 +67,8 @@ describe('limits on unfinished exports, and fair rendering across users', () => 
     // One worker, one render at a time.
     t.queue.work(createJobHandlers({ services: t.services, config: t.config }));
     expect((await settled(t, other, otherSlug, theirs.body.id)).body.status).toBe('complete');
-    const [{ started_at: theirsStarted }] = await t.db.query<{ started_at: string }>(`SELECT started_at FROM export_jobs WHERE id = $1`, [theirs.body.id]);
-    const before = await t.db.query<{ id: string }>(`SELECT id FROM export_jobs WHERE requested_by = $1 AND started_at < $2`, [hog.user.id, theirsStarted]);
+    const [{ started_at: theirsStarted }] = await t.db.query<{ started_at: string }>(`SELECT started_at FROM exports WHERE id = $1`, [theirs.body.id]);
+    const before = await t.db.query<{ id: string }>(`SELECT id FROM exports WHERE requested_by = $1 AND started_at < $2`, [hog.user.id, theirsStarted]);
     expect(before.map((r) => r.id)).toEqual([hogJobs[0]]);
 
     // A finished export frees its place: the hog may ask again on that book.

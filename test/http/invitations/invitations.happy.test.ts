@@ -1,15 +1,14 @@
 /** Invitations: create (normalised, eager or pending), list with a status filter, revoke, expiry. */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createHousekeeping } from '../../../src/housekeeping.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newUser, servicesOf } from '../../helpers/factories.js';
+import { addMember, newBook, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: { INVITATION_PHONE_REGION: 'GB' } });
 });
-afterAll(() => t.close());
 
 const url = (slug: string) => `/api/v1/books/${slug}/invitations/`;
 const DAY_MS = 24 * 3600 * 1000;
@@ -192,7 +191,7 @@ describe('expiry', () => {
     const [stored] = await t.db.query<{ status: string; updated_at: string }>(`SELECT status, updated_at FROM invitations WHERE id = $1`, [inv.id]);
     expect(stored.status).toBe('pending');
 
-    await createHousekeeping({ services: servicesOf(t), log: pino({ level: 'silent' }), requestTimeoutMs: 60_000 }).run();
+    await createHousekeeping({ services: t.services, log: pino({ level: 'silent' }), requestTimeoutMs: 60_000 }).run();
     const [swept] = await t.db.query<{ status: string; updated_at: string }>(`SELECT status, updated_at FROM invitations WHERE id = $1`, [inv.id]);
     expect(swept.status).toBe('expired');
     expect(swept.updated_at > stored.updated_at).toBe(true);

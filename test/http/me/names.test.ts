@@ -3,7 +3,7 @@
  * wherever they are taken (422 from the API schemas, 422 pages from the web
  * forms), and no mail body carries a raw line break from a name.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
 import { formPathOf, queuedMailsTo, webClient } from '../web/web-client.js';
@@ -12,7 +12,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const BAD = ['Eve\nBcc: victim@example.test', 'Eve\r', 'A\u0000B', 'Tab\there', 'Del\u007f', 'C1\u0085'];
 

@@ -2,9 +2,9 @@
  * Who may touch media, and every malformed upload: each answers its
  * documented status and envelope, and leaves nothing behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newSubmission, newUser, servicesOf, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { readFixture } from '../../helpers/media-fixtures.js';
 import { multipart } from '../../helpers/multipart.js';
 import { mediaPath, upload } from './media-setup.js';
@@ -33,7 +33,6 @@ beforeAll(async () => {
   othersSub = await newSubmission(t, slug, otherContributor);
   photo = await readFixture('jpeg');
 });
-afterAll(() => t.close());
 
 async function nothingStored() {
   const [{ media }] = await t.db.query<{ media: number }>(`SELECT count(*)::int AS media FROM media`);
@@ -184,7 +183,7 @@ describe('malformed uploads', () => {
 describe('a signer that fails', () => {
   it('fails closed: download_url null, download_status unavailable, thumbnail_url null', async () => {
     const up = await upload(t, owner, slug, ownSub.id, photo);
-    const real = servicesOf(t).store;
+    const real = t.services.store;
     const broken: ObjectStore = {
       ...real,
       kind: real.kind,

@@ -4,7 +4,7 @@
  * before it lands; approval renders a share card.
  */
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
@@ -23,7 +23,6 @@ describe('approve and processing', () => {
     t = await buildTestApp();
     owner = await newUser(t);
   });
-  afterAll(() => t.close());
 
   it('refuses approve while a file is not processed, then allows it once it is complete', async () => {
     const book = await newBook(t, owner);
@@ -58,7 +57,6 @@ describe('media changes and share cards', () => {
     t = await buildTestApp({ worker: true });
     owner = await newUser(t);
   });
-  afterAll(() => t.close());
 
   async function approvedWithPhoto(o: { pin?: boolean } = {}) {
     const book = await newBook(t, owner, { theme: 'botanical_luxe' });
@@ -119,8 +117,7 @@ describe('media changes and share cards', () => {
     const [{ share_card_token: token }] = await t.db.query<{ share_card_token: string }>(`SELECT share_card_token FROM submissions WHERE id = $1`, [sub.id]);
     expect(token).toEqual(expect.any(String));
     expect((await moderate(t, owner, book.slug, sub.id, 'reject')).status).toBe(200);
-    const { servicesOf } = await import('../../helpers/factories.js');
-    expect(await servicesOf(t).shareCards.render(sub.id, token)).toBe('stale');
+    expect(await t.services.shareCards.render(sub.id, token)).toBe('stale');
     expect((await read(t, owner, book.slug, sub.id)).body.share_card_url).toBeNull();
   });
 });

@@ -62,7 +62,6 @@ describe.skipIf(Boolean(skip))('media scanned by ClamAV', () => {
   });
 
   it('a scanner that is down never reports clean: the file stays unscanned and processing fails once retries are spent', async () => {
-    const { servicesOf } = await import('../../helpers/factories.js');
     const book = await newBook(t, owner);
     const sub = await newSubmission(t, book.slug, owner);
     const res = await upload(t, owner, book.slug, sub.id, await readFixture('png'));
@@ -71,7 +70,7 @@ describe.skipIf(Boolean(skip))('media scanned by ClamAV', () => {
     const { createMediaProcessing } = await import('../../../src/services/media/media-processing.js');
     const { createClamavScanner } = await import('../../../src/media-tools/virus-scanner.js');
     await t.db.query(`UPDATE media SET processing_status = 'pending', scan_result = 'pending' WHERE id = $1`, [res.body.id]);
-    const processing = createMediaProcessing({ db: t.db, config: t.config, store: servicesOf(t).store, scanner: createClamavScanner({ host: '127.0.0.1', port: 1, timeoutMs: 2000 }) });
+    const processing = createMediaProcessing({ db: t.db, config: t.config, store: t.services.store, scanner: createClamavScanner({ host: '127.0.0.1', port: 1, timeoutMs: 2000 }) });
     await expect(processing.process(res.body.id, { signal: new AbortController().signal, lastAttempt: false })).rejects.toThrow();
     await processing.process(res.body.id, { signal: new AbortController().signal, lastAttempt: true });
     const after = await t.get(res.headers.location as string, { token: owner.token });

@@ -4,7 +4,7 @@
  * signed URLs, and the submission that embeds its media.
  */
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { FIXTURES, readFixture, type FixtureName } from '../../helpers/media-fixtures.js';
 import { buildMediaApp, fetchSigned, mediaPath, processed, STORES, storageUsed, upload, type MediaTestApp } from './media-setup.js';
@@ -18,7 +18,6 @@ describe.each(STORES)('media uploads on the %s store', (store) => {
     t = await buildMediaApp(store);
     owner = await newUser(t);
   });
-  afterAll(() => t.close());
 
   async function bookWith(plan: 'free' | 'plus' | 'premium') {
     const book = await newBook(t, owner, { plan });

@@ -1,5 +1,5 @@
 /** Members: the contract's refusals, in the contract's order. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser, setGrace } from '../../helpers/factories.js';
 
@@ -7,7 +7,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const url = (slug: string) => `/api/v1/books/${slug}/members/`;
 const memberCount = async (slug: string) =>

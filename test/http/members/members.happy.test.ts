@@ -1,13 +1,12 @@
 /** Members: list on the shared list path, add by email or user_id, remove. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newUser, servicesOf } from '../../helpers/factories.js';
+import { addMember, newBook, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const url = (slug: string) => `/api/v1/books/${slug}/members/`;
 
@@ -172,8 +171,8 @@ describe('the operator CLI path', () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
     const u = await newUser(t);
-    const m = await servicesOf(t).members.addMemberAsOwner(slug, { email: u.email }, 'contributor');
+    const m = await t.services.members.addMemberAsOwner(slug, { email: u.email }, 'contributor');
     expect(m).toMatchObject({ user_id: u.user.id, email: u.email, role: 'contributor' });
-    await expect(servicesOf(t).members.addMemberAsOwner(slug, { email: u.email }, 'admin')).rejects.toMatchObject({ code: 'already_a_member' });
+    await expect(t.services.members.addMemberAsOwner(slug, { email: u.email }, 'admin')).rejects.toMatchObject({ code: 'already_a_member' });
   });
 });

@@ -3,7 +3,7 @@
  * too large, a URL too long, a bad Content-Length) answer the same envelope
  * and X-Request-Id as every other error, over a real socket.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { parseResponse, rawExchange, type RawResponse } from './raw-socket.js';
 
@@ -14,7 +14,6 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as { port: number }).port;
 });
-afterAll(() => t.close());
 
 /** Sends one raw request; the server must answer and hang up. */
 async function answerTo(request: string): Promise<RawResponse> {

@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../../src/errors.js';
 import { renderErrorCatalogue } from '../../../src/http/error-catalogue.js';
 import { unresolvedErrors } from '../../../src/http/openapi.js';
@@ -25,7 +25,6 @@ beforeAll(async () => {
   t = await buildTestApp();
   doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
 });
-afterAll(() => t.close());
 
 const operations = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, ops]) =>

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotencyStore } from '../../../src/services/idempotency/idempotency-store.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newSession, newUser, servicesOf } from '../../helpers/factories.js';
+import { newSession, newUser } from '../../helpers/factories.js';
 import { createPostgresDb } from '../../../src/db/client.js';
 import { TEST_DATABASE_URL, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
@@ -9,7 +9,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const countTokens = async (userId: string, name: string) =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1 AND name = $2`, [userId, name]))[0].n;
@@ -170,7 +169,7 @@ describe('Idempotency-Key', () => {
     const refused = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
     expect(refused.status).toBe(402);
     expect(refused.body.code).toBe('payment_required');
-    await servicesOf(t).quotas.grantSlots(u.user.id, 'plus', 1);
+    await t.services.quotas.grantSlots(u.user.id, 'plus', 1);
     const replay = await t.post('/api/v1/books/', { title: 'Needs a slot', plan: 'plus' }, { token: u.token, idempotencyKey: key });
     expect(replay.status).toBe(402);
     expect(replay.headers['idempotent-replayed']).toBe('true');

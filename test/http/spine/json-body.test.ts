@@ -4,7 +4,7 @@
  * order after authentication, book access and idempotency); bytes that are
  * not UTF-8 are 400 invalid_json.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser } from '../../helpers/factories.js';
 
@@ -12,7 +12,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const NUL_MSG = 'String must not contain the NUL character (U+0000)';
 const nulAt = (...loc: (string | number)[]) => ({ loc: ['body', ...loc], msg: NUL_MSG, type: 'string_nul' });

@@ -3,7 +3,7 @@
  * integer from 1 to 200, and a cursor only on the list (and ordering) that
  * made it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 
@@ -18,7 +18,6 @@ beforeAll(async () => {
   bookB = (await newBook(t, u, { title: 'Cursor B' })).slug;
   for (const slug of [bookA, bookB]) for (let i = 0; i < 3; i++) await newSubmission(t, slug, u);
 });
-afterAll(() => t.close());
 
 const LISTS = () => ['/api/v1/books/', `/api/v1/books/${bookA}/submissions/`];
 

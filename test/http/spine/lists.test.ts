@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
 import { backendName } from '../../helpers/test-db.js';
@@ -10,7 +10,6 @@ beforeAll(async () => {
   u = await newUser(t);
   for (let i = 0; i < 5; i++) await newBook(t, u, { title: `List ${i}` });
 });
-afterAll(() => t.close());
 
 describe('list parameters', () => {
   it.each([

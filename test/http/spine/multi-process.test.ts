@@ -11,7 +11,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('shared state lives in the database', () => {
   it('two app instances on one database share the rate-limit count', async () => {

@@ -4,7 +4,7 @@
  * is no-path-trailing-slash: the contract puts a slash at the end of every path.
  */
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 
 let t: TestApp;
@@ -13,7 +13,6 @@ beforeAll(async () => {
   t = await buildTestApp();
   source = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).body;
 });
-afterAll(() => t.close());
 
 describe('OpenAPI document: Redocly lint', () => {
   it('passes the recommended rules with zero errors and zero warnings', async () => {

@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { installErrorResponses, registerOpenApi } from '../../../src/http/openapi.js';
 import '../../../src/http/route-config.js';
 import { ErrorEnvelope, ValidationErrorBody } from '../../../src/http/schemas/common.js';
@@ -22,7 +22,6 @@ beforeAll(async () => {
   t = await buildTestApp();
   doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
 });
-afterAll(() => t.close());
 
 const operations = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>

@@ -7,7 +7,7 @@
  * Routes added later are covered without touching this file; a new path
  * parameter wants a real value in test/helpers/robustness/fixtures.ts.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../../helpers/build-test-app.js';
 import { buildTestApp } from '../../helpers/build-test-app.js';
 import { casesFor, routingCases, type Case } from '../../helpers/robustness/cases.js';
@@ -18,7 +18,6 @@ import { runCase } from '../../helpers/robustness/run-case.js';
 
 // The document is read before the tests are collected, so each operation is its own test.
 const t = await buildTestApp();
-afterAll(() => t.close());
 const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
 const operations = listOperations(doc);
 const paths = methodsByPath(operations);

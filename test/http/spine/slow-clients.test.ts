@@ -4,7 +4,7 @@
  * an idle keep-alive connection past HTTP_KEEP_ALIVE_TIMEOUT_MS are cut off,
  * over a real socket, with small limits so the test stays quick.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 import { parseResponse, rawExchange, type Step } from './raw-socket.js';
@@ -24,7 +24,6 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as { port: number }).port;
 });
-afterAll(() => t.close());
 
 /** `count` pieces, each after a pause: longer in total than any limit here. */
 function trickle(pieces: string[], everyMs: number): Step[] {

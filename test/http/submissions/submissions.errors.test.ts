@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 
@@ -11,7 +11,6 @@ beforeAll(async () => {
   owner = await newUser(t);
   slug = (await newBook(t, owner, { plan: 'plus' })).slug;
 });
-afterAll(() => t.close());
 
 const base = (s = slug) => `/api/v1/books/${s}/submissions/`;
 const count = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM submissions`))[0].n;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 
@@ -6,7 +6,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const base = (slug: string) => `/api/v1/books/${slug}/submissions/`;
 const rows = async (slug: string) =>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../../src/lib/ids.js';
 import { findBookContext } from '../../../src/services/books/book-repository.js';
 import { insertSubmission } from '../../../src/services/submissions/submission-repository.js';
@@ -17,7 +17,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const awkward = AWKWARD_TEXTS;
 

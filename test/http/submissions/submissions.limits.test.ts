@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 
@@ -11,7 +11,6 @@ beforeAll(async () => {
      VALUES ('capped', 'Capped', 9, '{"api_access": true}', 5, 1073741824, 2)`,
   );
 });
-afterAll(() => t.close());
 
 const base = (slug: string) => `/api/v1/books/${slug}/submissions/`;
 const setCap = (cap: number | null) => t.db.query(`UPDATE plans SET max_approved_submissions_per_book = $1 WHERE slug = 'capped'`, [cap]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 
@@ -13,7 +13,6 @@ beforeAll(async () => {
   await addMember(t, slug, admin, 'admin');
   await addMember(t, slug, contributor, 'contributor');
 });
-afterAll(() => t.close());
 
 type State = 'pending' | 'approved' | 'pinned' | 'rejected';
 type Action = 'approve' | 'reject' | 'pin' | 'unpin';

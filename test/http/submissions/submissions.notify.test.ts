@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newSubmission, newUser } from '../../helpers/factories.js';
@@ -11,7 +11,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ worker: true });
 });
-afterAll(() => t.close());
 
 const outbox = () => path.join(t.config.dataDir, 'outbox');
 const mails = async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser } from '../../helpers/factories.js';
 
@@ -10,7 +10,6 @@ describe('30 creates an hour per (user, IP), here lifted down to 3', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: { SUBMISSION_RATE_LIMIT: '3' } });
   });
-  afterAll(() => t.close());
 
   it('the fourth create is 429 with an honest Retry-After; replays never count; the 429 is not stored', async () => {
     const owner = await newUser(t);
@@ -70,7 +69,6 @@ describe('Retry-After is honest', () => {
   beforeAll(async () => {
     t = await buildTestApp({ env: { SUBMISSION_RATE_LIMIT: '1', SUBMISSION_RATE_WINDOW_SECONDS: '2' } });
   });
-  afterAll(() => t.close());
 
   it('waiting Retry-After seconds and retrying with the same key succeeds', async () => {
     const owner = await newUser(t);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedules } from '../../../src/jobs/job-catalog.js';
 import { createScheduler } from '../../../src/jobs/scheduler.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newSubmission, newUser, servicesOf, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { startProviderServer, type ProviderRequest, type TestProviderServer } from '../../helpers/provider-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
 import { messagingEnv, newPhone, postSms, smsParams } from '../webhooks/webhook-helpers.js';
@@ -40,7 +40,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
 }
 
 const subscribe = (slug: string, u: TestUser, kind: 'new_submission' | 'digest', channel: 'email' | 'sms' | 'telegram' = 'email') =>
-  servicesOf(t).subscriptions.createSubscription({ slug, email: u.email, kind, channel });
+  t.services.subscriptions.createSubscription({ slug, email: u.email, kind, channel });
 async function withPhone(u: TestUser) {
   const phone = newPhone();
   await t.db.query(`UPDATE users SET phone_number = $2 WHERE id = $1`, [u.user.id, phone]);
@@ -132,7 +132,7 @@ describe('a new memory', () => {
     await addMember(t, slug, author, 'contributor');
     await subscribe(slug, owner, 'new_submission');
     const s = await newSubmission(t, slug, author, { text: 'once only' });
-    const notifications = servicesOf(t).notifications;
+    const notifications = t.services.notifications;
     expect(await notifications.notifyNewSubmission(s.id)).toBe(1);
     expect(await notifications.notifyNewSubmission(s.id)).toBe(0);
     await until(() => mailsTo(owner.email).length === 1, 'the one mail');
@@ -166,7 +166,7 @@ describe('the daily digest', () => {
     const at = [`${YESTERDAY}T09:00:00Z`, `${YESTERDAY}T23:59:59Z`, `${DAY}T00:00:00Z`, `2031-03-13T23:59:59Z`];
     for (let i = 0; i < rows.length; i++) await t.db.query(`UPDATE submissions SET created_at = $2 WHERE id = $1`, [rows[i].id, at[i]]);
 
-    const notifications = servicesOf(t).notifications;
+    const notifications = t.services.notifications;
     expect(await notifications.sendDigests(DAY)).toBe(2);
     await until(() => mailsTo(owner.email).length === 1 && smsTo(phone).length === 1, 'the two digests');
     const [mail] = mailsTo(owner.email);
@@ -199,7 +199,7 @@ describe('the daily digest', () => {
     const s = await newSubmission(t, busy, owner, { text: 'only in the busy book' });
     await t.db.query(`UPDATE submissions SET created_at = '2031-04-01T12:00:00Z' WHERE id = $1`, [s.id]);
     // Queued for the busy book's subscriber (the mail job then drops it: they left the stream).
-    expect(await servicesOf(t).notifications.sendDigests('2031-04-02')).toBe(1);
+    expect(await t.services.notifications.sendDigests('2031-04-02')).toBe(1);
     await sleep(1500);
     expect(mailsTo(owner.email)).toEqual([]);
     expect(mailsTo(leaver.email)).toEqual([]);

@@ -3,16 +3,13 @@
  * owner and admins (active and inactive rows), cancelled by them or by the
  * subscriber; another contributor's is 403; a repeat is already_inactive.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { addMember, newBook, newUser, servicesOf, setGrace, type TestUser } from '../../helpers/factories.js';
+import { addMember, newBook, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const url = (slug: string, id?: string) => `/api/v1/books/${slug}/notifications/subscriptions/${id ? `${id}/` : ''}`;
@@ -30,7 +27,7 @@ async function setting() {
   return { owner, admin, contributor, other, slug };
 }
 const subscribe = (slug: string, u: TestUser, kind: 'new_submission' | 'digest' = 'new_submission') =>
-  servicesOf(t).subscriptions.createSubscription({ slug, email: u.email, kind });
+  t.services.subscriptions.createSubscription({ slug, email: u.email, kind });
 
 describe('list', () => {
   it('owner and admin see every subscription, active and inactive, newest first, with exactly the documented fields', async () => {

@@ -6,7 +6,7 @@
  * unicode-range, then its cmap).
  */
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { formPathOf, webClient } from './web-client.js';
@@ -17,7 +17,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 interface Face {
   family: string;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
 import { newEmail, signUp, webClient, type SubmitOptions } from './web-client.js';
@@ -9,7 +9,6 @@ beforeAll(async () => {
   t = await buildTestApp();
   u = await newUser(t);
 });
-afterAll(() => t.close());
 
 const FORMS: [string, () => Record<string, string>][] = [
   ['/accounts/signup/', () => ({ email: newEmail(), password: 'a long enough password' })],

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { formCsrf, signUp, webClient } from './web-client.js';
 
@@ -6,7 +6,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('GET /accounts/logout/', () => {
   it('asks for confirmation with a POST form when signed in, and changes nothing', async () => {

@@ -8,7 +8,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: { SIGN_IN_ATTEMPTS: '3', SIGN_IN_WINDOW_SECONDS: '600', PUBLIC_URL: 'http://books.internal:8000' } });
 });
-afterAll(() => t.close());
 
 async function attempt(ip: string, email: string, password: string) {
   const c = webClient(t, { ip });

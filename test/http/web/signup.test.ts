@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 import { confirmationPathOf, formCsrf, newEmail, queuedMailsTo, signUp, webClient } from './web-client.js';
@@ -7,7 +7,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('GET /accounts/signup/', () => {
   it('renders the form and sets a readable csrftoken cookie that the form carries', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../../src/services/tokens/token-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newToken, newUser } from '../../helpers/factories.js';
@@ -8,7 +8,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 describe('GET /settings/tokens/ signed out', () => {
   it('redirects to the login page with next', async () => {

@@ -3,7 +3,7 @@
  * with /b/{slug}/?key=<key>; without it, or with a wrong one, the book is
  * unknown (404, GET and POST). The owner rotates the key through the API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newUser } from '../../helpers/factories.js';
 import { formPathOf, webClient } from './web-client.js';
@@ -12,7 +12,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const keyOf = async (slug: string) => (await t.db.query<{ form_key: string }>(`SELECT form_key FROM books WHERE slug = $1`, [slug]))[0].form_key;
 const submissionCount = async (slug: string) =>

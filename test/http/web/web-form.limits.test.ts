@@ -1,5 +1,5 @@
 /** The contributor form's limits: posts per address, the photo's size, the book's storage. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook as createBook, newUser } from '../../helpers/factories.js';
 import { bigFileStream, readFixture } from '../../helpers/media-fixtures.js';
@@ -11,7 +11,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: { WEB_FORM_RATE_LIMIT: '3', WEB_FORM_RATE_WINDOW_SECONDS: '600' } });
 });
-afterAll(() => t.close());
 
 /** The form's path with the book's key (books here are not public), as its links carry it. */
 const formPaths = new Map<string, string>();

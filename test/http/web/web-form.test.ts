@@ -2,7 +2,7 @@
  * The public contributor form of a book, /b/{slug}/ (the `web` channel):
  * who may see it, and what a sent memory becomes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { newBook as createBook, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
@@ -16,7 +16,6 @@ beforeAll(async () => {
   t = await buildTestApp({ worker: true });
   jpeg = await readFixture('jpeg');
 });
-afterAll(() => t.close());
 
 /** The form's path with the book's key (books here are not public), as its links carry it. */
 const formPaths = new Map<string, string>();

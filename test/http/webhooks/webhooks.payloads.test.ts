@@ -6,7 +6,7 @@
  * and Meta retry a 500 for ever.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { messagingEnv, newPhone, postSms, postTelegram, PUBLIC_URL, SMS_PATH, smsParams, snapshot, telegramUpdate, TWILIO } from './webhook-helpers.js';
@@ -14,9 +14,6 @@ import { messagingEnv, newPhone, postSms, postTelegram, PUBLIC_URL, SMS_PATH, sm
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: messagingEnv() });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';

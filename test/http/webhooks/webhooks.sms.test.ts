@@ -4,7 +4,7 @@
  * replayed ones are refused and change nothing.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { buildTestApp, testConfig, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
@@ -13,9 +13,6 @@ import { messagingEnv, newPhone, postSms, PUBLIC_URL, sign, SMS_PATH, smsParams,
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: messagingEnv() });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';

@@ -3,7 +3,7 @@
  * with it accepts nothing (an email invitation is accepted only by the
  * account with its address, on the web).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser } from '../../helpers/factories.js';
 import { queuedMailsTo } from '../web/web-client.js';
@@ -13,7 +13,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: messagingEnv() });
 });
-afterAll(() => t.close());
 
 describe('/start with an email invitation’s token', () => {
   it('accepts nothing: the invitation stays pending, no one joins', async () => {

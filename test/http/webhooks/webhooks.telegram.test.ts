@@ -6,7 +6,7 @@
  * change nothing.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig, type ConfigError } from '../../../src/config/config.js';
 import { buildTestApp, testConfig, type TestApp } from '../../helpers/build-test-app.js';
@@ -16,9 +16,6 @@ import { messagingEnv, postTelegram, snapshot, TELEGRAM, TELEGRAM_PATH, telegram
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: messagingEnv() });
-});
-afterAll(async () => {
-  await t.close();
 });
 
 let chatSeq = 700_000_000 + Math.floor(Math.random() * 1_000_000);

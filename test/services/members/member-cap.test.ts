@@ -2,16 +2,15 @@
  * Every way a member is added goes through the member service, so the plan's
  * cap (the owner counts) holds for the operator CLI as it will for the API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newUser, servicesOf } from '../../helpers/factories.js';
+import { newBook, newUser } from '../../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e) => (e instanceof AppError ? e.code : String(e)));
 
@@ -19,7 +18,7 @@ describe('member cap', () => {
   it('the free plan takes 5 members, the owner included; the sixth is 402 member_limit_exceeded', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
-    const members = servicesOf(t).members;
+    const members = t.services.members;
     for (let i = 0; i < 4; i++) await members.addMemberAsOwner(slug, { userId: (await newUser(t)).user.id }, 'contributor');
     const extra = await newUser(t);
     const refused = await members.addMemberAsOwner(slug, { email: extra.email }, 'admin').catch((e) => e);
@@ -32,7 +31,7 @@ describe('member cap', () => {
   it('two concurrent adds for the last place: exactly one gets it', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
-    const members = servicesOf(t).members;
+    const members = t.services.members;
     for (let i = 0; i < 3; i++) await members.addMemberAsOwner(slug, { userId: (await newUser(t)).user.id }, 'contributor');
     const [a, b] = await Promise.all([newUser(t), newUser(t)]);
     const outcomes = await Promise.all([a, b].map((u) => codeOf(members.addMemberAsOwner(slug, { userId: u.user.id }, 'contributor'))));
@@ -42,7 +41,7 @@ describe('member cap', () => {
   it('an existing member is 409 already_a_member, even at the cap; unknown users are 404 user_not_found; the owner stays owner', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
-    const members = servicesOf(t).members;
+    const members = t.services.members;
     const m = await newUser(t);
     await members.addMemberAsOwner(slug, { userId: m.user.id }, 'admin');
     expect(await codeOf(members.addMemberAsOwner(slug, { userId: m.user.id }, 'contributor'))).toBe('already_a_member');
@@ -57,7 +56,7 @@ describe('member cap', () => {
   it('an admin may add, a contributor may not (403), an outsider does not see the book (404)', async () => {
     const owner = await newUser(t);
     const slug = (await newBook(t, owner)).slug;
-    const members = servicesOf(t).members;
+    const members = t.services.members;
     const [admin, contributor, outsider, target] = await Promise.all([newUser(t), newUser(t), newUser(t), newUser(t)]);
     await members.addMemberAsOwner(slug, { userId: admin.user.id }, 'admin');
     await members.addMemberAsOwner(slug, { userId: contributor.user.id }, 'contributor');

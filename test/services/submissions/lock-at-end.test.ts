@@ -13,7 +13,7 @@ import { createBookAccess } from '../../../src/services/books/book-access.js';
 import { createMediaViews } from '../../../src/services/media/media-views.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newUser, servicesOf, type TestUser } from '../../helpers/factories.js';
+import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
 import { TEST_DATABASE_URL, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 
 let t: TestApp;
@@ -36,8 +36,8 @@ function service() {
     db: t.db,
     cursors: createCursorCodec('test'),
     access: createBookAccess({ db: t.db }),
-    views: createMediaViews({ store: servicesOf(t).store }),
-    media: servicesOf(t).media,
+    views: createMediaViews({ store: t.services.store }),
+    media: t.services.media,
     enqueueMail: async () => {},
     // Runs inside the memory's transaction, after its insert: the moment a concurrent change lands.
     announce: async (tx) => {
@@ -89,7 +89,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a new memory decides again under its book l
     const owner = await newUser(t);
     const admin = await newUser(t);
     const { slug } = await newBook(t, owner, { plan: 'plus' });
-    await servicesOf(t).members.addMemberAsOwner(slug, { userId: admin.user.id }, 'admin');
+    await t.services.members.addMemberAsOwner(slug, { userId: admin.user.id }, 'admin');
     meanwhile = async () => {
       await other.query(`DELETE FROM book_members WHERE user_id = $1 AND book_id = (SELECT id FROM books WHERE slug = $2)`, [admin.user.id, slug]);
     };

@@ -2,14 +2,14 @@
  * The rejection notification, through the real service on a real database
  * with a recording enqueueMail (the mail.send job is wired by the lead).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../src/db/client.js';
 import { createCursorCodec } from '../../../src/db/pagination.js';
 import type { MailMessage } from '../../../src/mail/mailer.js';
 import { createBookAccess } from '../../../src/services/books/book-access.js';
 import { createSubmissionService } from '../../../src/services/submissions/submission-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { newBook, newSubmission, newUser, servicesOf } from '../../helpers/factories.js';
+import { newBook, newSubmission, newUser } from '../../helpers/factories.js';
 import { createMediaViews } from '../../../src/services/media/media-views.js';
 
 let t: TestApp;
@@ -19,15 +19,14 @@ let failNext = false;
 beforeAll(async () => {
   t = await buildTestApp();
 });
-afterAll(() => t.close());
 
 function service() {
   return createSubmissionService({
     db: t.db,
     cursors: createCursorCodec('test'),
     access: createBookAccess({ db: t.db }),
-    views: servicesOf(t).store && createMediaViews({ store: servicesOf(t).store }),
-    media: servicesOf(t).media,
+    views: t.services.store && createMediaViews({ store: t.services.store }),
+    media: t.services.media,
     async enqueueMail(message, tx) {
       if (failNext) {
         failNext = false;

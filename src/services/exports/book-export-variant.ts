@@ -3,9 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import type { JobSender } from '../../jobs/job-catalog.js';
 import { jsonExportChunks } from '../../exports/json-export.js';
 import type { PdfMemory } from '../../exports/pdf/pdf-book.js';
 import { signatureOf } from '../../lib/contributor.js';
@@ -21,58 +19,31 @@ import {
   type ExportSubmission,
 } from './export-content.js';
 import { recordExportEvent } from '../events/event-objects.js';
-import { completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
+import { ExportRunError as RenderError, type ExportRun, type ExportVariant, type RenderedArtifact } from './export-pipeline.js';
 import { issuePlayLink } from './play-links.js';
-import { ARTIFACT_RETENTION_SECONDS, coverKeyBeside, coverObjectKey, DEFAULT_PAPER_CALIPER_UM, exportObjectKey, FORMAT_FILES, hasCoverWrap, type ExportRow } from './export-types.js';
+import { ARTIFACT_RETENTION_SECONDS, coverObjectKey, DEFAULT_PAPER_CALIPER_UM, exportObjectKey, FORMAT_FILES, hasCoverWrap, isBookExport, type BookExportRow, type ExportRow } from './export-types.js';
 
-/** Why a render stopped, in words a client may see (paths, hosts and stacks stay in the logs). */
-class RenderError extends Error {
-  constructor(
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(reason, options);
-    this.name = 'RenderError';
-  }
-}
-
-export interface RenderRun {
-  signal: AbortSignal;
-  /** 1 on the first run. */
-  attempt: number;
-  /** Renders allowed in all; the run after the last one (there only when the last died) records the failure. */
-  attempts: number;
-  log?: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
-}
+type RenderRun = ExportRun;
 
 /**
- * Rendering of exports, run by the `export.render` job: pending →
- * processing (when a worker takes it) → complete, or failed with a reason
- * once its renders are spent. A run that dies half way (the worker was
- * killed) leaves the job processing; the queue runs it again once the lease
- * lapses, and it starts over: the artifact only appears, whole, when the
- * store has it all. Finished files are kept 7 days (`export.expire`).
+ * The book kind of the export pipeline (see export-pipeline.ts): renders a
+ * book's approved memories as a PDF (a `shop` PDF with its cover wrap beside
+ * it), a JSON document or a ZIP of the JSON and the original media, into the
+ * store; finished files are kept 7 days. Completion and failure are
+ * announced as events (export.completed, export.failed).
  */
-export function createExportRendering(deps: {
+export function createBookExportVariant(deps: {
   db: Db;
   store: ObjectStore;
-  queue?: JobSender;
   now?: () => Date;
   /** Thickness of one page of the printed book (µm): the spine of a cover wrap is the page count times it. */
   paperCaliperUm?: number;
   /** The service's public address: printed recordings link to its /play/ pages. */
   publicUrl?: string;
-}) {
+}): ExportVariant {
   const { db, store } = deps;
-  // A failure for good is recorded with its event, in one transaction.
-  const failed = (id: string, error: string) => db.transaction(async (tx) => (await failExport(tx, id, error)) && recordExportEvent(tx, 'export.failed', id));
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('exports need the job queue');
-    return deps.queue;
-  }
-
-  async function renderPdf(job: ExportRow, book: ExportBook, key: string, signal: AbortSignal, log: RenderRun['log']) {
+  async function renderPdf(job: BookExportRow, book: ExportBook, key: string, signal: AbortSignal, log: RenderRun['log']) {
     const ids = await approvedSubmissionIds(db, book.id);
     const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-export-'));
     try {
@@ -150,7 +121,7 @@ export function createExportRendering(deps: {
     }
   }
 
-  async function putArtifact(key: string, body: Readable, format: ExportRow['export_format'], signal: AbortSignal) {
+  async function putArtifact(key: string, body: Readable, format: BookExportRow['export_format'], signal: AbortSignal) {
     try {
       return await store.put(key, body, { contentType: FORMAT_FILES[format].contentType, signal });
     } catch (err) {
@@ -159,12 +130,7 @@ export function createExportRendering(deps: {
     }
   }
 
-  async function render(
-    job: ExportRow,
-    book: ExportBook,
-    signal: AbortSignal,
-    log: RenderRun['log'],
-  ): Promise<{ key: string; bytes: number; pageCount: number | null; warnings?: string[] }> {
+  async function render(job: BookExportRow, book: ExportBook, signal: AbortSignal, log: RenderRun['log']): Promise<RenderedArtifact> {
     const key = exportObjectKey(book.id, job.id, job.export_format);
     const exportedAt = isoMicro(deps.now?.() ?? new Date());
     if (job.export_format === 'pdf') return { key, ...(await renderPdf(job, book, key, signal, log)) };
@@ -197,81 +163,29 @@ export function createExportRendering(deps: {
     return { key, bytes: zipped.sink.sizeBytes, pageCount: null };
   }
 
-  function reasonOf(err: unknown, signal: AbortSignal): string {
-    if (err instanceof RenderError) return err.reason;
-    if (signal.aborted) return 'Rendering took longer than allowed, or its worker stopped.';
-    return 'Rendering failed unexpectedly.';
-  }
+  const bookOf = (job: ExportRow): BookExportRow => {
+    if (!isBookExport(job)) throw new Error(`export ${job.id} is not a book export`);
+    return job;
+  };
 
   return {
-    /** One run of the job. */
-    async run(exportId: string, o: RenderRun): Promise<void> {
-      const log = o.log;
-      const job = await startExport(db, exportId, o.attempt);
-      if (!job) return; // finished already, or its book was purged
-      const lastRender = o.attempt >= o.attempts;
-      if (o.attempt > o.attempts) {
-        // The last render never reported back (its worker died): this run only records that.
-        await failed(job.id, `Export failed after ${o.attempts} attempts: rendering did not finish (job ${job.id}).`);
-        log?.error({ export: job.id }, 'export failed for good: its last render never finished');
-        return;
-      }
-      const book = await readExportBook(db, job.book_id);
-      if (!book) {
-        await failed(job.id, 'The book was deleted before the export was rendered.');
-        return;
-      }
-      let made: Awaited<ReturnType<typeof render>>;
-      try {
-        made = await render(job, book, o.signal, log);
-      } catch (err) {
-        if (!lastRender) throw err; // the queue retries it
-        const attempts = o.attempt === 1 ? '1 attempt' : `${o.attempt} attempts`;
-        await failed(job.id, `Export failed after ${attempts}: ${reasonOf(err, o.signal)} (job ${job.id})`);
-        log?.error({ err, export: job.id }, 'export failed for good');
-        return;
-      }
-      const done = await db.transaction(async (tx) => {
-        const row = await completeExport(tx, job.id, {
-          key: made.key,
-          bytes: made.bytes,
-          pageCount: made.pageCount,
-          retentionSeconds: ARTIFACT_RETENTION_SECONDS,
-          warnings: made.warnings,
-        });
-        if (row) await needQueue().send('export.expire', { exportId: job.id }, { tx, startAfterSeconds: ARTIFACT_RETENTION_SECONDS });
-        if (row) await recordExportEvent(tx, 'export.completed', job.id);
-        return row;
-      });
-      // Its book was purged meanwhile (or another run finished it first): nothing will ever point at this file.
-      if (!done) {
-        const now = await findExportById(db, job.id);
-        if (!now || now.artifact_key !== made.key) {
-          await store.delete(made.key);
-          if (hasCoverWrap(job)) await store.delete(coverKeyBeside(made.key));
-        }
-      } else {
-        log?.info({ export: job.id, format: job.export_format, bytes: made.bytes, pages: made.pageCount }, 'export rendered');
-      }
+    work: 'rendering',
+    retentionSeconds: ARTIFACT_RETENTION_SECONDS,
+    expireJob: 'export.expire',
+    async gone(job) {
+      return (await readExportBook(db, bookOf(job).book_id)) ? null : 'The book was deleted before the export was rendered.';
     },
-
-    /** The `export.expire` job: the artifact's 7 days are over; its file goes, the job row stays (410 from now on). */
-    async expire(exportId: string): Promise<void> {
-      const job = await findExportById(db, exportId);
-      if (!job || job.status !== 'complete' || job.artifact_removed_at || !job.artifact_key) return;
-      const left = (new Date(job.expires_at!).getTime() - (deps.now?.() ?? new Date()).getTime()) / 1000;
-      if (left > 60) {
-        // Run early (a clock moved): look again when it is due.
-        await needQueue().send('export.expire', { exportId }, { startAfterSeconds: Math.ceil(left) });
-        return;
-      }
-      await store.delete(job.artifact_key);
-      if (hasCoverWrap(job)) await store.delete(coverKeyBeside(job.artifact_key));
-      await markArtifactRemoved(db, job.id);
+    async render(job, run) {
+      const book = await readExportBook(db, bookOf(job).book_id);
+      if (!book) throw new RenderError('The book was deleted before the export was rendered.');
+      return render(bookOf(job), book, run.signal, run.log);
+    },
+    async finished(tx, job, outcome) {
+      await recordExportEvent(tx, outcome === 'completed' ? 'export.completed' : 'export.failed', job.id);
     },
   };
 }
-export type ExportRendering = ReturnType<typeof createExportRendering>;
+
 
 /**
  * The memories as the PDF shows them: the pictures it can print, and its recordings and videos, each

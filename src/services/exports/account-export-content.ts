@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { MAIL_STREAMS } from '../mail-streams/mail-stream-types.js';
-import { ACCOUNT_EXPORT_FORMAT_VERSION } from './account-export-types.js';
+import { ACCOUNT_EXPORT_FORMAT_VERSION } from './export-types.js';
 
 /**
  * The GDPR export document: everything the service holds about one user, as
@@ -129,7 +129,8 @@ const SECTIONS: ListSection[] = [
     name: 'data_exports',
     key: 'x.id',
     keyType: 'uuid',
-    sql: `SELECT x.id AS _key, x.id, x.status, x.created_at, x.completed_at, x.expires_at FROM account_exports x WHERE x.user_id = $1`,
+    sql: `SELECT x.id AS _key, x.id, CASE WHEN x.artifact_removed_at IS NOT NULL THEN 'expired' ELSE x.status END AS status, x.created_at, x.completed_at, x.expires_at
+          FROM exports x WHERE x.kind = 'account' AND x.account_id = $1`,
   },
 ];
 
