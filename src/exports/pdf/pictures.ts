@@ -89,7 +89,7 @@ export async function prepareCroppedPicture(file: string, cell: { w: number; h: 
 }
 
 /** Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
-async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
+export async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(file, { failOn: 'none' }).metadata();
