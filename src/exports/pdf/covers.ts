@@ -196,8 +196,8 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       const width = t.w - mm(36);
       ts.line(count.toUpperCase(), ts.smallCaps(8.5), left, band + mm(13), p.accent, width, 'left');
       const title = ts.fitTitle(width, 2, 38, 20);
-      let at = ts.block(title.lines, title.style, { x: left, w: width }, band + mm(17), 'left', p.text);
-      if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: left, w: width }, at + mm(1.5), 'left', p.muted);
+      const at = ts.block(title.lines, title.style, { x: left, w: width }, band + mm(17), 'left', p.text);
+      if (kit.subtitle) ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: left, w: width }, at + mm(1.5), 'left', p.muted);
       return;
     }
     case 'storybook': {
@@ -226,8 +226,8 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       look.ornament(doc, cx, box.y + box.h + mm(10), 1, p);
       const width = t.w - mm(56);
       const title = ts.fitTitle(width, 2, 32, 18);
-      let at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, box.y + box.h + mm(17), 'center', p.text);
-      if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, ts.subtitle(14), width, 2), ts.subtitle(14), { x: cx - width / 2, w: width }, at + mm(1), 'center', p.muted);
+      const at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, box.y + box.h + mm(17), 'center', p.text);
+      if (kit.subtitle) ts.block(ts.lines(kit.subtitle, ts.subtitle(14), width, 2), ts.subtitle(14), { x: cx - width / 2, w: width }, at + mm(1), 'center', p.muted);
       return;
     }
     case 'wedding_album': {
@@ -321,8 +321,8 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       }
       const width = t.w - mm(60);
       const title = ts.fitTitle(width, 2, 32, 18);
-      let at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, box.y + box.h + mm(11), 'center', p.accent);
-      if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: cx - width / 2, w: width }, at + mm(1.5), 'center', p.text);
+      const at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, box.y + box.h + mm(11), 'center', p.accent);
+      if (kit.subtitle) ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: cx - width / 2, w: width }, at + mm(1.5), 'center', p.text);
       return;
     }
     case 'heirloom_gallery': {
