@@ -255,7 +255,8 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       const title = ts.fitTitle(width, 2, 36, 20);
       let at = ts.block(title.lines, title.style, { x: label.x + mm(12), w: width }, box.y + box.h + mm(6), 'center', p.accent);
       if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 1), ts.subtitle(13), { x: label.x + mm(12), w: width }, at, 'center', p.text);
-      look.ornament(doc, cx, Math.min(at + mm(7), label.y + label.h - mm(9)), 1, p);
+      look.ornament(doc, cx, Math.min(at + mm(7), label.y + label.h - mm(18)), 1, p);
+      ts.line(count.toUpperCase(), ts.smallCaps(), cx, label.y + label.h - mm(10), p.muted, width);
       return;
     }
     case 'daily_journal': {
@@ -305,7 +306,10 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       let at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, top + mm(3), 'center', p.text) + mm(3);
       doc.save().lineWidth(0.6).strokeColor(p.accent).moveTo(cx - width / 2, at).lineTo(cx + width / 2, at).stroke().restore();
       if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: cx - width / 2, w: width }, at + mm(4), 'center', p.muted);
-      look.ornament(doc, cx, Math.min(at + mm(9), t.y + t.h - mm(24)), 0.9, p);
+      look.ornament(doc, cx, Math.min(at + mm(9), t.y + t.h - mm(48)), 0.9, p);
+      // A line to sign, and how many wrote.
+      doc.save().lineWidth(0.5).strokeColor(p.muted).moveTo(cx - mm(35), t.y + t.h - mm(38)).lineTo(cx + mm(35), t.y + t.h - mm(38)).stroke().restore();
+      ts.line(count.toUpperCase(), ts.smallCaps(), cx, t.y + t.h - mm(32), p.muted, width);
       return;
     }
     case 'botanical_luxe': {

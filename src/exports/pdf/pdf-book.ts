@@ -332,14 +332,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return breakLines(measure, text, s, hi);
   }
 
-  /** A journal entry's date, written in the accent colour and underlined like a diary's; moves y below it. */
+  /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
   function paintHeading(heading: Line[], hx: number, width: number, height: number) {
     const [hy, hw] = [y, heading[0].width];
     paint((dy) => {
       drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', p.accent);
       doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + height - 5).lineTo(hx + Math.min(hw, width), hy + dy + height - 5).stroke().restore();
     });
-    y += height;
   }
 
   const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * signatureStyle.size * signatureStyle.leading), 0);
@@ -534,6 +533,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
   interface Ready {
     memory: PdfMemory;
+    /** Pictures it counts as in the look-ahead: a possible plate as two (a whole page holds about twice a print's pixels). */
+    weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
     block: Promise<Block>;
   }
@@ -552,16 +553,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /**
-   * Whether the last memory that could have been a gallery plate (one photo) was one: never two in a row, so a
-   * gallery keeps a rhythm of plates and matted prints. Settled in book order, whatever order pictures are prepared in.
+   * How many memories that could have been gallery plates (one photo) came since the last plate: a plate, then at
+   * least two matted prints, so a gallery keeps its rhythm (and the file its size). Settled in book order,
+   * whatever order pictures are prepared in.
    */
-  let lastPlate: Promise<boolean> = Promise.resolve(false);
+  const PRINTS_BETWEEN_PLATES = 2;
+  let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
   function prepare(memory: PdfMemory): Ready {
     if (!memory.pictures.length) return { memory, block: Promise.resolve({ pictures: [], height: 0 }) };
-    let settle: ((plate: boolean) => void) | null = null;
-    const previous = lastPlate;
-    if (look.fullBleed && memory.pictures.length === 1 && memory.pictures[0].kind === 'photo') lastPlate = new Promise<boolean>((r) => (settle = r));
+    type Settle = (plate: boolean) => void;
+    let settle: Settle | null = null;
+    const previous = sinceLastPlate;
+    if (look.fullBleed && memory.pictures.length === 1 && memory.pictures[0].kind === 'photo') {
+      sinceLastPlate = new Promise<number>((resolve) => {
+        settle = (plate) => void previous.then((n) => resolve(plate ? 0 : n + 1));
+      });
+    }
     const block = limited(async (): Promise<Block> => {
       const copies: { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number }[] = [];
       try {
@@ -579,9 +587,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (settle && copies.length === 1) {
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
-          const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && !(await previous);
+          const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
           const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background) : null;
-          (settle as (plate: boolean) => void)(!!bleed);
+          (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
         const box = g.content(1);
@@ -599,12 +607,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
-        (settle as ((plate: boolean) => void) | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
+        (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, block };
+    return { memory, block, weight: settle ? 2 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -612,7 +620,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const queue: Ready[] = [];
     const it = source[Symbol.asyncIterator]();
     let exhausted = false;
-    const queued = () => queue.reduce((n, r) => n + r.memory.pictures.length, 0);
+    const queued = () => queue.reduce((n, r) => n + (r.weight ?? r.memory.pictures.length), 0);
     for (;;) {
       while (!exhausted && (queue.length === 0 || (queued() < LOOKAHEAD_PICTURES && queue.length < 32))) {
         const next = await it.next();
@@ -730,13 +738,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
     if (block.pictures.length) {
       if (picturesHeight - GAP * 1.5 > room() && !atTop()) memoryPage();
-      if (headingFirst) paintHeading(heading, column().x, textWidth, headingHeight);
+      if (headingFirst) {
+        paintHeading(heading, column().x, textWidth, headingHeight);
+        y += headingHeight;
+      }
       const [top, , , padLeft] = mountPadding(look.mount);
       for (const pic of block.pictures) {
         const [px, py] = [content.x + pic.cell.x + padLeft, y + pic.cell.y + top];
         paint((dy) => placePicture(pic, px, py + dy));
       }
-      y += picturesHeight;
+      y += block.height + GAP * 1.5;
     }
 
     if (markHeight && lines.length) {

@@ -110,7 +110,7 @@ describe('theme page designs', () => {
       memory(0, { text: 'The lake at dawn, the year the pier was rebuilt.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(1, { text: 'A second photo, matted like a print.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(2, { text: 'Too small a photo for a whole page.', pictures: [{ key: 'small', kind: 'photo' }] }),
-      memory(3, { text: 'Another plate: every other sharp photo is one.', pictures: [{ key: 'big', kind: 'photo' }] }),
+      memory(3, { text: 'Another plate: two matted prints came between.', pictures: [{ key: 'big', kind: 'photo' }] }),
     ];
     const { file, result } = await render('gallery', 'heirloom_gallery', list);
     const placed = await imagePlacements(file);
