@@ -533,7 +533,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
   interface Ready {
     memory: PdfMemory;
-    /** Pictures it counts as in the look-ahead: a possible plate as two (a whole page holds about twice a print's pixels). */
+    /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
     block: Promise<Block>;
@@ -554,10 +554,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /**
    * How many memories that could have been gallery plates (one photo) came since the last plate: a plate, then at
-   * least two matted prints, so a gallery keeps its rhythm (and the file its size). Settled in book order,
+   * least three matted prints, so a gallery keeps its rhythm (and the file its size). Settled in book order,
    * whatever order pictures are prepared in.
    */
-  const PRINTS_BETWEEN_PLATES = 2;
+  const PRINTS_BETWEEN_PLATES = 3;
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
   function prepare(memory: PdfMemory): Ready {
@@ -612,7 +612,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, block, weight: settle ? 2 : undefined };
+    return { memory, block, weight: settle ? 3 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */

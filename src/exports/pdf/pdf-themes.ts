@@ -31,7 +31,7 @@ export interface PdfLook {
   cornerOrnament: boolean;
   /** Long memories set in one column or two (a magazine's). */
   longColumns: 1 | 2;
-  /** A memory with one sharp photo gets a plate (then two matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
+  /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
   cards: boolean;
