@@ -2,7 +2,9 @@
  * Writes docs/themes/<theme>.png: for each export theme, the cover and the
  * first two pages of memories of a sample book, side by side, as the PDF export
  * renders them (the same code path), so the themes can be compared at a
- * glance. Needs Debian's poppler-utils (pdftoppm).
+ * glance; and docs/themes/<theme>-cover.png, the printed book's cover wrap
+ * (back, spine, front) with and without a cover photo. Needs Debian's
+ * poppler-utils (pdftoppm).
  *
  *   npx tsx scripts/theme-gallery.ts [theme…]
  */
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { renderPdfBook, type PdfMemory } from '../src/exports/pdf/pdf-book.js';
+import { renderCoverWrap } from '../src/exports/pdf/cover-wrap.js';
 import { THEMES } from '../src/services/books/book-types.js';
 import { THEME_STYLES } from '../src/media-tools/themes.js';
 import { PDF_LOOKS } from '../src/exports/pdf/pdf-themes.js';
@@ -69,13 +72,15 @@ function galleryIndex(): string {
     '# Export themes',
     '',
     'The cover and the first two pages of memories of a sample book in each theme, as the PDF export renders them',
-    '(210 × 210 mm, the `screen` intent). Made by `npx tsx scripts/theme-gallery.ts`; run it again after changing a theme.',
+    '(210 × 210 mm, the `screen` intent), and below it the cover wrap of the printed book (the `shop` intent: back, spine',
+    'and front with 3 mm bleed, for 120 pages at the default paper caliper), with the cover photo and without one.',
+    'Made by `npx tsx scripts/theme-gallery.ts`; run it again after changing a theme.',
     'Typefaces are OFL fonts shipped in `@expo-google-fonts` packages and embedded in the PDF.',
     '',
   ];
   for (const theme of THEMES) {
     const s = THEME_STYLES[theme];
-    lines.push(`## ${theme}`, '', `![${theme}](${theme}.png)`, '');
+    lines.push(`## ${theme}`, '', `![${theme}](${theme}.png)`, '', `![${theme} cover wrap](${theme}-cover.png)`, '');
     lines.push(`Title ${s.title.family}, words ${s.quote.family}${s.quote.style === 'italic' ? ' italic' : ''}, names ${s.body.family}; background ${s.palette.background}, text ${s.palette.text}, accent ${s.palette.accent}.`, '');
     const l = PDF_LOOKS[theme];
     const m = l.margins;
@@ -103,7 +108,7 @@ async function main() {
         let i = 0;
         for (const m of MEMORIES) yield { ...m, id: String(i), date: new Date(Date.UTC(2026, 9, 3 + 4 * i++)).toISOString() };
       }
-      await renderPdfBook({
+      const book = await renderPdfBook({
         title: 'Grandma turns 90',
         subtitle: 'Ninety years of lakes, songs and cardamom buns',
         theme,
@@ -114,7 +119,35 @@ async function main() {
         openPicture: async (key) => ({ path: files[key], release: async () => {} }),
         output: createWriteStream(pdf),
         now: new Date(Date.UTC(2026, 10, 21)),
+        coverPicture: 'lake',
       });
+      // The cover wraps, with the photo and without, one above the other.
+      const wraps: string[] = [];
+      for (const withPhoto of [true, false]) {
+        const wrap = path.join(dir, `${theme}-wrap-${withPhoto}.pdf`);
+        await renderCoverWrap({
+          title: 'Grandma turns 90',
+          subtitle: 'Ninety years of lakes, songs and cardamom buns',
+          theme,
+          bleedMm: 3,
+          pageCount: 120,
+          caliperMm: 0.06,
+          memoryCount: 124,
+          photo: withPhoto ? { path: files.lake } : null,
+          back: book.back,
+          output: createWriteStream(wrap),
+          now: new Date(Date.UTC(2026, 10, 21)),
+        });
+        await run('pdftoppm', ['-png', '-r', String(DPI * 0.75), '-singlefile', wrap, path.join(dir, `${theme}-wrap-${withPhoto}`)]);
+        wraps.push(path.join(dir, `${theme}-wrap-${withPhoto}.png`));
+      }
+      const wrapSize = await sharp(wraps[0]).metadata();
+      const wrapOut = path.join(OUT, `${theme}-cover.png`);
+      await sharp({ create: { width: wrapSize.width! + 28, height: wrapSize.height! * 2 + 42, channels: 3, background: '#8a8a8a' } })
+        .composite(wraps.map((input, i) => ({ input, left: 14, top: 14 + i * (wrapSize.height! + 14) })))
+        .png({ palette: true, colours: 128, effort: 10 })
+        .toFile(wrapOut);
+      console.log(path.relative(ROOT, wrapOut));
       await run('pdftoppm', ['-png', '-r', String(DPI), '-f', '1', '-l', '4', pdf, path.join(dir, theme)]);
       const pages = [1, 3, 4].map((n) => path.join(dir, `${theme}-${n}.png`));
       const { width, height } = await sharp(pages[0]).metadata();

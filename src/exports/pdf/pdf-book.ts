@@ -2,15 +2,16 @@ import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle } from '../../media-tools/themes.js';
+import { coverPhotoBox, drawFrontCover, luminance, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, prepareCroppedPicture, type PreparedPicture } from './pictures.js';
+import { aspectOf, prepareCroppedPicture, uprightSize, type PreparedPicture } from './pictures.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
-import { breakLines, keepNumbersWithWords, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
@@ -77,6 +78,11 @@ export interface PdfBookInput {
   printReady?: boolean;
   /** Told what the book is made of as it is drawn (read-back tests); changes nothing in the PDF. */
   trace?: BookTrace;
+  /**
+   * The cover photo (a stored picture's key): the first page carries it in the theme's cover design. A book
+   * going to print opens with the typographic title page instead: its cover wrap carries the photo.
+   */
+  coverPicture?: string | null;
 }
 
 /**
@@ -103,6 +109,8 @@ export interface PdfBookResult {
   coverPictureKey: string | null;
   /** Photos that print below MIN_PRINT_PPI at their size in the book. */
   lowResolution: { key: string; ppi: number }[];
+  /** For the back of the cover: the first short memory as a quote, and the first and last dates of the memories. */
+  back: BackText;
 }
 
 /** Pictures prepared ahead of the page being laid out, and how many at once. */
@@ -176,6 +184,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const n = newPage('memories');
     content = g.content(n);
     y = content.y;
+    decorateDue = n;
+    if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
+  }
+
+  /** The page's number of a memory page whose frame, running head and folio are still to draw (when the page is drawn: a plate has none). */
+  let decorateDue: number | null = null;
+  function decorate() {
+    if (decorateDue === null) return;
+    const n = decorateDue;
+    decorateDue = null;
     const t = g.trimmed();
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
@@ -191,7 +209,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     }
     folio(n);
-    if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
   }
 
   // ---- a page composed before it is drawn ----
@@ -208,7 +225,24 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     flowsOn: boolean;
     closed: boolean;
     /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
-    quote: boolean;
+    quote: QuoteDesign | null;
+  }
+  /** What a quote page sets: the words, larger, and what goes with them. */
+  interface QuoteDesign {
+    text: string;
+    pinned: boolean;
+    align: 'left' | 'center';
+    when: string;
+    sigLines: Line[];
+    /** The signature's style, with the memory's own fallback faces. */
+    sigStyle: TextStyle;
+    codes: Code[];
+  }
+  interface Code {
+    url: string | null;
+    lines: Line[];
+    /** The caption's style, with the memory's own fallback faces. */
+    style: TextStyle;
   }
   let groups: Group[] = [];
   const paint = (op: Op) => groups.at(-1)!.ops.push(op);
@@ -220,6 +254,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * A short memory alone on its page becomes a quote page: centred, between two of the theme's ornaments.
    */
   function flushPage() {
+    decorate();
     const list = groups.filter((gr) => gr.ops.length);
     groups = [];
     if (!list.length) return;
@@ -235,8 +270,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (i > 0) shift += share;
       return shift;
     });
-    const quotePage = list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn;
-    if (quotePage) input.trace?.page?.(pageNo, 'quote');
+    if (list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn) {
+      input.trace?.page?.(pageNo, 'quote');
+      quotePage(list[0].quote);
+      return;
+    }
     list.forEach((gr, i) => {
       if (look.cards) {
         // The card runs past the page's edge of the live area where the memory goes on from, or to, another page.
@@ -253,12 +291,122 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
-    if (quotePage) {
-      const gr = list[0];
-      const cx = content.x + content.w / 2;
-      look.ornament(doc, cx, Math.max(content.y + 8, gr.top + shifts[0] - mm(14)), 1, p);
-      look.ornament(doc, cx, Math.min(bottom - 8, gr.bottom + shifts[0] + mm(14)), 1, p);
+  }
+
+  /**
+   * A short memory alone on its page, set as a designed page: display type scaled to how short it is (a line of
+   * a few words nearly fills the measure, a paragraph sits a little above its usual size), its lines evened
+   * out, the block centred on the live area between two of the theme's ornaments.
+   */
+  function quotePage(q: QuoteDesign) {
+    const base = quoteStyle(q.pinned);
+    const chars = Math.max(1, normalizeText(q.text).length);
+    const width = q.align === 'center' ? content.w * 0.86 : content.w - barIndent;
+    const box = { x: q.align === 'center' ? content.x + (content.w - width) / 2 : content.x + barIndent, w: width };
+    const gap = mm(14);
+    const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
+    const heading = look.datedEntries ? breakLines(measure, q.when, dateStyle, width) : [];
+    const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
+    let size = quoteTypeSize(base.size, chars);
+    let s: TextStyle = base;
+    let lines: Line[] = [];
+    let markH = 0;
+    let textH = 0;
+    for (;;) {
+      s = { ...base, size, leading: Math.max(1.18, look.leading - (size / base.size - 1) * 0.12) };
+      lines = evenLines(q.text, s, width);
+      const pitch = s.size * s.leading;
+      textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
+      markH = look.quoteMark === 'glyph' ? size * 1.5 : headingH;
+      if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
+      size = Math.max(base.size, size - 1);
     }
+    const total = markH + textH + sigH;
+    const top = content.y + Math.max(0, (content.h - total) / 2);
+    const cx = content.x + content.w / 2;
+    if (look.cards) {
+      const pad = mm(7);
+      doc.save().roundedRect(content.x - pad, top - pad, content.w + 2 * pad, total + 2 * pad, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+    }
+    look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
+    look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
+    let at = top;
+    if (look.quoteMark === 'glyph') {
+      const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: size * 2.4, leading: 1 };
+      const [mark] = breakLines(measure, '“', markStyle, 400);
+      drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + size * 1.5, markStyle, p.accent);
+    } else if (heading.length) {
+      drawBlock(heading, dateStyle, box, at, 'left', p.accent);
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(box.x, at + headingH - 5).lineTo(box.x + Math.min(heading[0].width, width), at + headingH - 5).stroke().restore();
+    }
+    at += markH;
+    if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
+    at = drawBlock(lines, s, box, at, q.align, p.text);
+    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted);
+    layCodes(q.codes, box, at, q.align, (op) => op(0));
+  }
+
+  /** The narrowest measure that still gives as many lines: the lines even out, none left with a word or two. */
+  function evenLines(text: string, s: TextStyle, width: number): Line[] {
+    const lines = breakLines(measure, text, s, width);
+    if (lines.length < 2) return lines;
+    let [lo, hi] = [width / 2, width];
+    for (let i = 0; i < 10; i++) {
+      const mid = (lo + hi) / 2;
+      if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
+      else hi = mid;
+    }
+    return breakLines(measure, text, s, hi);
+  }
+
+  /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
+  function paintHeading(heading: Line[], hx: number, width: number, height: number) {
+    const [hy, hw] = [y, heading[0].width];
+    paint((dy) => {
+      drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', p.accent);
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + height - 5).lineTo(hx + Math.min(hw, width), hy + dy + height - 5).stroke().restore();
+    });
+  }
+
+  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading), 0);
+
+  /** Recordings' QR codes under each other, with what each is beside it (one row width for all); returns the y below. */
+  function layCodes(codes: Code[], col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
+    const codesW = Math.max(0, ...codes.map((c) => QR_SIZE + 10 + Math.max(...c.lines.map((l) => l.width))));
+    let at = top;
+    for (const c of codes) {
+      at += 8;
+      const lineH = c.style.size * c.style.leading;
+      if (!c.url) {
+        const [lines, cy, style] = [c.lines, at, c.style];
+        put((dy) => drawBlock(lines, style, col, cy + dy, align, p.muted));
+        at += lines.length * lineH;
+        continue;
+      }
+      const textW = codesW - QR_SIZE - 10;
+      const x = align === 'center' ? col.x + (col.w - codesW) / 2 : col.x;
+      const [url, qy, lines, style] = [c.url, at, c.lines, c.style];
+      const captionTop = at + (QR_SIZE - lines.length * lineH) / 2;
+      put((dy) => {
+        drawQr(url, x, qy + dy);
+        drawBlock(lines, style, { x: x + QR_SIZE + 10, w: textW }, captionTop + dy, 'left', p.muted);
+      });
+      at += QR_SIZE;
+    }
+    return at;
+  }
+
+  /**
+   * A gallery plate: the photo alone on its page, running off every edge into the bleed (no mount, running
+   * head or folio); the memory's words follow on the next page, its caption.
+   */
+  function plate(pic: PreparedPicture) {
+    if (!atTop() || groups.some((gr) => gr.ops.length)) memoryPage();
+    decorateDue = null;
+    doc.image(pic.jpeg, 0, 0, { width: g.page, height: g.page });
+    pic.jpeg = Buffer.alloc(0);
+    pictureCount++;
+    memoryPage();
   }
 
   function folio(n: number) {
@@ -314,165 +462,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   // ---- cover, and its verso ----
 
-  /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
-  function fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
-    const text = keepNumbersWithWords(style.titleUppercase ? input.title.toUpperCase() : input.title);
-    const styleAt = (size: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size, leading: 1.15, characterSpacing: style.titleUppercase ? size * 0.06 : 0, features: LINING_FIGURES });
-    let s = styleAt(to);
-    let lines: Line[] = [];
-    for (let size = from; size >= to; size -= 2) {
-      s = styleAt(size);
-      lines = breakLines(measure, text, s, maxWidth);
-      if (lines.length <= maxLines) break;
-    }
-    if (lines.length > 1) {
-      // The narrowest measure that still gives as many lines evens them out.
-      let [lo, hi] = [maxWidth / 2, maxWidth];
-      for (let i = 0; i < 12; i++) {
-        const mid = (lo + hi) / 2;
-        if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
-        else hi = mid;
-      }
-      lines = breakLines(measure, text, s, hi);
-    }
-    return { lines, style: s };
-  }
-
-  function cover() {
+  /** The theme's cover (the same as the front of a printed book's cover wrap); a title page in a book going to print, whose cover is the wrap. */
+  async function cover() {
     newPage('cover');
-    const t = g.trimmed();
-    const countLine = input.memoryCount === 1 ? '1 memory' : `${input.memoryCount.toLocaleString('en-GB')} memories`;
-    const subtitleStyle: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 15, leading: 1.35 };
-    const smallCaps: TextStyle = { face: faces.body, fallbacks: [], size: 9, leading: 1, characterSpacing: 1.6, features: LINING_FIGURES };
-    if (look.cover === 'journal') {
-      // Lined paper with a margin rule; the title and subtitle are written on the lines.
-      const rule = mm(9);
-      const first = t.y + mm(27);
-      doc.save().lineWidth(0.5).strokeColor(p.muted).strokeOpacity(0.3);
-      for (let at = first; at < t.y + t.h - mm(10); at += rule) doc.moveTo(0, at).lineTo(g.page, at).stroke();
-      doc.restore();
-      doc.save().lineWidth(1).strokeColor(p.accent).strokeOpacity(0.75).moveTo(t.x + mm(26), 0).lineTo(t.x + mm(26), g.page).stroke().restore();
-      const left = t.x + mm(33);
-      const width = t.w - mm(50);
-      const title = fitTitle(width, 3, 40, 22);
-      let line = 6;
-      for (const l of title.lines) {
-        drawLine(l, left, first + rule * line - mm(1.2), title.style, p.text);
-        line += title.style.size > 30 ? 2 : 1;
+    const panel: Panel = { trim: g.trimmed(), bleed: { top: g.bleed, right: g.bleed, bottom: g.bleed, left: g.bleed } };
+    let photo: PreparedPicture | null = null;
+    if (input.coverPicture && !input.printReady) {
+      const copy = await openOrSkip(input.coverPicture);
+      if (copy) {
+        try {
+          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background);
+        } finally {
+          await copy.release();
+        }
+        if (!photo) input.onPictureSkipped?.(input.coverPicture, 'not a picture that can be decoded');
       }
-      look.ornament(doc, left + 40, first + rule * line - rule / 2, 0.9, p);
-      line += 1;
-      if (input.subtitle) {
-        const sub: TextStyle = { ...subtitleStyle, size: 17 };
-        for (const l of breakLines(measure, input.subtitle, sub, width)) drawLine(l, left, first + rule * line++ - mm(1.2), sub, p.muted);
-      }
-      drawLine(breakLines(measure, countLine, { ...smallCaps, characterSpacing: 0, size: 12, face: faces.body }, width)[0], left, first + rule * 16 - mm(1.2), { ...smallCaps, characterSpacing: 0, size: 12 }, p.accent);
-      return;
     }
-    if (look.cover === 'editorial') {
-      // A band of the accent colour across the top, the title set large and flush left in the lower half.
-      doc.rect(0, 0, g.page, t.y + mm(46)).fill(p.accent);
-      const left = t.x + mm(20);
-      const width = t.w - mm(40);
-      drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], left, t.y + mm(36), smallCaps, p.background);
-      const title = fitTitle(width, 4, 46, 22);
-      let at = t.y + mm(96);
-      at = drawBlock(title.lines, title.style, { x: left, w: width }, at, 'left', p.text);
-      at += mm(5);
-      look.ornament(doc, left + 45 * 0.5, at, 0.5, p);
-      at += mm(8);
-      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: left, w: width }, at, 'left', p.muted);
-      return;
-    }
-    if (look.cover === 'magazine') {
-      // A magazine cover: the title as a masthead across the top, rules and an issue line, the subtitle as the cover line below.
-      const left = t.x + mm(14);
-      const width = t.w - mm(28);
-      drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], left, t.y + mm(14), smallCaps, p.muted);
-      doc.save().rect(left, t.y + mm(17), width, 2.2).fill(p.accent).restore();
-      const title = fitTitle(width, 3, 64, 28);
-      let at = drawBlock(title.lines, { ...title.style, leading: 1.02 }, { x: left, w: width }, t.y + mm(22), 'left', p.text);
-      at += mm(3);
-      doc.save().lineWidth(0.6).strokeColor(p.muted).moveTo(left, at).lineTo(left + width, at).stroke().restore();
-      if (input.subtitle) {
-        const line: TextStyle = { ...subtitleStyle, size: 24, leading: 1.15 };
-        const lines = breakLines(measure, input.subtitle, line, width * 0.7);
-        const h = lines.length * line.size * line.leading;
-        doc.save().rect(left, t.y + t.h - mm(22) - h - mm(6), mm(18), 3).fill(p.accent).restore();
-        drawBlock(lines, line, { x: left, w: width }, t.y + t.h - mm(22) - h, 'left', p.text);
-      }
-      return;
-    }
-    if (look.cover === 'certificate') {
-      // Like a certificate: a heavy double frame with corner stars, "in honour of", the title between rules, a line to sign.
-      drawFrame(doc, 'double', t, mm(9), p.accent, 1.4);
-      drawFrame(doc, 'corners', t, mm(16), p.accent, 0.8);
-      const width = t.w - mm(64);
-      const cx = t.x + t.w / 2;
-      drawCentredLine('IN HONOUR OF', { ...smallCaps, size: 10, characterSpacing: 3 }, cx, t.y + mm(56), p.accent, width);
-      const title = fitTitle(width, 3, 34, 18);
-      const titleHeight = title.lines.length * title.style.size * title.style.leading;
-      doc.save().lineWidth(0.6).strokeColor(p.accent).moveTo(cx - width / 2, t.y + mm(64)).lineTo(cx + width / 2, t.y + mm(64)).stroke().restore();
-      let at = t.y + mm(68);
-      at = drawBlock(title.lines, title.style, { x: cx - width / 2, w: width }, at, 'center', p.text);
-      at = Math.max(at, t.y + mm(68) + titleHeight) + mm(4);
-      doc.save().lineWidth(0.6).strokeColor(p.accent).moveTo(cx - width / 2, at).lineTo(cx + width / 2, at).stroke().restore();
-      if (input.subtitle) at = drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: cx - width / 2, w: width }, at + mm(7), 'center', p.muted);
-      look.ornament(doc, cx, Math.max(at + mm(14), t.y + mm(150)), 1.2, p);
-      doc.save().lineWidth(0.5).strokeColor(p.muted).moveTo(cx - mm(35), t.y + t.h - mm(38)).lineTo(cx + mm(35), t.y + t.h - mm(38)).stroke().restore();
-      drawCentredLine(countLine.toUpperCase(), smallCaps, cx, t.y + t.h - mm(32), p.muted, width);
-      return;
-    }
-    if (look.cover === 'gallery') {
-      // A gallery plate: a large matted window in the accent colour, the title beneath it like a museum label.
-      const plate = { x: t.x + mm(24), y: t.y + mm(20), w: t.w - mm(48), h: t.h * 0.52 };
-      doc.save().rect(plate.x - mm(6), plate.y - mm(6), plate.w + mm(12), plate.h + mm(12)).fill('#FFFFFF').restore();
-      doc.save().rect(plate.x, plate.y, plate.w, plate.h).fill(p.accent).restore();
-      look.ornament(doc, plate.x + plate.w / 2, plate.y + plate.h / 2, 1.6, { ...p, accent: p.background, muted: p.background });
-      const width = t.w - mm(48);
-      const title = fitTitle(width, 2, 30, 18);
-      const at = drawBlock(title.lines, title.style, { x: plate.x, w: width }, plate.y + plate.h + mm(16), 'left', p.text);
-      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: plate.x, w: width }, at + mm(3), 'left', p.muted);
-      drawLine(breakLines(measure, countLine.toUpperCase(), smallCaps, width)[0], plate.x, t.y + t.h - mm(20), smallCaps, p.muted);
-      return;
-    }
-    if (look.cover === 'nursery') {
-      // Polka dots all over, and the title on a big rounded label.
-      doc.save().fillOpacity(0.35);
-      for (let row = 0, yy = mm(8); yy < g.page; row++, yy += mm(16)) {
-        for (let xx = row % 2 ? mm(16) : mm(8); xx < g.page; xx += mm(16)) doc.circle(xx, yy, mm(2.6)).fill(row % 3 ? p.accent : p.muted);
-      }
-      doc.restore();
-      const label = { x: t.x + mm(22), y: t.y + mm(50), w: t.w - mm(44), h: mm(110) };
-      doc.save().roundedRect(label.x, label.y, label.w, label.h, mm(14)).fill('#FFFFFF').restore();
-      doc.save().lineWidth(2.4).strokeColor(p.accent).roundedRect(label.x + mm(4), label.y + mm(4), label.w - mm(8), label.h - mm(8), mm(11)).stroke().restore();
-      look.ornament(doc, t.x + t.w / 2, label.y + mm(20), 1.8, p);
-      const width = label.w - mm(20);
-      const title = fitTitle(width, 3, 46, 22);
-      let at = label.y + mm(34);
-      at = drawBlock(title.lines, title.style, { x: label.x + mm(10), w: width }, at, 'center', p.accent);
-      if (input.subtitle) drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: label.x + mm(10), w: width }, at + mm(4), 'center', p.text);
-      drawCentredLine(countLine.toUpperCase(), smallCaps, t.x + t.w / 2, label.y + label.h - mm(9), p.muted, width);
-      return;
-    }
-    const inset = look.cover === 'playful' ? mm(11) : mm(12);
-    drawFrame(doc, look.coverFrame, t, inset, p.accent, look.cover === 'playful' ? 1.2 : 0.9);
-    if (look.cover === 'playful') {
-      look.ornament(doc, t.x + t.w / 2, t.y + mm(52), 2.2, p);
-    } else {
-      look.ornament(doc, t.x + t.w / 2, t.y + mm(58), 1.25, p);
-    }
-    const width = t.w - mm(56);
-    const title = fitTitle(width, 3, look.cover === 'playful' ? 44 : 40, 20);
-    const titleHeight = title.lines.length * title.style.size * title.style.leading;
-    let at = t.y + mm(105) - titleHeight / 2;
-    at = drawBlock(title.lines, title.style, { x: t.x + mm(28), w: width }, at, 'center', look.cover === 'playful' ? p.accent : p.text);
-    if (input.subtitle) {
-      at += mm(6);
-      at = drawBlock(breakLines(measure, input.subtitle, subtitleStyle, width), subtitleStyle, { x: t.x + mm(28), w: width }, at, 'center', p.muted);
-    }
-    if (look.cover !== 'playful') look.ornament(doc, t.x + t.w / 2, Math.max(at + mm(12), t.y + mm(150)), 0.8, p);
-    drawCentredLine(countLine.toUpperCase(), smallCaps, t.x + t.w / 2, t.y + t.h - mm(30), p.muted, width);
+    drawFrontCover({ doc, style, title: input.title, subtitle: input.subtitle, memoryCount: input.memoryCount, faces, fallbacks, fallbacksFor, measure }, panel, photo);
   }
 
   function coverVerso() {
@@ -547,10 +553,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   type Placed = PreparedPicture & { kind: PdfPicture['kind']; cell: Cell };
+  interface Block {
+    pictures: Placed[];
+    height: number;
+    /** A gallery plate: the memory's one photo, prepared for the whole page and its bleed. */
+    bleed?: PreparedPicture;
+  }
   interface Ready {
     memory: PdfMemory;
+    /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
+    weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
-    block: Promise<{ pictures: Placed[]; height: number }>;
+    block: Promise<Block>;
   }
 
   async function openOrSkip(key: string) {
@@ -566,9 +580,25 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /**
+   * How many memories that could have been gallery plates (one photo) came since the last plate: a plate, then at
+   * least three matted prints, so a gallery keeps its rhythm (and the file its size). Settled in book order,
+   * whatever order pictures are prepared in.
+   */
+  const PRINTS_BETWEEN_PLATES = 3;
+  let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
+
   function prepare(memory: PdfMemory): Ready {
     if (!memory.pictures.length) return { memory, block: Promise.resolve({ pictures: [], height: 0 }) };
-    const block = limited(async () => {
+    type Settle = (plate: boolean) => void;
+    let settle: Settle | null = null;
+    const previous = sinceLastPlate;
+    if (look.fullBleed && memory.pictures.length === 1 && memory.pictures[0].kind === 'photo') {
+      sinceLastPlate = new Promise<number>((resolve) => {
+        settle = (plate) => void previous.then((n) => resolve(plate ? 0 : n + 1));
+      });
+    }
+    const block = limited(async (): Promise<Block> => {
       const copies: { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number }[] = [];
       try {
         for (const pic of memory.pictures) {
@@ -581,6 +611,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             continue;
           }
           copies.push({ pic, copy, aspect });
+        }
+        if (settle && copies.length === 1) {
+          // A plate only when the photo prints sharp across the whole page.
+          const size = await uprightSize(copies[0].copy.path);
+          const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
+          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background, 'centre') : null;
+          (settle as Settle)(!!bleed);
+          if (bleed) return { pictures: [], height: 0, bleed };
         }
         const box = g.content(1);
         const layout = photoLayout(copies.map((c) => c.aspect), box.w, box.h * PHOTO_SHARE, GAP * 2);
@@ -597,11 +635,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
+        (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, block };
+    return { memory, block, weight: settle ? 3 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -609,7 +648,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const queue: Ready[] = [];
     const it = source[Symbol.asyncIterator]();
     let exhausted = false;
-    const queued = () => queue.reduce((n, r) => n + r.memory.pictures.length, 0);
+    const queued = () => queue.reduce((n, r) => n + (r.weight ?? r.memory.pictures.length), 0);
     for (;;) {
       while (!exhausted && (queue.length === 0 || (queued() < LOOKAHEAD_PICTURES && queue.length < 32))) {
         const next = await it.next();
@@ -665,12 +704,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   const lowResolution: { key: string; ppi: number }[] = [];
   let pinnedPicture: string | null = null;
+  let backQuote: BackText['quote'] = null;
+  let dates: BackText['dates'] = null;
   let firstPicture: string | null = null;
   async function placeMemory(ready: Ready) {
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
     firstPicture ??= photo;
     if (memory.pinned) pinnedPicture ??= photo;
+    if (!dates) dates = { first: memory.date, last: memory.date };
+    else if (memory.date < dates.first) dates.first = memory.date;
+    else if (memory.date > dates.last) dates.last = memory.date;
+    // The back cover quotes the first memory short enough to stand there (book order: pinned ones first).
+    const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
+    if (!backQuote && plain.length >= 20 && plain.length <= 160) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
@@ -697,45 +744,48 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
       const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
       const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
-      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)) };
+      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)), style: signatureStyle };
     });
-    const codesHeight = codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * signatureStyle.size * signatureStyle.leading), 0);
-    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight;
+    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight(codes);
     const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];
-    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
-    const picturesHeight = block.height ? block.height + GAP * 1.5 : 0;
+    const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
+    // A journal's entry opens with its date, above its photos when it has some.
+    const headingFirst = headingHeight > 0 && block.pictures.length > 0;
+    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : headingFirst ? 0 : headingHeight;
+    const picturesHeight = block.height ? block.height + GAP * 1.5 + (headingFirst ? headingHeight : 0) : 0;
     const textHeight = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     const total = picturesHeight + markHeight + textHeight + sigHeight;
 
+    // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
+    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
+    if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
     const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
     const used = y - content.y;
-    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote: !block.pictures.length && total < content.h * 0.35 });
+    const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { text, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
     if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
 
     if (block.pictures.length) {
-      if (block.height > room() && !atTop()) memoryPage();
+      if (picturesHeight - GAP * 1.5 > room() && !atTop()) memoryPage();
+      if (headingFirst) {
+        paintHeading(heading, column().x, textWidth, headingHeight);
+        y += headingHeight;
+      }
       const [top, , , padLeft] = mountPadding(look.mount);
       for (const pic of block.pictures) {
         const [px, py] = [content.x + pic.cell.x + padLeft, y + pic.cell.y + top];
         paint((dy) => placePicture(pic, px, py + dy));
       }
-      y += picturesHeight;
+      y += block.height + GAP * 1.5;
     }
 
-    // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
     if (markHeight && lines.length) {
       // The mark goes with the first two lines; with a short memory, with all of it and its signature.
       if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
       if (heading.length) {
-        // The entry's date, written in the accent colour and underlined like a diary's.
-        const [hx, hy, hw] = [column().x, y, heading[0].width];
-        paint((dy) => {
-          drawBlock(heading, dateStyle, { x: hx, w: textWidth }, hy + dy, 'left', p.accent);
-          doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + markHeight - 5).lineTo(hx + Math.min(hw, textWidth), hy + dy + markHeight - 5).stroke().restore();
-        });
+        paintHeading(heading, column().x, textWidth, markHeight);
       } else {
         const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
         const [mark] = breakLines(measure, '“', markStyle, 100);
@@ -802,22 +852,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     y += 6;
     y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
-    // The codes line up under each other: one row width for all of them.
-    const codesW = Math.max(0, ...codes.map((c) => QR_SIZE + 10 + Math.max(...c.lines.map((l) => l.width))));
-    for (const c of codes) {
-      y += 8;
-      if (!c.url) {
-        y = paintBlock(c.lines, signatureStyle, column(), y, align, p.muted);
-        continue;
-      }
-      const textW = codesW - QR_SIZE - 10;
-      const x = align === 'center' ? column().x + (column().w - codesW) / 2 : column().x;
-      const [url, qy] = [c.url, y];
-      paint((dy) => drawQr(url, x, qy + dy));
-      const captionHeight = c.lines.length * signatureStyle.size * signatureStyle.leading;
-      paintBlock(c.lines, signatureStyle, { x: x + QR_SIZE + 10, w: textW }, y + (QR_SIZE - captionHeight) / 2, 'left', p.muted);
-      y += QR_SIZE;
-    }
+    y = layCodes(codes, column(), y, align, paint);
     memoryCount++;
     y = Math.max(y, colBottom);
     const group = groups.at(-1)!;
@@ -834,7 +869,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   try {
-    cover();
+    await cover();
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
@@ -858,7 +893,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     (input.output as NodeJS.WritableStream & { destroy?(e?: Error): void }).destroy?.(err as Error);
     throw err;
   }
-  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: pinnedPicture ?? firstPicture, lowResolution };
+  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates } };
 
   function notesPage() {
     const n = newPage('notes');
@@ -873,9 +908,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 }
 
-/** Relative luminance of a #rrggbb colour (0 black … 1 white). */
-export function luminance(hex: string): number {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
+export { luminance };
 
+
+/**
+ * The size a quote page sets a memory's words at: the shorter the memory, the larger (a few words nearly
+ * fill the measure), from 1.25 to 2.6 times the theme's size for words.
+ */
+export function quoteTypeSize(base: number, chars: number): number {
+  return Math.min(base * 2.6, Math.max(base * 1.25, base * Math.sqrt(220 / Math.max(1, chars))));
+}

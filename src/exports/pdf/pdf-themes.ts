@@ -31,6 +31,8 @@ export interface PdfLook {
   cornerOrnament: boolean;
   /** Long memories set in one column or two (a magazine's). */
   longColumns: 1 | 2;
+  /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
+  fullBleed: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
   cards: boolean;
   /** Size of a memory's words, points (pinned memories are set a little larger). */
@@ -192,7 +194,7 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
 
 export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
 
-const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, longColumns: 1 as const };
+const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, fullBleed: false, longColumns: 1 as const };
 
 export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   // A classic keepsake: generous even margins, centred italic display type, a bordered photo, a double-framed cover.
@@ -211,8 +213,8 @@ export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   retirement_tribute: { ...base, margins: { top: 28, bottom: 32, inner: 26, outer: 26 }, captionSize: 8.5, captionCaps: true, photoShare: 0.58, quoteSize: 12, leading: 1.6, align: 'center', quoteMark: 'glyph', cover: 'certificate', coverFrame: 'double', pageFrame: 'double', mount: 'border', ornament: star, folio: 'dashes' },
   // Botanical: very wide margins, text flush left, sprigs in the page corners.
   botanical_luxe: { ...base, margins: { top: 32, bottom: 34, inner: 34, outer: 34 }, longSize: 10, photoShare: 0.62, quoteSize: 12, leading: 1.6, align: 'left', quoteMark: 'none', cover: 'classic', coverFrame: 'corners', pageFrame: 'none', mount: 'border', ornament: sprig, folio: 'dashes', cornerOrnament: true },
-  // A gallery: photos lead, nearly to the trim, on a museum mat; words below them like wall labels.
-  heirloom_gallery: { ...base, margins: { top: 13, bottom: 20, inner: 18, outer: 11 }, captionSize: 8.5, captionCaps: true, photoShare: 0.88, quoteSize: 11.5, leading: 1.5, align: 'left', quoteMark: 'none', cover: 'gallery', coverFrame: 'double', pageFrame: 'none', mount: 'mat', ornament: diamonds, folio: 'plain' },
+  // A gallery: photos lead, nearly to the trim, on a museum mat, or bled off the page as plates; words below them like wall labels.
+  heirloom_gallery: { ...base, fullBleed: true, margins: { top: 13, bottom: 20, inner: 18, outer: 11 }, captionSize: 8.5, captionCaps: true, photoShare: 0.88, quoteSize: 11.5, leading: 1.5, align: 'left', quoteMark: 'none', cover: 'gallery', coverFrame: 'double', pageFrame: 'none', mount: 'mat', ornament: diamonds, folio: 'plain' },
   // A magazine: narrow margins, large display type flush left with a red bar, photos big and unmounted.
   editorial_noir: { ...base, margins: { top: 16, bottom: 20, inner: 18, outer: 13 }, captionSize: 9, captionCaps: true, longColumns: 2, photoShare: 0.8, quoteSize: 18, leading: 1.28, align: 'left', quoteMark: 'bar', cover: 'magazine', coverFrame: 'none', pageFrame: 'none', mount: 'plain', ornament: rule, folio: 'plain' },
 } satisfies Record<Theme, PdfLook>);

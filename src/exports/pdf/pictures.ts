@@ -62,8 +62,16 @@ export async function preparePicture(file: string, box: { w: number; h: number }
  * A photo cropped to fill a cell of w × h points (sharp's attention
  * strategy keeps the part that draws the eye), at 300 dpi of that size or
  * the photo's own pixels when it has fewer. `ppi` is what it prints at.
+ * `centre` crops about the middle instead: libvips then streams the picture
+ * rather than holding it whole, which a page-sized picture needs to keep a
+ * render's memory down.
  */
-export async function prepareCroppedPicture(file: string, cell: { w: number; h: number }, background: string): Promise<(PreparedPicture & { ppi: number }) | null> {
+export async function prepareCroppedPicture(
+  file: string,
+  cell: { w: number; h: number },
+  background: string,
+  crop: 'attention' | 'centre' = 'attention',
+): Promise<(PreparedPicture & { ppi: number }) | null> {
   const sharp = await loadSharp();
   const upright = await uprightSize(file);
   if (!upright) return null;
@@ -77,7 +85,7 @@ export async function prepareCroppedPicture(file: string, cell: { w: number; h: 
   try {
     const { data, info } = await sharp(file, { failOn: 'none' })
       .rotate()
-      .resize(targetW, targetH, { fit: 'cover', position: sharp.strategy.attention })
+      .resize(targetW, targetH, { fit: 'cover', position: crop === 'centre' ? 'centre' : sharp.strategy.attention })
       .flatten({ background })
       .toColorspace('srgb')
       .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
@@ -89,7 +97,7 @@ export async function prepareCroppedPicture(file: string, cell: { w: number; h: 
 }
 
 /** Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
-async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
+export async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(file, { failOn: 'none' }).metadata();

@@ -11,6 +11,7 @@ import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
+  firstPhotoKey,
   isReleasable,
   namedCoverPhotoKey,
   readExportBook,
@@ -58,6 +59,8 @@ export function createBookExportVariant(deps: {
           throw new RenderError('A photo could not be read from storage.', { cause: err });
         }
       };
+      // The cover photo: the one the owner names, else the first pinned memory's (the book's first photo).
+      const coverPicture = (await namedCoverPhotoKey(db, book.id, book.settings)) ?? (await firstPhotoKey(db, book.id));
       const result = await renderPdfBook({
         title: book.title,
         subtitle: book.subtitle,
@@ -73,11 +76,12 @@ export function createBookExportVariant(deps: {
         signal,
         now: deps.now?.(),
         printReady: hasCoverWrap(job),
+        coverPicture,
       });
       if (hasCoverWrap(job)) {
         // The cover wrap goes to the store first: the job completes only once both files are there.
         const coverFile = path.join(dir, 'cover.pdf');
-        const photoKey = (await namedCoverPhotoKey(db, book.id, book.settings)) ?? result.coverPictureKey;
+        const photoKey = result.coverPictureKey;
         let photo: { path: string; release(): Promise<void> } | null = null;
         if (photoKey) {
           try {
@@ -98,6 +102,7 @@ export function createBookExportVariant(deps: {
             caliperMm: (deps.paperCaliperUm ?? DEFAULT_PAPER_CALIPER_UM) / 1000,
             memoryCount: result.memories,
             photo,
+            back: result.back,
             output: createWriteStream(coverFile, { mode: 0o600 }),
             now: deps.now?.(),
           });

@@ -63,6 +63,21 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
 }
 
 /**
+ * The book's cover photo unless the owner names one: the first photo in book order (pinned memories come
+ * first, so it is the first pinned memory's when one has a photo), as the PDF lays them out.
+ */
+export async function firstPhotoKey(q: Queryable, bookId: string): Promise<string | null> {
+  const [row] = await q.query<{ storage_key: string }>(
+    `SELECT m.storage_key FROM media m JOIN submissions s ON s.id = m.submission_id
+     WHERE m.book_id = $1 AND s.status = 'approved' AND m.kind = 'image' AND m.processing_status = 'complete'
+       AND m.scan_result NOT IN ('infected', 'pending')
+     ORDER BY s.is_pinned DESC, s.created_at, s.id, m.created_at, m.id LIMIT 1`,
+    [bookId],
+  );
+  return row?.storage_key ?? null;
+}
+
+/**
  * The photo the owner names for the cover (`settings.cover_media_id`): an
  * image of an approved memory of this book, processed and releasable; null otherwise.
  */

@@ -75,6 +75,12 @@ function imageStreams(pdf: PDFDocument): Buffer[] {
   return out;
 }
 
+/** Pictures a page draws (its XObjects). */
+function pageImages(page: PDFPage): number {
+  const xobjects = page.node.Resources()?.lookup(PDFName.of('XObject'));
+  return xobjects instanceof PDFDict ? xobjects.keys().length : 0;
+}
+
 describe('print-ready shop exports', () => {
   let t: ExportTestApp;
   let owner: TestUser;
@@ -131,6 +137,8 @@ describe('print-ready shop exports', () => {
     const book = await expectPdfX4(interior.body, 'interior');
     expect(book.getPageCount()).toBe(job.page_count);
     expect(job.page_count % 4).toBe(0);
+    // A book going to print opens with the theme's typographic title page: its cover wrap carries the photo.
+    expect(pageImages(book.getPage(0))).toBe(0);
     // The 480 × 640 portrait photo stands tall in the column: far below 200 ppi, and the job says so.
     expect(job.warnings).toEqual([expect.stringMatching(/^1 photo prints below 200 ppi at its size in the book \(lowest \d+ ppi\)/)]);
 
@@ -170,6 +178,8 @@ describe('print-ready shop exports', () => {
       const pdf = await PDFDocument.load((await fetchSigned(t, artifact.download_url)).body);
       expect(pdf.catalog.get(PDFName.of('OutputIntents'))).toBeUndefined();
       expect(pdf.getPageCount() % 2).toBe(0);
+      // The book opens with the theme's cover, the pinned memory's photo on it.
+      expect(pageImages(pdf.getPage(0))).toBe(1);
     }
   }, 300_000);
 });

@@ -1,0 +1,196 @@
+/**
+ * Page designs of particular themes, read back from the PDF: heirloom_gallery's
+ * plates bleed off every edge of a print-ready page, daily_journal heads an
+ * entry with its date above its photos, and a short memory alone on its page
+ * is set large, scaled to its length, and centred.
+ */
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from 'pdf-lib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
+import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
+import { quoteTypeSize, renderPdfBook, type PdfBookInput, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
+import type { Theme } from '../../../src/media-tools/themes.js';
+
+const run = promisify(execFile);
+
+async function* iterate<T>(xs: T[]) {
+  yield* xs;
+}
+
+const memory = (i: number, o: Partial<PdfMemory> = {}): PdfMemory => ({
+  id: `m${i}`,
+  text: `Memory ${i}: the lake, the pier and the long drive home in the rain.`,
+  signature: `Writer ${i}`,
+  date: `2026-05-0${(i % 9) + 1}T10:00:00Z`,
+  pinned: false,
+  pictures: [],
+  recordings: [],
+  ...o,
+});
+
+/** Where each image is drawn on each page: its box in points from the page's top left (PDFKit draws in a flipped space). */
+async function imagePlacements(file: string): Promise<{ page: number; x0: number; y0: number; x1: number; y1: number }[]> {
+  const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
+  const out: { page: number; x0: number; y0: number; x1: number; y1: number }[] = [];
+  pdf.getPages().forEach((page, i) => {
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
+    let text = '';
+    for (const st of streams) if (st instanceof PDFRawStream) text += Buffer.from(decodePDFRawStream(st).decode()).toString('latin1') + '\n';
+    // PDFKit places an image with its own matrix right before drawing it: w 0 0 -h x y+h cm /In Do.
+    for (const m of text.matchAll(/([-\d.]+) 0 0 ([-\d.]+) ([-\d.]+) ([-\d.]+) cm\s+\/I\d+ Do/g)) {
+      const [w, h, x, y] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+      out.push({ page: i + 1, x0: x, x1: x + w, y0: Math.min(y, y + h), y1: Math.max(y, y + h) });
+    }
+  });
+  return out;
+}
+
+async function words(file: string, page: number) {
+  const { stdout } = await run('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-']);
+  return [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+    x0: Number(m[1]),
+    y0: Number(m[2]),
+    x1: Number(m[3]),
+    y1: Number(m[4]),
+    text: m[5],
+  }));
+}
+
+/** A page's boxes as pdfinfo reads them, points. */
+async function boxes(file: string, page: number) {
+  const { stdout } = await run('pdfinfo', ['-box', '-f', String(page), '-l', String(page), file]);
+  const box = (name: string) => stdout.match(new RegExp(`Page\\s+${page} ${name}:\\s+([-\\d.]+)\\s+([-\\d.]+)\\s+([-\\d.]+)\\s+([-\\d.]+)`))!.slice(1).map(Number);
+  return { media: box('MediaBox'), bleed: box('BleedBox'), trim: box('TrimBox') };
+}
+
+describe('theme page designs', () => {
+  let dir: string;
+  let big: string;
+  let small: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'memorybook-layouts-'));
+    big = path.join(dir, 'big.jpg');
+    small = path.join(dir, 'small.jpg');
+    await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#2b5797' } }).jpeg().toFile(big);
+    await sharp({ create: { width: 900, height: 700, channels: 3, background: '#2b5797' } }).jpeg().toFile(small);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function render(name: string, theme: Theme, memories: PdfMemory[], o: Partial<PdfBookInput> = {}) {
+    const file = path.join(dir, `${name}.pdf`);
+    const files: Record<string, string> = { big, small };
+    const result = await renderPdfBook({
+      title: 'Layouts',
+      subtitle: '',
+      theme,
+      bleedMm: 3,
+      gutterMm: 10,
+      memoryCount: memories.length,
+      memories: iterate(memories),
+      openPicture: async (key) => ({ path: files[key], release: async () => {} }),
+      output: createWriteStream(file),
+      printReady: true,
+      ...o,
+    });
+    return { file, result };
+  }
+
+  it('heirloom_gallery: a sharp photo becomes a plate bled 3 mm past the trim on every side, its words on the next page', async () => {
+    const list = [
+      memory(0, { text: 'The lake at dawn, the year the pier was rebuilt.', pictures: [{ key: 'big', kind: 'photo' }] }),
+      memory(1, { text: 'A second photo, matted like a print.', pictures: [{ key: 'big', kind: 'photo' }] }),
+      memory(2, { text: 'Too small a photo for a whole page.', pictures: [{ key: 'small', kind: 'photo' }] }),
+      memory(3, { text: 'Matted: only two prints since the plate.', pictures: [{ key: 'big', kind: 'photo' }] }),
+      memory(4, { text: 'Another plate: three matted prints came between.', pictures: [{ key: 'big', kind: 'photo' }] }),
+    ];
+    const { file, result } = await render('gallery', 'heirloom_gallery', list);
+    const placed = await imagePlacements(file);
+    const g = bookGeometry(3, 10, PDF_LOOKS.heirloom_gallery.margins);
+    const plates = placed.filter((im) => im.x0 <= 0.01 && im.y0 <= 0.01 && im.x1 >= g.page - 0.01 && im.y1 >= g.page - 0.01);
+    expect(plates.length, 'plates (memories 0 and 4)').toBe(2);
+    for (const plate of plates) {
+      // The page's boxes: the bleed box is the whole page, the trim 3 mm in from it on every side, so the plate runs 3 mm past the trim.
+      const b = await boxes(file, plate.page);
+      expect(b.bleed).toEqual(b.media);
+      for (const [i, v] of b.trim.entries()) expect(v).toBeCloseTo(i < 2 ? b.bleed[i] + mm(3) : b.bleed[i] - mm(3), 1);
+      expect(b.trim[2] - b.trim[0]).toBeCloseTo(mm(210), 1);
+      // Nothing else on the plate's page: no running head, folio or words.
+      expect(await words(file, plate.page)).toEqual([]);
+    }
+    // The caption follows: the memory's words open the next page.
+    const following = await words(file, plates[0].page + 1);
+    expect(following.map((w) => w.text).join(' ')).toContain('The lake at dawn');
+    // The other photos stay matted inside the page.
+    const matted = placed.filter((im) => im.page > 2 && !plates.includes(im));
+    expect(matted.length).toBe(3);
+    for (const im of matted) expect(im.x0).toBeGreaterThan(g.bleed + mm(5));
+    expect(result.pictures).toBe(5);
+    expect(result.pageCount % 4).toBe(0);
+  }, 60_000);
+
+  it('daily_journal: the date heading comes before the photos of its entry', async () => {
+    const list = [
+      memory(0, { text: 'First entry, with a photo.', date: '2026-03-14T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }] }),
+      memory(1, { text: 'Second entry, with two photos.', date: '2026-04-02T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }, { key: 'big', kind: 'photo' }] }),
+    ];
+    const { file } = await render('journal', 'daily_journal', list, { printReady: false, bleedMm: 0, gutterMm: 0 });
+    const placed = (await imagePlacements(file)).filter((im) => im.page >= 3);
+    expect(placed.length).toBe(3);
+    for (const [day, month] of [
+      ['14', 'March'],
+      ['2', 'April'],
+    ]) {
+      let found = false;
+      for (const n of new Set(placed.map((im) => im.page))) {
+        const ws = await words(file, n);
+        const heading = ws.find((w, i) => w.text === month && ws[i - 1]?.text === day);
+        if (!heading) continue;
+        found = true;
+        // Its photos: those on the page below the heading and above the entry's words.
+        const entry = ws.find((w) => w.text === (month === 'March' ? 'First' : 'Second'))!;
+        const mine = placed.filter((im) => im.page === n && im.y0 < entry.y0);
+        expect(mine.length, `${day} ${month}: photos between heading and words`).toBe(month === 'March' ? 1 : 2);
+        for (const im of mine) expect(heading.y1, `${day} ${month} above its photo`).toBeLessThan(im.y0);
+      }
+      expect(found, `${day} ${month} heading`).toBe(true);
+    }
+  }, 60_000);
+
+  it('a short memory alone on its page is set large, scaled to its length, and centred', async () => {
+    const theme = 'elegant_classic';
+    const g = bookGeometry(3, 10, PDF_LOOKS[theme].margins);
+    const live = g.content(3);
+    const size = async (name: string, list: PdfMemory[], marker: string) => {
+      const { file } = await render(name, theme, list);
+      const ws = (await words(file, 3)).filter((w) => w.y0 >= live.y && w.y1 <= live.y + live.h);
+      const mine = ws.filter((w) => w.text.startsWith(marker));
+      expect(mine.length, name).toBeGreaterThan(0);
+      const inked = ws.filter((w) => !/^[—–-]+$/.test(w.text));
+      return { height: mine[0].y1 - mine[0].y0, top: Math.min(...inked.map((w) => w.y0)), bottom: Math.max(...inked.map((w) => w.y1)), left: Math.min(...inked.map((w) => w.x0)), right: Math.max(...inked.map((w) => w.x1)) };
+    };
+    const short = await size('quote-short', [memory(0, { text: 'Always Grandma.' })], 'Always');
+    const medium = await size('quote-medium', [memory(0, { text: 'Sundays meant cardamom buns and the corner piece kept for me, even when my brothers begged for it, and tea on the porch until dark.' })], 'Sundays');
+    const shared = await size('shared', [memory(0, { text: 'Sharing a page with others.' }), memory(1), memory(2), memory(3)], 'Sharing');
+    // Word heights follow the type size: the shortest memory largest, all of them above a shared page's.
+    expect(short.height).toBeGreaterThan(medium.height * 1.3);
+    expect(medium.height).toBeGreaterThan(shared.height * 1.15);
+    expect(short.height / shared.height).toBeGreaterThan(2);
+    expect(quoteTypeSize(12.5, 15)).toBeCloseTo(12.5 * 2.6);
+    expect(quoteTypeSize(12.5, 900)).toBeCloseTo(12.5 * 1.25);
+    // Balanced: centred on the live area both ways.
+    for (const q of [short, medium]) {
+      expect(Math.abs((q.top + q.bottom) / 2 - (live.y + live.h / 2))).toBeLessThan(live.h * 0.06);
+      expect(Math.abs((q.left + q.right) / 2 - (live.x + live.w / 2))).toBeLessThan(mm(3));
+    }
+  }, 60_000);
+});
