@@ -18,7 +18,7 @@ Usage:
                                          serves only the API, for running \`memorybook worker\` apart (PostgreSQL only);
                                          with SMTP_INBOUND_PORT set it receives mail too, unless --no-mail-inbound
   memorybook worker                      run only the job worker, until SIGTERM (PostgreSQL only)
-  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>[+<key>]@MAIL_INBOUND_DOMAIN)
+  memorybook mail-inbound                run the SMTP receiver for the books' addresses (<slug>@MAIL_INBOUND_DOMAIN)
                                          on SMTP_INBOUND_PORT (default 2525), with a job worker that turns mail into
                                          memories (beside \`serve --no-mail-inbound\` on PostgreSQL; alone on the
                                          embedded database)

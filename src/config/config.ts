@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import ipaddr from 'ipaddr.js';
 import { parseAllowPrivate } from '../lib/allow-private.js';
 import { phoneNumbers } from '../lib/phone-numbers.js';
 
@@ -59,7 +60,7 @@ export interface Config {
   messaging: {
     /** Region (ISO 3166 alpha-2) for phone numbers written without a country code. */
     phoneRegion: string;
-    /** Domain of the books' inbound mail addresses (`<slug>@domain`, `<slug>+<key>@domain` for a book that is not public); the public host when unset. */
+    /** Domain of the books' inbound mail addresses (`<slug>@domain`, for every book); the public host when unset. */
     inboundMailDomain: string;
     /** SMS over a Twilio-compatible REST API. */
     twilio: { accountSid: string; authToken: string; fromNumber: string; apiBase: string } | null;
@@ -106,6 +107,12 @@ export interface Config {
      * other may be the sender's. Required with webhookSecret (null only without it).
      */
     webhookAuthservId: string | null;
+    /**
+     * INBOUND_EMAIL_ALLOWED_CIDRS: when set, the webhook takes requests only
+     * from these ranges (403 before the body for any other), and they skip
+     * the per-IP limits. Null: any address, under those limits.
+     */
+    webhookAllowedCidrs: [ipaddr.IPv4 | ipaddr.IPv6, number][] | null;
     /** A message larger than this is refused (SIZE, 552, 413): the upload ceiling. */
     maxBytes: number;
   };
@@ -312,6 +319,19 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     problems.push("INBOUND_EMAIL_AUTHSERV_ID: required with INBOUND_EMAIL_SECRET (the authserv-id your inbound mail provider writes first in its Authentication-Results header, such as mx.provider.example)");
   }
   if (inboundAuthservId !== null && !/^[a-z0-9][a-z0-9.-]*$/.test(inboundAuthservId)) problems.push(`INBOUND_EMAIL_AUTHSERV_ID: expected a host name, got "${inboundAuthservId}"`);
+  const allowedCidrsRaw = str('INBOUND_EMAIL_ALLOWED_CIDRS');
+  let webhookAllowedCidrs: [ipaddr.IPv4 | ipaddr.IPv6, number][] | null = null;
+  if (allowedCidrsRaw !== undefined) {
+    webhookAllowedCidrs = [];
+    for (const part of allowedCidrsRaw.split(',').map((c) => c.trim()).filter(Boolean)) {
+      try {
+        webhookAllowedCidrs.push(ipaddr.parseCIDR(part));
+      } catch {
+        problems.push(`INBOUND_EMAIL_ALLOWED_CIDRS: "${part}" is not a CIDR range (such as 203.0.113.0/24 or 2001:db8::/32)`);
+      }
+    }
+    if (!webhookAllowedCidrs.length) problems.push('INBOUND_EMAIL_ALLOWED_CIDRS: set, but names no range');
+  }
   const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
   const metricsToken = str('METRICS_TOKEN') ?? null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
@@ -354,6 +374,7 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
       webhookSecret: inboundEmailSecret,
       webhookAuthservId: inboundEmailSecret === null ? null : inboundAuthservId,
+      webhookAllowedCidrs,
       maxBytes: MAIL_INBOUND_MAX_BYTES,
     },
     billing,

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { getDomain } from 'tldts';
 import type { HeaderField } from './raw-message.js';
-import { headerValue } from './raw-message.js';
+import { addressesIn, headerValue } from './raw-message.js';
 
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve`'s shape); tests hand in their own records. */
 export type DnsResolver = (domain: string, rrtype: string) => Promise<string[][] | string[]>;
@@ -104,15 +104,20 @@ function withoutCommentsOrQuotes(value: string): string {
 
 /**
  * The verdicts an inbound provider wrote into the Authentication-Results
- * field (RFC 8601) it added on receipt: the topmost one that names its
- * authserv-id (INBOUND_EMAIL_AUTHSERV_ID; `mx.provider.example; spf=pass
- * smtp.mailfrom=…; dkim=pass header.d=…; dmarc=fail header.from=…`). Any
- * other field, above or below, may be the sender's own writing and proves
- * nothing: without one that names the provider, every verdict is `none`.
+ * field (RFC 8601) it added on receipt: the topmost field of the message, and
+ * only when it names the provider's authserv-id (INBOUND_EMAIL_AUTHSERV_ID;
+ * `mx.provider.example; spf=pass smtp.mailfrom=…; dkim=pass header.d=…;
+ * dmarc=fail header.from=…`). The receiving MTA prepends its field (§5), so
+ * any field below it may be the sender's own writing, whatever id it names:
+ * without the provider's field on top, every verdict is `none`. A DMARC pass
+ * proves the From domain only for the domain it names (`header.from`); a
+ * message with more than one From field, or a From of several addresses,
+ * proves no sender at all.
  */
 export function verdictFromHeaders(headers: HeaderField[], authservId: string): MailVerdict {
   const id = authservId.toLowerCase();
-  const mine = headers.find((h) => h.key === 'authentication-results' && h.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === id);
+  const top = headers.find((h) => h.key === 'authentication-results');
+  const mine = top && top.value.split(';')[0].trim().split(/\s+/)[0]?.toLowerCase() === id ? top : undefined;
   const ar = withoutCommentsOrQuotes(mine?.value ?? '');
   // Each result is its own `;`-separated resinfo that starts with its method (the first part is the authserv-id).
   const resinfos = ar.split(';').slice(1).map((r) => r.trim());
@@ -126,9 +131,13 @@ export function verdictFromHeaders(headers: HeaderField[], authservId: string): 
   const dmarc = method('dmarc');
   const from = headerValue(headers, 'from') ?? '';
   const fromDomain = domainOf(/<([^<>]+)>/.exec(from)?.[1] ?? from.trim());
+  // Which of several From addresses would be "the sender" is the reader's guess: none is taken for proved.
+  const oneSender = headers.filter((h) => h.key === 'from').length === 1 && addressesIn(headers, ['from']).length === 1;
+  const dmarcFrom = prop(dmarc.props, 'header.from')?.toLowerCase().replace(/\.$/, '') ?? null;
   const fromAuthenticated =
-    dmarc.result === 'pass' ||
-    (dkim.result === 'pass' && aligned(prop(dkim.props, 'header.d') ?? prop(dkim.props, 'header.i')?.replace(/^.*@/, ''), fromDomain)) ||
-    (spf.result === 'pass' && aligned(domainOf(prop(spf.props, 'smtp.mailfrom')) ?? prop(spf.props, 'smtp.mailfrom'), fromDomain));
+    oneSender &&
+    ((dmarc.result === 'pass' && dmarcFrom !== null && dmarcFrom === fromDomain) ||
+      (dkim.result === 'pass' && aligned(prop(dkim.props, 'header.d') ?? prop(dkim.props, 'header.i')?.replace(/^.*@/, ''), fromDomain)) ||
+      (spf.result === 'pass' && aligned(domainOf(prop(spf.props, 'smtp.mailfrom')) ?? prop(spf.props, 'smtp.mailfrom'), fromDomain)));
   return { spf: spf.result, dkim: dkim.result, dmarc: dmarc.result, fromDomain, fromAuthenticated };
 }

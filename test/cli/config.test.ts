@@ -65,4 +65,13 @@ describe('loadConfig', () => {
     const inverted = problemsFor({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
     expect(inverted).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (20000), got "30000"']);
   });
+
+  it('reads INBOUND_EMAIL_ALLOWED_CIDRS as ranges, naming one that is not a range', () => {
+    const base = { DATA_DIR: dir(), INBOUND_EMAIL_SECRET: 'inbound-email-secret-0123456789', INBOUND_EMAIL_AUTHSERV_ID: 'mx.provider.test' };
+    expect(loadConfig(base).mailInbound.webhookAllowedCidrs).toBeNull();
+    const ranges = loadConfig({ ...base, INBOUND_EMAIL_ALLOWED_CIDRS: '203.0.113.0/24, 2001:db8::/32' }).mailInbound.webhookAllowedCidrs;
+    expect(ranges?.map(([a, bits]) => `${a.toString()}/${bits}`)).toEqual(['203.0.113.0/24', '2001:db8::/32']);
+    expect(() => loadConfig({ ...base, INBOUND_EMAIL_ALLOWED_CIDRS: '203.0.113.0/24,mx.provider.test' })).toThrow(/INBOUND_EMAIL_ALLOWED_CIDRS: "mx.provider.test" is not a CIDR range/);
+    expect(() => loadConfig({ ...base, INBOUND_EMAIL_ALLOWED_CIDRS: '203.0.113.7' })).toThrow(/INBOUND_EMAIL_ALLOWED_CIDRS/);
+  });
 });

@@ -50,4 +50,31 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
     expect(v('dkim=pass header.d=attacker.github.io; dmarc=none', 'ann@victim.github.io')).toBe(false);
     expect(v('dkim=pass header.d=github.io; dmarc=none', 'ann@victim.github.io')).toBe(false);
   });
+
+  it("believes the topmost field only: the provider's own id further down, under another server's field, is not the provider's", () => {
+    const claimed = 'Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
+    const relay = 'Authentication-Results: relay.provider.test; spf=none; dkim=none; dmarc=none';
+    expect(verdictFromHeaders(headers(relay, claimed, 'From: rose@family.test'), ID)).toEqual({ spf: 'none', dkim: 'none', dmarc: 'none', fromDomain: 'family.test', fromAuthenticated: false });
+    // Below the provider's own field it is read for nothing either: the provider's verdict stands.
+    const provider = 'Authentication-Results: mx.provider.test; spf=fail smtp.mailfrom=rose@family.test; dkim=none; dmarc=none';
+    expect(verdictFromHeaders(headers(provider, claimed, 'From: rose@family.test'), ID)).toMatchObject({ spf: 'fail', dmarc: 'none', fromAuthenticated: false });
+  });
+
+  it('takes a DMARC pass for the From domain only when its header.from is that domain', () => {
+    const v = (dmarc: string) => verdictFromHeaders(headers(`Authentication-Results: mx.provider.test; spf=none; dkim=none; ${dmarc}`, 'From: Rose <rose@family.test>'), ID);
+    expect(v('dmarc=pass header.from=family.test').fromAuthenticated).toBe(true);
+    expect(v('dmarc=pass header.from=FAMILY.test').fromAuthenticated).toBe(true);
+    expect(v('dmarc=pass header.from=attacker.test')).toMatchObject({ dmarc: 'pass', fromAuthenticated: false });
+    expect(v('dmarc=pass header.from=mail.family.test').fromAuthenticated).toBe(false);
+    expect(v('dmarc=pass').fromAuthenticated).toBe(false);
+  });
+
+  it('proves no sender for a message with two From fields or a From of several addresses', () => {
+    const ar = 'Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
+    expect(verdictFromHeaders(headers(ar, 'From: rose@family.test', 'From: ceo@family.test'), ID).fromAuthenticated).toBe(false);
+    expect(verdictFromHeaders(headers(ar, 'From: rose@attacker.test, ceo@family.test'), ID).fromAuthenticated).toBe(false);
+    expect(verdictFromHeaders(headers(ar, 'From: Rose <rose@family.test>, Ceo <ceo@family.test>'), ID).fromAuthenticated).toBe(false);
+    // One mailbox whose display name repeats its address is one sender.
+    expect(verdictFromHeaders(headers(ar, 'From: "rose@family.test" <rose@family.test>'), ID).fromAuthenticated).toBe(true);
+  });
 });

@@ -14,8 +14,10 @@ const SIGNATURE_RE = /^sha256=[0-9a-fA-F]{64}$/;
  * `X-Memorybook-Signature: sha256=<hex HMAC-SHA256 of the body under
  * INBOUND_EMAIL_SECRET>`. Registered only when that secret is set. A missing
  * or malformed signature is refused before the body is read; one that does
- * not match, once the body is (nothing is kept): 403. A client IP with too
- * many refused signatures lately: 429 before the body is read. 202 with what
+ * not match, once the body is (nothing is kept): 403. An address outside
+ * INBOUND_EMAIL_ALLOWED_CIDRS (when set): 403 before the body is read. A
+ * client with refused signatures lately is slowed down, never refused; too
+ * many unverified bodies being read at once: 503 with Retry-After. 202 with what
  * came of it (`accepted`, `duplicate`: that Message-ID was received before,
  * `dropped`: DMARC fail); 404 when no book it is addressed to takes mail.
  */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
@@ -34,14 +35,74 @@ import { ownWords } from './own-words.js';
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
 
 /**
- * Refused webhook signatures a client IP may send in a window before its
- * requests are refused unread (429): a wrong signature is only known once the
- * whole body has been read, so a caller without the secret gets few tries.
+ * Webhook limits per client (an IPv4 address, an IPv6 /64). A wrong signature
+ * is only known once the whole body has been read, yet the provider may share
+ * its address with others (shared egress, a balancer), so a client's failures
+ * slow it down and never refuse it: a client with a refused signature in the
+ * window has its unverified bodies read one at a time, and each refusal holds
+ * its turn a while longer. A signed message from that address still gets in.
  */
-const FAILED_SIGNATURES_PER_IP = 10;
 const FAILED_SIGNATURE_WINDOW_SECONDS = 15 * 60;
-/** Unverified webhook bodies one client IP may be sending at once (this process). */
-const UNVERIFIED_BODIES_PER_IP = 4;
+/** Refused signatures kept per client in the window (one is enough to throttle it; the cap bounds the rows). */
+const FAILED_SIGNATURES_KEPT = 10;
+/** How long a refused signature holds its client's turn. */
+const REFUSED_SIGNATURE_DELAY_MS = 1000;
+/** Unverified bodies one client may be sending at once (this process); one when throttled. */
+const UNVERIFIED_BODIES_PER_CLIENT = 4;
+/** Requests of one client waiting for their turn; past it, 503 (providers retry). */
+const WAITING_PER_CLIENT = 32;
+/** Unverified bodies being read into temporary files, all clients together (this process); past it, 503. */
+const UNVERIFIED_BODIES_IN_ALL = 8;
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** The address a request came from, IPv4-mapped IPv6 as IPv4; null when it is not an address. */
+function parseClientIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  try {
+    return ipaddr.process(ip);
+  } catch {
+    return null;
+  }
+}
+
+/** What the per-client limits count by: the IPv4 address, or the IPv6 /64 (one site's addresses). */
+function clientKey(addr: ipaddr.IPv4 | ipaddr.IPv6 | null, raw: string): string {
+  if (!addr) return raw;
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+const busy = (what: string) =>
+  new AppError('service_unavailable', `The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
+    headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+  });
+
+/** Turns per client: `limit` at once, the rest wait in order (their bodies unread). */
+class ClientTurns {
+  private readonly clients = new Map<string, { active: number; waiting: { limit: number; go: () => void }[] }>();
+
+  async take(key: string, limit: number): Promise<void> {
+    let c = this.clients.get(key);
+    if (!c) this.clients.set(key, (c = { active: 0, waiting: [] }));
+    if (c.active < limit && !c.waiting.length) {
+      c.active++;
+      return;
+    }
+    if (c.waiting.length >= WAITING_PER_CLIENT) throw busy('too many requests from this address are waiting');
+    await new Promise<void>((go) => c.waiting.push({ limit, go }));
+  }
+
+  give(key: string): void {
+    const c = this.clients.get(key);
+    if (!c) return;
+    c.active--;
+    while (c.waiting.length && c.active < c.waiting[0].limit) {
+      c.active++;
+      c.waiting.shift()!.go();
+    }
+    if (!c.active && !c.waiting.length) this.clients.delete(key);
+  }
+}
 
 /** A book address's slug, lower-case. */
 interface BookRecipient {
@@ -104,8 +165,9 @@ export function createInboundEmailService(deps: {
 
   const count = (outcome: string) => inboundMessages.inc({ provider: 'email', outcome });
 
-  /** Webhook bodies being read, unverified, per client IP. */
-  const unverified = new Map<string, number>();
+  /** Turns for reading unverified webhook bodies, per client; and how many are being read in all. */
+  const turns = new ClientTurns();
+  let unverifiedInAll = 0;
 
   /**
    * Streams the raw message into the store under a new key, metered (size
@@ -315,12 +377,15 @@ export function createInboundEmailService(deps: {
     /**
      * A raw message posted by an inbound mail provider, signed with
      * HMAC-SHA256 under INBOUND_EMAIL_SECRET. Before any of the body is read:
-     * a client IP with too many refused signatures lately, or already sending
-     * several unverified bodies, is refused (429), and a declared length over
-     * the ceiling too (413). The body then streams, metered and hashed, into
-     * an unlinked temporary file on this machine (nothing a crash can leave,
-     * no database row, nothing in the store); a signature that does not match
-     * ends it there (403, the IP's failure counted). Only a signed message is
+     * an address outside INBOUND_EMAIL_ALLOWED_CIDRS (when set) is refused
+     * (403), a declared length over the ceiling too (413); a client waits its
+     * turn (a few bodies at once, one while it has refused signatures in the
+     * window), and when this process already reads UNVERIFIED_BODIES_IN_ALL
+     * unverified bodies the answer is 503 with Retry-After. The body then
+     * streams, metered and hashed, into an unlinked temporary file on this
+     * machine (nothing a crash can leave, no database row, nothing in the
+     * store); a signature that does not match ends it there (403 after a
+     * short delay, the client's failure counted). Only a signed message is
      * spooled and recorded. The recipients are the book addresses in its own
      * (signed) Delivered-To, X-Original-To, To and Cc; the verdicts are the
      * provider's Authentication-Results under INBOUND_EMAIL_AUTHSERV_ID.
@@ -329,26 +394,36 @@ export function createInboundEmailService(deps: {
       const secret = config.mailInbound.webhookSecret;
       const authservId = config.mailInbound.webhookAuthservId;
       if (!secret || !authservId) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
-      const failures = `email_webhook_signature:ip:${client.ip}`;
-      const over = await deps.rateLimiter.peek(failures, FAILED_SIGNATURES_PER_IP, FAILED_SIGNATURE_WINDOW_SECONDS);
-      if (!over.allowed) {
-        count('refused_rate_limited');
-        throw errors.rateLimited(over.retryAfterSeconds, { limit: FAILED_SIGNATURES_PER_IP, window_seconds: FAILED_SIGNATURE_WINDOW_SECONDS });
+      const addr = parseClientIp(client.ip);
+      const allowed = config.mailInbound.webhookAllowedCidrs;
+      if (allowed && !(addr && allowed.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits)))) {
+        count('refused_address');
+        throw new AppError('forbidden', 'The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
       }
       const tooLarge = () => {
         count('refused_too_large');
         return new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
       };
       if (client.declaredBytes !== null && client.declaredBytes > maxBytes) throw tooLarge();
-      const busy = unverified.get(client.ip) ?? 0;
-      if (busy >= UNVERIFIED_BODIES_PER_IP) {
-        count('refused_rate_limited');
-        throw errors.rateLimited(1, { limit: UNVERIFIED_BODIES_PER_IP, in_flight: busy });
-      }
-      unverified.set(client.ip, busy + 1);
 
+      // An allowed range is the provider's own: no per-client limits there.
+      const key = allowed ? null : clientKey(addr, client.ip);
+      const failures = `email_webhook_signature:ip:${key}`;
+      if (key) {
+        const throttled = !(await deps.rateLimiter.peek(failures, 1, FAILED_SIGNATURE_WINDOW_SECONDS)).allowed;
+        await turns.take(key, throttled ? 1 : UNVERIFIED_BODIES_PER_CLIENT);
+      }
       let temp: Awaited<ReturnType<typeof unlinkedTempFile>> | undefined;
       try {
+        if (unverifiedInAll >= UNVERIFIED_BODIES_IN_ALL) {
+          count('refused_busy');
+          throw busy('too many unverified messages are being received');
+        }
+        // A client gone while it waited has no body left to read.
+        if (body.destroyed) {
+          throw new AppError('request_timeout', 'The message was cut off before its end; send it again.');
+        }
+        unverifiedInAll++;
         const hmac = new HmacMeter(secret);
         try {
           temp = await unlinkedTempFile();
@@ -357,16 +432,24 @@ export function createInboundEmailService(deps: {
           if (err instanceof MessageTooLargeError) throw tooLarge();
           throw err;
         } finally {
-          const n = (unverified.get(client.ip) ?? 1) - 1;
-          if (n > 0) unverified.set(client.ip, n);
-          else unverified.delete(client.ip);
+          unverifiedInAll--;
         }
         if (!hmac.matches(signature)) {
-          await deps.rateLimiter.hit(failures, FAILED_SIGNATURES_PER_IP, FAILED_SIGNATURE_WINDOW_SECONDS);
           count('refused_signature');
+          if (key) {
+            await deps.rateLimiter.hit(failures, FAILED_SIGNATURES_KEPT, FAILED_SIGNATURE_WINDOW_SECONDS);
+            await new Promise((r) => setTimeout(r, REFUSED_SIGNATURE_DELAY_MS));
+          }
           throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
         }
-        const spooled = await spool(temp.reader);
+      } catch (err) {
+        temp?.discard();
+        throw err;
+      } finally {
+        if (key) turns.give(key);
+      }
+      try {
+        const spooled = await spool(temp!.reader);
         const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']).map(recipientOf).filter((r): r is BookRecipient => r !== null);
         const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, authservId), recipients);
         if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');

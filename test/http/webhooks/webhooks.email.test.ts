@@ -160,35 +160,67 @@ describe('POST /webhooks/email/', () => {
     expect(read).toBe(false);
   });
 
-  it('counts refused signatures per client IP: after 10 in 15 minutes that IP is refused unread with 429 and Retry-After, others are not', async () => {
+  it("never locks out a good signature because of others' failures: after 10 refused signatures from its IP a signed message still gets in", async () => {
     const { slug } = await newBook(t, owner);
     const to = await mailAddressOf(t, slug, owner.token);
     const ip = `198.51.100.${10 + Math.floor(Math.random() * 200)}`;
     const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Hello', messageId: `<${randomUUID()}@family.test>` });
     const wrong = signBody(raw, 'not-the-secret-0123456789abcdef');
-    for (let i = 0; i < 10; i++) {
-      const res = await post(raw, wrong, { ip });
-      expect(res.statusCode, `attempt ${i + 1}`).toBe(403);
-      expect(res.json().code).toBe('forbidden');
+    const refused = await Promise.all(Array.from({ length: 10 }, () => post(raw, wrong, { ip })));
+    for (const res of refused) expect(res.json()).toMatchObject({ code: 'forbidden' });
+    // Throttled, not refused: its next bodies are read one at a time, each refusal holding the turn a while.
+    const started = Date.now();
+    const [w1, good, w2] = await Promise.all([post(raw, wrong, { ip }), post(raw, signBody(raw), { ip }), post(raw, wrong, { ip })]);
+    expect([w1.statusCode, good.statusCode, w2.statusCode]).toEqual([403, 202, 403]);
+    expect(good.json()).toEqual({ status: 'accepted' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    await eventually(() => submissionsOf(slug), (r) => r.length === 1);
+    expect(await pendingObjects()).toBe(0);
+  }, 60_000);
+
+  it('counts an IPv6 client by its /64', async () => {
+    const raw = Buffer.from('From: x@family.test\r\n\r\nHi\r\n');
+    const res = await post(raw, signBody(raw, 'not-the-secret-0123456789abcdef'), { ip: '2001:db8:7:9:aaaa::1' });
+    expect(res.statusCode).toBe(403);
+    const buckets = await t.db.query<{ bucket: string }>(`SELECT DISTINCT bucket FROM rate_limit_hits WHERE bucket LIKE 'email_webhook_signature:%2001:db8:7:9%'`);
+    expect(buckets).toEqual([{ bucket: 'email_webhook_signature:ip:2001:db8:7:9::/64' }]);
+  });
+
+  it('answers 503 with Retry-After past 8 unverified bodies in flight in the whole process, and reads none of that one', async () => {
+    const stalled: Readable[] = [];
+    const reading: Promise<void>[] = [];
+    const pending: Promise<Awaited<ReturnType<typeof post>>>[] = [];
+    for (let i = 0; i < 8; i++) {
+      let started!: () => void;
+      reading.push(new Promise<void>((r) => (started = r)));
+      const body = new Readable({
+        read() {
+          if (!this.readableLength) {
+            this.push('From: x@family.test\r\n');
+            started();
+          }
+        },
+      });
+      stalled.push(body);
+      // Two clients, four bodies each: the per-client turns allow that.
+      pending.push(post(body as unknown as Buffer, `sha256=${'0'.repeat(64)}`, { ip: `203.0.113.${i < 4 ? 71 : 72}` }));
     }
+    await Promise.all(reading);
     let read = false;
-    const body = new Readable({
+    const ninth = new Readable({
       read() {
         read = true;
-        this.push(raw);
         this.push(null);
       },
     });
-    const flooded = await post(body, wrong, { ip });
-    expect(flooded.statusCode).toBe(429);
-    expect(flooded.json().code).toBe('rate_limited');
-    expect(Number(flooded.headers['retry-after'])).toBeGreaterThan(0);
+    const res = await post(ninth, `sha256=${'0'.repeat(64)}`, { ip: '203.0.113.73' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'service_unavailable' });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(read).toBe(false);
-    // Even a good signature from that IP waits; from another it goes through.
-    expect((await post(raw, signBody(raw), { ip })).statusCode).toBe(429);
-    expect((await post(raw, signBody(raw), { ip: '192.0.2.44' })).statusCode).toBe(202);
-    expect(await pendingObjects()).toBe(0);
-  });
+    for (const body of stalled) body.push(null);
+    for (const r of await Promise.all(pending)) expect(r.statusCode).toBe(403);
+  }, 60_000);
 
   it("believes only the Authentication-Results of INBOUND_EMAIL_AUTHSERV_ID: a sender's own field claiming a pass links no one", async () => {
     const { slug } = await newBook(t, owner);
@@ -249,6 +281,53 @@ describe('POST /webhooks/email/', () => {
     expect(after).toEqual({ status: 'accepted', accepted_user_id: cousin.user.id });
     const members = await t.get(`/api/v1/books/${slug}/members/`, { token: owner.token });
     expect(members.body.items.map((m: any) => m.user?.id ?? m.user_id)).toContain(cousin.user.id);
+  });
+});
+
+describe('the provider verdict and INBOUND_EMAIL_ALLOWED_CIDRS', () => {
+  it("links no one when the provider's own top field names another server, whatever a field below it claims", async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const email = `niece-${randomUUID().slice(0, 6)}@family.test`;
+    const niece = await newUser(t, { email });
+    await addMember(t, slug, niece, 'contributor');
+    // The sender wrote a field with the provider's id; the provider (under another id) prepended its own on top.
+    const planted = await rawMessage({ from: email, to, subject: 'Planted', text: 'Planted below.', headers: { 'Authentication-Results': PASS } });
+    const raw = Buffer.concat([Buffer.from('Authentication-Results: mx2.provider.test; spf=none; dkim=none; dmarc=none\r\n'), planted]);
+    expect((await post(raw, signBody(raw))).statusCode).toBe(202);
+    // A DMARC pass for another domain than the From proves nothing either.
+    const other = await rawMessage({ from: email, to, subject: 'Other', text: 'Other domain.', headers: { 'Authentication-Results': 'mx.provider.test; spf=none; dkim=none; dmarc=pass header.from=attacker.test' } });
+    expect((await post(other, signBody(other))).statusCode).toBe(202);
+    const memories = await eventually(() => submissionsOf(slug), (r) => r.length === 2);
+    for (const m of memories) expect(m).toMatchObject({ contributor_user: null, contributor_email: email });
+  });
+
+  it('refuses an address outside the allowed ranges with 403 before reading the body; an allowed one goes through, unthrottled', async () => {
+    const app = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '', INBOUND_EMAIL_ALLOWED_CIDRS: '192.0.2.0/24, 2001:db8:5::/48' }) });
+    const someone = await newUser(app);
+    const { slug } = await newBook(app, someone);
+    const to = await mailAddressOf(app, slug, someone.token);
+    const raw = await rawMessage({ from: 'rose@family.test', to, subject: 'Hi', text: 'Allowed.', messageId: `<${randomUUID()}@family.test>` });
+    const send = (payload: Buffer | Readable, ip: string, signature = signBody(raw)) =>
+      app.app.inject({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signature }, payload: payload as Buffer, remoteAddress: ip });
+    let read = false;
+    const body = new Readable({
+      read() {
+        read = true;
+        this.push(raw);
+        this.push(null);
+      },
+    });
+    const outside = await send(body, '198.51.100.7');
+    expect(outside.statusCode).toBe(403);
+    expect(outside.json().code).toBe('forbidden');
+    expect(read).toBe(false);
+    // Refused signatures from an allowed address cost no delay and throttle nothing.
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) expect((await send(raw, '192.0.2.9', signBody(raw, 'not-the-secret-0123456789abcdef'))).statusCode).toBe(403);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect((await send(raw, '192.0.2.9')).statusCode).toBe(202);
+    expect((await send(raw, '2001:db8:5:1::9')).json()).toEqual({ status: 'duplicate' });
   });
 });
 
