@@ -229,7 +229,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
   /** What a quote page sets: the words, larger, and what goes with them. */
   interface QuoteDesign {
+    memoryId: string;
     text: string;
+    /** The memory's quote style, with its own fallback faces. */
+    style: TextStyle;
     pinned: boolean;
     align: 'left' | 'center';
     when: string;
@@ -299,7 +302,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * out, the block centred on the live area between two of the theme's ornaments.
    */
   function quotePage(q: QuoteDesign) {
-    const base = quoteStyle(q.pinned);
+    const base = q.style;
     const chars = Math.max(1, normalizeText(q.text).length);
     const width = q.align === 'center' ? content.w * 0.86 : content.w - barIndent;
     const box = { x: q.align === 'center' ? content.x + (content.w - width) / 2 : content.x + barIndent, w: width };
@@ -341,7 +344,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     at += markH;
     if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
-    at = drawBlock(lines, s, box, at, q.align, p.text);
+    const pitch = s.size * s.leading;
+    for (const line of lines) {
+      if (line.paragraphStart) at += pitch * 0.45;
+      drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, last: !!line.last, dir: line.dir, align: q.align });
+      at += pitch;
+    }
     at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted);
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
@@ -763,7 +772,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
     const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
     const used = y - content.y;
-    const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { text, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
     if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
 
