@@ -123,11 +123,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       const deadline = Date.now() + timeoutMs;
       // The schedules and the mail receiver stop while the requests finish; the queue stays up, since a request
       // in flight may still enqueue (in its own transaction).
-      await Promise.all([jobs?.stop(), receiver?.close(), drainHttp(app, timeoutMs)]);
-      await queue.stop({ timeoutMs: Math.max(1_000, deadline - Date.now()) }); // running jobs finish, or are failed for a retry
-      await metrics?.close();
-      await services!.store.close();
-      await db.close(); // the pool ends once no request or job can use it
+      // Each step runs whatever the one before it did: a part that fails to stop is logged, the rest still closes.
+      const settled = async (steps: Record<string, Promise<unknown> | undefined>) => {
+        const names = Object.keys(steps);
+        const outcomes = await Promise.allSettled(Object.values(steps));
+        outcomes.forEach((o, i) => {
+          if (o.status === 'rejected') app.log.error({ err: o.reason, step: names[i] }, 'shutdown step failed; closing the rest');
+        });
+      };
+      await settled({ schedules: jobs?.stop(), mail_receiver: receiver?.close(), http: drainHttp(app, timeoutMs) });
+      await settled({ queue: queue.stop({ timeoutMs: Math.max(1_000, deadline - Date.now()) }) }); // running jobs finish, or are released for a retry
+      await settled({ metrics: metrics?.close() });
+      await settled({ store: services!.store.close() });
+      await settled({ database: db.close() }); // the pool ends once no request or job can use it
     })());
   return { app, db, address, metricsAddress: metrics?.address ?? null, close };
 }

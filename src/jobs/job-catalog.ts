@@ -14,6 +14,22 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
+/**
+ * Why a running job's signal is aborted when its worker stops (still running
+ * at the shutdown timeout). The queue gives such a run back uncounted, for
+ * another worker to run again: a handler must not record it as a failure of
+ * its work.
+ */
+export class WorkerStoppedError extends Error {
+  constructor() {
+    super('the worker stopped while the job was running');
+    this.name = 'WorkerStoppedError';
+  }
+}
+
+/** True once a run's signal was aborted because its worker is stopping. */
+export const stoppedByWorker = (signal: AbortSignal): boolean => signal.aborted && signal.reason instanceof WorkerStoppedError;
+
 /** pg-boss queue policies: `stately` keeps at most one queued, one retrying and one running job per singleton key. */
 export type QueuePolicy = 'standard' | 'short' | 'singleton' | 'stately';
 

@@ -23,7 +23,7 @@ import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
 import { jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
-import { jobSpecs, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
+import { jobSpecs, stoppedByWorker, WorkerStoppedError, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
 export type { JobOptions, JobPayloads, JobSpec, QueuePolicy } from './job-catalog.js';
 
@@ -400,6 +400,25 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       jobLog.warn('job lease lost to another worker; its outcome is theirs to record');
       return;
     }
+    if (!ok && stoppedByWorker(abort.signal)) {
+      // Cut off by this worker's shutdown, not by its work: the run does not count against the retry limit
+      // (the next fetch counts it again), and it may start again at once.
+      try {
+        const released = await db.query(
+          `UPDATE ${schema}.job SET state = 'retry', start_after = now(), output = $3::jsonb,
+             started_on = CASE WHEN retry_count = 0 THEN NULL ELSE started_on END, retry_count = GREATEST(retry_count - 1, 0)
+           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING 1`,
+          [definition.name, job.id, JSON.stringify(errorOutput(abort.signal.reason)), job.retryCount],
+        );
+        if (released.length) {
+          jobLog.warn('job interrupted by the worker stopping; released uncounted for another worker');
+          return;
+        }
+      } catch (err) {
+        // A stately queue already holding a retry of this key refuses a second one: pg-boss's fail below deals with it.
+        jobLog.warn({ err }, 'could not release the interrupted job uncounted; failing it for a retry');
+      }
+    }
     try {
       const final = attempt > job.retryLimit;
       if (ok) {
@@ -546,8 +565,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(loops), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
         clearTimeout(timer);
-        // Still running: fail them now so another worker retries them without waiting for the lease.
-        for (const r of running) r.abort.abort(new Error('the worker stopped while the job was running'));
+        // Still running: give them back now (run() releases them uncounted) so another worker runs them without waiting for the lease.
+        for (const r of running) r.abort.abort(new WorkerStoppedError());
       }
       await Promise.all(loops);
       if (wasStarted) await boss.stop({ graceful: false, close: false });

@@ -86,14 +86,18 @@ export async function rememberDeletionKey(q: Queryable, userId: string, key: { k
 /**
  * As the deletion finishes: every key a 202 was answered under gets the
  * deletion's answer to replay (for 24 hours, like every stored answer). A key
- * whose request is finishing the deletion right now stores the same answer itself.
+ * whose request is finishing the deletion right now stores the same answer itself;
+ * an expired answer left under the key is replaced, as saveAnswer does.
  */
 export async function answerDeletionKeys(q: Queryable, userId: string, answer: { status: number; headers: Record<string, string>; body: string; ttlSeconds: number }): Promise<void> {
   await q.query(
     `WITH pending AS (DELETE FROM account_deletion_keys WHERE user_id = $1 RETURNING user_id, key, fingerprint)
      INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, expires_at)
      SELECT user_id, key, fingerprint, $2, $3::jsonb, $4, now() + make_interval(secs => $5) FROM pending
-     ON CONFLICT (user_id, key) DO NOTHING`,
+     ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+       response_headers = EXCLUDED.response_headers, response_body = EXCLUDED.response_body,
+       created_at = now(), expires_at = EXCLUDED.expires_at
+     WHERE idempotency_keys.expires_at <= now()`,
     [userId, answer.status, JSON.stringify(answer.headers), answer.body, answer.ttlSeconds],
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import type { JobName, JobSender } from '../../jobs/job-catalog.js';
+import { stoppedByWorker, type JobName, type JobSender } from '../../jobs/job-catalog.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { artifactFiles, completeExport, failExport, findExportById, markArtifactRemoved, startExport } from './export-repository.js';
@@ -99,7 +99,7 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
   function reasonOf(variant: ExportVariant, err: unknown, signal: AbortSignal): string {
     if (err instanceof ExportRunError) return err.reason;
     const work = variant.work === 'rendering' ? 'Rendering' : 'Writing the export';
-    if (signal.aborted) return `${work} took longer than allowed, or its worker stopped.`;
+    if (signal.aborted) return `${work} took longer than allowed.`;
     return `${work} failed unexpectedly.`;
   }
 
@@ -107,7 +107,9 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
     /** One run of an export's job (`export.render`, `account.export`): pending → processing → complete, or failed once its runs are spent. */
     async run(exportId: string, o: ExportRun): Promise<void> {
       const log = o.log;
-      const job = await startExport(db, exportId, o.attempt);
+      // In a transaction, as every write to a listed row: its start mark holds the Last-Modified watermark
+      // below this row's updated_at even while the UPDATE waits on the row's lock.
+      const job = await db.transaction((tx) => startExport(tx, exportId, o.attempt));
       if (!job) return; // finished already, or its book or account was purged
       const variant = variants[job.kind];
       if (o.attempt > o.attempts) {
@@ -125,7 +127,8 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
       try {
         made = await variant.render(job, o);
       } catch (err) {
-        if (o.attempt < o.attempts) throw err; // the queue retries it
+        // Cut off by its worker's shutdown: the queue runs it again uncounted, so even a last run is no failure.
+        if (o.attempt < o.attempts || stoppedByWorker(o.signal)) throw err; // the queue retries it
         const runs = o.attempt === 1 ? '1 attempt' : `${o.attempt} attempts`;
         await fail(job, `Export failed after ${runs}: ${reasonOf(variant, err, o.signal)} (job ${job.id})`);
         log?.error({ err, export: job.id, kind: job.kind }, 'export failed for good');
@@ -159,7 +162,7 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
         return;
       }
       for (const key of artifactFiles(job, job.artifact_key)) await store.delete(key);
-      await markArtifactRemoved(db, job.id);
+      await db.transaction((tx) => markArtifactRemoved(tx, job.id)); // a transaction's start mark covers its updated_at (see run)
     },
 
     /**

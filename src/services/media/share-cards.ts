@@ -30,7 +30,8 @@ export function createShareCards(deps: { db: Db; store: ObjectStore }) {
         await copy?.release();
       }
       await store.put(key, Readable.from([png]), { contentType: 'image/png', signal: o.signal });
-      const recorded = await recordShareCard(db, submissionId, token, key);
+      // In a transaction: its start mark keeps the Last-Modified watermark of the submission lists below the row's updated_at.
+      const recorded = await db.transaction((tx) => recordShareCard(tx, submissionId, token, key));
       if (!recorded) {
         await store.delete(key);
         return 'stale';

@@ -86,6 +86,26 @@ describe('POST /me/delete/ while backup erasure is unreachable', () => {
     expect(await t.db.query(`SELECT 1 FROM account_deletion_keys WHERE user_id = $1`, [u.user.id])).toEqual([]);
   });
 
+  it('the deletion answer replaces an expired answer left under the same key', async () => {
+    accepting = false;
+    const u = await newUser(t);
+    const key = crypto.randomUUID();
+    const body = { reauth_token: await grantFor(t, u) };
+    expect((await t.post(DELETE, body, { token: u.token, idempotencyKey: key })).status).toBe(202);
+    // The same key answered another request more than a day ago; that answer is past its time but not yet swept.
+    await t.db.query(
+      `INSERT INTO idempotency_keys (user_id, key, fingerprint, response_status, response_headers, response_body, created_at, expires_at)
+       VALUES ($1, $2, 'an older request', 204, '{}', '', now() - interval '2 days', now() - interval '1 day')`,
+      [u.user.id, key],
+    );
+    accepting = true;
+    await eventually(async () => (await deletedAt(u.user.id)) !== null);
+    const retry = await t.post(DELETE, body, { token: u.token, idempotencyKey: key });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual({ status: 'deleted' });
+  });
+
   it('the queue keeps trying and deletes the account once erasure is confirmed', async () => {
     accepting = false;
     const u = await newUser(t);

@@ -1,9 +1,10 @@
 /**
  * The life of an export job on the queue: processing once a worker takes
  * it, a failed render retried, a spare run recording a render that never
- * came back, and a deleted book taking its export files with it.
+ * came back, a last run cut off by a shutdown left to run again, and a deleted book taking its export files with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkerStoppedError } from '../../../src/jobs/job-catalog.js';
 import { uuidv7 } from '../../../src/lib/ids.js';
 import { eventually } from '../../helpers/eventually.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
@@ -76,6 +77,42 @@ for (const store of STORES) {
       const job = await t.get(`${exportsPath(slug)}${id}/`, { token: owner.token });
       expect(job.body).toMatchObject({ status: 'failed', error: `Export failed after 4 attempts: rendering did not finish (job ${id}).` });
       expect(job.body.completed_at).not.toBeNull();
+    });
+
+    it('leaves a last run cut off by its worker stopping to be run again, not failed', async () => {
+      const [{ id: bookId }] = await t.db.query<{ id: string }>('SELECT id FROM books WHERE slug = $1', [slug]);
+      const id = uuidv7();
+      await t.db.query(
+        `INSERT INTO exports (id, kind, book_id, requested_by, theme, intent, export_format, bleed_mm, gutter_mm) VALUES ($1, 'book', $2, $3, 'storybook', 'screen', 'json', 0, 0)`,
+        [id, bookId, owner.user.id],
+      );
+      let release!: () => void;
+      t.faults.holdExports = new Promise<void>((r) => (release = r));
+      const stopping = new AbortController();
+      try {
+        // The queue's fourth and last run, held mid-render while its worker shuts down past its timeout.
+        const run = t.services.exportPipeline.run(id, { signal: stopping.signal, attempt: 4, attempts: 4 });
+        const outcome = run.then(
+          () => 'finished',
+          () => 'rejected',
+        );
+        await eventually(
+          () => t.get(`${exportsPath(slug)}${id}/`, { token: owner.token }),
+          (r) => r.body.status === 'processing',
+        );
+        stopping.abort(new WorkerStoppedError());
+        release();
+        expect(await outcome).toBe('rejected'); // given back to the queue, which runs it again uncounted
+      } finally {
+        release?.();
+        t.faults.holdExports = undefined;
+      }
+      const left = await t.get(`${exportsPath(slug)}${id}/`, { token: owner.token });
+      expect(left.body).toMatchObject({ status: 'processing', error: null });
+      // Another worker's run of the same attempt completes it.
+      await t.services.exportPipeline.run(id, { signal: new AbortController().signal, attempt: 4, attempts: 4 });
+      const done = await t.get(`${exportsPath(slug)}${id}/`, { token: owner.token });
+      expect(done.body).toMatchObject({ status: 'complete', error: null });
     });
 
     it('removes the export files of a deleted book with the rest of its files', async () => {
