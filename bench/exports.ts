@@ -25,6 +25,7 @@
  * Settings: BENCH_EXPORTS_DATABASE=postgres|pglite,
  * BENCH_DATABASE_URL, BENCH_EXPORTS_MEMORIES (1000), BENCH_EXPORTS_PHOTOS (200),
  * BENCH_EXPORTS_THEME (heirloom_gallery), BENCH_EXPORTS_INTENT (shop),
+ * BENCH_EXPORTS_CPU_PROFILE_DIR (the worker's V8 CPU profile goes there),
  * BENCH_SKIP_BUILD=1. Writes bench/results/exports-latest.json; exits 1 when
  * a target is missed.
  */
@@ -61,6 +62,8 @@ const settings = {
   intent: process.env.BENCH_EXPORTS_INTENT ?? 'shop',
   build: process.env.BENCH_SKIP_BUILD !== '1',
   mallocArenaMax: process.env.BENCH_EXPORTS_MALLOC_ARENA_MAX ?? '2',
+  /** Where the worker writes a V8 CPU profile (`--cpu-prof`) when it exits: where the render's time goes. */
+  cpuProfileDir: process.env.BENCH_EXPORTS_CPU_PROFILE_DIR || null,
   processes: (process.env.BENCH_EXPORTS_PROCESSES ?? (process.env.BENCH_EXPORTS_DATABASE === 'pglite' ? 'single' : 'split')) as 'single' | 'split',
 };
 const DEADLINE_MS = 15 * 60_000;
@@ -241,7 +244,7 @@ async function main(): Promise<number> {
       PUBLIC_URL: baseUrl,
     };
     const started = (args: string[]) => {
-      const c = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv, ...(args[0] === 'worker' ? { LOG_LEVEL: 'info' } : {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn(process.execPath, [...(settings.cpuProfileDir && args[0] === 'worker' ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`] : []), BIN, ...args], { env: { ...childEnv, ...(args[0] === 'worker' ? { LOG_LEVEL: 'info' } : {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(c);
       let output = '';
       c.stdout!.on('data', (d) => (output += d));
