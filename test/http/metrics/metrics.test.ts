@@ -231,7 +231,7 @@ describe('deliveries out and messages in', () => {
     const to = await mailAddressOf(t, slug, owner.token);
     const before = await scrapeApp(t);
     expect((await deliver(receiver, { from: 'ann@family.test', to, subject: 'By SMTP', text: 'Over the wire.' })).response).toMatch(/^250 /);
-    await deliver(receiver, { from: 'ann@family.test', to: `${slug}@${MAIL_DOMAIN}`, subject: 'Bare', text: 'No key.' }).catch(() => null);
+    await deliver(receiver, { from: 'ann@family.test', to: `no-such-book-${randomUUID().slice(0, 6)}@${MAIL_DOMAIN}`, subject: 'Lost', text: 'To nobody.' }).catch(() => null);
     const raw = await rawMessage({ from: 'ann@family.test', to, subject: 'By webhook', text: 'Posted.', messageId: `<${randomUUID()}@family.test>` });
     const post = (signature: string) =>
       t.app.inject({ method: 'POST', url: '/webhooks/email/', headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signature }, payload: raw });
