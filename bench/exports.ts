@@ -29,6 +29,7 @@
  * BENCH_SKIP_BUILD=1. Writes bench/results/exports-latest.json; exits 1 when
  * a target is missed.
  */
+import { watchPeakRss } from './proc-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -183,11 +184,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no ${field} for ${pid}`);
-  return Number(m[1]) * 1024;
-}
 
 interface Measured {
   format: string;
@@ -274,21 +270,8 @@ async function main(): Promise<number> {
     for (const format of ['pdf', 'json', 'zip']) {
       // Let the process settle (the first request warms it), then reset its high-water mark.
       await new Promise((r) => setTimeout(r, 1500));
-      let hwm = true;
-      try {
-        writeFileSync(`/proc/${pid}/clear_refs`, '5');
-      } catch {
-        hwm = false;
-      }
-      const before = procStatus(pid, 'VmRSS');
-      let peak = before;
-      const sampler = setInterval(() => {
-        try {
-          peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-        } catch {
-          /* exited */
-        }
-      }, 20);
+      const rss = watchPeakRss(pid);
+      const before = rss.before;
       const t0 = Date.now();
       const res = await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/`, {
         method: 'POST',
@@ -304,9 +287,7 @@ async function main(): Promise<number> {
         await new Promise((r) => setTimeout(r, 100));
       }
       const wall = (Date.now() - t0) / 1000;
-      clearInterval(sampler);
-      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-      if (hwm) peak = Math.max(peak, procStatus(pid, 'VmHWM'));
+      const { peak, measuredBy } = rss.stop();
       if (job.status !== 'complete') throw new Error(`${format} export failed: ${job.error}`);
       const artifact = (await (await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/${id}/artifact/`, { headers: auth })).json()) as { download_url: string };
       const file = Buffer.from(await (await fetch(artifact.download_url)).arrayBuffer());
@@ -318,7 +299,7 @@ async function main(): Promise<number> {
         wall_seconds: round(wall),
         rss_before_mb: round(before / MB, 0),
         peak_rss_mb: round(peak / MB, 0),
-        peak_measured_by: hwm ? 'VmHWM' : 'VmRSS samples',
+        peak_measured_by: measuredBy,
         size_mb: round(file.length / MB, 1),
         pages,
         load_average: round(os.loadavg()[0], 1),

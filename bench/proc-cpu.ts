@@ -1,5 +1,5 @@
-/** CPU time of processes, read from /proc (Linux only): what the benches report per request. */
-import { readdirSync, readFileSync } from 'node:fs';
+/** CPU time and memory of processes, read from /proc (Linux only): what the benches report. */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
 
@@ -43,4 +43,48 @@ export function processCpuMs(pid: number | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+/** A process's VmRSS or VmHWM in bytes (Linux). */
+export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} for ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+/**
+ * Watches a process's peak RSS from now: resets its high-water mark (VmHWM,
+ * through clear_refs) where the kernel allows, and samples VmRSS every 20 ms
+ * besides. `stop()` ends the sampling and answers the peak in bytes and how
+ * it was measured.
+ */
+export function watchPeakRss(pid: number): { before: number; stop(): { peak: number; measuredBy: 'VmHWM' | 'VmRSS samples' } } {
+  let hwm = true;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    hwm = false;
+  }
+  const before = procStatus(pid, 'VmRSS');
+  let peak = before;
+  const sampler = setInterval(() => {
+    try {
+      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
+    } catch {
+      /* exited */
+    }
+  }, 20);
+  return {
+    before,
+    stop() {
+      clearInterval(sampler);
+      try {
+        peak = Math.max(peak, procStatus(pid, 'VmRSS'));
+        if (hwm) peak = Math.max(peak, procStatus(pid, 'VmHWM'));
+      } catch {
+        /* exited */
+      }
+      return { peak, measuredBy: hwm ? 'VmHWM' : 'VmRSS samples' };
+    },
+  };
 }

@@ -39,10 +39,11 @@
  * steps. Writes bench/results/scale-latest.json; exits 1 when a target is
  * missed or a request failed.
  */
+import { watchPeakRss } from './proc-cpu.js';
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -411,11 +412,6 @@ async function readsAndCreates(sides: Side[], selected: Scenario[]): Promise<Com
 
 // ---------------------------------------------------------------- step 2: the account export
 
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no ${field} for ${pid}`);
-  return Number(m[1]) * 1024;
-}
 
 interface ExportMeasured {
   memories: number;
@@ -438,21 +434,8 @@ async function accountExport(side: Side): Promise<ExportMeasured> {
   });
   const pid = side.worker!.pid;
   await sleep(1500);
-  let hwm = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    hwm = false;
-  }
-  const before = procStatus(pid, 'VmRSS');
-  let peak = before;
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-    } catch {
-      /* exited */
-    }
-  }, 20);
+  const rss = watchPeakRss(pid);
+  const before = rss.before;
   const t0 = performance.now();
   const auth = { authorization: `Bearer ${side.exportUser.apiKey}` };
   try {
@@ -466,9 +449,7 @@ async function accountExport(side: Side): Promise<ExportMeasured> {
       if (Date.now() > until) throw new Error(`${side.label}: the account export did not finish in 15 minutes`);
     }
     const wall = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
-    peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-    if (hwm) peak = Math.max(peak, procStatus(pid, 'VmHWM'));
+    const { peak, measuredBy } = rss.stop();
     const seconds = job.started_at && job.completed_at ? (Date.parse(String(job.completed_at)) - Date.parse(String(job.started_at))) / 1000 : null;
     const out: ExportMeasured = {
       memories,
@@ -477,14 +458,14 @@ async function accountExport(side: Side): Promise<ExportMeasured> {
       wall_seconds: round(wall),
       rss_before_mb: round(before / MB, 0),
       peak_rss_mb: round(peak / MB, 0),
-      peak_measured_by: hwm ? 'VmHWM' : 'VmRSS samples',
+      peak_measured_by: measuredBy,
       size_mb: typeof job.size_bytes === 'number' ? round(job.size_bytes / MB, 1) : null,
       pass: job.status === 'complete' && peak / MB < TARGETS.exportPeakRssMb,
     };
     log(`  ${side.label}: account export of ${memories} memories: ${JSON.stringify(out)}`);
     return out;
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
 }
 
