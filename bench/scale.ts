@@ -428,7 +428,7 @@ interface ExportMeasured {
 async function accountExport(side: Side): Promise<ExportMeasured> {
   const memories = await sideClient(side, async (c) => {
     // One export a day per user: this bench's earlier ones would refuse today's.
-    await c.query('DELETE FROM account_exports WHERE user_id = $1', [side.exportUser.id]);
+    await c.query(`DELETE FROM exports WHERE kind = 'account' AND account_id = $1`, [side.exportUser.id]);
     const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM submissions WHERE contributor_user_id = $1', [side.exportUser.id]);
     return rows[0].n;
   });
