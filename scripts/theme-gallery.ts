@@ -1,16 +1,18 @@
 /**
- * Writes docs/themes/<theme>.png: for each export theme, the cover and the
- * first two pages of memories of a sample book, side by side, as the PDF export
- * renders them (the same code path), so the themes can be compared at a
- * glance; and docs/themes/<theme>-cover.png, the printed book's cover wrap
- * (back, spine, front) with and without a cover photo. Needs Debian's
- * poppler-utils (pdftoppm).
+ * The theme gallery, docs/themes/, from a sample book rendered by the PDF
+ * export's own code path: for each theme <theme>.png, the cover and the first
+ * spread small, to compare the themes at a glance; <theme>-pages-<a>-<b>.jpg,
+ * two facing spreads (verso left, recto right) at a size where the type can be
+ * judged, the one the long letter fills and the one with most photograph;
+ * <theme>-cover.png, the printed book's cover wrap (back, spine, front) with
+ * and without a cover photo; and README.md, which captions them (written on a
+ * run over every theme). Needs Debian's poppler-utils (pdftoppm, pdfimages).
  *
  *   npx tsx scripts/theme-gallery.ts [theme…]
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,21 +28,136 @@ import { writeFile } from 'node:fs/promises';
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'docs/themes');
-const DPI = 44;
 
-/** A made-up landscape photo: sky, sun, hills (no photo files ship with the repository). */
-async function photo(file: string, width: number, height: number, hue: number) {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
-    <defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},55%,62%)"/><stop offset="1" stop-color="hsl(${hue + 30},60%,84%)"/></linearGradient></defs>
-    <rect width="100%" height="100%" fill="url(#sky)"/>
-    <circle cx="${width * 0.72}" cy="${height * 0.3}" r="${height * 0.12}" fill="hsl(45,95%,82%)"/>
-    <path d="M0 ${height * 0.72} Q ${width * 0.25} ${height * 0.5} ${width * 0.55} ${height * 0.68} T ${width} ${height * 0.62} V ${height} H 0 Z" fill="hsl(${hue + 140},35%,38%)"/>
-    <path d="M0 ${height * 0.85} Q ${width * 0.4} ${height * 0.7} ${width} ${height * 0.86} V ${height} H 0 Z" fill="hsl(${hue + 150},40%,26%)"/></svg>`;
-  await sharp(Buffer.from(svg)).jpeg({ quality: 88 }).toFile(file);
+/**
+ * A made-up photograph (no photo files ship with the repository): a scene drawn in SVG, softened and grained
+ * so it prints like a snapshot rather than a flat graphic.
+ */
+async function photo(file: string, width: number, height: number, scene: Scene, hue: number) {
+  const [w, h] = [width, height];
+  const body = SCENES[scene](w, h, hue);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <defs>
+      <filter id="grain" x="0" y="0" width="100%" height="100%"><feTurbulence type="fractalNoise" baseFrequency="0.9" numOctaves="2" seed="${hue}"/><feColorMatrix values="0 0 0 0 0.5  0 0 0 0 0.5  0 0 0 0 0.5  0 0 0 0.16 0"/></filter>
+      <radialGradient id="vignette" cx="0.5" cy="0.5" r="0.75"><stop offset="0.6" stop-color="#000" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity="0.35"/></radialGradient>
+      <linearGradient id="fade" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fff" stop-opacity="0.25"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></linearGradient>
+    </defs>
+    ${body}
+    <rect width="100%" height="100%" filter="url(#grain)"/>
+    <rect width="100%" height="100%" fill="url(#vignette)"/></svg>`;
+  await sharp(Buffer.from(svg)).blur(Math.max(0.6, w / 1400)).modulate({ saturation: 0.9 }).jpeg({ quality: 88 }).toFile(file);
 }
 
-const MEMORIES: Omit<PdfMemory, 'id' | 'date'>[] = [
+type Scene = 'lake' | 'portrait' | 'beach' | 'forest' | 'cake' | 'garden' | 'city';
+const SCENES: Record<Scene, (w: number, h: number, hue: number) => string> = {
+  // Sky, sun, hills and their reflection in still water.
+  lake: (w, h, hue) => `
+    <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},55%,58%)"/><stop offset="1" stop-color="hsl(${hue + 30},60%,86%)"/></linearGradient>
+    <linearGradient id="water" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},40%,55%)"/><stop offset="1" stop-color="hsl(${hue + 10},45%,30%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#sky)"/>
+    <circle cx="${w * 0.72}" cy="${h * 0.28}" r="${h * 0.08}" fill="hsl(45,95%,85%)"/>
+    <path d="M0 ${h * 0.58} Q ${w * 0.2} ${h * 0.36} ${w * 0.45} ${h * 0.55} T ${w} ${h * 0.5} V ${h * 0.62} H 0 Z" fill="hsl(${hue + 140},30%,36%)"/>
+    <rect y="${h * 0.62}" width="100%" height="${h * 0.38}" fill="url(#water)"/>
+    <path d="M0 ${h * 0.62} Q ${w * 0.2} ${h * 0.8} ${w * 0.45} ${h * 0.66} T ${w} ${h * 0.72} V ${h * 0.62} H 0 Z" fill="hsl(${hue + 140},25%,30%)" opacity="0.5"/>
+    <rect x="${w * 0.3}" y="${h * 0.7}" width="${w * 0.12}" height="${h * 0.012}" fill="hsl(30,40%,25%)"/>`,
+  // Head and shoulders against a soft, out-of-focus background.
+  portrait: (w, h, hue) => `
+    <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},35%,70%)"/><stop offset="1" stop-color="hsl(${hue + 40},30%,40%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#bg)"/>
+    ${[0.15, 0.3, 0.8, 0.9, 0.62].map((f, i) => `<circle cx="${w * f}" cy="${h * (0.12 + i * 0.09)}" r="${w * 0.07}" fill="hsl(${hue + 60 * i},70%,85%)" opacity="0.35"/>`).join('')}
+    <path d="M${w * 0.12} ${h} Q ${w * 0.16} ${h * 0.7} ${w * 0.5} ${h * 0.68} Q ${w * 0.84} ${h * 0.7} ${w * 0.88} ${h} Z" fill="hsl(${hue + 180},35%,32%)"/>
+    <rect x="${w * 0.44}" y="${h * 0.52}" width="${w * 0.12}" height="${h * 0.18}" fill="hsl(25,45%,62%)"/>
+    <ellipse cx="${w * 0.5}" cy="${h * 0.42}" rx="${w * 0.17}" ry="${h * 0.16}" fill="hsl(25,50%,68%)"/>
+    <path d="M${w * 0.32} ${h * 0.42} Q ${w * 0.3} ${h * 0.2} ${w * 0.5} ${h * 0.22} Q ${w * 0.72} ${h * 0.2} ${w * 0.68} ${h * 0.44} Q ${w * 0.62} ${h * 0.3} ${w * 0.5} ${h * 0.3} Q ${w * 0.38} ${h * 0.3} ${w * 0.32} ${h * 0.42} Z" fill="hsl(30,15%,88%)"/>`,
+  // Sea, sand and a striped parasol.
+  beach: (w, h, hue) => `
+    <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(200,70%,62%)"/><stop offset="1" stop-color="hsl(195,60%,88%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#sky)"/>
+    <rect y="${h * 0.45}" width="100%" height="${h * 0.2}" fill="hsl(190,55%,42%)"/>
+    <path d="M0 ${h * 0.62} Q ${w * 0.5} ${h * 0.58} ${w} ${h * 0.64} V ${h} H 0 Z" fill="hsl(40,55%,78%)"/>
+    <path d="M${w * 0.6} ${h * 0.9} L ${w * 0.62} ${h * 0.42}" stroke="hsl(30,20%,30%)" stroke-width="${w * 0.008}"/>
+    <path d="M${w * 0.44} ${h * 0.48} Q ${w * 0.62} ${h * 0.28} ${w * 0.8} ${h * 0.48} Z" fill="hsl(${hue},75%,55%)"/>
+    <path d="M${w * 0.56} ${h * 0.48} Q ${w * 0.62} ${h * 0.3} ${w * 0.68} ${h * 0.48} Z" fill="hsl(0,0%,96%)"/>
+    <ellipse cx="${w * 0.3}" cy="${h * 0.82}" rx="${w * 0.09}" ry="${h * 0.03}" fill="hsl(${hue + 120},60%,50%)"/>`,
+  // Pines against a misty sky.
+  forest: (w, h, hue) => `
+    <linearGradient id="mist" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},25%,78%)"/><stop offset="1" stop-color="hsl(${hue},20%,92%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#mist)"/>
+    ${Array.from({ length: 14 }, (_, i) => {
+      const x = ((i * 0.37) % 1) * w;
+      const s = 0.5 + ((i * 0.53) % 0.5);
+      const l = 18 + i * 2;
+      return `<path d="M${x} ${h * (1 - 0.75 * s)} L ${x + w * 0.09 * s} ${h} L ${x - w * 0.09 * s} ${h} Z" fill="hsl(${hue + 130},30%,${l}%)"/>`;
+    }).join('')}
+    <rect y="${h * 0.93}" width="100%" height="${h * 0.07}" fill="hsl(${hue + 100},25%,22%)"/>`,
+  // A birthday cake and its candles on a table, warm light.
+  cake: (w, h, hue) => `
+    <radialGradient id="warm" cx="0.5" cy="0.3" r="0.8"><stop offset="0" stop-color="hsl(35,80%,70%)"/><stop offset="1" stop-color="hsl(20,50%,25%)"/></radialGradient>
+    <rect width="100%" height="100%" fill="url(#warm)"/>
+    <rect y="${h * 0.7}" width="100%" height="${h * 0.3}" fill="hsl(${hue},30%,86%)"/>
+    <ellipse cx="${w * 0.5}" cy="${h * 0.72}" rx="${w * 0.3}" ry="${h * 0.05}" fill="hsl(0,0%,97%)"/>
+    <rect x="${w * 0.3}" y="${h * 0.48}" width="${w * 0.4}" height="${h * 0.22}" fill="hsl(${hue},55%,78%)"/>
+    <ellipse cx="${w * 0.5}" cy="${h * 0.48}" rx="${w * 0.2}" ry="${h * 0.04}" fill="hsl(${hue},45%,90%)"/>
+    <rect x="${w * 0.3}" y="${h * 0.56}" width="${w * 0.4}" height="${h * 0.025}" fill="hsl(${hue + 180},45%,60%)"/>
+    ${Array.from({ length: 9 }, (_, i) => `<rect x="${w * (0.34 + i * 0.04)}" y="${h * 0.38}" width="${w * 0.008}" height="${h * 0.09}" fill="hsl(${i * 40},60%,70%)"/><ellipse cx="${w * (0.344 + i * 0.04)}" cy="${h * 0.36}" rx="${w * 0.007}" ry="${h * 0.018}" fill="hsl(45,100%,80%)"/>`).join('')}`,
+  // Flowers in a bed before a hedge.
+  garden: (w, h, hue) => `
+    <linearGradient id="hedge" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(110,30%,30%)"/><stop offset="1" stop-color="hsl(100,35%,45%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#hedge)"/>
+    <rect y="${h * 0.6}" width="100%" height="${h * 0.4}" fill="hsl(95,35%,38%)"/>
+    ${Array.from({ length: 40 }, (_, i) => {
+      const x = ((i * 0.618) % 1) * w;
+      const y = h * (0.45 + ((i * 0.377) % 1) * 0.5);
+      const r = w * (0.012 + ((i * 0.29) % 1) * 0.02);
+      return `<line x1="${x}" y1="${y}" x2="${x}" y2="${h}" stroke="hsl(100,40%,28%)" stroke-width="${w * 0.003}"/><circle cx="${x}" cy="${y}" r="${r}" fill="hsl(${hue + (i % 4) * 25},70%,${60 + (i % 3) * 8}%)"/><circle cx="${x}" cy="${y}" r="${r * 0.3}" fill="hsl(48,90%,60%)"/>`;
+    }).join('')}`,
+  // Old town roofs at dusk.
+  city: (w, h, hue) => `
+    <linearGradient id="dusk" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},50%,35%)"/><stop offset="1" stop-color="hsl(${hue + 50},70%,75%)"/></linearGradient>
+    <rect width="100%" height="100%" fill="url(#dusk)"/>
+    ${Array.from({ length: 9 }, (_, i) => {
+      const x = (i / 9) * w;
+      const top = h * (0.45 + ((i * 0.41) % 1) * 0.25);
+      return `<rect x="${x}" y="${top}" width="${w / 9 + 2}" height="${h - top}" fill="hsl(${20 + i * 6},35%,${42 + (i % 3) * 8}%)"/><path d="M${x} ${top} L ${x + w / 18} ${top - h * 0.06} L ${x + w / 9} ${top} Z" fill="hsl(10,45%,35%)"/>${Array.from({ length: 3 }, (_, j) => `<rect x="${x + w * 0.02 + j * w * 0.03}" y="${top + h * 0.06}" width="${w * 0.015}" height="${h * 0.03}" fill="hsl(45,90%,75%)"/>`).join('')}`;
+    }).join('')}`,
+};
+
+/** The sample's pictures: scene, pixel size, hue. Landscape and portrait, as a family's phones take them. */
+const PICTURES: Record<string, [Scene, number, number, number]> = {
+  lake: ['lake', 3000, 2000, 205],
+  coast: ['beach', 1600, 2000, 15],
+  drive: ['city', 1920, 1080, 260],
+  grandma: ['portrait', 1500, 2000, 30],
+  cake: ['cake', 2400, 1800, 340],
+  garden: ['garden', 2000, 1500, 330],
+  garden2: ['garden', 1500, 2000, 20],
+  forest: ['forest', 2400, 1600, 200],
+  cousins: ['portrait', 2000, 1500, 170],
+  beach2: ['beach', 2400, 1600, 45],
+  hanoi: ['city', 1600, 2000, 220],
+  hanoi2: ['portrait', 1500, 2000, 300],
+  wedding: ['portrait', 1600, 2000, 45],
+  rhodes: ['beach', 2400, 1600, 200],
+};
+
+/** A memory of the sample book, and what the gallery's captions call its words and its pictures. */
+interface Sample extends Omit<PdfMemory, 'id' | 'date'> {
+  words: string;
+  photos?: string;
+}
+
+const LETTER = [
+  'Dear Mum, they asked each of us to write down one memory, and I have been trying for a week to choose, because there are far too many and none of them seems big enough on its own. So I will write down an ordinary one, which is perhaps the truest kind.',
+  'It is the winter I was nine and we had no money at all, though I did not know it then. Dad was working nights at the bakery, and you were sewing curtains for half the street at the kitchen table, with the radio on low so it would not wake the little ones. I used to creep down the stairs and sit on the bottom step, and you always pretended not to see me for exactly as long as it took to finish a hem. Then you would put the kettle on, and make two cups of very milky tea, and tell me about the farm where you grew up: the geese that chased the postman, the well that froze so hard one January that your father had to melt snow for the cows, the dance in the village hall where a tall, shy boy from the next valley stepped on your feet all evening and walked you home anyway.',
+  'I understood much later that those were the hardest years of your life. You never once let it show. The house was warm, there was always soup, and on Sundays there were cardamom buns, even if it meant you went without something I never found out about. When I asked you years afterwards how you managed, you laughed and said that you had simply decided not to be unhappy, as if that were the most natural thing in the world.',
+  'I have tried to decide the same thing, many times, with my own children, and it is much harder than you made it look. Whenever I sit at my kitchen table late at night, with a cup of milky tea going cold beside me, I think of you with a needle in your hand and the radio on low, and I hope that somebody small is watching from the stairs.',
+  'Happy ninetieth birthday. Thank you for every hem, every story and every bun.',
+].join('\n\n');
+
+const MEMORIES: Sample[] = [
   {
+    words: 'Sam’s pinned memory',
+    photos: 'landscape photo',
     text: 'The summer the pier broke, you taught every one of us to swim in the lake, counting to ten while we held our breath. Happy ninetieth! 🎉',
     signature: 'Sam',
     pinned: true,
@@ -48,6 +165,15 @@ const MEMORIES: Omit<PdfMemory, 'id' | 'date'>[] = [
     recordings: [],
   },
   {
+    words: 'a one-line memory from Leo, aged 7',
+    text: 'Love you to the moon and back, Granny!',
+    signature: 'Leo, aged 7',
+    pinned: false,
+    pictures: [],
+    recordings: [],
+  },
+  {
+    words: 'Ada’s short memory with its voice recording (QR code)',
     text: 'Cardamom buns on Sunday mornings, and the corner piece always saved for me, even when my brothers begged for it.',
     signature: 'Ada Lovelace',
     pinned: false,
@@ -55,6 +181,8 @@ const MEMORIES: Omit<PdfMemory, 'id' | 'date'>[] = [
     recordings: [{ kind: 'audio', url: 'https://memorybook.example/play/example-token/', duration: 42 }],
   },
   {
+    words: 'the Nguyen family’s memory',
+    photos: 'portrait photo and video still',
     text: 'The night drive to the coast, singing every song on the radio, even the ones you did not know.',
     signature: 'The Nguyen family',
     pinned: false,
@@ -64,23 +192,120 @@ const MEMORIES: Omit<PdfMemory, 'id' | 'date'>[] = [
     ],
     recordings: [],
   },
+  {
+    words: 'Jonas’s short memory',
+    text: 'Thursday chess at the kitchen table. You let me win until I was twelve, and never once after that.',
+    signature: 'Jonas',
+    pinned: false,
+    pictures: [],
+    recordings: [],
+  },
+  {
+    words: 'Marta and Piotr’s reunion memory',
+    photos: 'four photos',
+    text: 'All forty-one of us in one garden for your eightieth, and somehow you remembered every great-grandchild’s name and what they liked for pudding.',
+    signature: 'Marta and Piotr',
+    pinned: false,
+    pictures: [
+      { key: 'garden', kind: 'photo' },
+      { key: 'cousins', kind: 'photo' },
+      { key: 'garden2', kind: 'photo' },
+      { key: 'cake', kind: 'photo' },
+    ],
+    recordings: [],
+  },
+  {
+    words: 'Elin’s long letter, justified and hyphenated',
+    text: LETTER,
+    signature: 'Your loving daughter, Elin',
+    pinned: false,
+    pictures: [],
+    recordings: [],
+  },
+  {
+    words: 'Uncle Bram’s short memory',
+    text: 'You taught me that a garden is mostly patience and a little bit of luck with the weather.',
+    signature: 'Uncle Bram',
+    pinned: false,
+    pictures: [],
+    recordings: [],
+  },
+  {
+    words: 'a memory in Vietnamese',
+    photos: 'two portrait photos',
+    text: 'Bà ơi, con vẫn nhớ mùa hè ở Hà Nội, khi bà dắt con đi ăn kem Tràng Tiền và kể chuyện ngày xưa. Chúc bà sống lâu trăm tuổi, luôn mạnh khỏe và vui vẻ bên con cháu.',
+    signature: 'Nguyễn Thị Lan',
+    pinned: false,
+    pictures: [
+      { key: 'hanoi', kind: 'photo' },
+      { key: 'hanoi2', kind: 'photo' },
+    ],
+    recordings: [],
+  },
+  {
+    words: 'Grandpa Erik’s wedding memory',
+    photos: 'three photos (portrait and landscape)',
+    text: 'Our wedding day in 1966: it rained from breakfast to midnight and you said it was the luckiest weather there could be. You were right.',
+    signature: 'Grandpa Erik',
+    pinned: false,
+    pictures: [
+      { key: 'wedding', kind: 'photo' },
+      { key: 'forest', kind: 'photo' },
+      { key: 'beach2', kind: 'photo' },
+    ],
+    recordings: [],
+  },
+  {
+    words: 'a memory in Greek',
+    photos: 'landscape photo',
+    text: 'Γιαγιά, θυμάμαι το καλοκαίρι στη Ρόδο, όταν μου έμαθες να φτιάχνω κουλουράκια και γελούσαμε μέχρι το βράδυ. Χρόνια πολλά!',
+    signature: 'Ελένη',
+    pinned: false,
+    pictures: [{ key: 'rhodes', kind: 'photo' }],
+    recordings: [],
+  },
+  {
+    words: 'the choir’s short memory with its video message (QR code)',
+    text: 'We recorded the whole choir singing your song from the church steps. Press play, turn it up, and sing along.',
+    signature: 'St Mary’s choir',
+    pinned: false,
+    pictures: [],
+    recordings: [{ kind: 'video', url: 'https://memorybook.example/play/example-token-2/', duration: 95 }],
+  },
 ];
 
-/** docs/themes/README.md: each theme's picture with its typefaces and colours. */
-function galleryIndex(): string {
+/** A facing pair of the book as it was chosen for the gallery: its pages, its file and what it shows. */
+interface Spread {
+  pages: [number, number];
+  file: string;
+  caption: string;
+}
+
+/** docs/themes/README.md: each theme's overview, spreads and cover wrap, with its typefaces, colours and grid. */
+function galleryIndex(spreads: Map<string, Spread[]>): string {
   const lines = [
     '# Export themes',
     '',
-    'The cover and the first two pages of memories of a sample book in each theme, as the PDF export renders them',
-    '(210 × 210 mm, the `screen` intent), and below it the cover wrap of the printed book (the `shop` intent: back, spine',
-    'and front with 3 mm bleed, for 120 pages at the default paper caliper), with the cover photo and without one.',
-    'Made by `npx tsx scripts/theme-gallery.ts`; run it again after changing a theme.',
+    `A sample book of ${MEMORIES.length} memories in each theme, as the PDF export renders it (the same code path; 210 × 210 mm pages, the`,
+    '`screen` intent: no bleed, no added gutter, which is about how a bound spread looks once the binding has taken its',
+    'share of the inner margins). First the cover and pages 2–3 small, to compare the themes at a glance; then two facing',
+    `spreads at ${SPREAD_DPI} dpi, so the type can be judged at its printed size (view them at 100%): a verso on the left, the`,
+    'recto on its right, as the book opens (page 1 is the cover, so pages 2–3, 4–5… face each other). Below them the cover wrap',
+    'of the printed book (the `shop` intent: back, spine and front with 3 mm bleed, for 120 pages at the default paper',
+    'caliper), with the cover photo and without one.',
+    '',
+    'The sample mixes a one-liner, short memories that share a page, a long letter (justified and hyphenated), one to four',
+    'photos a memory in landscape and portrait, a voice recording and a video message (printed as QR codes), and memories in',
+    'Vietnamese and Greek. The photos are drawn for the gallery (no photo files ship with the repository).',
+    'Made by `npx tsx scripts/theme-gallery.ts [theme…]`; run it again after changing a theme or the composer.',
     'Typefaces are OFL fonts shipped in `@expo-google-fonts` packages and embedded in the PDF.',
     '',
   ];
   for (const theme of THEMES) {
     const s = THEME_STYLES[theme];
-    lines.push(`## ${theme}`, '', `![${theme}](${theme}.png)`, '', `![${theme} cover wrap](${theme}-cover.png)`, '');
+    lines.push(`## ${theme}`, '', `![${theme}: the cover and pages 2–3](${theme}.png)`, '');
+    for (const spread of spreads.get(theme) ?? []) lines.push(`![${theme}: pages ${spread.pages.join('–')}](${spread.file})`, '', spread.caption, '');
+    lines.push(`![${theme} cover wrap](${theme}-cover.png)`, '');
     lines.push(`Title ${s.title.family}, words ${s.quote.family}${s.quote.style === 'italic' ? ' italic' : ''}, names ${s.body.family}; background ${s.palette.background}, text ${s.palette.text}, accent ${s.palette.accent}.`, '');
     const l = PDF_LOOKS[theme];
     const m = l.margins;
@@ -92,34 +317,132 @@ function galleryIndex(): string {
   return lines.join('\n');
 }
 
+/** The pictures placed on each page, and the area they cover (mm²), read back from the PDF. */
+async function picturesByPage(pdf: string): Promise<Map<number, { count: number; area: number }>> {
+  const { stdout } = await run('pdfimages', ['-list', pdf]);
+  const byPage = new Map<number, { count: number; area: number }>();
+  for (const row of stdout.split('\n').slice(2)) {
+    const c = row.trim().split(/\s+/);
+    if (c.length < 14 || c[2] !== 'image') continue;
+    const [page, width, height, xppi, yppi] = [Number(c[0]), Number(c[3]), Number(c[4]), Number(c[12]), Number(c[13])];
+    const area = ((width / xppi) * 25.4 * (height / yppi) * 25.4) | 0;
+    // A QR code or an ornament is not a photo.
+    if (area < 30 * 30) continue;
+    const at = byPage.get(page) ?? { count: 0, area: 0 };
+    byPage.set(page, { count: at.count + 1, area: at.area + area });
+  }
+  return byPage;
+}
+
+/**
+ * Which page each memory's pictures were set on, worked out from the pages its words are on and the pictures
+ * each page holds: a memory's pictures go with the start of its words, or on the page before when the words
+ * did not fit below them.
+ */
+function placePictures(pageCount: number, linesOn: Map<number, Map<number, number>>, pictures: Map<number, { count: number }>): Map<number, number> {
+  const firstPage = new Map<number, number>();
+  for (let n = 1; n <= pageCount; n++) for (const id of linesOn.get(n)?.keys() ?? []) if (!firstPage.has(id)) firstPage.set(id, n);
+  const left = new Map<number, number>();
+  const placed = new Map<number, number>();
+  for (let n = 1; n <= pageCount; n++) {
+    left.set(n, pictures.get(n)?.count ?? 0);
+    const starting = [...firstPage].filter(([id, page]) => page === n && MEMORIES[id].pictures.length).map(([id]) => id).sort((a, b) => a - b);
+    for (const id of starting) {
+      const need = MEMORIES[id].pictures.length;
+      // Pictures no memory on their page claimed belong to the next memory with pictures.
+      const at = (left.get(n - 1) ?? 0) >= need ? n - 1 : (left.get(n) ?? 0) >= need ? n : null;
+      if (at === null) continue;
+      placed.set(id, at);
+      left.set(at, left.get(at)! - need);
+    }
+  }
+  return placed;
+}
+
+/** What page n shows, in the order of the book: each memory's words (and its pictures when they are there too). */
+function describe(n: number, linesOn: Map<number, Map<number, number>>, kinds: Map<number, string>, photoPages: Map<number, number>): string[] {
+  const here = new Set(linesOn.get(n)?.keys() ?? []);
+  const earlier = (id: number) => [...linesOn].some(([page, ids]) => page < n && ids.has(id));
+  const ids = [...new Set([...here, ...[...photoPages].filter(([, page]) => page === n).map(([id]) => id)])].sort((a, b) => a - b);
+  const parts = ids.map((id) => {
+    const m = MEMORIES[id];
+    if (!here.has(id)) return `the ${m.photos} of ${m.words}, whose words are ${n % 2 === 0 ? 'on the facing page' : 'overleaf'}`;
+    const words = earlier(id) ? `${m.words} (continued)` : m.words;
+    return photoPages.get(id) === n ? `${words}, with its ${m.photos}` : words;
+  });
+  if (kinds.get(n) === 'quote') parts.push('set as a quote page');
+  return parts;
+}
+
+const SPREAD_DPI = 110;
+const OVERVIEW_DPI = 44;
+const MAT = '#8a8a8a';
+
+/** Pages of the PDF, rendered at `dpi`, set side by side on a grey mat; `gaps` says where pages stand apart (not between facing pages). */
+async function composite(pdf: string, pages: number[], dpi: number, gaps: boolean[], prefix: string) {
+  const files: string[] = [];
+  for (const n of pages) {
+    await run('pdftoppm', ['-png', '-r', String(dpi), '-f', String(n), '-l', String(n), '-singlefile', pdf, `${prefix}-${n}`]);
+    files.push(`${prefix}-${n}.png`);
+  }
+  const { width, height } = await sharp(files[0]).metadata();
+  const gap = 14;
+  const lefts: number[] = [];
+  let x = gap;
+  for (let i = 0; i < files.length; i++) {
+    if (i > 0 && gaps[i - 1]) x += gap;
+    lefts.push(x);
+    x += width!;
+  }
+  const parts = files.map((input, i) => ({ input, left: lefts[i], top: gap }));
+  // Where two pages face each other, a hairline shadow marks the fold.
+  const folds = lefts
+    .filter((_, i) => i > 0 && !gaps[i - 1])
+    .map((left) => ({ input: { create: { width: 2, height: height!, channels: 4 as const, background: { r: 0, g: 0, b: 0, alpha: 0.18 } } }, left: left - 1, top: gap }));
+  return sharp({ create: { width: x + gap, height: height! + gap * 2, channels: 3, background: MAT } }).composite([...parts, ...folds]);
+}
+
 async function main() {
   const only = process.argv.slice(2);
   const themes = only.length ? THEMES.filter((t) => only.includes(t)) : THEMES;
   const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-gallery-'));
+  const spreads = new Map<string, Spread[]>();
   try {
-    const files: Record<string, string> = { lake: path.join(dir, 'lake.jpg'), coast: path.join(dir, 'coast.jpg'), drive: path.join(dir, 'drive.jpg') };
-    await photo(files.lake, 3000, 2000, 205);
-    await photo(files.coast, 1600, 2000, 15);
-    await photo(files.drive, 1920, 1080, 260);
+    const files: Record<string, string> = {};
+    for (const [key, [scene, w, h, hue]] of Object.entries(PICTURES)) {
+      files[key] = path.join(dir, `${key}.jpg`);
+      await photo(files[key], w, h, scene, hue);
+    }
     await mkdir(OUT, { recursive: true });
     for (const theme of themes) {
       const pdf = path.join(dir, `${theme}.pdf`);
       async function* memories(): AsyncGenerator<PdfMemory> {
         let i = 0;
-        for (const m of MEMORIES) yield { ...m, id: String(i), date: new Date(Date.UTC(2026, 9, 3 + 4 * i++)).toISOString() };
+        for (const { words: _, photos: __, ...m } of MEMORIES) yield { ...m, id: String(i), date: new Date(Date.UTC(2026, 9, 3 + 2 * i++)).toISOString() };
       }
+      // Which memories set lines on which page, and what each page is.
+      const linesOn = new Map<number, Map<number, number>>();
+      const kinds = new Map<number, string>();
       const book = await renderPdfBook({
         title: 'Grandma turns 90',
         subtitle: 'Ninety years of lakes, songs and cardamom buns',
         theme,
         bleedMm: 0,
         gutterMm: 0,
-        memoryCount: 124,
+        memoryCount: MEMORIES.length,
         memories: memories(),
         openPicture: async (key) => ({ path: files[key], release: async () => {} }),
         output: createWriteStream(pdf),
         now: new Date(Date.UTC(2026, 10, 21)),
         coverPicture: 'lake',
+        trace: {
+          page: (n, kind) => kinds.set(n, kind),
+          line: (n, id) => {
+            const on = linesOn.get(n) ?? new Map<number, number>();
+            on.set(Number(id), (on.get(Number(id)) ?? 0) + 1);
+            linesOn.set(n, on);
+          },
+        },
       });
       // The cover wraps, with the photo and without, one above the other.
       const wraps: string[] = [];
@@ -138,28 +461,53 @@ async function main() {
           output: createWriteStream(wrap),
           now: new Date(Date.UTC(2026, 10, 21)),
         });
-        await run('pdftoppm', ['-png', '-r', String(DPI * 0.75), '-singlefile', wrap, path.join(dir, `${theme}-wrap-${withPhoto}`)]);
+        await run('pdftoppm', ['-png', '-r', String(OVERVIEW_DPI * 0.75), '-singlefile', wrap, path.join(dir, `${theme}-wrap-${withPhoto}`)]);
         wraps.push(path.join(dir, `${theme}-wrap-${withPhoto}.png`));
       }
       const wrapSize = await sharp(wraps[0]).metadata();
       const wrapOut = path.join(OUT, `${theme}-cover.png`);
-      await sharp({ create: { width: wrapSize.width! + 28, height: wrapSize.height! * 2 + 42, channels: 3, background: '#8a8a8a' } })
+      await sharp({ create: { width: wrapSize.width! + 28, height: wrapSize.height! * 2 + 42, channels: 3, background: MAT } })
         .composite(wraps.map((input, i) => ({ input, left: 14, top: 14 + i * (wrapSize.height! + 14) })))
         .png({ palette: true, colours: 128, effort: 10 })
         .toFile(wrapOut);
       console.log(path.relative(ROOT, wrapOut));
-      await run('pdftoppm', ['-png', '-r', String(DPI), '-f', '1', '-l', '4', pdf, path.join(dir, theme)]);
-      const pages = [1, 3, 4].map((n) => path.join(dir, `${theme}-${n}.png`));
-      const { width, height } = await sharp(pages[0]).metadata();
-      const gap = 14;
+
+      // The overview: the cover, and the first spread facing each other.
       const out = path.join(OUT, `${theme}.png`);
-      await sharp({ create: { width: width! * pages.length + gap * (pages.length + 1), height: height! + gap * 2, channels: 3, background: '#8a8a8a' } })
-        .composite(pages.map((input, i) => ({ input, left: gap + i * (width! + gap), top: gap })))
-        .png({ palette: true, colours: 128, effort: 10 })
-        .toFile(out);
+      await (await composite(pdf, [1, 2, 3], OVERVIEW_DPI, [true, false], path.join(dir, `${theme}-small`))).png({ palette: true, colours: 128, effort: 10 }).toFile(out);
       console.log(path.relative(ROOT, out));
+
+      // Two spreads: the one the long letter fills most, and the one with the most photograph on it.
+      const pictures = await picturesByPage(pdf);
+      const letter = MEMORIES.findIndex((m) => m.text === LETTER);
+      const pairs: [number, number][] = [];
+      // Pages of memories only: the cover's verso, notes pages and the last page are the same in every book.
+      const ofMemories = (n: number) => kinds.get(n) === 'memories' || kinds.get(n) === 'quote';
+      for (let n = 2; n + 1 <= book.pageCount; n += 2) if (ofMemories(n) && ofMemories(n + 1)) pairs.push([n, n + 1]);
+      const score = (pair: [number, number], f: (n: number) => number) => f(pair[0]) + f(pair[1]);
+      const byLetter = [...pairs].sort((a, b) => score(b, (n) => linesOn.get(n)?.get(letter) ?? 0) - score(a, (n) => linesOn.get(n)?.get(letter) ?? 0));
+      const text = byLetter[0];
+      const byPhotos = pairs.filter((p) => p !== text).sort((a, b) => score(b, (n) => pictures.get(n)?.area ?? 0) - score(a, (n) => pictures.get(n)?.area ?? 0));
+      // Spreads of an earlier run are named by their pages, which move when the composer changes.
+      for (const old of await readdir(OUT)) if (old.startsWith(`${theme}-pages-`)) await rm(path.join(OUT, old));
+      const chosen = [byPhotos[0], text].filter(Boolean).sort((a, b) => a[0] - b[0]);
+      const photoPages = placePictures(book.pageCount, linesOn, pictures);
+      const list: Spread[] = [];
+      for (const pair of chosen) {
+        const file = `${theme}-pages-${pair[0]}-${pair[1]}.jpg`;
+        const image = await composite(pdf, pair, SPREAD_DPI, [false], path.join(dir, `${theme}-spread`));
+        await image.jpeg({ quality: 82, mozjpeg: true }).toFile(path.join(OUT, file));
+        const says = (n: number) => describe(n, linesOn, kinds, photoPages).join('; ') || 'nothing';
+        list.push({
+          pages: pair,
+          file,
+          caption: `Pages ${pair[0]}–${pair[1]} at ${SPREAD_DPI} dpi, 210 mm square pages (${Math.round((210 / 25.4) * SPREAD_DPI)} px a page). Left: ${says(pair[0])}. Right: ${says(pair[1])}.`,
+        });
+        console.log(path.join('docs/themes', file), list.at(-1)!.caption);
+      }
+      spreads.set(theme, list);
     }
-    await writeFile(path.join(OUT, 'README.md'), galleryIndex());
+    if (!only.length) await writeFile(path.join(OUT, 'README.md'), galleryIndex(spreads));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -72,11 +72,13 @@ export function coverPhotoBox(theme: Theme, panel: Panel): Box {
     case 'baby_first_year':
       return { x: t.x + mm(30), y: t.y + mm(28), w: t.w - mm(60), h: mm(100) };
     case 'daily_journal':
-      return { x: t.x + mm(44), y: t.y + mm(18), w: mm(118), h: mm(82) };
+      // A big snapshot between the notebook's cloth binding (left) and its elastic band (right).
+      return { x: t.x + mm(36), y: t.y + mm(17), w: mm(146), h: mm(100) };
     case 'retirement_tribute':
       return { x: cx - mm(32), y: t.y + mm(24), w: mm(64), h: mm(64) };
     case 'botanical_luxe':
-      return { x: cx - mm(40), y: t.y + mm(24), w: mm(80), h: mm(106) };
+      // A wide conservatory window, its top a shallow arch, down to the gilt plate that carries the title.
+      return { x: t.x + mm(13), y: t.y + mm(13), w: t.w - mm(26), h: mm(124) };
     case 'heirloom_gallery':
       return { x: t.x + mm(24), y: t.y + mm(20), w: t.w - mm(48), h: t.h * 0.52 };
     case 'elegant_classic':
@@ -121,8 +123,8 @@ function typesetter(kit: CoverKit) {
       }
       return at;
     },
-    /** One line centred on cx (or starting at it), shrunk to `maxWidth` if need be. */
-    line(text: string, s: TextStyle, x: number, baseline: number, colour: string, maxWidth: number, align: 'left' | 'center' = 'center') {
+    /** One line centred on x (or starting or ending at it), shrunk to `maxWidth` if need be. */
+    line(text: string, s: TextStyle, x: number, baseline: number, colour: string, maxWidth: number, align: 'left' | 'center' | 'right' = 'center') {
       const flat = text.replace(/\s+/g, ' ');
       let [l] = breakLines(measure, flat, s, Number.MAX_SAFE_INTEGER);
       if (!l) return;
@@ -131,7 +133,7 @@ function typesetter(kit: CoverKit) {
         used = { ...s, size: Math.max(5, (s.size * maxWidth) / l.width) };
         [l] = breakLines(measure, flat, used, Number.MAX_SAFE_INTEGER);
       }
-      drawLine(doc, l, align === 'center' ? x - l.width / 2 : x, baseline, used, colour);
+      drawLine(doc, l, align === 'center' ? x - l.width / 2 : align === 'right' ? x - l.width : x, baseline, used, colour);
     },
     lines: (text: string, s: TextStyle, width: number, max = 99) => breakLines(measure, text, s, width).slice(0, max),
     subtitle: (size = 15): TextStyle => ({ face: faces.quote, fallbacks: fallbacks.quote, size, leading: 1.35 }),
@@ -147,6 +149,12 @@ function image(pen: Pen, photo: PreparedPicture, box: Box, clip?: (pen: Pen) => 
   }
   pen.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
   pen.restore();
+}
+
+/** A rectangle whose top is a shallow arch rising `rise` above its sides, like a conservatory's window. */
+function segmentalArch(pen: Pen, b: Box, rise: number, grow = 0) {
+  const [x, y, w, h] = [b.x - grow, b.y - grow, b.w + 2 * grow, b.h + 2 * grow];
+  pen.path(`M ${x} ${y + h} L ${x} ${y + rise} A ${w / 2} ${rise} 0 0 1 ${x + w} ${y + rise} L ${x + w} ${y + h} Z`);
 }
 
 /** A rectangle with a round top, like a church window. */
@@ -260,34 +268,49 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       return;
     }
     case 'daily_journal': {
-      // A snapshot taped onto lined paper; the title written on the lines below it.
-      const { rule, first } = ruledPaper(doc, panel, p);
+      // A cloth-bound notebook: a binding band with its stitching down the left, an elastic band on the right,
+      // a big snapshot taped onto the ruled paper, the title written on a label stuck below it.
+      ruledPaper(doc, panel, p);
+      const band = t.x + mm(17);
+      doc.save().rect(all.x, all.y, band - all.x, all.h).fill(p.accent).restore();
+      doc.save().lineWidth(0.8).strokeColor(p.background).strokeOpacity(0.8).dash(5, { space: 4 }).moveTo(band - mm(4), all.y).lineTo(band - mm(4), all.y + all.h).stroke().undash().restore();
+      doc.save().fillOpacity(0.18).rect(band, all.y, mm(1.2), all.h).fill('#000000').restore();
+      const elastic = t.x + t.w - mm(15);
+      doc.save().rect(elastic, all.y, mm(5), all.h).fill(p.text).restore();
+      doc.save().fillOpacity(0.22).rect(elastic + mm(0.8), all.y, mm(1), all.h).fill('#FFFFFF').restore();
+      // The snapshot, a little crooked, with washi tape at two corners.
       const [pcx, pcy] = [box.x + box.w / 2, box.y + box.h / 2];
-      doc.save().rotate(-2, { origin: [pcx, pcy] });
-      doc.save().fillOpacity(0.14).rect(box.x - 5, box.y - 4, box.w + 14, box.h + 14).fill('#000000').restore();
-      doc.save().rect(box.x - 7, box.y - 7, box.w + 14, box.h + 14).fill('#FFFFFF').restore();
+      doc.save().rotate(-1.6, { origin: [pcx, pcy] });
+      doc.save().fillOpacity(0.16).rect(box.x - 5, box.y - 3, box.w + 15, box.h + 15).fill('#000000').restore();
+      doc.save().rect(box.x - 8, box.y - 8, box.w + 16, box.h + 16).fill('#FFFFFF').restore();
       image(doc, photo, box);
-      for (const [tx, angle] of [
-        [box.x - 8, -32],
-        [box.x + box.w - 32, 30],
-      ] as const) {
-        doc.save().rotate(angle, { origin: [tx + 20, box.y - 2] }).fillOpacity(0.55).rect(tx, box.y - 9, 48, 15).fill(p.accent).restore();
-      }
+      for (const [tx, ty, angle] of [
+        [box.x - mm(6), box.y - mm(2), -38],
+        [box.x + box.w - mm(12), box.y + box.h - mm(3), -38],
+      ] as const) washiTape(doc, tx, ty, mm(22), mm(7), angle, p);
       doc.restore();
-      const left = t.x + mm(33);
-      const width = t.w - mm(50);
-      const title = ts.fitTitle(width, 2, 40, 24);
-      let line = 11;
-      for (const l of title.lines) {
-        line += title.style.size > 30 ? 1 : 0;
-        drawLine(doc, l, left, first + rule * line - mm(1.2), title.style, p.text);
-        line += 1;
-      }
-      if (kit.subtitle) {
-        const sub = ts.subtitle(16);
-        for (const l of ts.lines(kit.subtitle, sub, width, 2)) drawLine(doc, l, left, first + rule * line++ - mm(1.2), sub, p.muted);
-      }
-      look.ornament(doc, left + 40, first + rule * line - rule / 2, 0.8, p);
+      // The label: white, a double rule in the accent, the title in the journal's hand, the subtitle under a rule.
+      const label = { x: t.x + mm(38), y: 0, w: t.w - mm(38) - mm(26), h: 0 };
+      const inner = { x: label.x + mm(9), w: label.w - mm(18) };
+      const title = ts.fitTitle(inner.w, 1, 44, 26);
+      const sub = ts.subtitle(15);
+      const subLines = kit.subtitle ? ts.lines(kit.subtitle, sub, inner.w, 2) : [];
+      label.h = mm(5.5) + title.style.size * title.style.leading + mm(2.5) + subLines.length * sub.size * sub.leading + mm(14);
+      // Midway between the snapshot and the foot of the cover.
+      label.y = (box.y + box.h + mm(8) + t.y + t.h - mm(4) - label.h) / 2;
+      const [lcx, lcy] = [label.x + label.w / 2, label.y + label.h / 2];
+      doc.save().rotate(0.8, { origin: [lcx, lcy] });
+      doc.save().fillOpacity(0.12).roundedRect(label.x + 3, label.y + 4, label.w, label.h, mm(3)).fill('#000000').restore();
+      doc.save().roundedRect(label.x, label.y, label.w, label.h, mm(3)).fill('#FFFFFF').restore();
+      doc.save().lineWidth(1.2).strokeColor(p.accent).roundedRect(label.x + mm(2.5), label.y + mm(2.5), label.w - mm(5), label.h - mm(5), mm(2)).stroke().restore();
+      doc.save().lineWidth(0.4).strokeColor(p.accent).roundedRect(label.x + mm(3.6), label.y + mm(3.6), label.w - mm(7.2), label.h - mm(7.2), mm(1.5)).stroke().restore();
+      const at = ts.block(title.lines, title.style, inner, label.y + mm(5.5), 'left', p.text);
+      doc.save().lineWidth(0.5).strokeColor(p.muted).strokeOpacity(0.5).moveTo(inner.x, at + mm(0.5)).lineTo(inner.x + inner.w, at + mm(0.5)).stroke().restore();
+      if (subLines.length) ts.block(subLines, sub, inner, at + mm(2.5), 'left', p.muted);
+      const countStyle: TextStyle = { ...ts.smallCaps(12), characterSpacing: 0, fallbacks: kit.fallbacks.body };
+      ts.line(count, countStyle, inner.x + inner.w, label.y + label.h - mm(6), p.accent, inner.w / 2, 'right');
+      look.ornament(doc, inner.x + 30, label.y + label.h - mm(7.5), 0.7, p);
+      doc.restore();
       return;
     }
     case 'retirement_tribute': {
@@ -313,20 +336,39 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       return;
     }
     case 'botanical_luxe': {
-      // An oval window in gold keylines, sprigs climbing either side, corners on the page.
-      drawFrame(doc, 'corners', t, mm(12), p.accent, 0.8);
-      const [ocx, ocy, rx, ry] = [box.x + box.w / 2, box.y + box.h / 2, box.w / 2, box.h / 2];
-      image(doc, photo, box, (pen) => pen.ellipse(ocx, ocy, rx, ry));
-      doc.save().lineWidth(0.9).strokeColor(p.accent).ellipse(ocx, ocy, rx + 5, ry + 5).stroke().restore();
+      // A luxe album: the photograph in a wide arched window edged in gilt; a gilt-framed plate rises into it with
+      // the title in the book's serif, sprigs of leaves climbing from its corners; the count in spaced capitals below.
+      const rise = mm(16);
+      image(doc, photo, box, (pen) => segmentalArch(pen, box, rise));
+      doc.save().lineWidth(1).strokeColor(p.accent);
+      segmentalArch(doc, box, rise, 4);
+      doc.stroke().lineWidth(0.4);
+      segmentalArch(doc, box, rise, 7);
+      doc.stroke().restore();
+      const edge = box.y + box.h;
+      const width = t.w - mm(76);
+      const title = ts.fitTitle(width, 2, 36, 22);
+      const sub = ts.subtitle(13);
+      const subLines = kit.subtitle ? ts.lines(kit.subtitle, sub, width, 2) : [];
+      const titleH = title.lines.length * title.style.size * title.style.leading;
+      const subH = subLines.length ? mm(3) + subLines.length * sub.size * sub.leading : 0;
+      const plate = { x: cx - width / 2 - mm(12), y: 0, w: width + mm(24), h: mm(20) + titleH + subH };
+      plate.y = Math.min(edge - mm(20), t.y + t.h - mm(34) - plate.h);
+      doc.save().rect(plate.x, plate.y, plate.w, plate.h).fill(p.background).restore();
+      doc.save().lineWidth(1).strokeColor(p.accent).rect(plate.x + mm(2), plate.y + mm(2), plate.w - mm(4), plate.h - mm(4)).stroke().restore();
+      doc.save().lineWidth(0.4).strokeColor(p.accent).rect(plate.x + mm(3.3), plate.y + mm(3.3), plate.w - mm(6.6), plate.h - mm(6.6)).stroke().restore();
+      // Sprigs growing out of the plate's top corners, over the photograph's edge.
       for (const d of [-1, 1]) {
-        doc.save().rotate(d * 72, { origin: [ocx + d * (rx + mm(12)), ocy + mm(8)] });
-        look.ornament(doc, ocx + d * (rx + mm(12)), ocy + mm(8), 0.75, p);
+        const [sx, sy] = [cx + d * (plate.w / 2 - mm(2)), plate.y + mm(2)];
+        doc.save().rotate(d * -50, { origin: [sx, sy] });
+        look.ornament(doc, sx + d * 46, sy, 1.1, p);
         doc.restore();
       }
-      const width = t.w - mm(60);
-      const title = ts.fitTitle(width, 2, 32, 18);
-      const at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, box.y + box.h + mm(11), 'center', p.accent);
-      if (kit.subtitle) ts.block(ts.lines(kit.subtitle, ts.subtitle(13), width, 2), ts.subtitle(13), { x: cx - width / 2, w: width }, at + mm(1.5), 'center', p.text);
+      let at = ts.block(title.lines, title.style, { x: cx - width / 2, w: width }, plate.y + mm(10), 'center', p.text);
+      if (subLines.length) ts.block(subLines, sub, { x: cx - width / 2, w: width }, at + mm(3), 'center', p.accent);
+      at = plate.y + plate.h;
+      look.ornament(doc, cx, at + mm(8), 0.7, p);
+      ts.line(count.toUpperCase(), { ...ts.smallCaps(9.5), fallbacks: kit.fallbacks.body }, cx, Math.min(at + mm(20), t.y + t.h - mm(14)), p.accent, width);
       return;
     }
     case 'heirloom_gallery': {
@@ -380,6 +422,16 @@ function ruledPaper(doc: Pen, panel: Panel, p: ThemePalette) {
   doc.restore();
   doc.save().lineWidth(1).strokeColor(p.accent).strokeOpacity(0.75).moveTo(t.x + mm(26), all.y).lineTo(t.x + mm(26), all.y + all.h).stroke().restore();
   return { rule, first };
+}
+
+/** A strip of translucent paper tape, `w` × `h`, its top left at (x, y), turned `angle` degrees; finely striped. */
+function washiTape(doc: Pen, x: number, y: number, w: number, h: number, angle: number, p: ThemePalette) {
+  doc.save().rotate(angle, { origin: [x + w / 2, y + h / 2] });
+  doc.save().fillOpacity(0.7).rect(x, y, w, h).fill(p.accent).restore();
+  doc.save().fillOpacity(0.35);
+  for (let sx = x + 3; sx < x + w - 2; sx += 7) doc.rect(sx, y, 2.5, h).fill('#FFFFFF');
+  doc.restore();
+  doc.restore();
 }
 
 function polkaDots(doc: Pen, area: Box, p: ThemePalette, opacity: number) {
