@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { toBook } from '../books/book-mapper.js';
+import { findBookForUpdate } from '../books/book-repository.js';
 import { toExportJob } from '../exports/export-mapper.js';
 import { findExportById } from '../exports/export-repository.js';
 import { isBookExport } from '../exports/export-types.js';
@@ -33,4 +35,14 @@ export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, me
 export async function recordInvitationEvent(tx: Queryable, type: Extract<EventType, 'invitation.accepted'>, bookId: string, invitationId: string): Promise<void> {
   const row = await findInvitation(tx, bookId, invitationId);
   if (row) await recordEvent(tx, type, bookId, toInvitation(row));
+}
+
+/**
+ * book.updated for a change made outside PATCH …/books/{slug}/: its plan or
+ * billing state moved by a Stripe event, the end of a paid period or the
+ * operator. The Book as its owner reads it.
+ */
+export async function recordBookUpdated(tx: Queryable, bookId: string): Promise<void> {
+  const book = await findBookForUpdate(tx, bookId);
+  if (book) await recordEvent(tx, 'book.updated', bookId, toBook(book, 'owner'));
 }

@@ -117,6 +117,22 @@ describe('events of books, members, invitations and exports', () => {
     expect(e.data.object).toEqual({ slug });
   });
 
+  it("book.updated when the operator moves the book to another plan or into its grace period (the book's plan and updated_at change)", async () => {
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner);
+    const before = (await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body;
+    await t.services.billing.setPlan(slug, 'plus');
+    let e = await latest(owner, 'book.updated', slug);
+    const after = (await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body;
+    expect(after).toMatchObject({ plan: 'plus' });
+    expect(after.etag).not.toBe(before.etag);
+    expect(e.data.object).toEqual(after);
+    await t.services.billing.setGracePeriod(slug, new Date(Date.now() + 86_400_000).toISOString());
+    e = await latest(owner, 'book.updated', slug);
+    expect(e.data.object).toEqual((await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body);
+    expect((await events(owner, { type: 'book.updated', book_slug: slug })).length).toBe(2);
+  });
+
   it('member.added (API, CLI, invitation), invitation.accepted (eager and by link), member.removed; who receives is decided when it happens', async () => {
     const owner = await newUser(t);
     const admin = await newUser(t);
