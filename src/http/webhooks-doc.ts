@@ -3,7 +3,7 @@ import { EVENT_TYPES, type EventType } from '../services/events/event-types.js';
 /** The resource each event type carries in data.object (a component schema), or the deletion's shape. */
 const OBJECTS: Record<EventType | 'ping', { ref?: string; shape?: Record<string, unknown>; summary: string }> = {
   'submission.created': { ref: 'Submission', summary: 'A memory arrived (API, web form, an inbound channel)' },
-  'submission.updated': { ref: 'Submission', summary: 'A memory was edited, or a file was added to or removed from it' },
+  'submission.updated': { ref: 'Submission', summary: 'A memory was edited, a file was added to or removed from it, or its share card is ready' },
   'submission.approved': { ref: 'Submission', summary: 'A memory was approved' },
   'submission.rejected': { ref: 'Submission', summary: 'A memory was rejected' },
   'submission.pinned': { ref: 'Submission', summary: 'A memory was pinned' },

@@ -9,6 +9,8 @@ import { toInvitation } from '../invitations/invitation-mapper.js';
 import { findInvitation } from '../invitations/invitation-repository.js';
 import { findMedia, findMediaParents } from '../media/media-repository.js';
 import { createMediaViews } from '../media/media-views.js';
+import { toSubmission } from '../submissions/submission-mapper.js';
+import { findSubmission } from '../submissions/submission-repository.js';
 import type { EventType } from './event-types.js';
 import { recordEvent } from './record-event.js';
 
@@ -29,6 +31,19 @@ export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, me
   const ids = await findMediaParents(tx, mediaId);
   const m = ids && (await findMedia(tx, ids.book_id, ids.submission_id, mediaId));
   if (ids && m) await recordEvent(tx, 'media.processed', ids.book_id, await createMediaViews({ store }).toMedia(m));
+}
+
+/**
+ * submission.updated for a change of a memory other than an edit: a file
+ * added or removed (an approved one goes back to pending), its share card
+ * ready. The Submission as GET answers it, URLs signed now.
+ */
+export async function recordSubmissionUpdated(tx: Queryable, store: ObjectStore, book: { id: string; slug: string }, submissionId: string): Promise<void> {
+  const row = await findSubmission(tx, book.id, submissionId);
+  if (!row) return;
+  const views = createMediaViews({ store });
+  const media = await views.summariesFor(tx, [row.id]);
+  await recordEvent(tx, 'submission.updated', book.id, toSubmission(row, book.slug, media.get(row.id) ?? [], await views.shareCardUrl(row.share_card_key)));
 }
 
 /** invitation.accepted: the Invitation as the book's invitation list shows it. */

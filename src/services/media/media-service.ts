@@ -10,8 +10,7 @@ import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
-import { recordEvent } from '../events/record-event.js';
-import { toSubmission } from '../submissions/submission-mapper.js';
+import { recordSubmissionUpdated as recordSubmissionEvent } from '../events/event-objects.js';
 import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
 import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
@@ -106,16 +105,9 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await touchBookActivity(q, ctx.book.id);
   }
 
-  /**
-   * submission.updated after a file was added to or removed from an existing
-   * memory (its media list changes, and an approved one goes back to
-   * pending): the Submission as GET answers it now, URLs signed now.
-   */
+  /** submission.updated after a file was added to or removed from an existing memory (its media list changes, an approved one goes back to pending). */
   async function recordSubmissionUpdated(q: Queryable, ctx: BookContext, submissionId: string): Promise<void> {
-    const row = await findSubmission(q, ctx.book.id, submissionId);
-    if (!row) return;
-    const media = await views.summariesFor(q, [row.id]);
-    await recordEvent(q, 'submission.updated', ctx.book.id, toSubmission(row, ctx.book.slug, media.get(row.id) ?? [], await views.shareCardUrl(row.share_card_key)));
+    await recordSubmissionEvent(q, store, ctx.book, submissionId);
   }
 
   async function forgetPending(key: string) {
