@@ -3,7 +3,7 @@ import { EVENT_TYPES, type EventType } from '../services/events/event-types.js';
 /** The resource each event type carries in data.object (a component schema), or the deletion's shape. */
 const OBJECTS: Record<EventType | 'ping', { ref?: string; shape?: Record<string, unknown>; summary: string }> = {
   'submission.created': { ref: 'Submission', summary: 'A memory arrived (API, web form, an inbound channel)' },
-  'submission.updated': { ref: 'Submission', summary: 'A memory was edited' },
+  'submission.updated': { ref: 'Submission', summary: 'A memory was edited, a file was added to or removed from it, or its share card is ready' },
   'submission.approved': { ref: 'Submission', summary: 'A memory was approved' },
   'submission.rejected': { ref: 'Submission', summary: 'A memory was rejected' },
   'submission.pinned': { ref: 'Submission', summary: 'A memory was pinned' },
@@ -13,9 +13,9 @@ const OBJECTS: Record<EventType | 'ping', { ref?: string; shape?: Record<string,
   'export.completed': { ref: 'ExportJob', summary: 'An export is ready to download' },
   'export.failed': { ref: 'ExportJob', summary: 'An export failed for good' },
   'member.added': { ref: 'Member', summary: 'Someone joined the book (added, or by an invitation)' },
-  'member.removed': { shape: idShape("The removed member's user id"), summary: 'A member was removed' },
+  'member.removed': { shape: idShape("The removed member's user id"), summary: 'A member was removed, or left when their account was deleted' },
   'invitation.accepted': { ref: 'Invitation', summary: 'An invitation was accepted' },
-  'book.updated': { ref: 'Book', summary: "The book's fields changed (the book as its owner reads it)" },
+  'book.updated': { ref: 'Book', summary: "The book changed: its fields, its plan or billing state, its form key (the book as its owner reads it)" },
   'book.archived': { ref: 'Book', summary: 'The book was archived' },
   'book.restored': { ref: 'Book', summary: 'The book was restored' },
   'book.deleted': {

@@ -13,7 +13,8 @@ export function getExportArtifact(app: FastifyInstance, { services }: RouteConte
         tags: ['exports'],
         summary: "A signed link to the export's file",
         description:
-          'Owner or admin. 200 {download_url, expires_at}: a signed URL valid 15 minutes, minted afresh on every call. 404 for an unknown job or ' +
+          'Owner or admin. 200 {download_url, cover_download_url, expires_at}: signed URLs valid 15 minutes, minted afresh on every call ' +
+          "(cover_download_url: a shop PDF's cover wrap, null for other exports). 404 for an unknown job or " +
           "another book's; 409 export_not_ready while pending or processing; 410 export_failed when it failed, its 7 days are over or the file is " +
           'gone; 502 storage_unavailable (with Retry-After) when the link cannot be made just now: the file is kept, retry after 1, 2, 4, 8 s (at most 60 s).',
         params: ExportParams,

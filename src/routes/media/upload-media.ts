@@ -87,6 +87,7 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
           'plan with only feature_live_photo, QuickTime motion of 6 seconds or less (400 validation_failed naming the feature). ' +
           'Size caps, enforced while the file streams: photo 20 MB, audio 50 MB, video the plan\'s max_video_bytes (live-photo motion 20 MB), ' +
           'the whole request 90 MB (a larger declared Content-Length is refused before reading): 413 payload_too_large, and nothing is stored. ' +
+          'A picture over 100 megapixels when decoded is 400 validation_failed with details.reason too_many_pixels, and nothing is stored. ' +
           'A file that would take the book past its plan\'s storage is 402 plan_limit_exceeded. An approved submission goes back to pending ' +
           '(unpinned, share card cleared). Processing (dimensions, duration, poster frame, virus scan) runs in the background: ' +
           'processing_status moves from pending to complete. The Idempotency-Key is bound to the file\'s bytes, name and declared type; ' +

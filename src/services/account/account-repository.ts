@@ -54,6 +54,15 @@ export async function markPurged(q: Queryable, userId: string): Promise<void> {
   await q.query(`UPDATE users SET purged_at = now() WHERE id = $1`, [userId]);
 }
 
+/** The live books the user is a member of without owning them. */
+export async function findJoinedBookIds(q: Queryable, userId: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT b.id FROM book_members m JOIN books b ON b.id = m.book_id AND b.deleted_at IS NULL WHERE m.user_id = $1 AND m.role <> 'owner' ORDER BY b.id`,
+    [userId],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** The live books the user owns. */
 export async function findOwnedBookIds(q: Queryable, userId: string): Promise<string[]> {
   const rows = await q.query<{ id: string }>(`SELECT id FROM books WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY id`, [userId]);

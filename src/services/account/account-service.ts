@@ -4,6 +4,8 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { recordEvent } from '../events/record-event.js';
+import { deleteEndpointsOfUser } from '../webhook-endpoints/endpoint-repository.js';
 import { createBackupEraser } from '../books/backup-eraser.js';
 import { DELETION_RETRY_AFTER_SECONDS, type BookDeletion, type DeletionOutcome } from '../books/book-deletion.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
@@ -20,6 +22,7 @@ import {
   findAccountsAwaitingPurge,
   markPurged,
   findDeletionState,
+  findJoinedBookIds,
   findOwnedBookIds,
   markDeletionRequested,
   scrubUser,
@@ -90,6 +93,10 @@ export function createAccountService(deps: AccountServiceDeps) {
    */
   async function finalize(q: Queryable, userId: string, requestId: string | null): Promise<boolean> {
     if (!(await scrubUser(q, userId))) return false;
+    // The account's webhook endpoints go with it: nothing more is sent on its behalf.
+    await deleteEndpointsOfUser(q, userId);
+    // It leaves the member lists of other people's books now (the rows go with the purge): their owners hear of it.
+    for (const bookId of await findJoinedBookIds(q, userId)) await recordEvent(q, 'member.removed', bookId, { id: userId });
     await tokens.revokeAllTokens(q, userId);
     await endWebSessions(q, userId);
     await reauth.forget(q, userId);

@@ -202,13 +202,19 @@ export async function setBookBilling(
   q: Queryable,
   bookId: string,
   b: { planSlug: string; status: BillingStatus; periodStart: string | null; periodEnd: string | null; graceEndsAt: string | null; cancelAtPeriodEnd?: boolean },
-): Promise<void> {
-  await q.query(`UPDATE books SET plan_slug = $2, billing_status = $3, grace_period_ends_at = $4 WHERE id = $1`, [bookId, b.planSlug, b.status, b.graceEndsAt]);
+): Promise<{ bookChanged: boolean }> {
+  // Only a real change touches the book, so its updated_at (and ETag) never move without a book.updated event.
+  const changed = await q.query(
+    `UPDATE books SET plan_slug = $2, billing_status = $3, grace_period_ends_at = $4
+     WHERE id = $1 AND (plan_slug, billing_status, grace_period_ends_at) IS DISTINCT FROM ($2, $3, $4::timestamptz) RETURNING id`,
+    [bookId, b.planSlug, b.status, b.graceEndsAt],
+  );
   await q.query(
     `INSERT INTO billing_records (id, book_id, plan_slug, status, period_start, period_end, grace_period_ends_at, cancel_at_period_end)
      VALUES ($1, $2, $3, $4, COALESCE($5::timestamptz, now()), $6, $7, $8)`,
     [uuidv7(), bookId, b.planSlug, b.status, b.periodStart, b.periodEnd, b.graceEndsAt, b.cancelAtPeriodEnd ?? false],
   );
+  return { bookChanged: changed.length > 0 };
 }
 
 /** Subscriptions a book has been made for since their last event, so far unbound. */

@@ -6,6 +6,7 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { recordBookUpdated } from '../events/event-objects.js';
 import { toPlan } from '../plans/plan-mapper.js';
 import { findDefaultPlan, findPlan } from '../plans/plan-repository.js';
 import {
@@ -130,7 +131,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     const book = await lockBook(tx, bookId);
     // A plan change in the portal moves the book from the subscription's old plan to its new one.
     if (!book || book.plan_slug !== (o.fromPlan ?? sub.plan_slug)) return;
-    await setBookBilling(tx, book.id, {
+    const { bookChanged } = await setBookBilling(tx, book.id, {
       planSlug: sub.plan_slug,
       status: sub.status,
       periodStart: sub.period_start,
@@ -138,6 +139,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
       graceEndsAt: sub.status === 'grace_period' ? sub.grace_period_ends_at : null,
       cancelAtPeriodEnd: sub.cancel_at_period_end,
     });
+    // A plan change in the portal is a change of the book an integrator hears of.
+    if (bookChanged) await recordBookUpdated(tx, book.id);
   }
 
   /** Queues the cancellation at Stripe of subscriptions ended here, in `tx` (it runs once the change commits). */
@@ -156,7 +159,8 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     const fallback = await findDefaultPlan(tx);
     let book: Awaited<ReturnType<typeof lockBook>>;
     if (bookId && (book = await lockBook(tx, bookId)) && book.plan_slug === sub.plan_slug) {
-      await setBookBilling(tx, book.id, { planSlug: fallback.slug, status: 'active', periodStart: null, periodEnd: null, graceEndsAt: null });
+      const { bookChanged } = await setBookBilling(tx, book.id, { planSlug: fallback.slug, status: 'active', periodStart: null, periodEnd: null, graceEndsAt: null });
+      if (bookChanged) await recordBookUpdated(tx, book.id);
       await audit.record('billing_book_moved_to_default_plan', { userId: sub.user_id, requestId: null, data: { book: book.slug, from: sub.plan_slug, to: fallback.slug, subscription: sub.id } }, tx);
     } else if (!bookId && sub.user_id && sub.plan_slug && (await boughtSlot(tx, sub.id)) && (await removeUnusedSlot(tx, sub.user_id, sub.plan_slug))) {
       await audit.record('billing_unused_slot_ended', { userId: sub.user_id, requestId: null, data: { plan: sub.plan_slug, subscription: sub.id } }, tx);

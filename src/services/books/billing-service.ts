@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { errors } from '../../errors.js';
+import { recordBookUpdated } from '../events/event-objects.js';
 import { toPlan } from '../plans/plan-mapper.js';
 import { findPlan } from '../plans/plan-repository.js';
 import type { Actor, BookAccess } from './book-access.js';
@@ -63,6 +64,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
         );
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, book.plan_slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until);
+        await recordBookUpdated(tx, book.id);
         return { slug, billing_status: until === 'off' ? 'active' : 'grace_period', grace_period_ends_at: until === 'off' ? null : until };
       });
     },
@@ -78,6 +80,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
         );
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, planSlug, book.billing_status, book.grace_period_ends_at);
+        await recordBookUpdated(tx, book.id);
         return { slug, plan: planSlug };
       });
     },

@@ -4,6 +4,7 @@ import { errors } from '../../errors.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
+import { recordBookUpdated } from '../events/event-objects.js';
 import { SLUG_RE } from '../books/slug.js';
 import { findFormKey, formKeyOpens, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
 
@@ -145,6 +146,8 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
     async rotateFormKey(tx: Tx, actor: Actor, slug: string): Promise<ChannelStatus> {
       const { ctx } = await access.requireBookAccess(actor, slug, 'rotate_form_key', { tx, lock: 'update' });
       const key = await rotateFormKey(tx, ctx.book.id);
+      // The book's row changed (its updated_at and ETag move): book.updated, as for any change of the book.
+      await recordBookUpdated(tx, ctx.book.id);
       const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const plan_allowed = (plan?.channels ?? []).includes('web');
       return {

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { toBook } from '../books/book-mapper.js';
+import { findBookForUpdate } from '../books/book-repository.js';
 import { toExportJob } from '../exports/export-mapper.js';
 import { findExportById } from '../exports/export-repository.js';
 import { isBookExport } from '../exports/export-types.js';
@@ -7,6 +9,8 @@ import { toInvitation } from '../invitations/invitation-mapper.js';
 import { findInvitation } from '../invitations/invitation-repository.js';
 import { findMedia, findMediaParents } from '../media/media-repository.js';
 import { createMediaViews } from '../media/media-views.js';
+import { toSubmission } from '../submissions/submission-mapper.js';
+import { findSubmission } from '../submissions/submission-repository.js';
 import type { EventType } from './event-types.js';
 import { recordEvent } from './record-event.js';
 
@@ -29,8 +33,31 @@ export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, me
   if (ids && m) await recordEvent(tx, 'media.processed', ids.book_id, await createMediaViews({ store }).toMedia(m));
 }
 
+/**
+ * submission.updated for a change of a memory other than an edit: a file
+ * added or removed (an approved one goes back to pending), its share card
+ * ready. The Submission as GET answers it, URLs signed now.
+ */
+export async function recordSubmissionUpdated(tx: Queryable, store: ObjectStore, book: { id: string; slug: string }, submissionId: string): Promise<void> {
+  const row = await findSubmission(tx, book.id, submissionId);
+  if (!row) return;
+  const views = createMediaViews({ store });
+  const media = await views.summariesFor(tx, [row.id]);
+  await recordEvent(tx, 'submission.updated', book.id, toSubmission(row, book.slug, media.get(row.id) ?? [], await views.shareCardUrl(row.share_card_key)));
+}
+
 /** invitation.accepted: the Invitation as the book's invitation list shows it. */
 export async function recordInvitationEvent(tx: Queryable, type: Extract<EventType, 'invitation.accepted'>, bookId: string, invitationId: string): Promise<void> {
   const row = await findInvitation(tx, bookId, invitationId);
   if (row) await recordEvent(tx, type, bookId, toInvitation(row));
+}
+
+/**
+ * book.updated for a change made outside PATCH …/books/{slug}/: its plan or
+ * billing state moved by a Stripe event, the end of a paid period or the
+ * operator. The Book as its owner reads it.
+ */
+export async function recordBookUpdated(tx: Queryable, bookId: string): Promise<void> {
+  const book = await findBookForUpdate(tx, bookId);
+  if (book) await recordEvent(tx, 'book.updated', bookId, toBook(book, 'owner'));
 }

@@ -33,7 +33,7 @@ const whatOf = (type: string | null) =>
 export function createChannelMediaService(deps: {
   db: Db;
   config: Config;
-  media: Pick<MediaService, 'stageChannelFile' | 'attachStaged' | 'discardStaged'>;
+  media: Pick<MediaService, 'stageChannelFile' | 'attachStaged' | 'discardStaged' | 'recordSubmissionUpdated'>;
   queue?: JobSender;
 }) {
   const { db, config, media } = deps;
@@ -124,6 +124,8 @@ export function createChannelMediaService(deps: {
             return;
           }
           const m = await media.attachStaged(tx, ctx, submission, staged, row.contributor_user_id);
+          // The memory was recorded (submission.created) before its files came: it changed.
+          await media.recordSubmissionUpdated(tx, ctx, submission.id);
           await settleInboundMedia(tx, key, 'attached', { mediaId: m.id });
           attached = true;
         });

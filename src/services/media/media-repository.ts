@@ -197,9 +197,9 @@ export async function claimStalePendingObjects(q: Queryable, olderThanSeconds: n
 
 /** What a share card shows, while the submission is still approved under this approval's token (else undefined). */
 export async function findShareCardSubject(q: Queryable, submissionId: string, token: string) {
-  return one<{ book_id: string; text_content: string; author: string | null; title: string; theme: string; share_card_key: string | null }>(
+  return one<{ book_id: string; slug: string; text_content: string; author: string | null; title: string; theme: string; share_card_key: string | null }>(
     q,
-    `SELECT s.book_id, s.text_content, b.title, b.theme, s.share_card_key,
+    `SELECT s.book_id, b.slug, s.text_content, b.title, b.theme, s.share_card_key,
             COALESCE(NULLIF(s.contributor_name, ''), NULLIF(trim(u.first_name || ' ' || u.last_name), '')) AS author
      FROM submissions s JOIN books b ON b.id = s.book_id LEFT JOIN users u ON u.id = s.contributor_user_id
      WHERE s.id = $1 AND s.share_card_token = $2 AND s.status = 'approved' AND b.deleted_at IS NULL`,

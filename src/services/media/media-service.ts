@@ -10,6 +10,7 @@ import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
+import { recordSubmissionUpdated as recordSubmissionEvent } from '../events/event-objects.js';
 import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
 import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
@@ -102,6 +103,11 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await applyMediaChange(q, ctx.book.id, submission.id, move);
     if (move.clearShareCard) await deleteObjectsLater(q, [submission.share_card_key]);
     await touchBookActivity(q, ctx.book.id);
+  }
+
+  /** submission.updated after a file was added to or removed from an existing memory (its media list changes, an approved one goes back to pending). */
+  async function recordSubmissionUpdated(q: Queryable, ctx: BookContext, submissionId: string): Promise<void> {
+    await recordSubmissionEvent(q, store, ctx.book, submissionId);
   }
 
   async function forgetPending(key: string) {
@@ -219,10 +225,13 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
         lock: 'update',
         target: submissionOf(actor, submissionId, true),
       });
-      return views.toMedia(await attachStaged(tx, ctx, submission, staged, actor.id));
+      const media = await attachStaged(tx, ctx, submission, staged, actor.id);
+      await recordSubmissionUpdated(tx, ctx, submission.id);
+      return views.toMedia(media);
     },
 
     attachStaged,
+    recordSubmissionUpdated,
 
     /** Owners and admins read a media file with freshly signed URLs. */
     async getMedia(actor: Actor, slug: string, submissionId: string, mediaId: string) {
@@ -238,6 +247,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
       if (!submission || !gone) throw errors.notFound('media');
       await addBookStorage(tx, ctx.book.id, -(Number(gone.size_bytes) + Number(gone.derived_bytes)));
       await mediaChanged(tx, ctx, submission);
+      await recordSubmissionUpdated(tx, ctx, submission.id);
       await deleteObjectsLater(tx, [gone.storage_key, gone.thumbnail_key]);
     },
 

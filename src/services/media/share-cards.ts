@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { recordSubmissionUpdated } from '../events/event-objects.js';
 import { findShareCardPhoto, findShareCardSubject, recordShareCard } from './media-repository.js';
 import { objectKeys } from './media-types.js';
 import { renderShareCard } from '../../media-tools/share-card.js';
@@ -31,7 +32,12 @@ export function createShareCards(deps: { db: Db; store: ObjectStore }) {
       }
       await store.put(key, Readable.from([png]), { contentType: 'image/png', signal: o.signal });
       // In a transaction: its start mark keeps the Last-Modified watermark of the submission lists below the row's updated_at.
-      const recorded = await db.transaction((tx) => recordShareCard(tx, submissionId, token, key));
+      const recorded = await db.transaction(async (tx) => {
+        if (!(await recordShareCard(tx, submissionId, token, key))) return false;
+        // The card's URL is now part of the memory: submission.updated.
+        await recordSubmissionUpdated(tx, store, { id: s.book_id, slug: s.slug }, submissionId);
+        return true;
+      });
       if (!recorded) {
         await store.delete(key);
         return 'stale';

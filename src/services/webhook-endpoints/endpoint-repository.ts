@@ -76,6 +76,11 @@ export async function deleteEndpoint(q: Queryable, userId: string, id: string): 
   return (await q.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND user_id = $2 RETURNING id`, [id, userId])).length > 0;
 }
 
+/** Every endpoint of a user (an account being deleted): with them go their deliveries and attempts. */
+export async function deleteEndpointsOfUser(q: Queryable, userId: string): Promise<void> {
+  await q.query(`DELETE FROM webhook_endpoints WHERE user_id = $1`, [userId]);
+}
+
 /** Slugs among `slugs` of live books where the user is owner or admin now. */
 export async function administeredSlugs(q: Queryable, userId: string, slugs: string[]): Promise<Set<string>> {
   const rows = await q.query<{ slug: string }>(

@@ -168,6 +168,35 @@ describe('POST /me/delete/ with a grant', () => {
   });
 });
 
+describe('what the owners of other books see', () => {
+  it("the account leaves their member lists at once, as member.removed events ({id}); its own webhook endpoints are gone", async () => {
+    const u = await newUser(t);
+    const owner = await newUser(t);
+    const administered = await newBook(t, owner, { plan: 'plus' });
+    const contributed = await newBook(t, owner, { plan: 'plus' });
+    await addMember(t, administered.slug, u, 'admin');
+    await addMember(t, contributed.slug, u, 'contributor');
+    // An IP literal: no lookup; and a type that nothing here sends, so no delivery is tried.
+    const endpoint = await t.post('/api/v1/webhook_endpoints/', { url: 'https://1.1.1.1/hooks', event_types: ['export.completed'] }, { token: u.token });
+    expect(endpoint.status).toBe(201);
+
+    expect((await t.post(DELETE, { reauth_token: await grantFor(t, u) }, { token: u.token })).status).toBe(200);
+
+    for (const { slug } of [administered, contributed]) {
+      const members = (await t.get(`/api/v1/books/${slug}/members/`, { token: owner.token })).body.items as any[];
+      expect(members.map((m) => m.user_id)).toEqual([owner.user.id]);
+      const events = (await t.get('/api/v1/events/', { token: owner.token, query: { type: 'member.removed', book_slug: slug } })).body.items as any[];
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ type: 'member.removed', book_slug: slug, data: { object: { id: u.user.id } } });
+    }
+    expect(await t.db.query(`SELECT 1 FROM webhook_endpoints WHERE user_id = $1`, [u.user.id])).toEqual([]);
+    // The purge that follows removes the rows and records nothing twice.
+    await eventually(() => purged(u.user.id));
+    const again = (await t.get('/api/v1/events/', { token: owner.token, query: { type: 'member.removed' } })).body.items as any[];
+    expect(again).toHaveLength(2);
+  });
+});
+
 /** The purge has finished. */
 async function purged(userId: string): Promise<boolean> {
   return (await t.db.query(`SELECT 1 FROM users WHERE id = $1 AND purged_at IS NOT NULL`, [userId])).length === 1;

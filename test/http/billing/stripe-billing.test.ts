@@ -299,6 +299,11 @@ describe('order and repetition', () => {
     expect(await t.services.billingCheckout.settle()).toMatchObject({ released: 1 });
     const billing = await billingOf(u, slug);
     expect(billing.body).toMatchObject({ status: 'active', plan: { slug: 'free' } });
+    // The book's plan changed: its owner hears of it as book.updated, the Book as GET answers it now.
+    const book = (await t.get(`/api/v1/books/${slug}/`, { token: u.token })).body;
+    expect(book.plan).toBe('free');
+    const [event] = (await t.get('/api/v1/events/', { token: u.token, query: { type: 'book.updated', book_slug: slug, limit: '1' } })).body.items;
+    expect(event.data.object).toEqual(book);
     const kept = await t.get(`/api/v1/books/${slug}/submissions/${memory.id}/`, { token: u.token });
     expect(kept.status).toBe(200);
     expect(kept.body.text_content).toBe('kept through the plan change');

@@ -245,7 +245,11 @@ describe('changes made in the customer portal', () => {
     const { sub, slug } = await buyBook(u);
     expect((await postStripe(t, updated(sub, { price: STRIPE_PRICES.plus }))).json().applied).toBe(true);
     expect((await billingOf(u, slug)).body.plan.slug).toBe('plus');
-    expect((await t.get(`/api/v1/books/${slug}/`, { token: u.token })).body.plan).toBe('plus');
+    const book = (await t.get(`/api/v1/books/${slug}/`, { token: u.token })).body;
+    expect(book.plan).toBe('plus');
+    const bookEvents = async () => (await t.get('/api/v1/events/', { token: u.token, query: { type: 'book.updated', book_slug: slug } })).body.items as any[];
+    const [moved] = await bookEvents();
+    expect(moved.data.object).toEqual(book);
     const slots = (await t.get('/api/v1/me/quotas/', { token: u.token })).body.book_slots;
     expect(slots.find((s: any) => s.plan === 'premium')).toMatchObject({ purchased: 0, used: 0 });
     expect(slots.find((s: any) => s.plan === 'plus')).toMatchObject({ purchased: 1, used: 1 });
@@ -258,6 +262,9 @@ describe('changes made in the customer portal', () => {
     const p2 = { start: Math.floor(Date.parse(row.period_end) / 1000), end: Math.floor(Date.parse(row.period_end) / 1000) + 30 * DAY };
     await postStripe(t, stripeEvent('invoice.paid', invoiceObject(sub, p2, 'paid')));
     expect((await billingOf(u, slug)).body).toMatchObject({ plan: { slug: 'plus' }, status: 'active' });
+    // A paid invoice changes nothing of the book: no book.updated, the same ETag.
+    expect((await bookEvents()).map((e) => e.id)).toEqual([moved.id]);
+    expect((await t.get(`/api/v1/books/${slug}/`, { token: u.token })).body.etag).toBe(book.etag);
   });
 });
 

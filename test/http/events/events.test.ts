@@ -97,6 +97,30 @@ describe('events of submissions', () => {
     expect(unsigned(e.data.object)).toEqual(unsigned(media.body));
     expect(e.data.object.download_url).toEqual(expect.any(String));
   });
+
+  it('submission.updated when a file is added to or removed from a memory (an approved one goes back to pending)', async () => {
+    await ensureFixtures(['jpeg']);
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner, { plan: 'plus' });
+    const id = (await t.post(subPath(slug), { text_content: 'a photo comes later' }, { token: owner.token })).body.id;
+    const approved = await t.post(`${subPath(slug, id)}approve/`, undefined, { token: owner.token });
+    expect(approved.body.submission.status, approved.text).toBe('approved');
+    const body = fileUpload(await readFixture('jpeg'), { filename: 'p.jpg', contentType: 'image/jpeg' });
+    const up = await t.request('POST', `${subPath(slug, id)}media/`, { token: owner.token, payload: body.payload, headers: { 'content-type': body.contentType } });
+    expect(up.status, up.text).toBe(201);
+    let e = await latest(owner, 'submission.updated', slug);
+    let now = (await t.get(subPath(slug, id), { token: owner.token })).body;
+    expect(now.status).toBe('pending');
+    expect(now.media.map((m: any) => m.id)).toEqual([up.body.id]);
+    expect(unsigned(e.data.object)).toEqual(unsigned(now));
+
+    expect((await t.delete(`${subPath(slug, id)}media/${up.body.id}/`, { token: owner.token })).status).toBe(204);
+    e = await latest(owner, 'submission.updated', slug);
+    now = (await t.get(subPath(slug, id), { token: owner.token })).body;
+    expect(now.media).toEqual([]);
+    expect(e.data.object).toEqual(now);
+    expect(await events(owner, { type: 'submission.updated', book_slug: slug })).toHaveLength(2);
+  });
 });
 
 describe('events of books, members, invitations and exports', () => {
@@ -115,6 +139,22 @@ describe('events of books, members, invitations and exports', () => {
     expect((await t.delete(`/api/v1/books/${slug}/`, { token: owner.token })).status).toBe(204);
     e = await latest(owner, 'book.deleted', slug);
     expect(e.data.object).toEqual({ slug });
+  });
+
+  it("book.updated when the operator moves the book to another plan or into its grace period (the book's plan and updated_at change)", async () => {
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner);
+    const before = (await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body;
+    await t.services.billing.setPlan(slug, 'plus');
+    let e = await latest(owner, 'book.updated', slug);
+    const after = (await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body;
+    expect(after).toMatchObject({ plan: 'plus' });
+    expect(after.etag).not.toBe(before.etag);
+    expect(e.data.object).toEqual(after);
+    await t.services.billing.setGracePeriod(slug, new Date(Date.now() + 86_400_000).toISOString());
+    e = await latest(owner, 'book.updated', slug);
+    expect(e.data.object).toEqual((await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body);
+    expect((await events(owner, { type: 'book.updated', book_slug: slug })).length).toBe(2);
   });
 
   it('member.added (API, CLI, invitation), invitation.accepted (eager and by link), member.removed; who receives is decided when it happens', async () => {

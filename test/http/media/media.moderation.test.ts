@@ -110,6 +110,24 @@ describe('media changes and share cards', () => {
     expect(after.body.updated_at > before.body.updated_at).toBe(true);
   });
 
+  it('a card rendered for the approval is announced as submission.updated, with its share_card_url', async () => {
+    const { slug, sub, withCard } = await approvedWithPhoto();
+    const updates = async () => (await t.get('/api/v1/events/', { token: owner.token, query: { type: 'submission.updated', book_slug: slug } })).body.items as any[];
+    // Newest first: the card, after the upload's.
+    const before = await updates();
+    const [event] = before;
+    expect(before.map((e) => e.data.object.share_card_url === null)).toEqual([false, true]);
+    // URLs are signed afresh on every read: the rest is the Submission as GET answers it.
+    const unsigned = (o: any): any =>
+      Array.isArray(o) ? o.map(unsigned) : o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).filter(([k]) => !k.endsWith('_url') && k !== 'urls_expire_at').map(([k, v]) => [k, unsigned(v)])) : o;
+    expect(unsigned(event.data.object)).toEqual(unsigned(withCard.body));
+    expect(event.data.object.id).toBe(sub.id);
+    // The job run again changes nothing and says nothing.
+    const [{ share_card_token: token }] = await t.db.query<{ share_card_token: string }>(`SELECT share_card_token FROM submissions WHERE id = $1`, [sub.id]);
+    expect(await t.services.shareCards.render(sub.id, token)).toBe('rendered');
+    expect(await updates()).toHaveLength(before.length);
+  });
+
   it('a card rendered for an approval that was since withdrawn is thrown away', async () => {
     const book = await newBook(t, owner);
     const sub = await newSubmission(t, book.slug, owner);

@@ -109,6 +109,10 @@ describe('POST /api/v1/books/{slug}/form_key/rotate/', () => {
     expect((await webClient(t).get(oldPath)).status).toBe(404);
     expect((await post(oldPath)).status).toBe(404);
     expect((await webClient(t).get(`/b/${slug}/?key=${key}`)).status).toBe(200);
+    // The book changed (its ETag moved): its owner hears of it as book.updated.
+    const book = (await t.get(`/api/v1/books/${slug}/`, { token: owner.token })).body;
+    const [event] = (await t.get('/api/v1/events/', { token: owner.token, query: { type: 'book.updated', book_slug: slug } })).body.items;
+    expect(event.data.object).toEqual(book);
   });
 
   it('is idempotency-keyed: a retry with the same key answers the same address and rotates nothing more', async () => {

@@ -96,6 +96,11 @@ describe('MMS (Twilio)', () => {
     const gets = provider.received.filter((r) => r.method === 'GET' && r.path.includes(params.MessageSid));
     expect(gets.length).toBe(2);
     for (const g of gets) expect(g.headers.authorization).toBe(`Basic ${Buffer.from(`${TWILIO.sid}:${TWILIO.authToken}`).toString('base64')}`);
+    // The memory was announced (submission.created) before its files came: each one attached is a submission.updated.
+    const updates = (await t.get('/api/v1/events/', { token: owner.token, query: { type: 'submission.updated', book_slug: slug } })).body.items as any[];
+    expect(updates).toHaveLength(2);
+    expect(updates.map((e) => e.data.object.media.length).sort()).toEqual([1, 2]);
+    expect(updates.every((e) => e.data.object.id === memory.id)).toBe(true);
   }, 90_000);
 
   it('a media URL on another host is never requested; the memory keeps its words and the sender is told', async () => {
