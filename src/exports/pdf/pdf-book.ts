@@ -6,7 +6,7 @@ import { coverPhotoBox, drawFrontCover, luminance, type BackText, type Panel } f
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, prepareCroppedPicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
@@ -124,6 +124,17 @@ const QR_SIZE = mm(22);
 const LONG_TEXT_CHARS = 480;
 /** Below this a photo prints soft: the job says so in its warnings. */
 export const MIN_PRINT_PPI = 200;
+/**
+ * The least a memory's photo block shrinks to (of its width and height, cells, gutters and mounts alike)
+ * to go below what is on a page rather than overleaf; and to save a page from being left mostly empty.
+ * Drawn smaller, a photo only prints sharper.
+ */
+const PHOTO_SCALE_FIT = 0.72;
+const PHOTO_SCALE_SHORT = 0.55;
+/** A page of memories whose content spans less than this share of the live area's height is short of a page. */
+const SPARSE_SHARE = 0.45;
+/** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
+const BETWEEN_MIN = 32;
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
@@ -262,20 +273,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     groups = [];
     if (!list.length) return;
     const bottom = content.y + content.h;
-    const last = list[list.length - 1];
-    const pinnedTop = list[0].continued;
-    const free = last.flowsOn ? 0 : Math.max(0, bottom - last.bottom + (pinnedTop ? 0 : list[0].top - content.y));
-    const slots = list.length + (pinnedTop ? 0 : 1);
-    const share = free / slots;
-    // Where each group's top goes: the space before it is a share, the natural gap between groups stays.
-    let shift = pinnedTop ? 0 : content.y - list[0].top + share;
-    const shifts = list.map((gr, i) => {
-      if (i > 0) shift += share;
-      return shift;
-    });
-    if (list.length === 1 && list[0].quote && !list[0].continued && !list[0].flowsOn) {
+    const shifts = balance(list);
+    if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
-      quotePage(list[0].quote);
+      quotePage(list[0].quote!);
       return;
     }
     list.forEach((gr, i) => {
@@ -294,6 +295,37 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
+  }
+
+  /** How far down each of a page's groups moves when its free space is shared out (see flushPage). */
+  function balance(list: Group[]): number[] {
+    const last = list[list.length - 1];
+    const pinnedTop = list[0].continued;
+    const free = last.flowsOn ? 0 : Math.max(0, content.y + content.h - last.bottom + (pinnedTop ? 0 : list[0].top - content.y));
+    const slots = list.length + (pinnedTop ? 0 : 1);
+    const share = free / slots;
+    // Where each group's top goes: the space before it is a share, the natural gap between groups stays.
+    let shift = pinnedTop ? 0 : content.y - list[0].top + share;
+    return list.map((gr, i) => {
+      if (i > 0) shift += share;
+      return shift;
+    });
+  }
+
+  const isQuotePage = (list: Group[]) => list.length === 1 && !!list[0].quote && !list[0].continued && !list[0].flowsOn;
+
+  /**
+   * Whether the page as composed so far would print as a page of memories mostly empty: what it holds,
+   * balanced, spans under SPARSE_SHARE of the live area's height (a quote page is designed, never that).
+   */
+  function pageShort(): boolean {
+    const list = groups.filter((gr) => gr.ops.length);
+    if (!list.length || isQuotePage(list)) return false;
+    const shifts = balance(list);
+    const [first, last] = [list[0], list[list.length - 1]];
+    const top = first.continued ? content.y : first.top + shifts[0];
+    const end = last.flowsOn ? content.y + content.h : last.bottom + shifts[list.length - 1];
+    return end - top < content.h * SPARSE_SHARE;
   }
 
   /**
@@ -561,7 +593,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
-  type Placed = PreparedPicture & { kind: PdfPicture['kind']; cell: Cell };
+  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell };
   interface Block {
     pictures: Placed[];
     height: number;
@@ -761,33 +793,70 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A journal's entry opens with its date, above its photos when it has some.
     const headingFirst = headingHeight > 0 && block.pictures.length > 0;
     const markHeight = look.quoteMark === 'glyph' && !long ? 30 : headingFirst ? 0 : headingHeight;
-    const picturesHeight = block.height ? block.height + GAP * 1.5 + (headingFirst ? headingHeight : 0) : 0;
-    const textHeight = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
+    // The photo block at a scale k of its size (it may shrink to fit the room left on a page).
+    const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 + (headingFirst ? headingHeight : 0) : 0);
+    const picturesHeight = picturesAt(1);
+    const linesHeight = (ls: Line[]) => ls.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
+    // In two columns the words take about the height of the first, balanced against the second.
+    const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
     const total = picturesHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
-    // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
-    const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
-    const used = y - content.y;
-    const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
+    // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
+    // (to PHOTO_SCALE_FIT) rather than go overleaf, and further (to PHOTO_SCALE_SHORT) rather than leave
+    // the page mostly empty.
+    const words = lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight;
+    const opening = (k: number) => (block.height ? picturesAt(k) + words : markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0));
+    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    // (A short memory's opening is all of it, with the room its mark asks for.)
+    const whole = Math.max(total, opening(1));
+    // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
+    // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
+    const above = groups.at(-1);
+    if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
-    if (!atTop() && ((total <= content.h && total > room() && used >= content.h * 0.45) || opening > room())) memoryPage();
+    let scale = 1;
+    if (!atTop() && whole > room()) {
+      // The scale at which the photos let the whole memory, or its opening, fit in the room left (a point
+      // to spare, so the lines measured to fit still do).
+      const spare = room() - 1;
+      const all = block.height ? 1 - (whole - spare) / block.height : 0;
+      const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      const short = pageShort();
+      const floor = short ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT;
+      if (all >= floor) scale = all;
+      else if (total <= content.h && !short) memoryPage();
+      else if (start >= floor) scale = start;
+      else memoryPage();
+    }
+    if (atTop() && block.height && opening(1) > room()) {
+      // Even on a page of their own the photos would part from the words: they shrink a little to keep them.
+      const k = 1 - (opening(1) - (room() - 1)) / block.height;
+      if (k >= PHOTO_SCALE_FIT) scale = k;
+    }
 
     if (block.pictures.length) {
-      if (picturesHeight - GAP * 1.5 > room() && !atTop()) memoryPage();
       if (headingFirst) {
         paintHeading(heading, column().x, textWidth, headingHeight);
         y += headingHeight;
       }
       const [top, , , padLeft] = mountPadding(look.mount);
-      for (const pic of block.pictures) {
-        const [px, py] = [content.x + pic.cell.x + padLeft, y + pic.cell.y + top];
-        paint((dy) => placePicture(pic, px, py + dy));
-      }
-      y += block.height + GAP * 1.5;
+      // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
+      const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
+      const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
+      block.pictures.forEach((pic, i) => {
+        if (pictures[i] !== pic) pic.jpeg = Buffer.alloc(0);
+      });
+      paint((dy) => {
+        if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
+        for (const pic of pictures) placePicture(pic, x0 + pic.cell.x + padLeft, oy + pic.cell.y + top + dy);
+        if (k < 1) doc.restore();
+      });
+      y += block.height * k + GAP * 1.5;
     }
 
     if (markHeight && lines.length) {

@@ -96,6 +96,20 @@ export async function prepareCroppedPicture(
   }
 }
 
+/**
+ * A prepared picture to be printed at `scale` of its size: fewer pixels, so it still prints at no more
+ * than 300 dpi (a picture with fewer keeps its own). Unchanged when it has none to spare.
+ */
+export async function resamplePicture<T extends PreparedPicture & { ppi: number }>(pic: T, scale: number): Promise<T> {
+  const ratio = Math.min(1, (PRINT_DPI * scale) / pic.ppi);
+  const widthPx = Math.max(1, Math.round(pic.widthPx * ratio));
+  if (ratio >= 1 || widthPx >= pic.widthPx) return pic;
+  const heightPx = Math.max(1, Math.round((widthPx * pic.heightPx) / pic.widthPx));
+  const sharp = await loadSharp();
+  const { data, info } = await sharp(pic.jpeg).resize(widthPx, heightPx, { fit: 'fill' }).jpeg({ quality: 88, chromaSubsampling: '4:2:0' }).toBuffer({ resolveWithObject: true });
+  return { ...pic, jpeg: data, widthPx: info.width, heightPx: info.height, ppi: info.width / ((pic.width * scale) / 72) };
+}
+
 /** Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
 export async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
   const sharp = await loadSharp();
