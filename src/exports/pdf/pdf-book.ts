@@ -99,6 +99,8 @@ export interface BookTrace {
    * edge), the column it is set in, whether it was set flush on both sides, whether it ends its paragraph.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
+  signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
 
 export interface PdfBookResult {
@@ -351,7 +353,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
-    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted);
+    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
@@ -451,19 +453,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** drawBlock as part of the page being composed (drawn when the page is balanced). */
-  function paintBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string): number {
+  function paintBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string, onLine?: (baseline: number) => void): number {
     const b = { ...box };
-    paint((dy) => drawBlock(lines, s, b, top + dy, align, colour));
+    paint((dy) => drawBlock(lines, s, b, top + dy, align, colour, onLine));
     return top + lines.reduce((n, l) => n + s.size * s.leading + (l.paragraphStart ? s.size * s.leading * 0.45 : 0), 0);
   }
 
   /** Lines set in a column: returns the y below the last line. */
-  function drawBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string): number {
+  function drawBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string, onLine?: (baseline: number) => void): number {
     const pitch = s.size * s.leading;
     let at = top;
     for (const line of lines) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, align), at + baselineOffset(s), s, colour);
+      onLine?.(at + baselineOffset(s));
       at += pitch;
     }
     return at;
@@ -860,7 +863,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       colBottom = y;
     }
     y += 6;
-    y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
+    const sigColumn = column();
+    y = paintBlock(sigLines, signatureStyle, sigColumn, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: sigColumn }));
     y = layCodes(codes, column(), y, align, paint);
     memoryCount++;
     y = Math.max(y, colBottom);

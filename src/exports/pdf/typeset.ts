@@ -46,7 +46,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
   const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
   const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
   // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
-  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) : r.width));
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
   const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
   const characters = (t: string) => [...graphemes.segment(t)].length;
   const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);

@@ -6,7 +6,8 @@
  * - nothing is dropped from the text layer, and each memory reads in order;
  * - no memory leaves a single line at a page's foot or carries one over (its lines are found on the
  *   page where the renderer says it set them, read from pdftotext's word boxes);
- * - justified lines fill their column, right-to-left paragraphs end at the right;
+ * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
+ *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
  *   with closing punctuation or ends with an opening bracket;
  * - TrimBox and BleedBox on every page; for `shop`: the PDF/X-4 preflight passes for the interior and
@@ -90,6 +91,7 @@ async function* iterate<T>(xs: T[]) {
 const SPARSE_PAGES_ALLOWED = 3;
 
 type TracedLine = Parameters<NonNullable<BookTrace['line']>>[2] & { page: number; id: string };
+type TracedSignature = Parameters<NonNullable<BookTrace['signature']>>[2] & { page: number; id: string };
 
 export function describeTestBook(intent: ExportIntent) {
   const { bleedMm, gutterMm } = INTENTS[intent];
@@ -112,6 +114,7 @@ export function describeTestBook(intent: ExportIntent) {
         const file = path.join(dir, `${theme}.pdf`);
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
+        const signatures: TracedSignature[] = [];
         const result = await renderPdfBook({
           title: 'Bà nội 90 — 奶奶 — جدتي',
           subtitle: 'Cảm ơn bà ❤️',
@@ -124,7 +127,7 @@ export function describeTestBook(intent: ExportIntent) {
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => lines.push({ ...l, page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => lines.push({ ...l, page: n, id }), signature: (n, id, l) => signatures.push({ ...l, page: n, id }) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -202,8 +205,18 @@ export function describeTestBook(intent: ExportIntent) {
         const geometry = path.join(dir, `${theme}-glyphs.pdf`);
         await writeFile(geometry, await withoutActualText(bytes));
         const words = await wordsByPage(geometry);
-        const onLine = (l: TracedLine) =>
+        const onLine = (l: TracedLine | TracedSignature) =>
           words[l.page - 1].filter((w) => w.yMin - 1 <= l.baseline && l.baseline <= w.yMax + 1 && w.xMax > l.column.x - 2 && w.xMin < l.column.x + l.column.w + 2);
+        // Every line, words and signature, stays inside its column (a word starting in it is read with it, however far it runs).
+        for (const l of [...lines, ...signatures]) {
+          const found = onLine(l);
+          if (!found.length) continue;
+          const [left, right] = [Math.min(...found.map((w) => w.xMin)), Math.max(...found.map((w) => w.xMax))];
+          // (A justified line's own check below allows it 1.5 pt either way: kerning across its widened spaces.)
+          const slack = 'justified' in l && l.justified ? 1.5 : 0.5;
+          if (left < l.column.x - slack || right > l.column.x + l.column.w + slack) problems.push(`${l.id}: a ${'justified' in l ? 'line' : 'signature'} on page ${l.page} spans ${left.toFixed(1)}–${right.toFixed(1)}, outside its column ${l.column.x.toFixed(1)}–${(l.column.x + l.column.w).toFixed(1)}`);
+        }
+        for (const l of signatures) if (!onLine(l).length) problems.push(`${l.id}: no signature read back on page ${l.page} at ${l.baseline.toFixed(1)}`);
         const byMemory = new Map<string, Map<number, number>>();
         for (const l of lines) {
           const found = onLine(l);
