@@ -96,9 +96,9 @@ export interface BookTrace {
   page?(n: number, kind: PageKind): void;
   /**
    * A line of a memory's words as it is drawn, on page n: its baseline (points from the page's top
-   * edge), the column it is set in, whether it was set flush on both sides, whether it ends its paragraph.
+   * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its paragraph.
    */
-  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
@@ -347,10 +347,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     at += markH;
     if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
     const pitch = s.size * s.leading;
-    for (const line of lines) {
+    for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, last: !!line.last, dir: line.dir, align: q.align });
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
     at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
@@ -828,8 +828,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (left - fits < 2) fits = left - 2;
         if (fits < 2) fits = atTop() ? Math.max(1, Math.min(left - 2, 1)) : 0;
       }
-      // The first column takes half of what is left when the rest and the signature fit in the two.
-      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) fits = Math.ceil(left / 2);
+      // The first column takes half of what is left when the rest and the signature fit in the two (a line
+      // more or less where the half would leave a paragraph's first or last line alone).
+      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) {
+        const [half, most] = [Math.ceil(left / 2), fits];
+        fits = [half, half + 1, half - 1, half + 2, half - 2].find((c) => c >= 2 && left - c >= 2 && c <= most && left - c < most && !splitsParagraph(lines, i + c)) ?? half;
+      }
+      // Nor is a paragraph's first line left alone at the foot, or its last alone overleaf (TeX's club and
+      // widow): the break moves up a line at a time while two of the memory's lines stay behind.
+      while (fits > 2 && i + fits < lines.length && splitsParagraph(lines, i + fits)) fits--;
       for (let j = i; j < i + fits; j++) {
         const line = lines[j];
         const last = j === lines.length - 1;
@@ -839,9 +846,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         const col = column();
+        const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
-          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, justified: !!justifyTo, last: !!line.last, dir: line.dir, align });
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
         });
         y += pitch;
       }
@@ -923,6 +931,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
 export { luminance };
 
+
+/**
+ * Whether a break before lines[k] leaves a paragraph's first line alone before it (a club line) or its
+ * last alone after it (a widow). A paragraph of one line goes anywhere.
+ */
+export function splitsParagraph(lines: readonly Line[], k: number): boolean {
+  const starts = (j: number) => j === 0 || lines[j].paragraphStart;
+  return (starts(k - 1) && !lines[k - 1].last) || (!!lines[k].last && !starts(k));
+}
 
 /**
  * The size a quote page sets a memory's words at: the shorter the memory, the larger (a few words nearly

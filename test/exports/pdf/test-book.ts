@@ -5,7 +5,8 @@
  * - every character of a page's text layer has a real glyph, in a font embedded and used on that page;
  * - nothing is dropped from the text layer, and each memory reads in order;
  * - no memory leaves a single line at a page's foot or carries one over (its lines are found on the
- *   page where the renderer says it set them, read from pdftotext's word boxes);
+ *   page where the renderer says it set them, read from pdftotext's word boxes), and a paragraph
+ *   split across pages or columns keeps two lines or more on each side;
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -87,8 +88,11 @@ async function* iterate<T>(xs: T[]) {
   yield* xs;
 }
 
-/** Pages of memories (not designed pages) allowed to be sparse in the test book: see the check. */
-const SPARSE_PAGES_ALLOWED = 3;
+/**
+ * Pages of memories (not designed pages) allowed to be sparse in the test book: see the check. (Four since
+ * paragraphs keep two lines each side of a break: editorial_noir's pages moved, and one ends at 39%.)
+ */
+const SPARSE_PAGES_ALLOWED = 4;
 
 type TracedLine = Parameters<NonNullable<BookTrace['line']>>[2] & { page: number; id: string };
 type TracedSignature = Parameters<NonNullable<BookTrace['signature']>>[2] & { page: number; id: string };
@@ -241,6 +245,23 @@ export function describeTestBook(intent: ExportIntent) {
               .map((w) => w.text)
               .join('');
             if (NOT_FIRST.test(text) || NOT_LAST.test(text)) problems.push(`${l.id}: kinsoku broken on page ${l.page}: ${text}`);
+          }
+        }
+        // A paragraph split across pages or columns keeps two lines or more on each side.
+        const parts = new Map<string, { paragraph: number; where: string; count: number }[]>();
+        for (const l of lines) {
+          const list = parts.get(l.id) ?? [];
+          const paragraph = (list.at(-1)?.paragraph ?? -1) + (l.first ? 1 : 0);
+          const where = `page ${l.page}, column at ${l.column.x.toFixed(0)}`;
+          const part = list.at(-1);
+          if (part && part.paragraph === paragraph && part.where === where) part.count++;
+          else list.push({ paragraph, where, count: 1 });
+          parts.set(l.id, list);
+        }
+        for (const [id, list] of parts) {
+          for (const part of list) {
+            const split = list.filter((p) => p.paragraph === part.paragraph).length > 1;
+            if (split && part.count < 2) problems.push(`${id}: paragraph ${part.paragraph + 1} leaves a single line on ${part.where}`);
           }
         }
         for (const [id, pages] of byMemory) {
