@@ -99,6 +99,8 @@ export interface BookTrace {
    * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its paragraph.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
+  picture?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
@@ -772,8 +774,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
-    // starts here and goes on overleaf. It starts only where its photos, or two lines, fit.
-    const opening = picturesHeight || markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
+    // starts here and goes on overleaf. It starts only where its photos (a journal's date above them) fit with
+    // its mark and first two lines, or all of a short one with its signature: photos never end a page alone.
+    const opening = picturesHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : 2 * pitch + (lines[1].paragraphStart ? pitch * 0.45 : 0));
     const used = y - content.y;
     const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
@@ -788,7 +791,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const [top, , , padLeft] = mountPadding(look.mount);
       for (const pic of block.pictures) {
         const [px, py] = [content.x + pic.cell.x + padLeft, y + pic.cell.y + top];
-        paint((dy) => placePicture(pic, px, py + dy));
+        paint((dy) => {
+          placePicture(pic, px, py + dy);
+          input.trace?.picture?.(pageNo, memory.id);
+        });
       }
       y += block.height + GAP * 1.5;
     }

@@ -5,8 +5,9 @@
  * - every character of a page's text layer has a real glyph, in a font embedded and used on that page;
  * - nothing is dropped from the text layer, and each memory reads in order;
  * - no memory leaves a single line at a page's foot or carries one over (its lines are found on the
- *   page where the renderer says it set them, read from pdftotext's word boxes), and a paragraph
- *   split across pages or columns keeps two lines or more on each side;
+ *   page where the renderer says it set them, read from pdftotext's word boxes), a paragraph
+ *   split across pages or columns keeps two lines or more on each side, and a memory's pictures are on
+ *   the page its words start on;
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -119,6 +120,9 @@ export function describeTestBook(intent: ExportIntent) {
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
+        const pictures: { page: number; id: string }[] = [];
+        /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
+        const opensPage = new Map<number, string>();
         const result = await renderPdfBook({
           title: 'Bà nội 90 — 奶奶 — جدتي',
           subtitle: 'Cảm ơn bà ❤️',
@@ -131,7 +135,7 @@ export function describeTestBook(intent: ExportIntent) {
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => lines.push({ ...l, page: n, id }), signature: (n, id, l) => signatures.push({ ...l, page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -263,6 +267,12 @@ export function describeTestBook(intent: ExportIntent) {
             const split = list.filter((p) => p.paragraph === part.paragraph).length > 1;
             if (split && part.count < 2) problems.push(`${id}: paragraph ${part.paragraph + 1} leaves a single line on ${part.where}`);
           }
+        }
+        // A memory's photos (and a journal's date above them) never end a page with all its words overleaf. (Unless
+        // they open the page: then the photo block's height, not where the page turns, leaves its words no room.)
+        for (const pic of new Map(pictures.map((x) => [`${x.id} ${x.page}`, x])).values()) {
+          const first = lines.find((l) => l.id === pic.id);
+          if (first && first.page !== pic.page && opensPage.get(pic.page) !== pic.id) problems.push(`${pic.id}: its pictures on page ${pic.page}, its words from page ${first.page}`);
         }
         for (const [id, pages] of byMemory) {
           if (pages.size < 2) continue;
