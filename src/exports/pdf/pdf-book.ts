@@ -11,7 +11,7 @@ import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
-import { breakLines, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
@@ -96,9 +96,10 @@ export interface BookTrace {
   page?(n: number, kind: PageKind): void;
   /**
    * A line of a memory's words as it is drawn, on page n: its baseline (points from the page's top
-   * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its paragraph.
+   * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its
+   * paragraph, and the size and style (italic or not) of the face it is set in.
    */
-  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
   /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
   picture?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
@@ -128,6 +129,7 @@ const QR_SIZE = mm(22);
 const LONG_TEXT_CHARS = 480;
 /** Below this a photo prints soft: the job says so in its warnings. */
 export const MIN_PRINT_PPI = 200;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
@@ -158,6 +160,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
+  /** Whether a registered face is an italic (the trace says so of each line). */
+  const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -352,7 +356,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
     at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
@@ -512,7 +516,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     size: look.quoteSize + (pinned ? 1.5 : 0),
     leading: look.leading,
   });
-  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: look.longSize, leading: look.longLeading };
+  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.text, size: look.longSize, leading: look.longLeading };
+  /**
+   * The theme's measure for a long memory: so many of its characters (graphemes), at their average width in the
+   * faces that set them (a Greek or Arabic letter in its fallback face is not as wide as a Latin one), read from
+   * its opening once rather than line by line.
+   */
+  function longMeasureWidth(text: string, s: TextStyle): number {
+    const sample = normalizeText(text).slice(0, 400);
+    const width = runsOf(measure, sample, s).reduce((n, r) => n + r.width, 0);
+    let count = 0;
+    for (const _ of graphemes.segment(sample)) count++;
+    return (look.longMeasure * width) / Math.max(1, count);
+  }
   const bookSignatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
   /** A journal's entry heading: the day it was written. */
   const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
@@ -740,12 +756,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const signatureStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fb.body };
     // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
-    const qs: TextStyle = long ? { ...longStyle, fallbacks: fb.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : { ...quoteStyle(memory.pinned), fallbacks: fb.quote };
+    const qs: TextStyle = long ? { ...longStyle, fallbacks: fb.text, hyphenate: hyphenatorFor(guessLanguage(text)) } : { ...quoteStyle(memory.pinned), fallbacks: fb.quote };
     const align = long ? 'left' : look.align;
     // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
     const columns = long ? look.longColumns : 1;
     const colGap = mm(6);
-    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : content.w - barIndent;
+    // In one column a long memory keeps the theme's measure, centred in the text area.
+    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : long ? Math.min(content.w - barIndent, longMeasureWidth(text, qs)) : content.w - barIndent;
+    const inset = columns === 1 ? (content.w - barIndent - textWidth) / 2 : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
@@ -771,7 +789,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const total = picturesHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
+    const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos (a journal's date above them) fit with
@@ -855,7 +873,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
-          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
         });
         y += pitch;
       }

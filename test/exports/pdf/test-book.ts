@@ -8,6 +8,8 @@
  *   page where the renderer says it set them, read from pdftotext's word boxes), a paragraph
  *   split across pages or columns keeps two lines or more on each side, and a memory's pictures are on
  *   the page its words start on;
+ * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
+ *   reversed out of a dark page;
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -29,17 +31,18 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCoverWrap, spineWidthMm } from '../../../src/exports/pdf/cover-wrap.js';
 import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
-import { renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
+import { luminance, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { normalizeText, smartPunctuation } from '../../../src/exports/pdf/text-layout.js';
 import { isJoiner } from '../../../src/media-tools/font-fallback.js';
-import { THEMES, type Theme } from '../../../src/media-tools/themes.js';
+import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/themes.js';
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
 import { blankGlyphs, charactersByPage, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
 
 const run = promisify(execFile);
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** White space, joiners, and the bidi controls pdftotext puts around right-to-left text. */
 const invisible = (ch: string) => /[\s\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(ch) || isJoiner(ch.codePointAt(0)!);
 /** Never first on a line of Chinese or Japanese: closing brackets and quotes, stops, commas, small kana, the prolonged sound mark. */
@@ -267,6 +270,22 @@ export function describeTestBook(intent: ExportIntent) {
             const split = list.filter((p) => p.paragraph === part.paragraph).length > 1;
             if (split && part.count < 2) problems.push(`${id}: paragraph ${part.paragraph + 1} leaves a single line on ${part.where}`);
           }
+        }
+        // Long memories (their justified lines) are set upright, at 10.5 pt or more reversed out of a dark page,
+        // to a measure of 75 characters or fewer on average (a book typographer's 45–75).
+        const dark = luminance(THEME_STYLES[theme as Theme].palette.background) < 0.35;
+        const measures = new Map<string, number[]>();
+        for (const l of lines) {
+          if (!l.justified) continue;
+          if (l.italic) problems.push(`${l.id}: long text set in italic on page ${l.page}`);
+          if (dark && l.size < 10.5) problems.push(`${l.id}: long text at ${l.size} pt reversed out of a dark page, on page ${l.page}`);
+          const found = onLine(l).sort((a, b) => a.xMin - b.xMin);
+          // (Characters as a reader counts them: graphemes, a letter with its marks, a Devanagari syllable.)
+          if (found.length) measures.set(l.id, [...(measures.get(l.id) ?? []), [...graphemes.segment(found.map((w) => w.text).join(' ').normalize('NFC'))].length]);
+        }
+        for (const [id, counts] of measures) {
+          const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+          if (mean > 75) problems.push(`${id}: long text runs ${mean.toFixed(0)} characters a line`);
         }
         // A memory's photos (and a journal's date above them) never end a page with all its words overleaf. (Unless
         // they open the page: then the photo block's height, not where the page turns, leaves its words no room.)
