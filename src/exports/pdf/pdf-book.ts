@@ -794,7 +794,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos (a journal's date above them) fit with
     // its mark and first two lines, or all of a short one with its signature: photos never end a page alone.
-    const opening = picturesHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : 2 * pitch + (lines[1].paragraphStart ? pitch * 0.45 : 0));
+    const opening = picturesHeight
+      ? picturesHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + (markHeight ? 6 : 0) : 2 * pitch + (lines[1].paragraphStart ? pitch * 0.45 : 0))
+      : markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0);
     const used = y - content.y;
     const quote = !block.pictures.length && !block.bleed && total < content.h * 0.35 ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
