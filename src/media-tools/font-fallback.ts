@@ -5,7 +5,8 @@ import { EMOJI_FONT, fontFilePath } from './themes.js';
 /**
  * Every script a contributor may write in prints as itself: after the
  * theme's own face come Noto faces (OFL-1.1, shipped in npm packages, so no
- * system font is needed) for Latin with every diacritic, Greek and Cyrillic;
+ * system font is needed) for Latin with every diacritic, Greek and Cyrillic
+ * (after EB Garamond for a serif face, so its Greek is a serif too);
  * Arabic; Hebrew; Devanagari; Chinese; Japanese (its own face, for text
  * with kana); Korean; and emoji (monochrome, so it takes the text colour).
  *
@@ -30,6 +31,12 @@ const devanagari = (bold: boolean) =>
 const han = (bold: boolean) => noto(`${EMBEDPDF}fonts-sc`, 'Noto Sans SC', `fonts/NotoSansHans-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 /** Japanese: kanji in their Japanese forms (a Chinese face draws some of them differently), kana and Japanese punctuation. */
 const japanese = (bold: boolean) => noto(`${EMBEDPDF}fonts-jp`, 'Noto Sans JP', `fonts/NotoSansJP-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
+/** A book face for serif themes: Greek, Cyrillic and Vietnamese in a serif, with its italic, rather than in a sans that stands out. */
+const garamond = (bold: boolean, italic: boolean) =>
+  noto('@expo-google-fonts/eb-garamond', 'EB Garamond', `${bold ? '700Bold' : '400Regular'}${italic ? '_Italic' : ''}/EBGaramond_${bold ? '700Bold' : '400Regular'}${italic ? '_Italic' : ''}.ttf`, bold ? 700 : 400, italic ? 'italic' : 'normal');
+/** The theme faces with serifs: their Latin, Greek and Cyrillic fall back to a serif. */
+const SERIF_FAMILIES = new Set(['Playfair Display', 'Lora', 'Cormorant Garamond', 'Libre Baskerville', 'Fraunces', 'EB Garamond', 'DM Serif Display']);
+export const isSerif = (face: { family?: string }) => !!face.family && SERIF_FAMILIES.has(face.family);
 const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `fonts/NotoSansKR-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 
 /**
@@ -37,11 +44,14 @@ const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `f
  * Japanese face comes before the Chinese one, so its kanji take their Japanese forms (the Chinese
  * face still draws what the Japanese one lacks, such as simplified characters).
  */
-export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'>, o: { japanese?: boolean } = {}): FontFace[] {
+export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { family?: string }, o: { japanese?: boolean } = {}): FontFace[] {
   const bold = face.weight >= 600;
+  const italic = face.style === 'italic';
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
   const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
-  return [devanagari(bold), latin(bold, face.style === 'italic'), arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
+  // A serif face falls back to a serif first (Noto Sans still draws what it lacks); a sans face to Noto Sans.
+  const alphabets = isSerif(face) ? [garamond(bold, italic), latin(bold, italic)] : [latin(bold, italic)];
+  return [devanagari(bold), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
 }
 
 /** A face and its fallbacks: the chain the run splitter walks. */

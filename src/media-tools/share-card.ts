@@ -67,10 +67,11 @@ interface Node {
 
 const div = (style: Node['props']['style'], children?: Node['props']['children']): Node => ({ type: 'div', props: { style, children } });
 
-const FALLBACK_FAMILIES = [...new Set(fontChain(themeStyle('').body).slice(1).map((f) => f.family))].join(', ');
+/** A face's own fallback families in the chain's order (a serif face's Greek in a serif, a sans face's in Noto Sans). */
+const fallbackFamilies = (f: FontFace) => [...new Set(fontChain(f).slice(1).map((fb) => fb.family))].join(', ');
 
 function font(f: FontFace): Node['props']['style'] {
-  return { fontFamily: `${f.family}, ${FALLBACK_FAMILIES}`, fontWeight: f.weight, fontStyle: f.style };
+  return { fontFamily: `${f.family}, ${fallbackFamilies(f)}`, fontWeight: f.weight, fontStyle: f.style };
 }
 
 /**

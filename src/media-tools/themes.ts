@@ -87,6 +87,11 @@ const ebGaramond = (w: FontWeight, s?: FontStyle) => face('eb-garamond', 'EBGara
 const dmSerif = (s?: FontStyle) => face('dm-serif-display', 'DMSerifDisplay', 'DM Serif Display', 400, s);
 const dmSans = (w: FontWeight, s?: FontStyle) => face('dm-sans', 'DMSans', 'DM Sans', w, s);
 
+/** The upright (roman) face of a face's family at its weight: the same file name without its italic part. */
+export function uprightOf(f: FontFace): FontFace {
+  return f.style === 'italic' ? { ...f, style: 'normal', file: f.file.replace(/_Italic/g, '') } : f;
+}
+
 /** Fallback for characters the theme's typefaces lack (emoji): monochrome Noto Emoji, so it takes the text colour. */
 export const EMOJI_FONT: FontFace = face('noto-emoji', 'NotoEmoji', 'Noto Emoji', 400);
 

@@ -33,7 +33,8 @@ describe('the fallback chain', () => {
     const has = (i: number, cp: number) => faceCovers(chain[i])(cp);
     const runs = splitRuns('Hương', has, chain.length);
     expect(runs).toHaveLength(1);
-    expect(chain[runs[0].face].family).toBe('Noto Sans');
+    // (DM Serif Display: a serif, so its fallback for Vietnamese is the serif one.)
+    expect(chain[runs[0].face].family).toBe('EB Garamond');
   });
 
   it('puts emoji in the emoji face even where a text face has a glyph for the code point', () => {
@@ -41,6 +42,28 @@ describe('the fallback chain', () => {
     const has = (i: number, cp: number) => faceCovers(chain[i])(cp);
     const runs = splitRuns('ok ❤️', has, chain.length);
     expect(chain[runs[runs.length - 1].face].family).toBe('Noto Emoji');
+  });
+
+  it('sets Greek and Cyrillic of a serif face in a serif (EB Garamond, its style matched), of a sans face in Noto Sans', () => {
+    const faceOf = (face: (typeof THEME_STYLES)[keyof typeof THEME_STYLES]['quote'], text: string) => {
+      const chain = fontChain(face);
+      const runs = splitRuns(text, (i, cp) => faceCovers(chain[i])(cp), chain.length);
+      return runs.map((r) => `${chain[r.face].family} ${chain[r.face].style}`);
+    };
+    expect(faceOf(THEME_STYLES.elegant_classic.quote, 'Γιαγιά')).toEqual(['EB Garamond italic']);
+    expect(faceOf(THEME_STYLES.elegant_classic.title, 'Γιαγιά')).toEqual(['EB Garamond normal']);
+    expect(faceOf(THEME_STYLES.wedding_album.quote, 'Γιαγιά')).toEqual(['EB Garamond italic']);
+    expect(faceOf(THEME_STYLES.editorial_noir.body, 'Γιαγιά')).toEqual(['Noto Sans normal']);
+    // Whatever a theme face lacks of Greek and Cyrillic: a serif's in the serif, a sans face's in Noto Sans.
+    for (const theme of THEMES) {
+      for (const face of [THEME_STYLES[theme].quote, THEME_STYLES[theme].title, THEME_STYLES[theme].body]) {
+        for (const word of ['Γιαγιά', 'Бабушка']) {
+          const used = faceOf(face, word).map((f) => f.split(' ').slice(0, -1).join(' '));
+          const serif = ['Playfair Display', 'Lora', 'Cormorant Garamond', 'Libre Baskerville', 'Fraunces', 'EB Garamond', 'DM Serif Display'].includes(face.family);
+          expect(used, `${theme} ${face.family} ${word}`).not.toContain(serif ? 'Noto Sans' : 'EB Garamond');
+        }
+      }
+    }
   });
 
   it('picks a bold fallback for a bold face', () => {
@@ -68,8 +91,9 @@ describe('right to left', () => {
     const lines = breakLines(new TextMeasurer(doc), SCRIPTS.arabic, style, 400);
     expect(lines[0].dir).toBe('rtl');
     const arabicRun = lines[0].runs.find((r) => r.dir === 'rtl')!;
-    expect(arabicRun.face).toBe('fb2');
-    doc.font('fb2');
+    const naskh = `fb${fallbackFaces(face).findIndex((f) => f.family === 'Noto Naskh Arabic')}`;
+    expect(arabicRun.face).toBe(naskh);
+    doc.font(naskh);
     const fk = (doc as unknown as { _font: { font: { layout(t: string): { glyphs: { id: number }[] }; glyphForCodePoint(cp: number): { id: number } } } })._font.font;
     const shaped = fk.layout('شكرا').glyphs.map((g) => g.id);
     const isolated = [...'شكرا'].map((c) => fk.glyphForCodePoint(c.codePointAt(0)!).id).reverse();

@@ -194,16 +194,20 @@ describe('short memories share pages, balanced', () => {
         // alike (its inked area centred); one that opens with the end of a memory from overleaf leaves no
         // more at its foot than between its memories.
         if (!continued && !runsOn) expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is balanced`).toBeLessThan(24);
-        if (continued && !runsOn && gaps.length) expect(below, `space at the foot of page ${page} of ${theme}`).toBeLessThanOrEqual(Math.max(...gaps) + 4);
+        // (Less the last memory's signature line: pdftotext may read a signature, an ActualText span, where its
+        // marked content starts rather than where it is drawn, and then it is not found below its words.)
+        const signature = PDF_LOOKS[theme as Theme].captionSize * 1.45 + 6;
+        if (continued && !runsOn && gaps.length) expect(below - signature, `space at the foot of page ${page} of ${theme}`).toBeLessThanOrEqual(Math.max(...gaps) + 4);
         if (bottom - top >= live.h * 0.4) continue;
         // A sparse page is a quote page: one memory, centred on the live area.
         expect(memoriesOn.size, `memories on sparse page ${page} of ${theme}`).toBe(1);
         expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is centred`).toBeLessThan(live.h * 0.06);
         quotePages++;
       }
-      // Twenty-two memories, mostly one-liners: a few pages, not one each. (A journal's dated entry takes its
-      // date heading with its photo to the next page: one page more, a sheet of four more in print.)
-      expect(result.pageCount).toBeLessThanOrEqual(theme === 'daily_journal' ? 16 : 14);
+      // Twenty-two memories, mostly one-liners: a few pages, not one each. (The memory with a photo takes its
+      // photo with its word and signature, a journal's with its date heading too, to the next page when they do
+      // not fit below together: a page more, a sheet of four more in print.)
+      expect(result.pageCount).toBeLessThanOrEqual(16);
       expect(quotePages).toBeLessThanOrEqual(2);
       // Every word printed.
       for (const [m, memory] of list.entries()) for (const w of memory.text.split(' ')) expect(words.some((x) => x.text === w), `${w} of memory ${m}`).toBe(true);

@@ -91,7 +91,14 @@ describe('long memories', () => {
       // The column a word is in: the live area, or one of its two halves in a theme that sets long memories in two columns.
       const columnOf = (page: number, x: number) => {
         const c = g.content(page);
-        if (PDF_LOOKS[theme as Theme].longColumns === 1) return { x: c.x, w: c.w, i: 0 };
+        if (PDF_LOOKS[theme as Theme].longColumns === 1) {
+          // One column, kept to the theme's measure and centred in the live area: where the page's words are.
+          const on = body.filter((w) => w.page === page);
+          const [left, right] = [Math.min(...on.map((w) => w.xMin)), Math.max(...on.map((w) => w.xMax))];
+          expect(right - left, `measure on page ${page}`).toBeLessThanOrEqual(c.w + 0.5);
+          expect(Math.abs((left + right) / 2 - (c.x + c.w / 2)), `column centred on page ${page}`).toBeLessThan(10);
+          return { x: left, w: right - left, i: 0 };
+        }
         const w = (c.w - mm(6)) / 2;
         const i = x >= c.x + w + mm(3) ? 1 : 0;
         return { x: c.x + i * (w + mm(6)), w, i };

@@ -11,7 +11,7 @@ import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
-import { breakLines, LINING_FIGURES, normalizeText, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
 
 /**
@@ -96,9 +96,14 @@ export interface BookTrace {
   page?(n: number, kind: PageKind): void;
   /**
    * A line of a memory's words as it is drawn, on page n: its baseline (points from the page's top
-   * edge), the column it is set in, whether it was set flush on both sides, whether it ends its paragraph.
+   * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its
+   * paragraph, and the size and style (italic or not) of the face it is set in.
    */
-  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; justified: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
+  picture?(n: number, memoryId: string): void;
+  /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
+  signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
 
 export interface PdfBookResult {
@@ -135,6 +140,7 @@ const PHOTO_SCALE_SHORT = 0.55;
 const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
 const BETWEEN_MIN = 32;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
@@ -165,6 +171,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
+  /** Whether a registered face is an italic (the trace says so of each line). */
+  const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -377,13 +385,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     at += markH;
     if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
     const pitch = s.size * s.leading;
-    for (const line of lines) {
+    for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, justified: false, last: !!line.last, dir: line.dir, align: q.align });
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
-    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted);
+    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
@@ -483,19 +491,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** drawBlock as part of the page being composed (drawn when the page is balanced). */
-  function paintBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string): number {
+  function paintBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string, onLine?: (baseline: number) => void): number {
     const b = { ...box };
-    paint((dy) => drawBlock(lines, s, b, top + dy, align, colour));
+    paint((dy) => drawBlock(lines, s, b, top + dy, align, colour, onLine));
     return top + lines.reduce((n, l) => n + s.size * s.leading + (l.paragraphStart ? s.size * s.leading * 0.45 : 0), 0);
   }
 
   /** Lines set in a column: returns the y below the last line. */
-  function drawBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string): number {
+  function drawBlock(lines: Line[], s: TextStyle, box: { x: number; w: number }, top: number, align: 'left' | 'center', colour: string, onLine?: (baseline: number) => void): number {
     const pitch = s.size * s.leading;
     let at = top;
     for (const line of lines) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, align), at + baselineOffset(s), s, colour);
+      onLine?.(at + baselineOffset(s));
       at += pitch;
     }
     return at;
@@ -539,7 +548,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     size: look.quoteSize + (pinned ? 1.5 : 0),
     leading: look.leading,
   });
-  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.body, size: look.longSize, leading: look.longLeading };
+  const longStyle: Omit<TextStyle, 'fallbacks'> = { face: faces.text, size: look.longSize, leading: look.longLeading };
+  /**
+   * The theme's measure for a long memory: so many of its characters (graphemes), at their average width in the
+   * faces that set them (a Greek or Arabic letter in its fallback face is not as wide as a Latin one), read from
+   * its opening once rather than line by line.
+   */
+  function longMeasureWidth(text: string, s: TextStyle): number {
+    const sample = normalizeText(text).slice(0, 400);
+    const width = runsOf(measure, sample, s).reduce((n, r) => n + r.width, 0);
+    let count = 0;
+    for (const _ of graphemes.segment(sample)) count++;
+    return (look.longMeasure * width) / Math.max(1, count);
+  }
   const bookSignatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
   /** A journal's entry heading: the day it was written. */
   const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
@@ -767,12 +788,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const signatureStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fb.body };
     // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
-    const qs: TextStyle = long ? { ...longStyle, fallbacks: fb.body, hyphenate: hyphenatorFor(guessLanguage(text)) } : { ...quoteStyle(memory.pinned), fallbacks: fb.quote };
+    const qs: TextStyle = long ? { ...longStyle, fallbacks: fb.text, hyphenate: hyphenatorFor(guessLanguage(text)) } : { ...quoteStyle(memory.pinned), fallbacks: fb.quote };
     const align = long ? 'left' : look.align;
     // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
     const columns = long ? look.longColumns : 1;
     const colGap = mm(6);
-    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : content.w - barIndent;
+    // In one column a long memory keeps the theme's measure, centred in the text area.
+    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : long ? Math.min(content.w - barIndent, longMeasureWidth(text, qs)) : content.w - barIndent;
+    const inset = columns === 1 ? (content.w - barIndent - textWidth) / 2 : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
@@ -802,7 +825,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const total = picturesHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent + col * (textWidth + barIndent + colGap), w: textWidth });
+    const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
@@ -853,7 +876,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       });
       paint((dy) => {
         if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
-        for (const pic of pictures) placePicture(pic, x0 + pic.cell.x + padLeft, oy + pic.cell.y + top + dy);
+        for (const pic of pictures) {
+          placePicture(pic, x0 + pic.cell.x + padLeft, oy + pic.cell.y + top + dy);
+          input.trace?.picture?.(pageNo, memory.id);
+        }
         if (k < 1) doc.restore();
       });
       y += block.height * k + GAP * 1.5;
@@ -894,8 +920,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (left - fits < 2) fits = left - 2;
         if (fits < 2) fits = atTop() ? Math.max(1, Math.min(left - 2, 1)) : 0;
       }
-      // The first column takes half of what is left when the rest and the signature fit in the two.
-      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) fits = Math.ceil(left / 2);
+      // The first column takes half of what is left when the rest and the signature fit in the two (a line
+      // more or less where the half would leave a paragraph's first or last line alone).
+      if (columns === 2 && col === 0 && left >= 4 && 2 * fits >= left + 2) {
+        const [half, most] = [Math.ceil(left / 2), fits];
+        fits = [half, half + 1, half - 1, half + 2, half - 2].find((c) => c >= 2 && left - c >= 2 && c <= most && left - c < most && !splitsParagraph(lines, i + c)) ?? half;
+      }
+      // Nor is a paragraph's first line left alone at the foot, or its last alone overleaf (TeX's club and
+      // widow): the break moves up a line at a time while two of the memory's lines stay behind.
+      while (fits > 2 && i + fits < lines.length && splitsParagraph(lines, i + fits)) fits--;
       for (let j = i; j < i + fits; j++) {
         const line = lines[j];
         const last = j === lines.length - 1;
@@ -905,9 +938,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         const col = column();
+        const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
-          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, justified: !!justifyTo, last: !!line.last, dir: line.dir, align });
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
         });
         y += pitch;
       }
@@ -929,7 +963,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       colBottom = y;
     }
     y += 6;
-    y = paintBlock(sigLines, signatureStyle, column(), y, align, p.muted);
+    const sigColumn = column();
+    y = paintBlock(sigLines, signatureStyle, sigColumn, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: sigColumn }));
     y = layCodes(codes, column(), y, align, paint);
     memoryCount++;
     y = Math.max(y, colBottom);
@@ -988,6 +1023,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
 export { luminance };
 
+
+/**
+ * Whether a break before lines[k] leaves a paragraph's first line alone before it (a club line) or its
+ * last alone after it (a widow). A paragraph of one line goes anywhere.
+ */
+export function splitsParagraph(lines: readonly Line[], k: number): boolean {
+  const starts = (j: number) => j === 0 || lines[j].paragraphStart;
+  return (starts(k - 1) && !lines[k - 1].last) || (!!lines[k].last && !starts(k));
+}
 
 /**
  * The size a quote page sets a memory's words at: the shorter the memory, the larger (a few words nearly

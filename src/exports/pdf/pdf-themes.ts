@@ -17,9 +17,14 @@ export type Ornament = (pen: Pen, cx: number, cy: number, scale: number, p: Them
 export interface PdfLook {
   /** The page grid: margins inside the trim (the gutter is added to the inner one, which is never under 18 mm, clear of the binding). */
   margins: MarginsMm;
-  /** Size of a long memory's text face, points, and its leading. */
+  /** Size of a long memory's text face (the body face, upright), points, and its leading. */
   longSize: number;
   longLeading: number;
+  /**
+   * A long memory's measure in one column, in characters of its text face (a book typographer keeps 45–75):
+   * narrower than the text area, the column is centred in it.
+   */
+  longMeasure: number;
   /** Size of the signature line; set in spaced capitals when `captionCaps`. */
   captionSize: number;
   captionCaps: boolean;
@@ -194,7 +199,7 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
 
 export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
 
-const base = { longSize: 10.5, longLeading: 1.5, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, fullBleed: false, longColumns: 1 as const };
+const base = { longSize: 10.5, longLeading: 1.5, longMeasure: 66, captionSize: 9.5, captionCaps: false, photoShare: 0.72, datedEntries: false, cornerOrnament: false, cards: false, fullBleed: false, longColumns: 1 as const };
 
 export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   // A classic keepsake: generous even margins, centred italic display type, a bordered photo, a double-framed cover.
@@ -212,7 +217,7 @@ export const PDF_LOOKS: Readonly<Record<Theme, PdfLook>> = Object.freeze({
   // A tribute: a certificate-like title page, framed pages, names in spaced sans capitals.
   retirement_tribute: { ...base, margins: { top: 28, bottom: 32, inner: 26, outer: 26 }, captionSize: 8.5, captionCaps: true, photoShare: 0.58, quoteSize: 12, leading: 1.6, align: 'center', quoteMark: 'glyph', cover: 'certificate', coverFrame: 'double', pageFrame: 'double', mount: 'border', ornament: star, folio: 'dashes' },
   // Botanical: very wide margins, text flush left, sprigs in the page corners.
-  botanical_luxe: { ...base, margins: { top: 32, bottom: 34, inner: 34, outer: 34 }, longSize: 10, photoShare: 0.62, quoteSize: 12, leading: 1.6, align: 'left', quoteMark: 'none', cover: 'classic', coverFrame: 'corners', pageFrame: 'none', mount: 'border', ornament: sprig, folio: 'dashes', cornerOrnament: true },
+  botanical_luxe: { ...base, margins: { top: 32, bottom: 34, inner: 34, outer: 34 }, longSize: 11, photoShare: 0.62, quoteSize: 12, leading: 1.6, align: 'left', quoteMark: 'none', cover: 'classic', coverFrame: 'corners', pageFrame: 'none', mount: 'border', ornament: sprig, folio: 'dashes', cornerOrnament: true },
   // A gallery: photos lead, nearly to the trim, on a museum mat, or bled off the page as plates; words below them like wall labels.
   heirloom_gallery: { ...base, fullBleed: true, margins: { top: 13, bottom: 20, inner: 18, outer: 11 }, captionSize: 8.5, captionCaps: true, photoShare: 0.88, quoteSize: 11.5, leading: 1.5, align: 'left', quoteMark: 'none', cover: 'gallery', coverFrame: 'double', pageFrame: 'none', mount: 'mat', ornament: diamonds, folio: 'plain' },
   // A magazine: narrow margins, large display type flush left with a red bar, photos big and unmounted.

@@ -24,6 +24,21 @@ describe('line breaking', () => {
     expect(text(lines).join(' ')).toBe(normalizeText(words));
   });
 
+  it('measures spaced capitals as drawn: the spacing after every character, spaces too, never past the width', () => {
+    // PDFKit's own measure counts the spacing between the characters of one string; drawn, a line's
+    // characters each take it, so words and spaces measured apart must add up to the line as one string.
+    const caps: TextStyle = { ...style, size: 9, characterSpacing: 0.9 };
+    const lines = breakLines(measure, '— MARGARET ELIZABETH THORNTON-WHITAKER · 14 FEBRUARY 2024 · WITH LOVE FROM ALL OF US', caps, 160);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) {
+      doc.font('quote').fontSize(9);
+      const drawn = doc.widthOfString(l.runs.map((r) => r.text).join(''), { characterSpacing: 0.9 });
+      // (Within kerning across the pieces' joins.)
+      expect(Math.abs(drawn - l.width)).toBeLessThan(0.5);
+      expect(drawn).toBeLessThanOrEqual(160.5);
+    }
+  });
+
   it('keeps paragraphs apart and drops empty lines between them', () => {
     const lines = breakLines(measure, 'First\r\n\r\n\r\nSecond\nThird', style, 400);
     expect(text(lines)).toEqual(['First', 'Second', 'Third']);

@@ -89,7 +89,9 @@ export class TextMeasurer {
       if (this.widths.size > 50_000) this.widths.clear();
       this.doc.font(face);
       this.doc.fontSize(size);
-      w = this.doc.widthOfString(text, rtl || features ? { characterSpacing, features: [...(features ?? SHAPE_WHOLE)] } : { characterSpacing });
+      // PDFKit counts the spacing between characters only (n - 1); drawn, it follows every character, the last
+      // one too, so pieces measured apart and set side by side (words, spaces, runs) add up to the line as drawn.
+      w = this.doc.widthOfString(text, rtl || features ? { characterSpacing, features: [...(features ?? SHAPE_WHOLE)] } : { characterSpacing }) + (text ? characterSpacing : 0);
       this.widths.set(key, w);
     }
     return w;
@@ -179,6 +181,9 @@ function unitsOf(paragraph: string): Unit[] {
 export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxWidth: number): Line[] {
   const lines: Line[] = [];
   const spaceWidth = m.width(style.face, style.size, ' ', style.characterSpacing, false, style.features);
+  // Widths carry the spacing after every character: a line's ink ends one spacing before its last advance.
+  const spacing = style.characterSpacing ?? 0;
+  const fits = (width: number) => width - spacing <= maxWidth;
   const paragraphs = normalizeText(text).split('\n');
   paragraphs.forEach((paragraph, p) => {
     if (!paragraph) return; // an empty line between paragraphs: the paragraph spacing stands for it
@@ -186,7 +191,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
     let line: Line = { runs: [], width: 0, paragraphStart: p > 0, dir };
     let pendingSpace = false;
     const push = () => {
-      if (line.runs.length) lines.push(line);
+      if (line.runs.length) lines.push({ ...line, width: line.width - spacing });
       line = { runs: [], width: 0, paragraphStart: false, dir };
       pendingSpace = false;
     };
@@ -221,7 +226,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       const runs = runsOf(m, unit.text, style);
       const width = runs.reduce((n, r) => n + r.width, 0);
       const gap = pendingSpace && line.runs.length ? spaceWidth : 0;
-      if (line.width + gap + width <= maxWidth) {
+      if (fits(line.width + gap + width)) {
         append(runs, width);
         continue;
       }
@@ -232,7 +237,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
         for (let k = parts.length - 1; k >= 1; k--) {
           const head = runsOf(m, `${parts.slice(0, k).join('')}-`, style);
           const w = head.reduce((n, r) => n + r.width, 0);
-          if (line.width + gap + w <= maxWidth) {
+          if (fits(line.width + gap + w)) {
             append(head, w);
             line.hyphenated = true;
             rest = parts.slice(k).join('');
@@ -243,7 +248,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
           push();
           const tail = runsOf(m, rest, style);
           const tw = tail.reduce((n, r) => n + r.width, 0);
-          if (tw <= maxWidth) {
+          if (fits(tw)) {
             append(tail, tw);
             continue;
           }
@@ -251,7 +256,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
         }
       }
       if (line.runs.length) push();
-      if (width <= maxWidth) {
+      if (fits(width)) {
         append(runs, width);
         continue;
       }
@@ -259,7 +264,7 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       for (const { segment } of graphemes.segment(unit.text)) {
         const piece = runsOf(m, segment, style);
         const w = piece.reduce((n, r) => n + r.width, 0);
-        if (line.width + w > maxWidth && line.runs.length) push();
+        if (!fits(line.width + w) && line.runs.length) push();
         append(piece, w);
       }
     }

@@ -1,17 +1,20 @@
 import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
-import { fontFilePath, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
+import { fontFilePath, uprightOf, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
 import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
 
 /**
  * The theme's three faces and their fallback chains registered on a PDFKit
  * document (`japanese`: the book's own text, its title, is Japanese), and
- * lines drawn run by run: shared by the book and its cover.
+ * lines drawn run by run: shared by the book and its cover. `text` is the
+ * body face upright, for long text (a long letter in italic is hard to read).
  */
 export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o: { japanese?: boolean } = {}) {
-  const faces = { quote: 'quote', title: 'title', body: 'body' } as const;
+  const faces = { quote: 'quote', title: 'title', body: 'body', text: 'text' } as const;
+  const text = uprightOf(style.body);
   doc.registerFont(faces.quote, fontFilePath(style.quote));
   doc.registerFont(faces.title, fontFilePath(style.title));
   doc.registerFont(faces.body, fontFilePath(style.body));
+  doc.registerFont(faces.text, fontFilePath(text));
   // Each face's fallbacks, registered under their file's name: PDFKit loads (and embeds) one only when a page uses it.
   const registered = new Set<string>();
   const chainOf = (f: FontFace, japanese: boolean): string[] =>
@@ -23,7 +26,7 @@ export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o
       }
       return name;
     });
-  const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese) });
+  const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese), text: chainOf(text, japanese) });
   const [chinese, japanese] = [chains(false), chains(true)];
   /** The chains for a piece of text: Japanese text (see isJapanese) takes the Japanese face before the Chinese one. */
   const fallbacksFor = (isJapanese: boolean) => (isJapanese ? japanese : chinese);
@@ -46,7 +49,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
   const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
   const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
   // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
-  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) : r.width));
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
   const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
   const characters = (t: string) => [...graphemes.segment(t)].length;
   const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);

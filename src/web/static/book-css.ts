@@ -103,6 +103,7 @@ export const THEME_TITLE_FONTS: Record<string, FontFace> = Object.fromEntries(TH
  */
 const FALLBACK_RANGES: Record<string, string> = {
   'Noto Sans Devanagari': 'U+0900-097F, U+1CD0-1CFF, U+A8E0-A8FF',
+  'EB Garamond': 'U+0000-052F, U+1AB0-1AFF, U+1DC0-1FFF, U+2000-206F, U+20A0-20CF, U+2C60-2C7F, U+A640-A69F, U+A720-A7FF',
   'Noto Sans': 'U+0000-052F, U+1AB0-1AFF, U+1C80-1C8F, U+1DC0-1FFF, U+2000-206F, U+20A0-20CF, U+2C60-2C7F, U+2DE0-2DFF, U+A640-A69F, U+A720-A7FF, U+AB30-AB6F',
   'Noto Naskh Arabic': 'U+0600-06FF, U+0750-077F, U+0870-08FF, U+FB50-FDFF, U+FE70-FEFF',
   'Noto Sans Hebrew': 'U+0590-05FF, U+FB1D-FB4F',
@@ -113,13 +114,15 @@ const FALLBACK_RANGES: Record<string, string> = {
 
 const fallbackUrl = (f: FontFace) => `/static/fonts/fallback/${f.file.split('/').pop()!.replace(/[^A-Za-z0-9._-]/g, '_')}`;
 
-/** Every face of the fallback chain (both weights, both styles of the Latin one), by the URL it is served at. */
+/** Every face of the fallback chains of the themes' titles (with the serif's and Latin's both weights and styles), by the URL it is served at. */
 export const FALLBACK_FONTS: Record<string, FontFace> = Object.fromEntries(
-  [400, 700].flatMap((weight) => (['normal', 'italic'] as const).flatMap((style) => fallbackFaces({ weight: weight as FontFace['weight'], style }))).map((f) => [fallbackUrl(f), f]),
+  [400, 700]
+    .flatMap((weight) => (['normal', 'italic'] as const).flatMap((style) => [fallbackFaces({ weight: weight as FontFace['weight'], style }), fallbackFaces({ weight: weight as FontFace['weight'], style, family: 'EB Garamond' })].flat()))
+    .map((f) => [fallbackUrl(f), f]),
 );
 
-/** The families of the chain, in its order, for a font-family list. */
-const FALLBACK_FAMILIES = [...new Set(fallbackFaces({ weight: 400, style: 'normal' }).map((f) => `"mb-fb-${f.family}"`))].join(', ');
+/** The families of a face's chain, in its order, for a font-family list (a serif title falls back to a serif first). */
+const fallbackFamilies = (f: FontFace) => [...new Set(fallbackFaces(f).map((fb) => `"mb-fb-${fb.family}"`))].join(', ');
 
 function fallbackRules(): string {
   return Object.entries(FALLBACK_FONTS)
@@ -140,7 +143,7 @@ function themeRules(): string {
 .theme-${t} {
   --bg: ${c.bg}; --paper: ${c.paper}; --ink: ${c.ink}; --muted: ${c.muted}; --accent: ${c.accentText};
   --button: ${c.button}; --button-ink: ${c.buttonInk}; --field: ${c.field}; --line: ${c.line};
-  --title-font: "mb-title-${t}", ${FALLBACK_FAMILIES}, Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
+  --title-font: "mb-title-${t}", ${fallbackFamilies(f)}, Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
   --title-case: ${style.titleUppercase ? 'uppercase' : 'none'}; --title-tracking: ${style.titleUppercase ? '0.08em' : '0'};
   --shadow: ${c.dark ? '0 1px 2px rgba(0,0,0,.35), 0 12px 32px rgba(0,0,0,.35)' : '0 1px 2px rgba(60,40,20,.06), 0 12px 32px rgba(60,40,20,.10)'};
   color-scheme: ${c.dark ? 'dark' : 'light'};

@@ -5,8 +5,13 @@
  * - every character of a page's text layer has a real glyph, in a font embedded and used on that page;
  * - nothing is dropped from the text layer, and each memory reads in order;
  * - no memory leaves a single line at a page's foot or carries one over (its lines are found on the
- *   page where the renderer says it set them, read from pdftotext's word boxes);
- * - justified lines fill their column, right-to-left paragraphs end at the right;
+ *   page where the renderer says it set them, read from pdftotext's word boxes), a paragraph
+ *   split across pages or columns keeps two lines or more on each side, and a memory's pictures are on
+ *   the page its words start on;
+ * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
+ *   reversed out of a dark page;
+ * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
+ *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
  *   with closing punctuation or ends with an opening bracket;
  * - TrimBox and BleedBox on every page; for `shop`: the PDF/X-4 preflight passes for the interior and
@@ -26,17 +31,18 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCoverWrap, spineWidthMm } from '../../../src/exports/pdf/cover-wrap.js';
 import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
-import { renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
+import { luminance, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { normalizeText, smartPunctuation } from '../../../src/exports/pdf/text-layout.js';
 import { isJoiner } from '../../../src/media-tools/font-fallback.js';
-import { THEMES, type Theme } from '../../../src/media-tools/themes.js';
+import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/themes.js';
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
 import { blankGlyphs, charactersByPage, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
 
 const run = promisify(execFile);
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** White space, joiners, and the bidi controls pdftotext puts around right-to-left text. */
 const invisible = (ch: string) => /[\s\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(ch) || isJoiner(ch.codePointAt(0)!);
 /** Never first on a line of Chinese or Japanese: closing brackets and quotes, stops, commas, small kana, the prolonged sound mark. */
@@ -90,6 +96,7 @@ async function* iterate<T>(xs: T[]) {
 const SPARSE_PAGES_ALLOWED = 0;
 
 type TracedLine = Parameters<NonNullable<BookTrace['line']>>[2] & { page: number; id: string };
+type TracedSignature = Parameters<NonNullable<BookTrace['signature']>>[2] & { page: number; id: string };
 
 export function describeTestBook(intent: ExportIntent) {
   const { bleedMm, gutterMm } = INTENTS[intent];
@@ -112,6 +119,10 @@ export function describeTestBook(intent: ExportIntent) {
         const file = path.join(dir, `${theme}.pdf`);
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
+        const signatures: TracedSignature[] = [];
+        const pictures: { page: number; id: string }[] = [];
+        /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
+        const opensPage = new Map<number, string>();
         const result = await renderPdfBook({
           title: 'Bà nội 90 — 奶奶 — جدتي',
           subtitle: 'Cảm ơn bà ❤️',
@@ -124,7 +135,7 @@ export function describeTestBook(intent: ExportIntent) {
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => lines.push({ ...l, page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -202,8 +213,18 @@ export function describeTestBook(intent: ExportIntent) {
         const geometry = path.join(dir, `${theme}-glyphs.pdf`);
         await writeFile(geometry, await withoutActualText(bytes));
         const words = await wordsByPage(geometry);
-        const onLine = (l: TracedLine) =>
+        const onLine = (l: TracedLine | TracedSignature) =>
           words[l.page - 1].filter((w) => w.yMin - 1 <= l.baseline && l.baseline <= w.yMax + 1 && w.xMax > l.column.x - 2 && w.xMin < l.column.x + l.column.w + 2);
+        // Every line, words and signature, stays inside its column (a word starting in it is read with it, however far it runs).
+        for (const l of [...lines, ...signatures]) {
+          const found = onLine(l);
+          if (!found.length) continue;
+          const [left, right] = [Math.min(...found.map((w) => w.xMin)), Math.max(...found.map((w) => w.xMax))];
+          // (A justified line's own check below allows it 1.5 pt either way: kerning across its widened spaces.)
+          const slack = 'justified' in l && l.justified ? 1.5 : 0.5;
+          if (left < l.column.x - slack || right > l.column.x + l.column.w + slack) problems.push(`${l.id}: a ${'justified' in l ? 'line' : 'signature'} on page ${l.page} spans ${left.toFixed(1)}–${right.toFixed(1)}, outside its column ${l.column.x.toFixed(1)}–${(l.column.x + l.column.w).toFixed(1)}`);
+        }
+        for (const l of signatures) if (!onLine(l).length) problems.push(`${l.id}: no signature read back on page ${l.page} at ${l.baseline.toFixed(1)}`);
         const byMemory = new Map<string, Map<number, number>>();
         for (const l of lines) {
           const found = onLine(l);
@@ -229,6 +250,45 @@ export function describeTestBook(intent: ExportIntent) {
               .join('');
             if (NOT_FIRST.test(text) || NOT_LAST.test(text)) problems.push(`${l.id}: kinsoku broken on page ${l.page}: ${text}`);
           }
+        }
+        // A paragraph split across pages or columns keeps two lines or more on each side.
+        const parts = new Map<string, { paragraph: number; where: string; count: number }[]>();
+        for (const l of lines) {
+          const list = parts.get(l.id) ?? [];
+          const paragraph = (list.at(-1)?.paragraph ?? -1) + (l.first ? 1 : 0);
+          const where = `page ${l.page}, column at ${l.column.x.toFixed(0)}`;
+          const part = list.at(-1);
+          if (part && part.paragraph === paragraph && part.where === where) part.count++;
+          else list.push({ paragraph, where, count: 1 });
+          parts.set(l.id, list);
+        }
+        for (const [id, list] of parts) {
+          for (const part of list) {
+            const split = list.filter((p) => p.paragraph === part.paragraph).length > 1;
+            if (split && part.count < 2) problems.push(`${id}: paragraph ${part.paragraph + 1} leaves a single line on ${part.where}`);
+          }
+        }
+        // Long memories (their justified lines) are set upright, at 10.5 pt or more reversed out of a dark page,
+        // to a measure of 75 characters or fewer on average (a book typographer's 45–75).
+        const dark = luminance(THEME_STYLES[theme as Theme].palette.background) < 0.35;
+        const measures = new Map<string, number[]>();
+        for (const l of lines) {
+          if (!l.justified) continue;
+          if (l.italic) problems.push(`${l.id}: long text set in italic on page ${l.page}`);
+          if (dark && l.size < 10.5) problems.push(`${l.id}: long text at ${l.size} pt reversed out of a dark page, on page ${l.page}`);
+          const found = onLine(l).sort((a, b) => a.xMin - b.xMin);
+          // (Characters as a reader counts them: graphemes, a letter with its marks, a Devanagari syllable.)
+          if (found.length) measures.set(l.id, [...(measures.get(l.id) ?? []), [...graphemes.segment(found.map((w) => w.text).join(' ').normalize('NFC'))].length]);
+        }
+        for (const [id, counts] of measures) {
+          const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+          if (mean > 75) problems.push(`${id}: long text runs ${mean.toFixed(0)} characters a line`);
+        }
+        // A memory's photos (and a journal's date above them) never end a page with all its words overleaf. (Unless
+        // they open the page: then the photo block's height, not where the page turns, leaves its words no room.)
+        for (const pic of new Map(pictures.map((x) => [`${x.id} ${x.page}`, x])).values()) {
+          const first = lines.find((l) => l.id === pic.id);
+          if (first && first.page !== pic.page && opensPage.get(pic.page) !== pic.id) problems.push(`${pic.id}: its pictures on page ${pic.page}, its words from page ${first.page}`);
         }
         for (const [id, pages] of byMemory) {
           if (pages.size < 2) continue;
