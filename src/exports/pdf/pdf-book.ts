@@ -812,7 +812,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight(codes);
     const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];
-    const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
+    // Above taped photos the heading keeps clear of the tape, which reaches above the prints.
+    const tapeClearance = block.pictures.length && look.mount === 'tape' ? 9 : 0;
+    const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 + tapeClearance : 0;
     // A journal's entry opens with its date, above its photos when it has some.
     const headingFirst = headingHeight > 0 && block.pictures.length > 0;
     const markHeight = look.quoteMark === 'glyph' && !long ? 30 : headingFirst ? 0 : headingHeight;
@@ -864,7 +866,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
     if (block.pictures.length) {
       if (headingFirst) {
-        paintHeading(heading, column().x, textWidth, headingHeight);
+        paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
         y += headingHeight;
       }
       const [top, , , padLeft] = mountPadding(look.mount);
