@@ -9,23 +9,21 @@ import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } fro
  * body face upright, for long text (a long letter in italic is hard to read).
  */
 export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o: { japanese?: boolean } = {}) {
-  const faces = { quote: 'quote', title: 'title', body: 'body', text: 'text' } as const;
-  const text = uprightOf(style.body);
-  doc.registerFont(faces.quote, fontFilePath(style.quote));
-  doc.registerFont(faces.title, fontFilePath(style.title));
-  doc.registerFont(faces.body, fontFilePath(style.body));
-  doc.registerFont(faces.text, fontFilePath(text));
-  // Each face's fallbacks, registered under their file's name: PDFKit loads (and embeds) one only when a page uses it.
+  // One name per font file, whatever role it plays (a face of the theme, another's upright, a fallback):
+  // PDFKit keeps a loaded font under the name it was first asked for, and a second name for the same file
+  // would read and parse the file again at every switch to it. PDFKit loads (and embeds) a file only when a page uses it.
   const registered = new Set<string>();
-  const chainOf = (f: FontFace, japanese: boolean): string[] =>
-    fallbackFaces(f, { japanese }).map((fb) => {
-      const name = `fb:${fb.package}/${fb.file}`;
-      if (!registered.has(name)) {
-        doc.registerFont(name, fontFilePath(fb));
-        registered.add(name);
-      }
-      return name;
-    });
+  const nameOf = (f: FontFace): string => {
+    const name = `font:${f.package}/${f.file}`;
+    if (!registered.has(name)) {
+      doc.registerFont(name, fontFilePath(f));
+      registered.add(name);
+    }
+    return name;
+  };
+  const text = uprightOf(style.body);
+  const faces = { quote: nameOf(style.quote), title: nameOf(style.title), body: nameOf(style.body), text: nameOf(text) };
+  const chainOf = (f: FontFace, japanese: boolean): string[] => fallbackFaces(f, { japanese }).map(nameOf);
   const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese), text: chainOf(text, japanese) });
   const [chinese, japanese] = [chains(false), chains(true)];
   /** The chains for a piece of text: Japanese text (see isJapanese) takes the Japanese face before the Chinese one. */
