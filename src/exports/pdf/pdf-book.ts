@@ -801,7 +801,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pitch = qs.size * qs.leading;
     const when = DATE.format(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
-    const signature = [memory.signature ? `— ${memory.signature}` : null, look.datedEntries ? null : look.captionCaps ? when.toUpperCase() : when].filter(Boolean).join(' · ');
+    // A date never breaks across lines (no year alone on the next), and the dash stays with the name.
+    const date = (look.captionCaps ? when.toUpperCase() : when).replace(/ /g, '\u00a0');
+    const signature = [memory.signature ? `—\u00a0${memory.signature}` : null, look.datedEntries ? null : date].filter(Boolean).join(' · ');
     const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
     // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
     const codes = memory.recordings.map((r) => {
