@@ -292,12 +292,13 @@ export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPictu
       // The label: white, a double rule in the accent, the title in the journal's hand, the subtitle under a rule.
       const label = { x: t.x + mm(38), y: 0, w: t.w - mm(38) - mm(26), h: 0 };
       const inner = { x: label.x + mm(9), w: label.w - mm(18) };
-      const title = ts.fitTitle(inner.w, 1, 44, 26);
+      const title = ts.fitTitle(inner.w, 3, 44, 22);
       const sub = ts.subtitle(15);
       const subLines = kit.subtitle ? ts.lines(kit.subtitle, sub, inner.w, 2) : [];
-      label.h = mm(5.5) + title.style.size * title.style.leading + mm(2.5) + subLines.length * sub.size * sub.leading + mm(14);
-      // Midway between the snapshot and the foot of the cover.
-      label.y = (box.y + box.h + mm(8) + t.y + t.h - mm(4) - label.h) / 2;
+      // As tall as the title's lines (a long title takes more than one), the subtitle's and the count's.
+      label.h = mm(5.5) + title.lines.length * title.style.size * title.style.leading + mm(2.5) + subLines.length * sub.size * sub.leading + mm(14);
+      // Midway between the snapshot and the foot of the cover, and never past the foot: a tall label covers the snapshot's edge instead.
+      label.y = Math.min((box.y + box.h + mm(8) + t.y + t.h - mm(4) - label.h) / 2, t.y + t.h - mm(4) - label.h);
       const [lcx, lcy] = [label.x + label.w / 2, label.y + label.h / 2];
       doc.save().rotate(0.8, { origin: [lcx, lcy] });
       doc.save().fillOpacity(0.12).roundedRect(label.x + 3, label.y + 4, label.w, label.h, mm(3)).fill('#000000').restore();

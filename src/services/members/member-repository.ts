@@ -52,10 +52,18 @@ export async function insertMember(q: Queryable, bookId: string, userId: string,
   return row;
 }
 
-/** Ends a membership other than the owner's; false when there was none to end. */
+/**
+ * Ends a membership other than the owner's; false when there was none to end, or when its account is
+ * deleted (it left the book's member list, with its member.removed, when the account was deleted; its row
+ * only waits for the account's purge).
+ */
 export async function deleteMember(q: Queryable, bookId: string, userId: string): Promise<boolean> {
-  const rows = await q.query(`DELETE FROM book_members WHERE book_id = $1 AND user_id = $2 AND role <> 'owner' RETURNING user_id`, [bookId, userId]);
-  return rows.length > 0;
+  const rows = await q.query<{ active: boolean }>(
+    `DELETE FROM book_members m WHERE m.book_id = $1 AND m.user_id = $2 AND m.role <> 'owner'
+     RETURNING EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id AND u.deleted_at IS NULL) AS active`,
+    [bookId, userId],
+  );
+  return rows.some((r) => r.active);
 }
 
 export async function countMembers(q: Queryable, bookId: string): Promise<number> {

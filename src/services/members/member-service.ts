@@ -84,7 +84,8 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
     /**
      * Owner only. Ownership cannot be given up this way: removing the owner is
      * 400 cannot_remove_owner. A user who is not (or no longer) a member is a
-     * success too, so a retry after a lost answer is harmless.
+     * success too, so a retry after a lost answer is harmless; so is a deleted
+     * account, whose member.removed went out when it was deleted.
      */
     async removeMember(tx: Tx, actor: Actor, slug: string, userId: string) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { tx, lock: 'update' });

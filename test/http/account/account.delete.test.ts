@@ -197,6 +197,27 @@ describe('what the owners of other books see', () => {
   });
 });
 
+describe('before the purge has run', () => {
+  let q: TestApp;
+  beforeAll(async () => {
+    // No worker: the account's membership rows wait for a purge that does not come.
+    q = await buildTestApp();
+  });
+
+  it('removing the deleted account from a book by hand answers 204 and records no second member.removed', async () => {
+    const u = await newUser(q);
+    const owner = await newUser(q);
+    const book = await newBook(q, owner, { plan: 'plus' });
+    await addMember(q, book.slug, u, 'contributor');
+    expect((await q.post(DELETE, { reauth_token: await grantFor(q, u) }, { token: u.token })).status).toBe(200);
+    expect(await q.db.query(`SELECT 1 FROM book_members m JOIN books b ON b.id = m.book_id WHERE b.slug = $1 AND m.user_id = $2`, [book.slug, u.user.id])).toHaveLength(1);
+
+    expect((await q.delete(`/api/v1/books/${book.slug}/members/${u.user.id}/`, { token: owner.token })).status).toBe(204);
+    const events = (await q.get('/api/v1/events/', { token: owner.token, query: { type: 'member.removed', book_slug: book.slug } })).body.items as any[];
+    expect(events).toHaveLength(1);
+  });
+});
+
 /** The purge has finished. */
 async function purged(userId: string): Promise<boolean> {
   return (await t.db.query(`SELECT 1 FROM users WHERE id = $1 AND purged_at IS NOT NULL`, [userId])).length === 1;
