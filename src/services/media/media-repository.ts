@@ -218,11 +218,17 @@ export async function findShareCardPhoto(q: Queryable, submissionId: string) {
   );
 }
 
-/** Records the card's file; false when the submission left that approval meanwhile. */
-export async function recordShareCard(q: Queryable, submissionId: string, token: string, key: string): Promise<boolean> {
-  const recorded = await q.query(
-    `UPDATE submissions SET share_card_key = $3 WHERE id = $1 AND share_card_token = $2 AND status = 'approved' RETURNING id`,
-    [submissionId, token, key],
+/**
+ * Records the card's file: `stale` when the submission left that approval meanwhile, `already` when
+ * another run of the same render recorded it first (the row is locked, so two runs cannot both record it).
+ */
+export async function recordShareCard(q: Queryable, submissionId: string, token: string, key: string): Promise<'recorded' | 'already' | 'stale'> {
+  const [row] = await q.query<{ share_card_key: string | null }>(
+    `SELECT share_card_key FROM submissions WHERE id = $1 AND share_card_token = $2 AND status = 'approved' FOR UPDATE`,
+    [submissionId, token],
   );
-  return recorded.length > 0;
+  if (!row) return 'stale';
+  if (row.share_card_key === key) return 'already';
+  await q.query(`UPDATE submissions SET share_card_key = $2 WHERE id = $1`, [submissionId, key]);
+  return 'recorded';
 }

@@ -32,13 +32,13 @@ export function createShareCards(deps: { db: Db; store: ObjectStore }) {
       }
       await store.put(key, Readable.from([png]), { contentType: 'image/png', signal: o.signal });
       // In a transaction: its start mark keeps the Last-Modified watermark of the submission lists below the row's updated_at.
-      const recorded = await db.transaction(async (tx) => {
-        if (!(await recordShareCard(tx, submissionId, token, key))) return false;
-        // The card's URL is now part of the memory: submission.updated.
-        await recordSubmissionUpdated(tx, store, { id: s.book_id, slug: s.slug }, submissionId);
-        return true;
+      const outcome = await db.transaction(async (tx) => {
+        const recorded = await recordShareCard(tx, submissionId, token, key);
+        // The card's URL is now part of the memory: submission.updated, once (a run beside this one may have recorded it).
+        if (recorded === 'recorded') await recordSubmissionUpdated(tx, store, { id: s.book_id, slug: s.slug }, submissionId);
+        return recorded;
       });
-      if (!recorded) {
+      if (outcome === 'stale') {
         await store.delete(key);
         return 'stale';
       }
