@@ -614,7 +614,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
-  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell };
+  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string };
   interface Block {
     pictures: Placed[];
     height: number;
@@ -692,8 +692,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
           }
-          if (ready.ppi < MIN_PRINT_PPI) lowResolution.push({ key: pic.key, ppi: Math.round(ready.ppi) });
-          pictures.push({ ...ready, kind: pic.kind, cell });
+          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key });
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
@@ -875,6 +874,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
+      // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
+      for (const pic of pictures) {
+        const ppi = pic.widthPx / ((pic.width * k) / 72);
+        if (ppi < MIN_PRINT_PPI) lowResolution.push({ key: pic.key, ppi: Math.round(ppi) });
+      }
       block.pictures.forEach((pic, i) => {
         if (pictures[i] !== pic) pic.jpeg = Buffer.alloc(0);
       });
