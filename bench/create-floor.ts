@@ -197,8 +197,9 @@ async function floorOf(backend: string, o: { pgbench: boolean }): Promise<{ floo
       const db = createPostgresDb(DATABASE_URL, { schema, poolSize: POOL_SIZE });
       try {
         const floor = await measure(db);
+        if (!o.pgbench) return { floor, pgbench: null };
         const [user] = await db.query<{ id: string }>(`SELECT id FROM users LIMIT 1`);
-        return { floor, pgbench: o.pgbench ? pgbenchFloor(db, schema, user.id) : null };
+        return { floor, pgbench: pgbenchFloor(db, schema, user.id) };
       } finally {
         await db.close();
       }

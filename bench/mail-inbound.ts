@@ -17,6 +17,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createReadStream } from 'node:fs';
+import { watchPeakRss } from './proc-cpu.js';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,12 +51,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no ${field} for ${pid}`);
-  return Number(m[1]) * 1024;
 }
 
 function cpuMs(pid: number): number {
@@ -158,21 +153,8 @@ export async function runMailInboundBench(): Promise<number> {
     for (let round = 1; round <= settings.rounds; round++) {
       await settle(pid);
       const before = await countSubmissions();
-      let hwmReset = true;
-      try {
-        writeFileSync(`/proc/${pid}/clear_refs`, '5');
-      } catch {
-        hwmReset = false;
-      }
-      const rssBefore = procStatus(pid, 'VmRSS');
-      let peak = rssBefore;
-      const sampler = setInterval(() => {
-        try {
-          peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-        } catch {
-          /* exited */
-        }
-      }, 5);
+      const rss = watchPeakRss(pid, 5);
+      const rssBefore = rss.before;
       const t0 = performance.now();
       const t = transport();
       const info = await t.sendMail({
@@ -196,16 +178,14 @@ export async function runMailInboundBench(): Promise<number> {
       } else {
         await settle(pid);
       }
-      clearInterval(sampler);
-      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-      if (hwmReset) peak = Math.max(peak, procStatus(pid, 'VmHWM'));
+      const { peak, measuredBy } = rss.stop();
       const messageBytes = Number(/size (\d+)/.exec(String(info.messageSize))?.[1] ?? info.messageSize ?? 0);
       rounds.push({ round, messageBytes, acceptMs: Math.round(acceptMs), memoryMs: memoryMs && Math.round(memoryMs), rssBefore, peakGrowth: peak - rssBefore });
       console.log(
         `round ${round}: ${(videoBytes / MB).toFixed(1)} MB video in a ${settings.messageMb} MB message; 250 after ${Math.round(acceptMs)} ms` +
           (memoryMs ? `, memory after ${Math.round(memoryMs)} ms` : '') +
           `; RSS ${(rssBefore / MB).toFixed(1)} MB before, peak growth ${((peak - rssBefore) / MB).toFixed(1)} MB` +
-          (hwmReset ? '' : ' (VmHWM could not be reset: sampled VmRSS only)'),
+          (measuredBy === 'VmHWM' ? '' : ' (VmHWM could not be reset: sampled VmRSS only)'),
       );
     }
     const worst = Math.max(...rounds.map((r) => r.peakGrowth));

@@ -39,6 +39,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { watchPeakRss } from './proc-cpu.js';
 import { readdir, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
@@ -431,12 +432,6 @@ async function api(baseUrl: string, token: string, method: string, urlPath: stri
 
 // ---------------------------------------------------------------- measuring
 
-function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no ${field} for ${pid}`);
-  return Number(m[1]) * 1024;
-}
-
 function cpuMs(pid: number): number {
   const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
@@ -466,29 +461,14 @@ let busiest = 0;
 async function measured(pid: number, run: () => Promise<UploadResult>): Promise<Measured> {
   await settle(pid);
   busiest = Math.max(busiest, os.loadavg()[0]);
-  let hwmReset = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    hwmReset = false;
-  }
-  const rssBefore = procStatus(pid, 'VmRSS');
-  let peak = rssBefore;
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-    } catch {
-      /* exited */
-    }
-  }, 5);
+  const rss = watchPeakRss(pid, 5);
   const cpuBefore = cpuMs(pid);
   try {
     const r = await run();
-    peak = Math.max(peak, procStatus(pid, 'VmRSS'));
-    if (hwmReset) peak = Math.max(peak, procStatus(pid, 'VmHWM'));
-    return { ...r, rssBefore, peakGrowth: peak - rssBefore, cpuMs: cpuMs(pid) - cpuBefore };
+    const { peak } = rss.stop();
+    return { ...r, rssBefore: rss.before, peakGrowth: peak - rss.before, cpuMs: cpuMs(pid) - cpuBefore };
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
 }
 

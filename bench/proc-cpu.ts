@@ -54,11 +54,11 @@ export function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 /**
  * Watches a process's peak RSS from now: resets its high-water mark (VmHWM,
- * through clear_refs) where the kernel allows, and samples VmRSS every 20 ms
- * besides. `stop()` ends the sampling and answers the peak in bytes and how
- * it was measured.
+ * through clear_refs) where the kernel allows, and samples VmRSS every
+ * `sampleMs` besides. `stop()` ends the sampling and answers the peak in bytes
+ * and how it was measured (asked again, the same answer).
  */
-export function watchPeakRss(pid: number): { before: number; stop(): { peak: number; measuredBy: 'VmHWM' | 'VmRSS samples' } } {
+export function watchPeakRss(pid: number, sampleMs = 20): { before: number; stop(): { peak: number; measuredBy: 'VmHWM' | 'VmRSS samples' } } {
   let hwm = true;
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -73,10 +73,12 @@ export function watchPeakRss(pid: number): { before: number; stop(): { peak: num
     } catch {
       /* exited */
     }
-  }, 20);
+  }, sampleMs);
+  let result: { peak: number; measuredBy: 'VmHWM' | 'VmRSS samples' } | undefined;
   return {
     before,
     stop() {
+      if (result) return result;
       clearInterval(sampler);
       try {
         peak = Math.max(peak, procStatus(pid, 'VmRSS'));
@@ -84,7 +86,7 @@ export function watchPeakRss(pid: number): { before: number; stop(): { peak: num
       } catch {
         /* exited */
       }
-      return { peak, measuredBy: hwm ? 'VmHWM' : 'VmRSS samples' };
+      return (result = { peak, measuredBy: hwm ? 'VmHWM' : 'VmRSS samples' });
     },
   };
 }
