@@ -238,7 +238,7 @@ export function unresolvedErrors(app: FastifyInstance): Record<string, number[]>
 /** Tags of the document, in this order; an operation's tag missing here is a lint warning (no description). */
 const TAGS: { name: string; description: string }[] = [
   { name: 'auth', description: 'API keys: issue one from a browser session, revoke one or all, and see who is calling.' },
-  { name: 'identity', description: 'Your profile and your quotas.' },
+  { name: 'identity', description: 'Your profile, your quotas, and your own things across books: the books you belong to, your memories, your notification subscriptions.' },
   { name: 'billing', description: "The public plan catalog and a book's billing record." },
   { name: 'books', description: 'Memory books: create, list, read, update, archive, restore and delete them; your permissions on one.' },
   { name: 'submissions', description: 'The memories sent into a book, and their moderation: approve, reject, pin, unpin.' },
