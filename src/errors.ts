@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   invitation_expired: 410,
   invitation_revoked: 410,
   invitation_accepted: 410,
+  original_unavailable: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -372,6 +373,16 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     }),
     where: ['named'],
     example: { message: 'The export has expired: files are kept 7 days. Request a new export.', details: { status: 'complete', reason: 'expired', expired_at: '2026-11-28T10:00:00.123456Z' } },
+  },
+  original_unavailable: {
+    meaning: 'The original bytes of this media file are not available, and will not be: the file was found infected (never handed out), or its original is no longer in the store.',
+    action: 'Do not retry. The media read (GET …/media/{media_id}/) says what can still be shown; an infected file can only be deleted.',
+    details: Details({
+      reason: Type.Unsafe<'infected' | 'missing'>({ type: 'string', enum: ['infected', 'missing'], description: 'Why there is no original' }),
+      media_id: Str('The media file'),
+    }),
+    where: ['named'],
+    example: { message: 'The original of this file is not available: it was found infected and is never handed out.', details: { reason: 'infected', media_id: '01935f4e-9d10-7c44-8b2e-5a1c7e3f9b20' } },
   },
   invitation_expired: {
     meaning: 'The invitation link has expired.',
