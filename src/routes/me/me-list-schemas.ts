@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ListEnvelope, ListQuery, StringEnum, Timestamp } from '../../http/schemas/common.js';
+import { SLUG_RE } from '../../services/books/slug.js';
 import { SUBMISSION_STATUSES } from '../../services/submissions/submission-types.js';
 import { Submission } from '../submissions/schemas.js';
 import { Subscription } from '../subscriptions/schemas.js';
@@ -32,7 +33,7 @@ export const MySubmission = Type.Object(
 export const MySubmissionList = ListEnvelope(MySubmission, 'MySubmissionList', 'One page of your memories across books');
 export const ListMySubmissionsQuery = Type.Object({
   ...ListQuery.properties,
-  book: Type.Optional(Type.String({ maxLength: 200, description: 'Only the memories of this book (its slug)' })),
+  book: Type.Optional(Type.String({ maxLength: 200, pattern: SLUG_RE.source, description: 'Only the memories of this book (its slug)' })),
   status: Type.Optional(StringEnum(SUBMISSION_STATUSES, { description: 'Only memories in this moderation state' })),
 });
 
