@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import { lockDataDir } from './dir-lock.js';
-import { isRetryableTransactionError, translatePgError } from './pg-errors.js';
+import { isRetryableTransactionError, translateDbError } from './pg-errors.js';
 import { createSharedReads } from './shared-read.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
@@ -491,7 +491,7 @@ async function translated<T>(run: Promise<T>): Promise<T> {
   try {
     return await run;
   } catch (err) {
-    throw translatePgError(err) ?? err;
+    throw translateDbError(err) ?? err;
   }
 }
 
@@ -532,7 +532,7 @@ function withTransactions(conn: Connection): Db {
   async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     mustHoldNone();
     for (let attempt = 1; ; attempt++) {
-      const tx = translating(await conn.begin());
+      const tx = translating(await translated(conn.begin()));
       try {
         const result = await held.run(tx, () => fn(tx));
         await tx.commit();
@@ -564,7 +564,7 @@ function withTransactions(conn: Connection): Db {
     },
     exec: (sql) => {
       mustHoldNone();
-      return conn.exec(sql);
+      return translated(conn.exec(sql));
     },
     poolStats: () => conn.poolStats(),
     close: () => conn.close(),
