@@ -65,7 +65,7 @@ async function send(method: string, url: string, o: { token?: string; body?: unk
   const found = validate(method, url, res.statusCode, res.headers['content-type'] as string | undefined, res.body, res.headers);
   if (found.length) problems.push(`${method} ${url} → ${res.statusCode}: ${found.join('; ')}`);
   const body = String(res.headers['content-type'] ?? '').includes('json') && res.body ? JSON.parse(res.body) : res.body;
-  return { at: Date.now(), status: res.statusCode, headers: res.headers, body };
+  return { at: Date.now(), status: res.statusCode, headers: res.headers as Answer['headers'], body };
 }
 
 /** A 503 as a client should see it in an outage: Retry-After, the envelope, the request id. */
