@@ -142,7 +142,10 @@ describe.runIf(HAS_POSTGRES)('dependencies down: 503 with Retry-After, never 500
     await sleep(2000);
     const stoppedAt = Date.now();
     await cluster.stop();
-    await sleep(4000);
+    await sleep(1000);
+    // The contributor form is a page: the same outage, said in words, with the same status and Retry-After.
+    const page = await app.inject({ method: 'GET', url: `/b/${slug}/` });
+    await sleep(3000);
     await cluster.start();
     const startedAt = Date.now();
     await sleep(2500);
@@ -156,6 +159,10 @@ describe.runIf(HAS_POSTGRES)('dependencies down: 503 with Retry-After, never 500
     expect(during(killedAt, backAt), 'answers while killed').toBeGreaterThan(0);
     expect(during(stoppedAt, startedAt), 'answers while stopped').toBeGreaterThan(0);
     expect(problems).toEqual([]);
+    expect(page.statusCode).toBe(503);
+    expect(Number(page.headers['retry-after'])).toBeGreaterThan(0);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('Please try again in a minute');
 
     // Each key's create is there once, and its 201 names that submission.
     const rows = await db.query<{ id: string; text_content: string }>(`SELECT id, text_content FROM submissions WHERE text_content LIKE 'memory outage-%'`);
