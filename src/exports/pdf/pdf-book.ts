@@ -6,7 +6,8 @@ import { coverPhotoBox, drawFrontCover, luminance, type BackText, type Panel } f
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
@@ -83,6 +84,8 @@ export interface PdfBookInput {
    * going to print opens with the typographic title page instead: its cover wrap carries the photo.
    */
   coverPicture?: string | null;
+  /** Where the cover photo's subject is (the owner's `focal_point`): its crop is centred there. Detected when not given. */
+  coverFocal?: FocalPoint | null;
 }
 
 /**
@@ -521,7 +524,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const copy = await openOrSkip(input.coverPicture);
       if (copy) {
         try {
-          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background);
+          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
         } finally {
           await copy.release();
         }
@@ -614,7 +617,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
-  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string };
+  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string; /** Where the picture sits in its cell when it was made smaller than it (points). */ dx: number; dy: number };
   interface Block {
     pictures: Placed[];
     height: number;
@@ -678,7 +681,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
           const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
-          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background, 'centre') : null;
+          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background) : null;
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
@@ -687,12 +690,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const pictures: Placed[] = [];
         for (const [i, { pic, copy }] of copies.entries()) {
           const cell = layout.cells[i];
-          const ready = await prepareCroppedPicture(copy.path, pictureBox(cell), p.background);
+          // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
+          const full = pictureBox(cell);
+          const size = await uprightSize(copy.path);
+          const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+          const ready = await prepareCroppedPicture(copy.path, box, p.background);
           if (!ready) {
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
           }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key });
+          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (full.w - box.w) / 2, dy: (full.h - box.h) / 2 });
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
@@ -885,7 +892,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       paint((dy) => {
         if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
         for (const pic of pictures) {
-          placePicture(pic, x0 + pic.cell.x + padLeft, oy + pic.cell.y + top + dy);
+          placePicture(pic, x0 + pic.cell.x + padLeft + pic.dx, oy + pic.cell.y + top + pic.dy + dy);
           input.trace?.picture?.(pageNo, memory.id);
         }
         if (k < 1) doc.restore();

@@ -31,13 +31,13 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCoverWrap, spineWidthMm } from '../../../src/exports/pdf/cover-wrap.js';
 import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
-import { luminance, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
+import { luminance, MIN_PRINT_PPI, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { normalizeText, smartPunctuation } from '../../../src/exports/pdf/text-layout.js';
 import { isJoiner } from '../../../src/media-tools/font-fallback.js';
 import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/themes.js';
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
-import { blankGlyphs, charactersByPage, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
+import { blankGlyphs, charactersByPage, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
 
@@ -163,6 +163,11 @@ export function describeTestBook(intent: ExportIntent) {
           expect(wrap.widthMm).toBeCloseTo(expected, 6);
           const trim = coverPage.getTrimBox();
           expect(trim.width / mm(1), 'the wrap trimmed: back, spine, front').toBeCloseTo(2 * 210 + spineWidthMm(result.pageCount, caliperMm), 1);
+        }
+
+        // ---- every photo prints at 200 ppi or more (a small original gets a smaller cell) ----
+        for (const im of await printedImages(file)) {
+          if (Math.min(im.xPpi, im.yPpi) < MIN_PRINT_PPI - 0.5) problems.push(`page ${im.page}: a ${im.width}×${im.height} picture prints at ${Math.min(im.xPpi, im.yPpi)} ppi`);
         }
 
         // ---- every character has a glyph on its page ----
