@@ -47,7 +47,7 @@ export interface PdfMemory {
    * Its voice recordings and videos: each prints as a QR code to the page where it plays (`url`), with
    * what it is and how long; without a url only the words.
    */
-  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null }[];
+  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null; /** A completed transcript of it, printed under its code. */ transcript?: string | null }[];
 }
 
 export interface PdfBookInput {
@@ -84,6 +84,12 @@ export interface PdfBookInput {
    * going to print opens with the typographic title page instead: its cover wrap carries the photo.
    */
   coverPicture?: string | null;
+  /**
+   * When the book's first and last memories were sent: dates are printed only where they tell something
+   * (none when all were sent the same day, the day in each byline across days and weeks, a chapter head
+   * for each month across months). Unknown: each memory's day is printed.
+   */
+  dates?: { first: string; last: string } | null;
   /** Where the cover photo's subject is (the owner's `focal_point`): its crop is centred there. Detected when not given. */
   coverFocal?: FocalPoint | null;
 }
@@ -145,6 +151,19 @@ const SPARSE_SHARE = 0.45;
 const BETWEEN_MIN = 32;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** What a book's dates tell: nothing (one day), the day of each memory (days and weeks), or its month (months). */
+export type DateMode = 'none' | 'day' | 'month';
+/** Memories spanning more days than this are grouped in months. */
+const DAYS_BY_THE_DAY = 62;
+
+export function dateModeOf(dates: { first: string; last: string } | null | undefined): DateMode {
+  if (!dates) return 'day';
+  const [first, last] = [new Date(dates.first), new Date(dates.last)];
+  if (first.toISOString().slice(0, 10) === last.toISOString().slice(0, 10)) return 'none';
+  return (last.getTime() - first.getTime()) / 86_400_000 > DAYS_BY_THE_DAY ? 'month' : 'day';
+}
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
@@ -176,6 +195,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
+
+  // What the memories' dates tell (see DateMode): the months a book spans open chapters.
+  const dateMode = dateModeOf(input.dates);
+  let chapter: string | null = null;
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -257,7 +280,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     style: TextStyle;
     pinned: boolean;
     align: 'left' | 'center';
-    when: string;
+    /** A chapter's month or a journal entry's day, set above the words; null when the dates tell nothing here. */
+    heading: string | null;
     sigLines: Line[];
     /** The signature's style, with the memory's own fallback faces. */
     sigStyle: TextStyle;
@@ -268,6 +292,38 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     lines: Line[];
     /** The caption's style, with the memory's own fallback faces. */
     style: TextStyle;
+    /** A completed transcript of the recording, set under the code in the theme's text face. */
+    transcript: Line[];
+    transcriptStyle: TextStyle;
+  }
+  /** Lines of a transcript printed under its code at most: a longer one ends with an ellipsis (the recording is a scan away). */
+  const TRANSCRIPT_LINES = 14;
+
+  /** A recording's block: “Hear Natalya’s voice (1:23)” beside its QR code, its transcript under it. */
+  function voiceBlock(r: PdfMemory['recordings'][number], signature: string | null, style: TextStyle, textFallbacks: TextStyle['fallbacks'], width: number): Code {
+    const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
+    const who = signature ? `${signature}\u2019s` : 'the';
+    const what = r.kind === 'audio' ? `${who} voice${length}` : `${who} video${length}`;
+    const caption = r.url ? `${r.kind === 'audio' ? 'Hear' : 'Watch'} ${what}` : `With ${what}`;
+    const transcriptStyle: TextStyle = { face: faces.text, fallbacks: textFallbacks, size: Math.max(smallest(look.captionSize + 1), 8.5), leading: 1.4 };
+    let transcript: Line[] = [];
+    if (r.transcript?.trim()) {
+      const text = smartPunctuation(`\u201C${r.transcript.trim()}\u201D`);
+      transcript = breakLines(measure, text, { ...transcriptStyle, hyphenate: hyphenatorFor(guessLanguage(text)) }, width);
+      if (transcript.length > TRANSCRIPT_LINES) {
+        // The most words (characters, in writing without spaces) that fit, an ellipsis closing them.
+        const units = /\s/.test(text) ? text.split(/(?<=\s)/) : Array.from(text);
+        const upTo = (n: number) => breakLines(measure, `${units.slice(0, n).join('').trimEnd()}\u2026\u201D`, transcriptStyle, width);
+        let [lo, hi] = [1, units.length];
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (upTo(mid).length <= TRANSCRIPT_LINES) lo = mid;
+          else hi = mid - 1;
+        }
+        transcript = upTo(lo);
+      }
+    }
+    return { url: r.url, lines: breakLines(measure, caption, style, width - (r.url ? QR_SIZE + 10 : 0)), style, transcript, transcriptStyle };
   }
   let groups: Group[] = [];
   const paint = (op: Op) => groups.at(-1)!.ops.push(op);
@@ -351,7 +407,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const box = { x: q.align === 'center' ? content.x + (content.w - width) / 2 : content.x + barIndent, w: width };
     const gap = mm(14);
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
-    const heading = look.datedEntries ? breakLines(measure, q.when, dateStyle, width) : [];
+    const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
     let size = quoteTypeSize(base.size, chars);
     let s: TextStyle = base;
@@ -363,7 +419,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       lines = evenLines(q.text, s, width);
       const pitch = s.size * s.leading;
       textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
-      markH = look.quoteMark === 'glyph' ? size * 1.5 : headingH;
+      markH = (look.quoteMark === 'glyph' ? size * 1.5 : 0) + headingH;
       if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
       size = Math.max(base.size, size - 1);
     }
@@ -377,13 +433,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
     look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
+    if (heading.length) {
+      drawBlock(heading, dateStyle, box, at, 'left', p.accent);
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(box.x, at + headingH - 5).lineTo(box.x + Math.min(heading[0].width, width), at + headingH - 5).stroke().restore();
+    }
     if (look.quoteMark === 'glyph') {
       const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: size * 2.4, leading: 1 };
       const [mark] = breakLines(measure, '“', markStyle, 400);
-      drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + size * 1.5, markStyle, p.accent);
-    } else if (heading.length) {
-      drawBlock(heading, dateStyle, box, at, 'left', p.accent);
-      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(box.x, at + headingH - 5).lineTo(box.x + Math.min(heading[0].width, width), at + headingH - 5).stroke().restore();
+      drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + headingH + size * 1.5, markStyle, p.accent);
     }
     at += markH;
     if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
@@ -420,7 +477,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
-  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading), 0);
+  const transcriptHeight = (c: Code) => (c.transcript.length ? 6 + c.transcript.length * c.transcriptStyle.size * c.transcriptStyle.leading : 0);
+  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading) + transcriptHeight(c), 0);
 
   /** Recordings' QR codes under each other, with what each is beside it (one row width for all); returns the y below. */
   function layCodes(codes: Code[], col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
@@ -433,6 +491,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [lines, cy, style] = [c.lines, at, c.style];
         put((dy) => drawBlock(lines, style, col, cy + dy, align, p.muted));
         at += lines.length * lineH;
+        at = layTranscript(c, col, at, align, put);
         continue;
       }
       const textW = codesW - QR_SIZE - 10;
@@ -444,8 +503,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         drawBlock(lines, style, { x: x + QR_SIZE + 10, w: textW }, captionTop + dy, 'left', p.muted);
       });
       at += QR_SIZE;
+      at = layTranscript(c, col, at, align, put);
     }
     return at;
+  }
+
+  /** A recording's transcript under its code, in the column; returns the y below. */
+  function layTranscript(c: Code, col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
+    if (!c.transcript.length) return top;
+    const [lines, style, at] = [c.transcript, c.transcriptStyle, top + 6];
+    put((dy) => drawBlock(lines, style, col, at + dy, align, p.text));
+    return top + transcriptHeight(c);
   }
 
   /**
@@ -807,32 +875,35 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pitch = qs.size * qs.leading;
     const when = DATE.format(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
-    // A date never breaks across lines (no year alone on the next), and the dash stays with the name.
+    // A date never breaks across lines (no year alone on the next).
     const date = (look.captionCaps ? when.toUpperCase() : when).replace(/ /g, '\u00a0');
-    const signature = [memory.signature ? `—\u00a0${memory.signature}` : null, look.datedEntries ? null : date].filter(Boolean).join(' · ');
-    const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
-    // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
-    const codes = memory.recordings.map((r) => {
-      const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
-      const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
-      const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
-      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)), style: signatureStyle };
-    });
-    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight(codes);
-    const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];
+    // Dates only where they tell something (see dateMode): a month's first memory opens a chapter, a
+    // journal's entry is headed by its day.
+    const month = dateMode === 'month' && !memory.pinned ? MONTH.format(new Date(memory.date)) : null;
+    const headText = month && month !== chapter ? month : look.datedEntries && dateMode === 'day' ? when : null;
+    if (month) chapter = month;
+    const dated = dateMode === 'day' && !look.datedEntries ? date : null;
+    // Who wrote it comes first: the memory opens with its byline (and its day when the days tell something).
+    const bylineLines = memory.signature || dated ? breakLines(measure, [memory.signature, dated].filter(Boolean).join(' · '), signatureStyle, textWidth) : [];
+    const bylineHeight = bylineLines.length ? bylineLines.length * signatureStyle.size * signatureStyle.leading + 5 : 0;
+    // A quote page keeps the epigraph's order: the words, then who said them (the dash stays with the name).
+    const sigLines = breakLines(measure, [memory.signature ? `—\u00a0${memory.signature}` : null, dated].filter(Boolean).join(' · '), signatureStyle, textWidth);
+    // Recordings and videos: each its own block after the words, a QR code with whose voice or video it is and
+    // how long beside it, and a completed transcript under it in the text face.
+    const codes = memory.recordings.map((r) => voiceBlock(r, memory.signature, signatureStyle, fb.text, textWidth));
+    const sigHeight = codes.length ? 6 + codesHeight(codes) : 0;
+    const heading = headText ? breakLines(measure, headText, dateStyle, textWidth) : [];
     // Above taped photos the heading keeps clear of the tape, which reaches above the prints.
     const tapeClearance = block.pictures.length && look.mount === 'tape' ? 9 : 0;
     const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 + tapeClearance : 0;
-    // A journal's entry opens with its date, above its photos when it has some.
-    const headingFirst = headingHeight > 0 && block.pictures.length > 0;
-    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : headingFirst ? 0 : headingHeight;
+    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
     // The photo block at a scale k of its size (it may shrink to fit the room left on a page).
-    const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 + (headingFirst ? headingHeight : 0) : 0);
+    const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 : 0);
     const picturesHeight = picturesAt(1);
     const linesHeight = (ls: Line[]) => ls.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
-    const total = picturesHeight + markHeight + textHeight + sigHeight;
+    const total = headingHeight + picturesHeight + bylineHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
@@ -842,9 +913,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
     // (to PHOTO_SCALE_FIT) rather than go overleaf, and further (to PHOTO_SCALE_SHORT) rather than leave
     // the page mostly empty.
-    const words = lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight;
-    const opening = (k: number) => (block.height ? picturesAt(k) + words : markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0));
-    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    const words = bylineHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight);
+    const opening = (k: number) => headingHeight + picturesAt(k) + words;
+    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
     // (A short memory's opening is all of it, with the room its mark asks for.)
     const whole = Math.max(total, opening(1));
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
@@ -872,11 +943,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (k >= PHOTO_SCALE_FIT) scale = k;
     }
 
+    if (heading.length) {
+      // A chapter's month, or a journal entry's day: above the memory's photos and words.
+      paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
+      y += headingHeight;
+    }
     if (block.pictures.length) {
-      if (headingFirst) {
-        paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
-        y += headingHeight;
-      }
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
@@ -900,19 +972,21 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       y += block.height * k + GAP * 1.5;
     }
 
-    if (markHeight && lines.length) {
-      // The mark goes with the first two lines; with a short memory, with all of it and its signature.
-      if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
-      if (heading.length) {
-        paintHeading(heading, column().x, textWidth, markHeight);
-      } else {
+    if (bylineHeight || (markHeight && lines.length)) {
+      // The byline and the mark go with the first two lines; with a short memory, with all of it.
+      if (room() < bylineHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
+      if (bylineLines.length) {
+        const c = column();
+        y = paintBlock(bylineLines, signatureStyle, c, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: c })) + 5;
+      }
+      if (markHeight && lines.length) {
         const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
         const [mark] = breakLines(measure, '“', markStyle, 100);
         const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
         const my = y + 34;
         paint((dy) => drawLine(mark, mx, my + dy, markStyle, p.accent));
+        y += markHeight;
       }
-      y += markHeight;
     }
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
@@ -977,10 +1051,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       col = 0;
       colBottom = y;
     }
-    y += 6;
-    const sigColumn = column();
-    y = paintBlock(sigLines, signatureStyle, sigColumn, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: sigColumn }));
-    y = layCodes(codes, column(), y, align, paint);
+    if (codes.length) y = layCodes(codes, column(), y + 6, align, paint);
     memoryCount++;
     y = Math.max(y, colBottom);
     const group = groups.at(-1)!;

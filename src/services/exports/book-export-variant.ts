@@ -11,6 +11,7 @@ import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
+  approvedDateSpan,
   firstPhotoKey,
   isReleasable,
   namedCoverPhotoKey,
@@ -81,6 +82,7 @@ export function createBookExportVariant(deps: {
         printReady: hasCoverWrap(job),
         coverPicture,
         coverFocal,
+        dates: await approvedDateSpan(db, book.id),
       });
       if (hasCoverWrap(job)) {
         // The cover wrap goes to the store first: the job completes only once both files are there.
@@ -217,7 +219,13 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, pla
       recordings: await Promise.all(
         usable
           .filter((m): m is typeof m & { kind: 'audio' | 'video' } => m.kind === 'audio' || m.kind === 'video')
-          .map(async (m) => ({ kind: m.kind, duration: m.duration_seconds, url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null })),
+          .map(async (m) => ({
+            kind: m.kind,
+            duration: m.duration_seconds,
+            url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null,
+            // A completed transcript prints under the recording's code.
+            transcript: m.transcript?.status === 'completed' && m.transcript.text.trim() ? m.transcript.text : null,
+          })),
       ),
     };
   }

@@ -17,6 +17,7 @@ import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { quoteTypeSize, renderPdfBook, type PdfBookInput, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
 import type { Theme } from '../../../src/media-tools/themes.js';
+import { textInDrawingOrder } from '../../helpers/pdf-readback.js';
 
 const run = promisify(execFile);
 
@@ -192,5 +193,38 @@ describe('theme page designs', () => {
       expect(Math.abs((q.top + q.bottom) / 2 - (live.y + live.h / 2))).toBeLessThan(live.h * 0.06);
       expect(Math.abs((q.left + q.right) / 2 - (live.x + live.w / 2))).toBeLessThan(mm(3));
     }
+  }, 60_000);
+  it('who first, dates where they tell something: the byline opens a memory; one day prints no date, months open chapters', async () => {
+    const text = (file: string) => run('pdftotext', ['-enc', 'UTF-8', file, '-']).then((r) => r.stdout);
+    // All sent the same day: no date anywhere, each memory opens with its writer's name.
+    const sameDay = [0, 1, 2].map((i) => memory(i, { date: '2026-05-03T10:00:00Z', text: `Memory ${i} remembers the pier and the rain on the long drive home.` }));
+    const one = await render('same-day', 'modern_clean', sameDay, { dates: { first: '2026-05-03T10:00:00Z', last: '2026-05-03T10:00:00Z' } });
+    expect(await text(one.file)).not.toMatch(/May\s2026/i);
+    // (In the order drawn: pdftotext reads a byline, an ActualText span, where its marked content starts.)
+    const drawn = (await textInDrawingOrder(await readFile(one.file))).join(' ');
+    for (const i of [0, 1, 2]) expect(drawn.indexOf(`Writer ${i}`), `byline ${i} before its words`).toBeLessThan(drawn.indexOf(`Memory ${i} remembers`));
+    // Across days and weeks: the day in the byline.
+    const weeks = [0, 1].map((i) => memory(i, { date: `2026-05-0${i + 1}T10:00:00Z` }));
+    const two = await text((await render('weeks', 'modern_clean', weeks, { dates: { first: '2026-05-01T10:00:00Z', last: '2026-05-02T10:00:00Z' } })).file);
+    expect(two).toMatch(/Writer 0 · 1\s+May\s+2026/i);
+    // Across months: a chapter head for each month, once, and no date in the bylines.
+    const months = ['2026-01-05', '2026-01-20', '2026-03-02', '2026-03-09', '2026-07-14'].map((d, i) => memory(i, { date: `${d}T10:00:00Z` }));
+    const three = await text((await render('months', 'elegant_classic', months, { dates: { first: '2026-01-05T10:00:00Z', last: '2026-07-14T10:00:00Z' } })).file);
+    for (const month of ['January', 'March', 'July']) expect(three.split(new RegExp(`${month}\\s+2026`)).length - 1, month).toBe(1);
+    expect(three).not.toMatch(/\d+[ \u00a0](January|March|July)[ \u00a0]2026/);
+  }, 60_000);
+
+  it('a voice note is its own block: whose voice and how long beside its code, its transcript under it', async () => {
+    const list = [
+      memory(0, {
+        signature: 'Natalya',
+        text: 'Happy birthday, Grandma!',
+        recordings: [{ kind: 'audio', url: 'https://memorybook.example/play/abc/', duration: 83, transcript: 'Бабушка, с днём рождения! Помню лето на даче и твои пироги.' }],
+      }),
+    ];
+    const { file } = await render('voice', 'wedding_album', list);
+    const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-']);
+    expect(stdout).toMatch(/Hear Natalya’s voice \(1:23\)/);
+    expect(stdout.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
   }, 60_000);
 });

@@ -135,6 +135,7 @@ export function describeTestBook(intent: ExportIntent) {
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
+          dates: { first: memories[0].date, last: memories.at(-1)!.date },
           trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)) },
         });
         const bytes = await readFile(file);
@@ -201,7 +202,8 @@ export function describeTestBook(intent: ExportIntent) {
         const doc = bare((await textInDrawingOrder(bytes)).join('\n'));
         let at = 0;
         for (const m of memories) {
-          const want = bare(normalizeText(smartPunctuation(m.text)));
+          // Its words, then the transcripts of its recordings (set under their codes).
+          const want = bare(normalizeText(smartPunctuation([m.text, ...m.recordings.map((r) => r.transcript ?? '')].join(' '))));
           let i = 0;
           let j = at;
           // Each character in order (running heads, folios and signatures may come between).
