@@ -67,6 +67,7 @@ describe('the page composer', () => {
     it(`${theme}: no widow or orphan line, signatures with their memory, few sparse pages`, async () => {
       const file = path.join(dir, `${theme}.pdf`);
       const list = memories();
+      const kinds: string[] = [];
       const result = await renderPdfBook({
         title: 'Composer',
         subtitle: '',
@@ -77,6 +78,7 @@ describe('the page composer', () => {
         memories: iterate(list),
         openPicture: () => Promise.reject(new Error('no pictures')),
         output: createWriteStream(file),
+        trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       });
       const words = await wordsOf(file);
       // Lines of each memory on each page (words of a line share their top).
@@ -108,7 +110,7 @@ describe('the page composer', () => {
       let sparse = 0;
       for (let page = 3; page <= result.pageCount; page++) {
         const on = words.filter((w) => w.page === page && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
-        if (!on.length) continue; // the closing ornament page
+        if (!on.length || kinds[page - 1] !== 'memories') continue; // the ending's designed pages
         const height = Math.max(...on.map((w) => w.yMax)) - Math.min(...on.map((w) => w.yMin));
         if (height < live.h * 0.4) sparse++;
       }

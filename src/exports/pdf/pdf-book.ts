@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle } from '../../media-tools/themes.js';
-import { coverPhotoBox, drawFrontCover, luminance, type BackText, type Panel } from './covers.js';
+import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
@@ -98,7 +98,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'end';
+export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -200,6 +200,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const dateMode = dateModeOf(input.dates);
   let chapter: string | null = null;
 
+  const shortTitle = splitTitle(input.title, '').title.replace(/\s+/g, ' ').trim();
+  const runningHead = shortTitle.length <= 36 ? shortTitle.toUpperCase() : null;
+  // The back cover quotes a memory in the book's own script (its title's), never one in another.
+  const bookScript = dominantScript(`${input.title} ${input.subtitle}`);
+
   let pageNo = 0;
   let content: Box = g.content(1);
   let y = 0;
@@ -242,8 +247,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const t = g.trimmed();
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
-    // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    // Running head: the book's short title (before a natural break), small, over the text column; none when
+    // even that is long (a running head is a reminder, not a second title page).
+    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
     if (look.cornerOrnament) {
       // A sprig in the outer corners of the wide margins, turned towards the page.
       const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
@@ -800,7 +806,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const room = () => content.y + content.h - y;
   const atTop = () => y <= content.y + 0.5;
 
-  function placePicture(pic: Placed, x: number, top: number) {
+  /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
+  function placePicture(pic: Placed, x: number, top: number, memory = true) {
     const { width: w, height: h } = pic;
     switch (look.mount) {
       case 'border':
@@ -835,7 +842,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     // The image's data went to the document: let go of it.
     pic.jpeg = Buffer.alloc(0);
-    pictureCount++;
+    if (memory) pictureCount++;
   }
 
   const lowResolution: { key: string; ppi: number }[] = [];
@@ -843,6 +850,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let backQuote: BackText['quote'] = null;
   let dates: BackText['dates'] = null;
   let firstPicture: string | null = null;
+  /** Every contributor named in the book, with the pages their memories open on (the index at the end). */
+  const contributors = new Map<string, number[]>();
+  /** Names written in Japanese (their kanji take the Japanese face, as in their memories). */
+  const japaneseNames = new Set<string>();
+  function contributed(name: string, page: number, japanese: boolean) {
+    const pages = contributors.get(name) ?? [];
+    if (pages.at(-1) !== page) pages.push(page);
+    contributors.set(name, pages);
+    if (japanese) japaneseNames.add(name);
+  }
   async function placeMemory(ready: Ready) {
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
@@ -853,12 +870,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (memory.date > dates.last) dates.last = memory.date;
     // The back cover quotes the first memory short enough to stand there (book order: pinned ones first).
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
-    if (!backQuote && plain.length >= 20 && plain.length <= 160) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+    if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
     // Japanese writing takes the Japanese face before the Chinese one (its kanji in their Japanese forms).
-    const fb = fallbacksFor(bookIsJapanese || isJapanese(memory.text, memory.signature));
+    const japanese = bookIsJapanese || isJapanese(memory.text, memory.signature);
+    const fb = fallbacksFor(japanese);
     const signatureStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fb.body };
     // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
@@ -978,6 +996,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (bylineLines.length) {
         const c = column();
         y = paintBlock(bylineLines, signatureStyle, c, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: c })) + 5;
+        if (memory.signature) contributed(memory.signature, pageNo, japanese);
       }
       if (markHeight && lines.length) {
         const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
@@ -1077,14 +1096,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
     }
-    // A printed book has an even number of pages, and one bound from sheets a multiple of 4: the pages
-    // left over before the last are ruled for notes, the last carries the theme's ornament.
-    if (input.printReady) while ((pageNo + 1) % 4 !== 0) notesPage();
-    if (input.printReady || pageNo % 2 === 1) {
-      newPage('end');
-      const t = g.trimmed();
-      look.ornament(doc, t.x + t.w / 2, t.y + t.h / 2, 1.1, p);
-    }
+    await ending();
     doc.end();
     await written;
   } catch (err) {
@@ -1093,6 +1105,144 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     throw err;
   }
   return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates } };
+
+  /**
+   * The closing spread: “With love from” and every contributor with the pages their memories open on (the
+   * contributors' index), facing a closing photo (the cover's); then the colophon on the last page. A book
+   * has an even number of pages, a printed one a multiple of 4: the pages left over come before the ending,
+   * ruled for notes in a theme meant for writing on light paper, else left blank.
+   */
+  async function ending() {
+    const listPages = contributorPages();
+    const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
+    const photo = photoKey ? await closingPhoto(photoKey) : null;
+    const after = listPages.length + (photo ? 1 : 0) + 1;
+    const unit = input.printReady ? 4 : 2;
+    const spare = (unit - ((pageNo + after) % unit)) % unit;
+    const ruled = look.datedEntries && !reversed;
+    for (let i = 0; i < spare; i++) {
+      if (ruled) notesPage();
+      else newPage('blank');
+    }
+    for (const page of listPages) page();
+    if (photo) {
+      newPage('closing');
+      const t = g.trimmed();
+      const [top] = mountPadding(look.mount);
+      const x = t.x + (t.w - photo.width) / 2;
+      const y0 = t.y + (t.h - photo.height) / 2 - mm(6) + top / 2;
+      placePicture(photo, x, y0, false);
+      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: smallest(look.captionSize + 1.5), leading: 1.3 };
+      drawCentredLine(input.title, s, t.x + t.w / 2, y0 + photo.height + mm(12) + (look.mount === 'polaroid' || look.mount === 'tape' ? 24 : 0), smallColour, t.w - mm(50));
+    }
+    colophon();
+  }
+
+  /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */
+  async function closingPhoto(key: string): Promise<Placed | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      const size = await uprightSize(copy.path);
+      if (!size) return null;
+      const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
+      const side = g.trim * 0.62;
+      const box = cellAtLeast(size, aspect >= 1 ? { w: side, h: side / aspect } : { w: side * aspect, h: side }, MIN_PRINT_PPI);
+      const ready = await prepareCroppedPicture(copy.path, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
+      return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /** The pages of “With love from”: each a function drawing one. Names alphabetical, in one to three columns. */
+  function contributorPages(): (() => void)[] {
+    const names = [...contributors.keys()].sort((a, b) => a.localeCompare(b));
+    if (!names.length) return [];
+    const box = g.content(2);
+    const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 9, leading: 1.2 };
+    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.quoteSize + 1), leading: 1.75 };
+    const pageStyle: TextStyle = { ...bookSignatureStyle, size: smallest(Math.max(7.5, look.captionSize - 1)) };
+    const cols = names.length <= 18 ? 1 : names.length <= 60 ? 2 : 3;
+    const gap = mm(8);
+    const colW = cols === 1 ? Math.min(box.w, mm(95)) : (box.w - gap * (cols - 1)) / cols;
+    const pitch = nameStyle.size * nameStyle.leading;
+    // Each entry: its name's lines, then its pages after the last (or under it when they do not fit beside).
+    const entries = names.map((name) => {
+      const lines = breakLines(measure, name, japaneseNames.has(name) ? { ...nameStyle, fallbacks: fallbacksFor(true).body } : nameStyle, colW);
+      const pages = breakLines(measure, contributors.get(name)!.join(', '), pageStyle, colW)[0];
+      const beside = lines.at(-1)!.width + mm(3) + pages.width <= colW;
+      return { lines, pages, rows: lines.length + (beside ? 0 : 1), beside };
+    });
+    const headH = headStyle.size * 1.2 + mm(12);
+    const rowsPerCol = Math.max(1, Math.floor((box.h - headH) / pitch));
+    const pages: (typeof entries)[] = [];
+    let current: typeof entries = [];
+    let used = 0;
+    for (const e of entries) {
+      if (used + e.rows > rowsPerCol * cols) {
+        pages.push(current);
+        current = [];
+        used = 0;
+      }
+      // An entry never splits across columns: a column's leftover rows count as used.
+      const inCol = used % rowsPerCol;
+      if (inCol + e.rows > rowsPerCol) used += rowsPerCol - inCol;
+      if (used + e.rows > rowsPerCol * cols && current.length) {
+        pages.push(current);
+        current = [];
+        used = 0;
+      }
+      current.push(e);
+      used += e.rows;
+    }
+    if (current.length) pages.push(current);
+    return pages.map((list, k) => () => {
+      const n = newPage('contributors');
+      content = g.content(n);
+      const cx = content.x + content.w / 2;
+      if (k === 0) drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
+      const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
+      const rows = list.reduce((m, e) => m + e.rows, 0);
+      // A short list is centred under the heading; a long one fills the columns from the top.
+      const top = content.y + headH + (cols === 1 ? Math.max(0, (content.h - headH - rows * pitch) / 3) : 0);
+      let row = 0;
+      for (const e of list) {
+        if ((row % rowsPerCol) + e.rows > rowsPerCol) row += rowsPerCol - (row % rowsPerCol);
+        const col = Math.floor(row / rowsPerCol);
+        const x = left + col * (colW + gap);
+        let at = top + (row % rowsPerCol) * pitch;
+        const centred = cols === 1;
+        for (const [i, line] of e.lines.entries()) {
+          const last = i === e.lines.length - 1;
+          const lineW = line.width + (last && e.beside ? mm(3) + e.pages.width : 0);
+          const lx = centred ? x + (colW - lineW) / 2 : x;
+          drawLine(line, lx, at + baselineOffset(nameStyle), nameStyle, p.text);
+          if (last && e.beside) drawLine(e.pages, lx + line.width + mm(3), at + baselineOffset(nameStyle), pageStyle, smallColour);
+          at += pitch;
+        }
+        if (!e.beside) drawLine(e.pages, centred ? x + (colW - e.pages.width) / 2 : x, at + baselineOffset(nameStyle), pageStyle, smallColour);
+        row += e.rows;
+      }
+      folio(n);
+    });
+  }
+
+  /** The last page: the theme's ornament, then what the book is and how it was made, small, at the foot. */
+  function colophon() {
+    newPage('end');
+    const t = g.trimmed();
+    look.ornament(doc, t.x + t.w / 2, t.y + t.h * 0.42, 1.1, p);
+    const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8), leading: 1.5, features: LINING_FIGURES };
+    const people = contributors.size;
+    const lines = [
+      input.title,
+      `${memoryCount} ${memoryCount === 1 ? 'memory' : 'memories'}${people ? ` from ${people} ${people === 1 ? 'person' : 'people'}` : ''}`,
+      `Set in ${[...new Set([style.title.family, style.body.family, style.quote.family])].join(', ')}`,
+      `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
+    ];
+    lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, t.y + t.h - mm(46) + i * small.size * small.leading, smallColour, t.w - mm(60)));
+  }
 
   function notesPage() {
     const n = newPage('notes');
@@ -1108,6 +1258,31 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 }
 
 export { luminance };
+
+const SCRIPTS: [string, RegExp][] = [
+  ['latin', /\p{Script=Latin}/u],
+  ['cyrillic', /\p{Script=Cyrillic}/u],
+  ['greek', /\p{Script=Greek}/u],
+  ['arabic', /\p{Script=Arabic}/u],
+  ['hebrew', /\p{Script=Hebrew}/u],
+  ['devanagari', /\p{Script=Devanagari}/u],
+  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ['han', /\p{Script=Han}/u],
+  ['hangul', /\p{Script=Hangul}/u],
+];
+
+/** The script most of a text's letters are written in (Japanese by its kana, as its kanji are shared with Chinese); null without letters. */
+export function dominantScript(text: string): string | null {
+  const counts = new Map<string, number>();
+  for (const ch of text) {
+    const found = SCRIPTS.find(([, re]) => re.test(ch));
+    if (found) counts.set(found[0], (counts.get(found[0]) ?? 0) + 1);
+  }
+  if ((counts.get('kana') ?? 0) > 0) counts.set('kana', (counts.get('kana') ?? 0) + (counts.get('han') ?? 0));
+  let best: string | null = null;
+  for (const [script, n] of counts) if (!best || n > counts.get(best)!) best = script;
+  return best;
+}
 
 
 /**

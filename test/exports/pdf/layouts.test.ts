@@ -90,6 +90,7 @@ describe('theme page designs', () => {
   async function render(name: string, theme: Theme, memories: PdfMemory[], o: Partial<PdfBookInput> = {}) {
     const file = path.join(dir, `${name}.pdf`);
     const files: Record<string, string> = { big, small };
+    const kinds: string[] = [];
     const result = await renderPdfBook({
       title: 'Layouts',
       subtitle: '',
@@ -101,9 +102,10 @@ describe('theme page designs', () => {
       openPicture: async (key) => ({ path: files[key], release: async () => {} }),
       output: createWriteStream(file),
       printReady: true,
+      trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       ...o,
     });
-    return { file, result };
+    return { file, result, kinds };
   }
 
   it('heirloom_gallery: a sharp photo becomes a plate bled 3 mm past the trim on every side, its words on the next page', async () => {
@@ -114,7 +116,7 @@ describe('theme page designs', () => {
       memory(3, { text: 'Matted: only two prints since the plate.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(4, { text: 'Another plate: three matted prints came between.', pictures: [{ key: 'big', kind: 'photo' }] }),
     ];
-    const { file, result } = await render('gallery', 'heirloom_gallery', list);
+    const { file, result, kinds } = await render('gallery', 'heirloom_gallery', list);
     const placed = await imagePlacements(file);
     const g = bookGeometry(3, 10, PDF_LOOKS.heirloom_gallery.margins);
     const plates = placed.filter((im) => im.x0 <= 0.01 && im.y0 <= 0.01 && im.x1 >= g.page - 0.01 && im.y1 >= g.page - 0.01);
@@ -132,7 +134,7 @@ describe('theme page designs', () => {
     const following = await words(file, plates[0].page + 1);
     expect(following.map((w) => w.text).join(' ')).toContain('The lake at dawn');
     // The other photos stay matted inside the page.
-    const matted = placed.filter((im) => im.page > 2 && !plates.includes(im));
+    const matted = placed.filter((im) => im.page > 2 && kinds[im.page - 1] !== 'closing' && !plates.includes(im));
     expect(matted.length).toBe(3);
     for (const im of matted) expect(im.x0).toBeGreaterThan(g.bleed + mm(5));
     expect(result.pictures).toBe(5);
@@ -144,8 +146,8 @@ describe('theme page designs', () => {
       memory(0, { text: 'First entry, with a photo.', date: '2026-03-14T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }] }),
       memory(1, { text: 'Second entry, with two photos.', date: '2026-04-02T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }, { key: 'big', kind: 'photo' }] }),
     ];
-    const { file } = await render('journal', 'daily_journal', list, { printReady: false, bleedMm: 0, gutterMm: 0 });
-    const placed = (await imagePlacements(file)).filter((im) => im.page >= 3);
+    const { file, kinds } = await render('journal', 'daily_journal', list, { printReady: false, bleedMm: 0, gutterMm: 0 });
+    const placed = (await imagePlacements(file)).filter((im) => im.page >= 3 && kinds[im.page - 1] === 'memories');
     expect(placed.length).toBe(3);
     for (const [day, month] of [
       ['14', 'March'],
