@@ -229,4 +229,25 @@ describe('theme page designs', () => {
     expect(stdout).toMatch(/Hear Natalya’s voice \(1:23\)/);
     expect(stdout.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
   }, 60_000);
+  it('the book ends with “With love from” and every contributor with their pages, a closing photo and a colophon; ruled notes only in a journal on light paper', async () => {
+    const list = [0, 1, 2, 3, 4].map((i) => memory(i, { signature: ['Rose', 'Tom', 'Natalya'][i % 3], pictures: i === 0 ? [{ key: 'big', kind: 'photo' }] : [] }));
+    for (const theme of ['elegant_classic', 'editorial_noir', 'daily_journal'] as Theme[]) {
+      const { file, result, kinds } = await render(`ending-${theme}`, theme, list);
+      expect(result.pageCount % 4, theme).toBe(0);
+      expect(kinds.at(-1), theme).toBe('end');
+      expect(kinds.at(-2), theme).toBe('closing');
+      const index = kinds.indexOf('contributors') + 1;
+      expect(index, theme).toBeGreaterThan(0);
+      const text = (await words(file, index)).map((w) => w.text).join(' ');
+      expect(text, theme).toContain('With love from');
+      // Alphabetical, each with the pages its memories open on.
+      expect(text, theme).toMatch(/Natalya \d+.*Rose \d+(, \d+)?.*Tom \d+/);
+      const colophon = (await words(file, result.pageCount)).map((w) => w.text).join(' ');
+      expect(colophon, theme).toContain('5 memories from 3 people');
+      // Ruled pages only where a theme is meant for writing, and never on dark paper.
+      if (theme !== 'daily_journal') expect(kinds, theme).not.toContain('notes');
+      // The closing photo is not one of the memories' pictures.
+      expect(result.pictures, theme).toBe(1);
+    }
+  }, 60_000);
 });
