@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { spawnServer } from '../helpers/spawn-server.js';
 import { TEST_DATABASE_URL } from '../helpers/test-db.js';
@@ -34,6 +35,18 @@ describe('operator commands beside a running server', () => {
     const cli = (...args: string[]) => run(process.execPath, [BIN, ...args], { env });
     const socket = path.join(dataDir, 'admin.sock');
 
+    if (schema) {
+      const c = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+      await c.connect();
+      await c.query(`CREATE SCHEMA ${schema}`);
+      await c.end();
+      onTestFinished(async () => {
+        const d = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+        await d.connect();
+        await d.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE; DROP SCHEMA ${schema} CASCADE`);
+        await d.end();
+      });
+    }
     const server = await spawnServer({ schema, dataDir });
     try {
       if (!schema) {
