@@ -97,5 +97,5 @@ describe('operator commands beside a running server', () => {
     expect(existsSync(socket)).toBe(false);
     const more = JSON.parse((await cli('slots', 'grant', '--email', 'buyer@example.test', '--plan', 'plus')).stdout);
     expect(more).toMatchObject({ plan: 'plus', available: 1 });
-  });
+  }, 180_000);
 });
