@@ -47,6 +47,8 @@ describe('operator commands beside a running server', () => {
         await d.end();
       });
     }
+    // Migrated first (as a deploy does), so the server starts within spawnServer's 30 s on a loaded machine.
+    await cli('migrate');
     const server = await spawnServer({ schema, dataDir });
     try {
       if (!schema) {
