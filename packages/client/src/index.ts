@@ -46,4 +46,4 @@ export type {
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';
-export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';
