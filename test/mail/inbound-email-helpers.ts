@@ -49,9 +49,9 @@ export async function mailAddressOf(t: TestApp, slug: string, token: string): Pr
 }
 
 /** The real SMTP receiver on a free loopback port, over the test app's services. */
-export async function startReceiver(t: TestApp): Promise<SmtpReceiver> {
+export async function startReceiver(t: TestApp, limits?: { maxConnectionsPerClient?: number; dataTimeLimitMs?: number }): Promise<SmtpReceiver> {
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) as unknown as FastifyBaseLogger;
-  return startMailInbound({ config: t.config, services: t.services, log, port: 0, resolver: fakeDns });
+  return startMailInbound({ config: t.config, services: t.services, log, port: 0, resolver: fakeDns, limits });
 }
 
 /** Sends one message to the receiver with nodemailer, as a mail server would deliver it. */
