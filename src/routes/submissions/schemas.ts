@@ -52,7 +52,6 @@ export const Submission = Type.Object(
           forward_header: Nullable(Type.String({ description: "A forward's rule and header block (its sender and date stay in text_content, above the forwarded text)" })),
         },
         {
-          additionalProperties: false,
           description:
             'For a memory sent by email: what was cut from the message to keep the sender\'s own words (each part as text, null when nothing of that kind was cut). Null when nothing was cut, and for every other source. A wrong cut can be put back with an ordinary edit of text_content.',
         },
