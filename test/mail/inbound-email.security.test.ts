@@ -236,4 +236,27 @@ describe('what a message may bring', () => {
     expect(replies[0].text).toContain('photo-20.png');
     expect(replies[0].text).toContain('at most 20 files');
   }, 120_000);
+
+  it('a forward keeps the forwarded text with its sender and date under the note, and its photos come with it', async () => {
+    const { slug } = await newBook(t, owner);
+    const to = await mailAddressOf(t, slug, owner.token);
+    const png = await readFixture('png');
+    const raw = await rawMessage({
+      from: 'Rose <rose@family.test>',
+      to,
+      subject: 'Fwd: The old house',
+      messageId: `<${randomUUID()}@family.test>`,
+      text: 'Grandpa sent this in 2009.\n\n---------- Forwarded message ---------\nFrom: Grandpa <grandpa@example.com>\nDate: Mon, 1 Jun 2009 at 10:00\nSubject: The old house\nTo: <rose@family.test>\n\nWe painted it blue that summer.\n',
+      attachments: [{ filename: 'house.png', content: png }],
+    });
+    expect((await post(raw)).statusCode).toBe(202);
+    const [memory] = await eventually(() => submissionsOf(slug), (r) => r.length === 1, 60_000);
+    expect(memory.text_content).toBe('Grandpa sent this in 2009.\n\nFrom: Grandpa <grandpa@example.com>\nDate: Mon, 1 Jun 2009 at 10:00\n\nWe painted it blue that summer.');
+    expect(memory.email_trimmed).toEqual({
+      quoted: null,
+      signature: null,
+      forward_header: '---------- Forwarded message ---------\nFrom: Grandpa <grandpa@example.com>\nDate: Mon, 1 Jun 2009 at 10:00\nSubject: The old house\nTo: <rose@family.test>',
+    });
+    expect(memory.media).toHaveLength(1);
+  }, 90_000);
 });
