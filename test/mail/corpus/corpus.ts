@@ -24,11 +24,15 @@ const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 export function corpus(): CorpusCase[] {
-  const expected = JSON.parse(readFileSync(path.join(here, 'npm-fixtures-expected.json'), 'utf8')) as Record<string, { source: string; expected: string }>;
-  const real = Object.entries(expected).map(([fixture, e]) => {
+  const expected = JSON.parse(readFileSync(path.join(here, 'npm-fixtures-expected.json'), 'utf8')) as Record<
+    string,
+    { source: string; expected: string; format?: 'html'; subject?: string }
+  >;
+  const real = Object.entries(expected).map(([fixture, e]): CorpusCase => {
     const [pkg, ...rest] = fixture.split('/');
     const file = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), ...rest);
-    return { name: fixture, source: e.source, text: readFileSync(file, 'utf8'), expected: e.expected };
+    const content = readFileSync(file, 'utf8');
+    return { name: fixture, source: e.source, subject: e.subject, ...(e.format === 'html' ? { html: content } : { text: content }), expected: e.expected };
   });
   return [...real, ...WRITTEN_CASES];
 }
