@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { SmtpReceiver } from '../../src/mail/inbound-receiver.js';
 import { ownWordsOfParts } from '../../src/services/inbound-email/inbound-email-service.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
@@ -18,7 +18,7 @@ let owner: TestUser;
 beforeAll(async () => {
   smtp = await startSmtpServer();
   t = await buildTestApp({ env: inboundEnv({ SMTP_URL: smtp.url }), worker: true });
-  receiver = await startReceiver(t, { dataTimeLimitMs: 3000 });
+  receiver = await startReceiver(t);
   owner = await newUser(t);
 });
 afterAll(async () => {
@@ -153,7 +153,10 @@ describe('the SMTP receiver cannot be held shut', () => {
   it('a DATA that trickles is cut off at the overall limit', async () => {
     const { slug } = await newBook(t, owner);
     const to = await mailAddressOf(t, slug, owner.token);
-    const socket = connect(receiver.port, '127.0.0.1');
+    // A receiver of its own with a 3 s limit (the default is 10 minutes).
+    const strict = await startReceiver(t, { dataTimeLimitMs: 3000 });
+    onTestFinished(() => strict.close());
+    const socket = connect(strict.port, '127.0.0.1');
     let said = '';
     socket.on('data', (d) => (said += d));
     const closed = new Promise<number>((r) => socket.once('close', () => r(performance.now())));

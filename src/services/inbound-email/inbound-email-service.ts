@@ -38,6 +38,8 @@ import { cleanName } from '../inbound/inbound-service.js';
 export const MAX_FILES_PER_MESSAGE = 20;
 /** How much of a message's text part is read for its own words (a memory holds 20,000 characters; quoted history is cut anyway). */
 const MAX_TEXT_CHARS = 512 * 1024;
+/** Own words of the text part shorter than this are compared with the HTML part's. */
+const RICHER_HTML_BELOW = 200;
 
 /**
  * The own words of a message's text or HTML part: the text part's, unless
@@ -46,9 +48,11 @@ const MAX_TEXT_CHARS = 512 * 1024;
  */
 export function ownWordsOfParts(text: string, html: string, subject: string): { text: string; trimmed: Trimmed } {
   const fromText = extractOwnWords(text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text, { subject });
-  if (fromText.text || !html) return fromText;
+  // A long text part is the message; a short one may be a stub beside the real (HTML) message.
+  if (!html || fromText.text.length >= RICHER_HTML_BELOW) return fromText;
   const fromHtml = extractOwnWords(textOfHtml(html), { subject });
-  return fromHtml.text ? fromHtml : fromText;
+  // The HTML part is read when the text part has no words, or when it says far more ("View this message in a browser").
+  return fromHtml.text.length > 2 * fromText.text.length + 40 ? fromHtml : fromText;
 }
 
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
