@@ -101,6 +101,10 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       const outcome = await services.shareCards.render(submissionId, token, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
     },
+    async 'transcription.run'({ mediaId }, ctx) {
+      const outcome = await services.transcriptions.run(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+      ctx.log.info({ job: ctx.id, media: mediaId, outcome }, 'transcription');
+    },
     'export.render': runExport(EXPORT_RENDERS, exportRenderDuration),
     'export.expire': expireExport,
     async 'notifications.new-submission'({ submissionId }, ctx) {

@@ -258,6 +258,19 @@ export const jobCatalog = {
     options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
   }),
+  /**
+   * One provider call for a transcription (the recording streamed to it).
+   * Provider failures are retried by the service, which queues the next run
+   * after its backoff or the provider's Retry-After; the queue's own retries
+   * cover a run cut off (a worker that died, the store unreachable). A long
+   * recording may take many minutes: the lease is held by a heartbeat.
+   */
+  'transcription.run': spec({
+    name: 'transcription.run',
+    payload: MediaIdPayload,
+    options: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 7200, heartbeatSeconds: 10, concurrency: 1 },
+    summarize: (p) => ({ mediaId: p.mediaId }),
+  }),
   'export.expire': spec({
     name: 'export.expire',
     payload: ExportIdPayload,

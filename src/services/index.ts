@@ -43,6 +43,7 @@ import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpo
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
 import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createTranscriptionService } from './transcriptions/transcription-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -74,6 +75,7 @@ export function createServices(deps: ServiceDeps) {
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
   const media = createMediaService({ db, config, access, store, views, queue });
+  const transcriptions = createTranscriptionService({ db, config, access, store, queue });
   // One pipeline for both kinds of export; each kind renders its own file.
   const exportPipeline = createExportPipeline({
     db,
@@ -127,7 +129,8 @@ export function createServices(deps: ServiceDeps) {
     inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
-    mediaProcessing: createMediaProcessing({ db, config, store, queue }),
+    mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
+    transcriptions,
     shareCards: createShareCards({ db, store }),
     exports,
     exportPipeline,
