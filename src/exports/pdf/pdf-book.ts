@@ -46,7 +46,7 @@ export interface PdfMemory {
    * Its voice recordings and videos: each prints as a QR code to the page where it plays (`url`), with
    * what it is and how long; without a url only the words.
    */
-  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null }[];
+  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null; transcript?: string | null }[];
 }
 
 export interface PdfBookInput {
@@ -127,6 +127,8 @@ const GAP = 8;
 const QR_SIZE = mm(22);
 /** Memories longer than this (characters) are set as text, not display type. */
 const LONG_TEXT_CHARS = 480;
+/** The most lines of a recording's transcript printed under its code. */
+const TRANSCRIPT_MAX_LINES = 18;
 /** Below this a photo prints soft: the job says so in its warnings. */
 export const MIN_PRINT_PPI = 200;
 /**
@@ -265,6 +267,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     lines: Line[];
     /** The caption's style, with the memory's own fallback faces. */
     style: TextStyle;
+    /** A completed transcript, set under the code in the memory's text face. */
+    transcript?: { lines: Line[]; style: TextStyle };
   }
   let groups: Group[] = [];
   const paint = (op: Op) => groups.at(-1)!.ops.push(op);
@@ -417,7 +421,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
-  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading), 0);
+  const transcriptHeight = (c: Code) => (c.transcript ? 4 + c.transcript.lines.length * c.transcript.style.size * c.transcript.style.leading : 0);
+  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading) + transcriptHeight(c), 0);
 
   /** Recordings' QR codes under each other, with what each is beside it (one row width for all); returns the y below. */
   function layCodes(codes: Code[], col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
@@ -430,6 +435,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [lines, cy, style] = [c.lines, at, c.style];
         put((dy) => drawBlock(lines, style, col, cy + dy, align, p.muted));
         at += lines.length * lineH;
+        at = layTranscript(c, col, at, align, put);
         continue;
       }
       const textW = codesW - QR_SIZE - 10;
@@ -441,8 +447,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         drawBlock(lines, style, { x: x + QR_SIZE + 10, w: textW }, captionTop + dy, 'left', p.muted);
       });
       at += QR_SIZE;
+      at = layTranscript(c, col, at, align, put);
     }
     return at;
+  }
+
+  function layTranscript(c: Code, col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
+    if (!c.transcript) return top;
+    const [lines, style, ty] = [c.transcript.lines, c.transcript.style, top + 4];
+    put((dy) => drawBlock(lines, style, col, ty + dy, align, p.text));
+    return top + transcriptHeight(c);
   }
 
   /**
@@ -809,7 +823,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
       const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
       const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
-      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)), style: signatureStyle };
+      // A completed transcript under the code, in the memory's text face (at most TRANSCRIPT_MAX_LINES here: a page holds no more).
+      const said = r.transcript ? normalizeText(r.transcript).trim() : '';
+      const tStyle: TextStyle = { ...longStyle, fallbacks: fb.text };
+      let tLines = said ? breakLines(measure, smartPunctuation(said), tStyle, textWidth) : [];
+      if (tLines.length > TRANSCRIPT_MAX_LINES) tLines = breakLines(measure, `${tLines.slice(0, TRANSCRIPT_MAX_LINES).map((l) => l.runs.map((run) => run.text).join('')).join(' ').replace(/\s*\S*$/, '')} …`, tStyle, textWidth).slice(0, TRANSCRIPT_MAX_LINES);
+      return {
+        url: r.url,
+        lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)),
+        style: signatureStyle,
+        ...(tLines.length ? { transcript: { lines: tLines, style: tStyle } } : {}),
+      };
     });
     const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight(codes);
     const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];

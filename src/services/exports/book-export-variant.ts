@@ -211,7 +211,12 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, pla
       recordings: await Promise.all(
         usable
           .filter((m): m is typeof m & { kind: 'audio' | 'video' } => m.kind === 'audio' || m.kind === 'video')
-          .map(async (m) => ({ kind: m.kind, duration: m.duration_seconds, url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null })),
+          .map(async (m) => ({
+            kind: m.kind,
+            duration: m.duration_seconds,
+            url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null,
+            transcript: m.transcript?.status === 'completed' ? m.transcript.text : null,
+          })),
       ),
     };
   }
