@@ -10,6 +10,7 @@ import { MediaSummary } from './media/schemas.js';
 import { registerMediaRoutes } from './media/index.js';
 import { registerTranscriptionRoutes } from './transcriptions/index.js';
 import { Transcription } from './transcriptions/schemas.js';
+import { Device } from './me/device-schemas.js';
 import { Submission } from './submissions/schemas.js';
 import { registerMemberRoutes } from './members/index.js';
 import { Member } from './members/schemas.js';
@@ -45,4 +46,4 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, Transcription];
+export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, Transcription, Device];

@@ -43,6 +43,7 @@ import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpo
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
 import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createDeviceService } from './devices/device-service.js';
 import { createTranscriptionService } from './transcriptions/transcription-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
@@ -94,12 +95,13 @@ export function createServices(deps: ServiceDeps) {
   };
   const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
-  const notifications = createNotificationService({ db, config, queue });
+  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
+  const webhookSecrets = createSecretBox(config.secretKey);
+  const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
+  const notifications = createNotificationService({ db, config, queue, push: devices });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
   const rateLimiter = createRateLimiter({ db });
-  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
-  const webhookSecrets = createSecretBox(config.secretKey);
   return {
     store,
     access,
@@ -124,6 +126,7 @@ export function createServices(deps: ServiceDeps) {
     channels: createChannelService({ db, config, access }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     notifications,
+    devices,
     inbound: createInboundService({ db, config, submissions, queue }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),
     inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),

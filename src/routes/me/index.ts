@@ -9,6 +9,9 @@ import { registerAccountExportRoutes } from './account-export.js';
 import { registerDeleteAccountRoutes } from './delete-account.js';
 import { Profile, Quotas, SessionsRevoked, UpdateProfileBody } from './schemas.js';
 import { registerUnsubscribeRoutes } from './unsubscribe.js';
+import { registerDevice } from './register-device.js';
+import { listDevices } from './list-devices.js';
+import { deleteDevice } from './delete-device.js';
 
 export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) {
   const { services } = ctx;
@@ -82,4 +85,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
   registerAccountExportRoutes(app, ctx);
   registerDeleteAccountRoutes(app, ctx);
   await registerUnsubscribeRoutes(app, ctx);
+  registerDevice(app, ctx);
+  listDevices(app, ctx);
+  deleteDevice(app, ctx);
 }
