@@ -26,6 +26,7 @@ export { backoffMs, newIdempotencyKey, retryDelayMs, type RetryOptions, type Tra
 export type {
   Book,
   BodyOf,
+  Device,
   components,
   ErrorEnvelope,
   Invitation,
@@ -42,6 +43,7 @@ export type {
   ResponseOf,
   Submission,
   SyncPath,
+  Transcription,
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';
