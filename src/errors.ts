@@ -490,8 +490,10 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     example: { message: 'A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).' },
   },
   service_unavailable: {
-    meaning: 'The service is busy (the database timed out or deadlocked) or shutting down.',
-    action: 'Retry after Retry-After with the same Idempotency-Key.',
+    meaning:
+      'The service is busy (the database timed out or deadlocked), shutting down, or cannot reach a dependency just now (its database is down or restarting, ' +
+      'its file store is unreachable or throttling). Nothing was done, or what was done is kept under the Idempotency-Key.',
+    action: 'Retry after Retry-After with the same Idempotency-Key: a create cut off by the outage is done once.',
     details: null,
     where: ['every'],
     example: { message: 'The service is busy; retry after the time in the Retry-After header.' },
@@ -522,24 +524,39 @@ export interface ErrorEnvelope {
   request_id: string;
 }
 
+/** What the service depends on and may find down: an answer it causes names it in the log and the metrics, never to the client. */
+export type Dependency = 'database' | 'object_store' | 'mail';
+
 export class AppError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
   /** A condition that may pass on its own (space freed, a race lost): never stored as a key's answer, so a retry runs again. */
   readonly transient: boolean;
+  /** Set when a dependency was down or throttling (see errors.dependencyDown). */
+  readonly dependency: Dependency | undefined;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> | null = null,
-    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean } = {},
+    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean; dependency?: Dependency } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.status = options.status ?? ERROR_STATUS[code];
     this.headers = options.headers ?? {};
     this.transient = options.transient ?? false;
+    this.dependency = options.dependency;
   }
 }
+
+/** Seconds a client is told to wait when a dependency is down: long enough for a restart or a failover to show, short enough to notice the return. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+const DEPENDENCY_WORDS: Record<Dependency, string> = {
+  database: 'its database',
+  object_store: 'its file store',
+  mail: 'its mail server',
+};
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
@@ -566,4 +583,17 @@ export const errors = {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
   csrfFailed: (why: string) => new AppError('csrf_failed', `CSRF check failed: ${why}.`),
+  /**
+   * 503 service_unavailable with Retry-After: a dependency is down, cut the
+   * connection or is throttling. Transient (never a key's stored answer), so
+   * a retry with the same Idempotency-Key runs again, or replays the answer
+   * the first attempt committed.
+   */
+  dependencyDown: (dependency: Dependency, cause: unknown) =>
+    new AppError(
+      'service_unavailable',
+      `The service cannot reach ${DEPENDENCY_WORDS[dependency]} just now; retry after the time in the Retry-After header, with the same Idempotency-Key.`,
+      null,
+      { headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause, transient: true, dependency },
+    ),
 };
