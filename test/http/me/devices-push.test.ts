@@ -109,7 +109,7 @@ describe('devices and push', () => {
       env: { WEB_PUSH_VAPID_PUBLIC_KEY: vapid.publicKey, WEB_PUSH_VAPID_PRIVATE_KEY: vapid.privateKey, WEB_PUSH_SUBJECT: SUBJECT, WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32' },
     });
     owner = await newUser(t);
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await pushService?.close();

@@ -83,7 +83,7 @@ describe('push to phones: FCM HTTP v1 and APNs', () => {
       },
     });
     owner = await newUser(t);
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     fcm?.close();

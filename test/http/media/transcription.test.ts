@@ -26,7 +26,7 @@ describe('transcription on request', () => {
       env: { TRANSCRIPTION_URL: provider.url, TRANSCRIPTION_API_KEY: KEY, TRANSCRIPTION_MODEL: 'whisper-1', TRANSCRIPTION_RETRY_SECONDS: '0', TRANSCRIPTION_MAX_ATTEMPTS: '3' },
     });
     owner = await newUser(t);
-  });
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await provider?.close();
