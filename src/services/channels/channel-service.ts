@@ -6,18 +6,21 @@ import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
 import { recordBookUpdated } from '../events/event-objects.js';
 import { SLUG_RE } from '../books/slug.js';
+import { pushProviders } from '../devices/device-service.js';
 import { findFormKey, formKeyOpens, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
 
 export const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface ChannelStatus {
-  channel: Channel;
+  channel: Channel | 'push';
   enabled: boolean;
   plan_allowed: boolean;
   platform_configured: boolean;
   address: string | null;
   deep_link: string | null;
+  /** The push row only: the providers the operator configured (web_push, fcm, apns). */
+  providers?: ('web_push' | 'fcm' | 'apns')[];
 }
 
 /** Whether the operator has set the channel up (web needs nothing beyond the service itself). */
@@ -98,6 +101,15 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
   }
 }
 
+/**
+ * Push to members' devices goes out, not in: its row says which providers
+ * the operator configured (on with any of them; every plan may use it).
+ */
+function pushRow(config: Config): ChannelStatus {
+  const providers = pushProviders(config);
+  return { channel: 'push', enabled: providers.length > 0, plan_allowed: true, platform_configured: providers.length > 0, address: null, deep_link: null, providers };
+}
+
 /** One status row per channel for a book: what its plan allows, what the operator configured, and how to reach it. */
 export function createChannelService(deps: { db: Db; config: Config; access: BookAccess }) {
   const { db, config, access } = deps;
@@ -107,7 +119,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const [plan] = await db.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const allowed = new Set(plan?.channels ?? []);
       const book = { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
-      return CHANNELS.map((channel) => {
+      return CHANNELS.map((channel): ChannelStatus => {
         const plan_allowed = allowed.has(channel);
         const platform_configured = isPlatformConfigured(config, channel);
         return {
@@ -117,7 +129,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
           platform_configured,
           ...contactOf(config, book, channel),
         };
-      });
+      }).concat(pushRow(config));
     },
 
     /**

@@ -23,6 +23,7 @@ const FEATURE_NAMES: Record<string, string> = {
   feature_audio: 'Audio memories',
   feature_video: 'Video memories',
   feature_live_photo: 'Live photos',
+  feature_transcription: 'Voice notes transcribed',
 };
 
 export function priceText(price: PlanView['price']): string {
