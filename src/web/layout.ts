@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { errorTitle } from './form-errors.js';
 import { html, type SafeHtml } from './html.js';
 import { ASSETS } from './static/static-routes.js';
 import { CSRF_FIELD } from './web-security.js';
@@ -12,24 +13,30 @@ export interface PageOptions {
   signedInAs?: string | null;
   scripts?: string[];
   narrow?: boolean;
+  /** The page is a form returned with errors: its title starts with "Error:" (GOV.UK's pattern). */
+  hasErrors?: boolean;
+  /** The page's language and direction (BCP 47; `rtl` for Arabic, Hebrew). */
+  lang?: string;
+  dir?: 'ltr' | 'rtl';
 }
 
 /** The page shell: head, top bar, and the main column. */
 export function renderPage(p: PageOptions): string {
   const nav = p.signedInAs
-    ? html`<span class="who">${p.signedInAs}</span>
+    ? html`<bdi class="who">${p.signedInAs}</bdi>
         <a href="/settings/tokens/">API tokens</a>
         <form method="post" action="/accounts/logout/">
           <input type="hidden" name="${CSRF_FIELD}" value="${p.csrf}">
           <button type="submit" class="link">Sign out</button>
         </form>`
     : html`<a href="/accounts/login/">Sign in</a> <a href="/accounts/signup/">Create an account</a>`;
+  // The signed-in address is the person's own text: isolated, in its own direction.
   return html`<!doctype html>
-<html lang="en">
+<html lang="${p.lang ?? 'en'}" dir="${p.dir ?? 'ltr'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${p.title} · Memory Book</title>
+<title>${errorTitle(p.title, !!p.hasErrors)} · Memory Book</title>
 <link rel="stylesheet" href="${ASSETS.css.href}">
 ${(p.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>

@@ -5,7 +5,7 @@ import { renderMessagePage, sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
-import { checkMailPage, confirmPage, signupPage } from './account-views.js';
+import { checkMailPage, confirmPage, signupPage, type AccountError } from './account-views.js';
 import { limitSignIn, limitSignUp, MAX_PASSWORD_LENGTH, setDeviceCookie, signUpMailAllowed } from './sign-in.js';
 
 const MAX_NAME_LENGTH = 150;
@@ -54,12 +54,12 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     const lastName = (formField(request, 'last_name') ?? '').trim();
     const next = safeNextPath(formField(request, 'next'));
     const invitedEmail = await invitedEmailOf(next);
-    const again = (status: number, error: string) =>
+    const again = (status: number, error: AccountError) =>
       sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName, invitedEmail }));
 
-    if (password.length > MAX_PASSWORD_LENGTH) return again(400, `The password may be at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (password.length > MAX_PASSWORD_LENGTH) return again(400, { field: 'password', message: `The password may be at most ${MAX_PASSWORD_LENGTH} characters.` });
     if (firstName.length > MAX_NAME_LENGTH || lastName.length > MAX_NAME_LENGTH) {
-      return again(400, `Names may be at most ${MAX_NAME_LENGTH} characters.`);
+      return again(400, { field: firstName.length > MAX_NAME_LENGTH ? 'first_name' : 'last_name', message: `Names may be at most ${MAX_NAME_LENGTH} characters.` });
     }
     const input = { email, password, firstName, lastName };
     try {
@@ -76,8 +76,9 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     } catch (err) {
       // The service's messages are written for people ("Enter a valid email address.").
       if (err instanceof AppError && err.code === 'validation_failed') {
-        const reason = (err.details as { reason?: string } | null)?.reason;
-        return again(reason === 'control_characters' ? 422 : err.status, err.message);
+        const { reason, field } = (err.details as { reason?: string; field?: string } | null) ?? {};
+        const known = (['email', 'password', 'first_name', 'last_name'] as const).find((f) => f === field);
+        return again(reason === 'control_characters' ? 422 : err.status, { field: known ?? 'email', message: err.message });
       }
       throw err;
     }

@@ -1,0 +1,63 @@
+/**
+ * The contributor pages' messages in English: the source catalogue. Every
+ * other language has one module like this one with the same keys (a test
+ * fails on a missing or extra key, or one whose arguments differ). Messages
+ * are ICU MessageFormat: `{n, plural, one {…} other {…}}` takes the CLDR
+ * plural rules of the language, `{d, date, long}` its date format. `<b>`,
+ * `<bdi>` and `<link>` are tags the page fills in (an emphasis, an isolated
+ * piece of someone's own text, a link).
+ */
+export const en = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Language',
+  'lang.change': 'Change',
+  'error.prefix': 'Error',
+  'error.summary': 'There is a problem',
+
+  'form.eyebrow': 'A memory book',
+  'form.pageTitle': 'Share a memory · {title}',
+  'form.heading': 'Share a memory',
+  'form.lead': 'A story, a moment, a wish: write it down, and add a photo if you have one.',
+  'form.name': 'Your name',
+  'form.text': 'Your memory',
+  'form.textPlaceholder': 'I remember when…',
+  'form.photo': 'A photo',
+  'form.optional': '(optional)',
+  'form.photoHint': 'JPEG, PNG, HEIC or WebP, up to {megabytes, number} MB.',
+  'form.photoAlt': 'The photo you chose',
+  'form.send': 'Send my memory',
+  'form.sending': 'Sending…',
+  'form.fine': 'The book’s organiser reads every memory before it goes into the book.',
+  'form.wordsKept': 'Your words are kept below: nothing you wrote is lost.',
+
+  'error.nameMissing': 'Please tell us your name.',
+  'error.nameTooLong': 'Your name can be at most {max, number} characters.',
+  'error.nameControl': 'Your name may not contain line breaks or other control characters.',
+  'error.textMissing': 'Please write your memory.',
+  'error.textTooLong': 'Your memory can be at most {max, number} characters; this one has {count, number}.',
+  'error.photoTooBig': 'That photo is too big: photos can be up to {megabytes, number} MB. Please choose a smaller one.',
+  'error.photoTooBigHere': 'That photo is {size} MB; photos can be up to {megabytes, number} MB. Choose a smaller one.',
+  'error.notPhoto': 'That file is not a photo. Choose a picture (JPEG, PNG, HEIC or WebP).',
+  'error.tooManyPixels': 'This picture has {megapixels, number} megapixels; pictures may have at most {max, number}. Please choose a smaller one.',
+  'error.noRoom': 'This book has no room for more photos right now. You can send your memory without the photo.',
+  'error.photoAgain': 'Please add your photo again.',
+  'error.oneFile': 'Please send one photo at a time.',
+  'error.incomplete': 'The form arrived incomplete. Please try again.',
+
+  'thanks.pageTitle': 'Thank you · {title}',
+  'thanks.heading': 'Thank you!',
+  'thanks.lead': 'Your memory is on its way to “<bdi>{title}</bdi>”. The organiser will read it soon, and it will help make this book something to treasure.',
+  'thanks.another': 'Share another memory',
+
+  'closed.pageTitle': 'Memory book not found',
+  'closed.heading': 'This memory book isn’t open here',
+  'closed.lead': 'The link may be incomplete, or the book may not be taking memories at the moment.',
+  'closed.help': 'If someone sent you this link, check that you have all of it, or ask them for a new one.',
+
+  'wait.pageTitle': 'Please wait a moment',
+  'wait.lead': 'A lot of memories have been sent from your connection in a short time, so this one was not sent.',
+  'wait.retry': 'Please try again in {minutes, plural, one {# minute} other {# minutes}}. Your browser’s back button takes you back to what you wrote.',
+} as const;
+
+export type MessageKey = keyof typeof en;
+export type Catalogue = Record<MessageKey, string>;
