@@ -150,7 +150,7 @@ export function thanksPage(i: Translator, o: { book: FormBook }): string {
     body: html`<section class="paper thanks" aria-labelledby="thanks-title">
   <svg class="mark" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 21.35l-1.45-1.32C5.4 15.36 2 12.28 2 8.5 2 5.42 4.42 3 7.5 3c1.74 0 3.41.81 4.5 2.09C13.09 3.81 14.76 3 16.5 3 19.58 3 22 5.42 22 8.5c0 3.78-3.4 6.86-8.55 11.54L12 21.35z"/></svg>
   <h2 id="thanks-title">${i.t('thanks.heading')}</h2>
-  <p class="lead">${i.h('thanks.lead', { title: own(o.book.title, o.book) })}</p>
+  <p class="lead">${i.h('thanks.lead', { title: o.book.title, bdi: () => own(o.book.title, o.book) })}</p>
   <a class="send secondary" href="${o.book.path}">${i.t('thanks.another')}</a>
 </section>`,
   });

@@ -1,4 +1,5 @@
 import { IntlMessageFormat } from 'intl-messageformat';
+import { BOOK_LANGUAGES } from '../../services/books/book-types.js';
 import { escapeHtml, SafeHtml } from '../html.js';
 import { CATALOGUES } from './catalogues/index.js';
 import type { MessageKey } from './catalogues/en.js';
@@ -6,7 +7,7 @@ import type { MessageKey } from './catalogues/en.js';
 export type { MessageKey };
 
 /** The languages the contributor pages speak, English first (the fallback). */
-export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'ru', 'uk', 'ar', 'he', 'hi', 'zh', 'ja', 'ko'] as const;
+export const LANGUAGES = BOOK_LANGUAGES;
 export type Language = (typeof LANGUAGES)[number];
 
 /** Each language's own name for itself, for the switch. */

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const ar: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'اللغة',
+  'lang.change': 'تغيير',
+  'error.prefix': 'خطأ',
+  'error.summary': 'هناك مشكلة',
+
+  'form.eyebrow': 'كتاب ذكريات',
+  'form.pageTitle': 'شارك ذكرى · {title}',
+  'form.heading': 'شارك ذكرى',
+  'form.lead': 'قصة، لحظة، أمنية: اكتبها، وأضف صورة إن كانت لديك.',
+  'form.name': 'اسمك',
+  'form.text': 'ذكراك',
+  'form.textPlaceholder': 'أتذكّر حين…',
+  'form.photo': 'صورة',
+  'form.optional': '(اختياري)',
+  'form.photoHint': 'JPEG أو PNG أو HEIC أو WebP، حتى {megabytes, number} ميغابايت.',
+  'form.photoAlt': 'الصورة التي اخترتها',
+  'form.send': 'أرسل ذكراي',
+  'form.sending': 'جارٍ الإرسال…',
+  'form.fine': 'يقرأ منظّم الكتاب كل ذكرى قبل أن تدخل الكتاب.',
+  'form.wordsKept': 'نصّك محفوظ أدناه: لم يضِع شيء مما كتبته.',
+
+  'error.nameMissing': 'يُرجى كتابة اسمك.',
+  'error.nameTooLong': 'يمكن أن يتكوّن اسمك من {max, number} حرفًا على الأكثر.',
+  'error.nameControl': 'لا يمكن أن يحتوي اسمك على فواصل أسطر أو محارف تحكّم أخرى.',
+  'error.textMissing': 'يُرجى كتابة ذكراك.',
+  'error.textTooLong': 'يمكن أن تتكوّن ذكراك من {max, number} حرفًا على الأكثر؛ وهذه فيها {count, number}.',
+  'error.photoTooBig': 'هذه الصورة كبيرة جدًا: يمكن أن يصل حجم الصورة إلى {megabytes, number} ميغابايت. يُرجى اختيار صورة أصغر.',
+  'error.photoTooBigHere': 'حجم هذه الصورة {size} ميغابايت؛ يمكن أن يصل حجم الصورة إلى {megabytes, number} ميغابايت. اختر صورة أصغر.',
+  'error.notPhoto': 'هذا الملف ليس صورة. اختر صورة (JPEG أو PNG أو HEIC أو WebP).',
+  'error.tooManyPixels': 'في هذه الصورة {megapixels, number} ميغابكسل؛ والحد الأقصى {max, number}. يُرجى اختيار صورة أصغر.',
+  'error.noRoom': 'لا مكان في هذا الكتاب لمزيد من الصور الآن. يمكنك إرسال ذكراك من دون الصورة.',
+  'error.photoAgain': 'يُرجى إضافة صورتك مرة أخرى.',
+  'error.oneFile': 'يُرجى إرسال صورة واحدة في كل مرة.',
+  'error.incomplete': 'وصل النموذج ناقصًا. يُرجى المحاولة مرة أخرى.',
+
+  'thanks.pageTitle': 'شكرًا · {title}',
+  'thanks.heading': 'شكرًا لك!',
+  'thanks.lead': 'ذكراك في طريقها إلى «<bdi>{title}</bdi>». سيقرؤها المنظّم قريبًا، وستساعد في جعل هذا الكتاب كنزًا يُعتزّ به.',
+  'thanks.another': 'شارك ذكرى أخرى',
+
+  'closed.pageTitle': 'لم يُعثر على كتاب الذكريات',
+  'closed.heading': 'كتاب الذكريات هذا غير مفتوح هنا',
+  'closed.lead': 'ربما يكون الرابط ناقصًا، أو أن الكتاب لا يستقبل ذكريات في الوقت الحالي.',
+  'closed.help': 'إن أرسل إليك أحدهم هذا الرابط، فتحقّق من أنه كامل، أو اطلب منه رابطًا جديدًا.',
+
+  'wait.pageTitle': 'يُرجى الانتظار قليلًا',
+  'wait.lead': 'أُرسلت ذكريات كثيرة من اتصالك في وقت قصير، لذلك لم تُرسل هذه الذكرى.',
+  'wait.retry': 'يُرجى المحاولة مرة أخرى بعد {minutes, plural, zero {# دقيقة} one {دقيقة واحدة} two {دقيقتين} few {# دقائق} many {# دقيقة} other {# دقيقة}}. يعيدك زر الرجوع في متصفحك إلى ما كتبته.',
+};

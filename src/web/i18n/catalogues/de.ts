@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const de: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Sprache',
+  'lang.change': 'Wechseln',
+  'error.prefix': 'Fehler',
+  'error.summary': 'Es gibt ein Problem',
+
+  'form.eyebrow': 'Ein Erinnerungsbuch',
+  'form.pageTitle': 'Eine Erinnerung teilen · {title}',
+  'form.heading': 'Eine Erinnerung teilen',
+  'form.lead': 'Eine Geschichte, ein Moment, ein Wunsch: Schreiben Sie ihn auf und fügen Sie ein Foto hinzu, wenn Sie eines haben.',
+  'form.name': 'Ihr Name',
+  'form.text': 'Ihre Erinnerung',
+  'form.textPlaceholder': 'Ich erinnere mich, wie…',
+  'form.photo': 'Ein Foto',
+  'form.optional': '(freiwillig)',
+  'form.photoHint': 'JPEG, PNG, HEIC oder WebP, bis {megabytes, number} MB.',
+  'form.photoAlt': 'Das gewählte Foto',
+  'form.send': 'Erinnerung senden',
+  'form.sending': 'Wird gesendet…',
+  'form.fine': 'Wer das Buch gestaltet, liest jede Erinnerung, bevor sie ins Buch kommt.',
+  'form.wordsKept': 'Ihr Text ist unten erhalten: Nichts von dem, was Sie geschrieben haben, geht verloren.',
+
+  'error.nameMissing': 'Bitte geben Sie Ihren Namen an.',
+  'error.nameTooLong': 'Ihr Name darf höchstens {max, number} Zeichen lang sein.',
+  'error.nameControl': 'Ihr Name darf keine Zeilenumbrüche oder andere Steuerzeichen enthalten.',
+  'error.textMissing': 'Bitte schreiben Sie Ihre Erinnerung.',
+  'error.textTooLong': 'Ihre Erinnerung darf höchstens {max, number} Zeichen lang sein; diese hat {count, number}.',
+  'error.photoTooBig': 'Dieses Foto ist zu groß: Fotos dürfen bis zu {megabytes, number} MB groß sein. Bitte wählen Sie ein kleineres.',
+  'error.photoTooBigHere': 'Dieses Foto hat {size} MB; Fotos dürfen bis zu {megabytes, number} MB groß sein. Wählen Sie ein kleineres.',
+  'error.notPhoto': 'Diese Datei ist kein Foto. Wählen Sie ein Bild (JPEG, PNG, HEIC oder WebP).',
+  'error.tooManyPixels': 'Dieses Bild hat {megapixels, number} Megapixel; Bilder dürfen höchstens {max, number} haben. Bitte wählen Sie ein kleineres.',
+  'error.noRoom': 'In diesem Buch ist gerade kein Platz für weitere Fotos. Sie können Ihre Erinnerung ohne das Foto senden.',
+  'error.photoAgain': 'Bitte fügen Sie Ihr Foto noch einmal hinzu.',
+  'error.oneFile': 'Bitte senden Sie jeweils nur ein Foto.',
+  'error.incomplete': 'Das Formular kam unvollständig an. Bitte versuchen Sie es noch einmal.',
+
+  'thanks.pageTitle': 'Vielen Dank · {title}',
+  'thanks.heading': 'Vielen Dank!',
+  'thanks.lead': 'Ihre Erinnerung ist unterwegs zu „<bdi>{title}</bdi>“. Sie wird bald gelesen und hilft, aus diesem Buch einen Schatz zu machen.',
+  'thanks.another': 'Noch eine Erinnerung teilen',
+
+  'closed.pageTitle': 'Erinnerungsbuch nicht gefunden',
+  'closed.heading': 'Dieses Erinnerungsbuch ist hier nicht geöffnet',
+  'closed.lead': 'Vielleicht ist der Link unvollständig, oder das Buch nimmt gerade keine Erinnerungen an.',
+  'closed.help': 'Wenn Ihnen jemand diesen Link geschickt hat, prüfen Sie, ob er vollständig ist, oder bitten Sie um einen neuen.',
+
+  'wait.pageTitle': 'Bitte warten Sie einen Moment',
+  'wait.lead': 'Von Ihrer Verbindung wurden in kurzer Zeit viele Erinnerungen gesendet, deshalb wurde diese nicht gesendet.',
+  'wait.retry': 'Bitte versuchen Sie es in {minutes, plural, one {# Minute} other {# Minuten}} noch einmal. Mit der Zurück-Taste Ihres Browsers kommen Sie zu Ihrem Text zurück.',
+};

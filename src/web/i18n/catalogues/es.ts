@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const es: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Idioma',
+  'lang.change': 'Cambiar',
+  'error.prefix': 'Error',
+  'error.summary': 'Hay un problema',
+
+  'form.eyebrow': 'Un libro de recuerdos',
+  'form.pageTitle': 'Comparte un recuerdo · {title}',
+  'form.heading': 'Comparte un recuerdo',
+  'form.lead': 'Una historia, un momento, un deseo: escríbelo y añade una foto si tienes una.',
+  'form.name': 'Tu nombre',
+  'form.text': 'Tu recuerdo',
+  'form.textPlaceholder': 'Recuerdo cuando…',
+  'form.photo': 'Una foto',
+  'form.optional': '(opcional)',
+  'form.photoHint': 'JPEG, PNG, HEIC o WebP, de hasta {megabytes, number} MB.',
+  'form.photoAlt': 'La foto que elegiste',
+  'form.send': 'Enviar mi recuerdo',
+  'form.sending': 'Enviando…',
+  'form.fine': 'Quien organiza el libro lee cada recuerdo antes de incluirlo.',
+  'form.wordsKept': 'Tu texto sigue abajo: no se pierde nada de lo que escribiste.',
+
+  'error.nameMissing': 'Dinos tu nombre, por favor.',
+  'error.nameTooLong': 'Tu nombre puede tener como máximo {max, number} caracteres.',
+  'error.nameControl': 'Tu nombre no puede contener saltos de línea ni otros caracteres de control.',
+  'error.textMissing': 'Escribe tu recuerdo, por favor.',
+  'error.textTooLong': 'Tu recuerdo puede tener como máximo {max, number} caracteres; este tiene {count, number}.',
+  'error.photoTooBig': 'Esa foto es demasiado grande: las fotos pueden tener hasta {megabytes, number} MB. Elige una más pequeña.',
+  'error.photoTooBigHere': 'Esa foto tiene {size} MB; las fotos pueden tener hasta {megabytes, number} MB. Elige una más pequeña.',
+  'error.notPhoto': 'Ese archivo no es una foto. Elige una imagen (JPEG, PNG, HEIC o WebP).',
+  'error.tooManyPixels': 'Esta imagen tiene {megapixels, number} megapíxeles; las imágenes pueden tener como máximo {max, number}. Elige una más pequeña.',
+  'error.noRoom': 'Este libro no tiene sitio para más fotos ahora mismo. Puedes enviar tu recuerdo sin la foto.',
+  'error.photoAgain': 'Vuelve a añadir tu foto, por favor.',
+  'error.oneFile': 'Envía una sola foto cada vez, por favor.',
+  'error.incomplete': 'El formulario llegó incompleto. Inténtalo de nuevo, por favor.',
+
+  'thanks.pageTitle': 'Gracias · {title}',
+  'thanks.heading': '¡Gracias!',
+  'thanks.lead': 'Tu recuerdo va de camino a «<bdi>{title}</bdi>». Pronto lo leerán, y ayudará a que este libro sea un tesoro.',
+  'thanks.another': 'Compartir otro recuerdo',
+
+  'closed.pageTitle': 'Libro de recuerdos no encontrado',
+  'closed.heading': 'Este libro de recuerdos no está abierto aquí',
+  'closed.lead': 'Puede que el enlace esté incompleto o que el libro no esté recibiendo recuerdos ahora.',
+  'closed.help': 'Si alguien te envió este enlace, comprueba que lo tienes completo o pídele uno nuevo.',
+
+  'wait.pageTitle': 'Espera un momento, por favor',
+  'wait.lead': 'Se han enviado muchos recuerdos desde tu conexión en poco tiempo, así que este no se envió.',
+  'wait.retry': 'Vuelve a intentarlo dentro de {minutes, plural, one {# minuto} many {# minutos} other {# minutos}}. El botón Atrás de tu navegador te devuelve a lo que escribiste.',
+};

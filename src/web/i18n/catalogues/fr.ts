@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const fr: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Langue',
+  'lang.change': 'Changer',
+  'error.prefix': 'Erreur',
+  'error.summary': 'Il y a un problème',
+
+  'form.eyebrow': 'Un livre de souvenirs',
+  'form.pageTitle': 'Partager un souvenir · {title}',
+  'form.heading': 'Partager un souvenir',
+  'form.lead': 'Une histoire, un moment, un vœu : écrivez-le, et ajoutez une photo si vous en avez une.',
+  'form.name': 'Votre nom',
+  'form.text': 'Votre souvenir',
+  'form.textPlaceholder': 'Je me souviens de…',
+  'form.photo': 'Une photo',
+  'form.optional': '(facultatif)',
+  'form.photoHint': 'JPEG, PNG, HEIC ou WebP, jusqu’à {megabytes, number} Mo.',
+  'form.photoAlt': 'La photo choisie',
+  'form.send': 'Envoyer mon souvenir',
+  'form.sending': 'Envoi en cours…',
+  'form.fine': 'La personne qui prépare le livre lit chaque souvenir avant qu’il y entre.',
+  'form.wordsKept': 'Votre texte est conservé ci-dessous : rien de ce que vous avez écrit n’est perdu.',
+
+  'error.nameMissing': 'Indiquez votre nom, s’il vous plaît.',
+  'error.nameTooLong': 'Votre nom peut compter au plus {max, number} caractères.',
+  'error.nameControl': 'Votre nom ne peut pas contenir de saut de ligne ni d’autre caractère de contrôle.',
+  'error.textMissing': 'Écrivez votre souvenir, s’il vous plaît.',
+  'error.textTooLong': 'Votre souvenir peut compter au plus {max, number} caractères ; celui-ci en a {count, number}.',
+  'error.photoTooBig': 'Cette photo est trop lourde : les photos peuvent faire jusqu’à {megabytes, number} Mo. Choisissez-en une plus petite.',
+  'error.photoTooBigHere': 'Cette photo fait {size} Mo ; les photos peuvent faire jusqu’à {megabytes, number} Mo. Choisissez-en une plus petite.',
+  'error.notPhoto': 'Ce fichier n’est pas une photo. Choisissez une image (JPEG, PNG, HEIC ou WebP).',
+  'error.tooManyPixels': 'Cette image a {megapixels, number} mégapixels ; les images peuvent en avoir au plus {max, number}. Choisissez-en une plus petite.',
+  'error.noRoom': 'Ce livre n’a plus de place pour des photos pour le moment. Vous pouvez envoyer votre souvenir sans la photo.',
+  'error.photoAgain': 'Ajoutez de nouveau votre photo, s’il vous plaît.',
+  'error.oneFile': 'Envoyez une seule photo à la fois, s’il vous plaît.',
+  'error.incomplete': 'Le formulaire est arrivé incomplet. Réessayez, s’il vous plaît.',
+
+  'thanks.pageTitle': 'Merci · {title}',
+  'thanks.heading': 'Merci !',
+  'thanks.lead': 'Votre souvenir est en route vers « <bdi>{title}</bdi> ». Il sera bientôt lu, et il aidera à faire de ce livre un trésor.',
+  'thanks.another': 'Partager un autre souvenir',
+
+  'closed.pageTitle': 'Livre de souvenirs introuvable',
+  'closed.heading': 'Ce livre de souvenirs n’est pas ouvert ici',
+  'closed.lead': 'Le lien est peut-être incomplet, ou le livre ne reçoit pas de souvenirs en ce moment.',
+  'closed.help': 'Si quelqu’un vous a envoyé ce lien, vérifiez qu’il est complet, ou demandez-en un nouveau.',
+
+  'wait.pageTitle': 'Patientez un instant',
+  'wait.lead': 'Beaucoup de souvenirs ont été envoyés depuis votre connexion en peu de temps ; celui-ci n’a donc pas été envoyé.',
+  'wait.retry': 'Réessayez dans {minutes, plural, one {# minute} many {# minutes} other {# minutes}}. Le bouton Retour de votre navigateur vous ramène à votre texte.',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const he: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'שפה',
+  'lang.change': 'החלפה',
+  'error.prefix': 'שגיאה',
+  'error.summary': 'יש בעיה',
+
+  'form.eyebrow': 'ספר זיכרונות',
+  'form.pageTitle': 'שיתוף זיכרון · {title}',
+  'form.heading': 'שתפו זיכרון',
+  'form.lead': 'סיפור, רגע, איחול: כתבו אותו, והוסיפו תמונה אם יש לכם.',
+  'form.name': 'השם שלכם',
+  'form.text': 'הזיכרון שלכם',
+  'form.textPlaceholder': 'אני זוכר/ת כש…',
+  'form.photo': 'תמונה',
+  'form.optional': '(לא חובה)',
+  'form.photoHint': 'JPEG, PNG, HEIC או WebP, עד {megabytes, number} MB.',
+  'form.photoAlt': 'התמונה שבחרתם',
+  'form.send': 'שליחת הזיכרון',
+  'form.sending': 'שולח…',
+  'form.fine': 'מי שמארגן את הספר קורא כל זיכרון לפני שהוא נכנס לספר.',
+  'form.wordsKept': 'הטקסט שלכם שמור למטה: שום דבר ממה שכתבתם לא אבד.',
+
+  'error.nameMissing': 'נא לכתוב את שמכם.',
+  'error.nameTooLong': 'השם יכול להכיל עד {max, number} תווים.',
+  'error.nameControl': 'השם לא יכול להכיל מעברי שורה או תווי בקרה אחרים.',
+  'error.textMissing': 'נא לכתוב את הזיכרון שלכם.',
+  'error.textTooLong': 'הזיכרון יכול להכיל עד {max, number} תווים; בזה יש {count, number}.',
+  'error.photoTooBig': 'התמונה גדולה מדי: תמונה יכולה להיות עד {megabytes, number} MB. נא לבחור תמונה קטנה יותר.',
+  'error.photoTooBigHere': 'גודל התמונה {size} MB; תמונה יכולה להיות עד {megabytes, number} MB. בחרו תמונה קטנה יותר.',
+  'error.notPhoto': 'הקובץ הזה אינו תמונה. בחרו תמונה (JPEG, PNG, HEIC או WebP).',
+  'error.tooManyPixels': 'בתמונה הזו {megapixels, number} מגה־פיקסל; מותר עד {max, number}. נא לבחור תמונה קטנה יותר.',
+  'error.noRoom': 'אין כרגע מקום בספר לתמונות נוספות. אפשר לשלוח את הזיכרון בלי התמונה.',
+  'error.photoAgain': 'נא להוסיף את התמונה שוב.',
+  'error.oneFile': 'נא לשלוח תמונה אחת בכל פעם.',
+  'error.incomplete': 'הטופס הגיע חלקי. נא לנסות שוב.',
+
+  'thanks.pageTitle': 'תודה · {title}',
+  'thanks.heading': 'תודה!',
+  'thanks.lead': 'הזיכרון שלכם בדרך אל ”<bdi>{title}</bdi>“. הוא ייקרא בקרוב, ויעזור להפוך את הספר הזה לאוצר.',
+  'thanks.another': 'שיתוף זיכרון נוסף',
+
+  'closed.pageTitle': 'ספר הזיכרונות לא נמצא',
+  'closed.heading': 'ספר הזיכרונות הזה אינו פתוח כאן',
+  'closed.lead': 'ייתכן שהקישור חלקי, או שהספר אינו מקבל זיכרונות כרגע.',
+  'closed.help': 'אם מישהו שלח לכם את הקישור, ודאו שיש לכם את כולו, או בקשו קישור חדש.',
+
+  'wait.pageTitle': 'רק רגע, בבקשה',
+  'wait.lead': 'נשלחו זיכרונות רבים מהחיבור שלכם בזמן קצר, ולכן הזיכרון הזה לא נשלח.',
+  'wait.retry': 'נסו שוב בעוד {minutes, plural, one {דקה} two {שתי דקות} other {# דקות}}. כפתור החזרה בדפדפן יחזיר אתכם למה שכתבתם.',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const hi: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'भाषा',
+  'lang.change': 'बदलें',
+  'error.prefix': 'त्रुटि',
+  'error.summary': 'एक समस्या है',
+
+  'form.eyebrow': 'यादों की किताब',
+  'form.pageTitle': 'एक याद साझा करें · {title}',
+  'form.heading': 'एक याद साझा करें',
+  'form.lead': 'कोई कहानी, कोई पल, कोई शुभकामना: उसे लिखिए, और अगर आपके पास कोई फ़ोटो है तो उसे भी जोड़िए।',
+  'form.name': 'आपका नाम',
+  'form.text': 'आपकी याद',
+  'form.textPlaceholder': 'मुझे याद है जब…',
+  'form.photo': 'एक फ़ोटो',
+  'form.optional': '(वैकल्पिक)',
+  'form.photoHint': 'JPEG, PNG, HEIC या WebP, {megabytes, number} MB तक।',
+  'form.photoAlt': 'आपकी चुनी हुई फ़ोटो',
+  'form.send': 'मेरी याद भेजें',
+  'form.sending': 'भेजा जा रहा है…',
+  'form.fine': 'किताब बनाने वाले हर याद को किताब में जोड़ने से पहले पढ़ते हैं।',
+  'form.wordsKept': 'आपका लिखा नीचे सुरक्षित है: आपने जो लिखा उसमें से कुछ भी नहीं खोया।',
+
+  'error.nameMissing': 'कृपया अपना नाम बताइए।',
+  'error.nameTooLong': 'आपका नाम अधिकतम {max, number} अक्षरों का हो सकता है।',
+  'error.nameControl': 'आपके नाम में पंक्ति-विराम या अन्य नियंत्रण वर्ण नहीं हो सकते।',
+  'error.textMissing': 'कृपया अपनी याद लिखिए।',
+  'error.textTooLong': 'आपकी याद अधिकतम {max, number} अक्षरों की हो सकती है; इसमें {count, number} हैं।',
+  'error.photoTooBig': 'यह फ़ोटो बहुत बड़ी है: फ़ोटो {megabytes, number} MB तक की हो सकती है। कृपया छोटी फ़ोटो चुनें।',
+  'error.photoTooBigHere': 'यह फ़ोटो {size} MB की है; फ़ोटो {megabytes, number} MB तक की हो सकती है। छोटी फ़ोटो चुनें।',
+  'error.notPhoto': 'यह फ़ाइल फ़ोटो नहीं है। कोई चित्र चुनें (JPEG, PNG, HEIC या WebP)।',
+  'error.tooManyPixels': 'इस चित्र में {megapixels, number} मेगापिक्सेल हैं; अधिकतम {max, number} हो सकते हैं। कृपया छोटा चित्र चुनें।',
+  'error.noRoom': 'इस किताब में अभी और फ़ोटो के लिए जगह नहीं है। आप अपनी याद बिना फ़ोटो के भेज सकते हैं।',
+  'error.photoAgain': 'कृपया अपनी फ़ोटो फिर से जोड़ें।',
+  'error.oneFile': 'कृपया एक बार में एक ही फ़ोटो भेजें।',
+  'error.incomplete': 'फ़ॉर्म अधूरा पहुँचा। कृपया फिर से कोशिश करें।',
+
+  'thanks.pageTitle': 'धन्यवाद · {title}',
+  'thanks.heading': 'धन्यवाद!',
+  'thanks.lead': 'आपकी याद “<bdi>{title}</bdi>” की ओर रवाना हो गई है। इसे जल्द ही पढ़ा जाएगा, और यह इस किताब को एक अनमोल धरोहर बनाने में मदद करेगी।',
+  'thanks.another': 'एक और याद साझा करें',
+
+  'closed.pageTitle': 'यादों की किताब नहीं मिली',
+  'closed.heading': 'यादों की यह किताब यहाँ खुली नहीं है',
+  'closed.lead': 'हो सकता है लिंक अधूरा हो, या किताब अभी यादें न ले रही हो।',
+  'closed.help': 'अगर किसी ने आपको यह लिंक भेजा है, तो जाँच लें कि पूरा लिंक आपके पास है, या उनसे नया लिंक माँगें।',
+
+  'wait.pageTitle': 'कृपया थोड़ा रुकें',
+  'wait.lead': 'आपके कनेक्शन से थोड़े समय में बहुत सारी यादें भेजी गईं, इसलिए यह याद नहीं भेजी गई।',
+  'wait.retry': 'कृपया {minutes, plural, one {# मिनट} other {# मिनट}} बाद फिर से कोशिश करें। आपके ब्राउज़र का ‘वापस’ बटन आपको आपके लिखे तक ले जाएगा।',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const it: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Lingua',
+  'lang.change': 'Cambia',
+  'error.prefix': 'Errore',
+  'error.summary': 'C’è un problema',
+
+  'form.eyebrow': 'Un libro dei ricordi',
+  'form.pageTitle': 'Condividi un ricordo · {title}',
+  'form.heading': 'Condividi un ricordo',
+  'form.lead': 'Una storia, un momento, un augurio: scrivilo e aggiungi una foto, se ne hai una.',
+  'form.name': 'Il tuo nome',
+  'form.text': 'Il tuo ricordo',
+  'form.textPlaceholder': 'Ricordo quando…',
+  'form.photo': 'Una foto',
+  'form.optional': '(facoltativa)',
+  'form.photoHint': 'JPEG, PNG, HEIC o WebP, fino a {megabytes, number} MB.',
+  'form.photoAlt': 'La foto che hai scelto',
+  'form.send': 'Invia il mio ricordo',
+  'form.sending': 'Invio in corso…',
+  'form.fine': 'Chi cura il libro legge ogni ricordo prima di inserirlo.',
+  'form.wordsKept': 'Il tuo testo è qui sotto: niente di ciò che hai scritto è andato perso.',
+
+  'error.nameMissing': 'Scrivi il tuo nome, per favore.',
+  'error.nameTooLong': 'Il tuo nome può avere al massimo {max, number} caratteri.',
+  'error.nameControl': 'Il tuo nome non può contenere a capo o altri caratteri di controllo.',
+  'error.textMissing': 'Scrivi il tuo ricordo, per favore.',
+  'error.textTooLong': 'Il tuo ricordo può avere al massimo {max, number} caratteri; questo ne ha {count, number}.',
+  'error.photoTooBig': 'Questa foto è troppo grande: le foto possono arrivare a {megabytes, number} MB. Scegline una più piccola.',
+  'error.photoTooBigHere': 'Questa foto è di {size} MB; le foto possono arrivare a {megabytes, number} MB. Scegline una più piccola.',
+  'error.notPhoto': 'Questo file non è una foto. Scegli un’immagine (JPEG, PNG, HEIC o WebP).',
+  'error.tooManyPixels': 'Questa immagine ha {megapixels, number} megapixel; le immagini possono averne al massimo {max, number}. Scegline una più piccola.',
+  'error.noRoom': 'In questo libro ora non c’è spazio per altre foto. Puoi inviare il tuo ricordo senza la foto.',
+  'error.photoAgain': 'Aggiungi di nuovo la tua foto, per favore.',
+  'error.oneFile': 'Invia una foto alla volta, per favore.',
+  'error.incomplete': 'Il modulo è arrivato incompleto. Riprova, per favore.',
+
+  'thanks.pageTitle': 'Grazie · {title}',
+  'thanks.heading': 'Grazie!',
+  'thanks.lead': 'Il tuo ricordo è in viaggio verso «<bdi>{title}</bdi>». Verrà letto presto e aiuterà a fare di questo libro un tesoro.',
+  'thanks.another': 'Condividi un altro ricordo',
+
+  'closed.pageTitle': 'Libro dei ricordi non trovato',
+  'closed.heading': 'Questo libro dei ricordi non è aperto qui',
+  'closed.lead': 'Il link potrebbe essere incompleto, oppure il libro al momento non riceve ricordi.',
+  'closed.help': 'Se qualcuno ti ha mandato questo link, controlla di averlo per intero, oppure chiedine uno nuovo.',
+
+  'wait.pageTitle': 'Attendi un momento',
+  'wait.lead': 'Dalla tua connessione sono stati inviati molti ricordi in poco tempo, quindi questo non è stato inviato.',
+  'wait.retry': 'Riprova tra {minutes, plural, one {# minuto} many {# minuti} other {# minuti}}. Il pulsante Indietro del browser ti riporta a ciò che hai scritto.',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const ja: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': '言語',
+  'lang.change': '切り替え',
+  'error.prefix': 'エラー',
+  'error.summary': '問題があります',
+
+  'form.eyebrow': '思い出のアルバム',
+  'form.pageTitle': '思い出を共有 · {title}',
+  'form.heading': '思い出を共有しましょう',
+  'form.lead': 'お話、ひととき、願いごと。書き留めて、写真があれば添えてください。',
+  'form.name': 'お名前',
+  'form.text': 'あなたの思い出',
+  'form.textPlaceholder': '覚えているのは…',
+  'form.photo': '写真',
+  'form.optional': '（任意）',
+  'form.photoHint': 'JPEG、PNG、HEIC、WebP、{megabytes, number} MB まで。',
+  'form.photoAlt': '選んだ写真',
+  'form.send': '思い出を送る',
+  'form.sending': '送信中…',
+  'form.fine': 'アルバムの作成者が、すべての思い出を読んでからアルバムに加えます。',
+  'form.wordsKept': '書いた文章は下に残っています。何も失われていません。',
+
+  'error.nameMissing': 'お名前を入力してください。',
+  'error.nameTooLong': 'お名前は {max, number} 文字までです。',
+  'error.nameControl': 'お名前に改行やその他の制御文字は使えません。',
+  'error.textMissing': '思い出を書いてください。',
+  'error.textTooLong': '思い出は {max, number} 文字までです。この文章は {count, number} 文字あります。',
+  'error.photoTooBig': 'この写真は大きすぎます。写真は {megabytes, number} MB までです。もっと小さい写真を選んでください。',
+  'error.photoTooBigHere': 'この写真は {size} MB です。写真は {megabytes, number} MB までです。もっと小さい写真を選んでください。',
+  'error.notPhoto': 'このファイルは写真ではありません。画像（JPEG、PNG、HEIC、WebP）を選んでください。',
+  'error.tooManyPixels': 'この画像は {megapixels, number} メガピクセルあります。{max, number} メガピクセルまでです。もっと小さい画像を選んでください。',
+  'error.noRoom': 'このアルバムには今、写真を追加する空きがありません。写真なしで思い出を送ることができます。',
+  'error.photoAgain': 'もう一度写真を追加してください。',
+  'error.oneFile': '写真は一度に 1 枚ずつ送ってください。',
+  'error.incomplete': 'フォームが途中までしか届きませんでした。もう一度お試しください。',
+
+  'thanks.pageTitle': 'ありがとうございます · {title}',
+  'thanks.heading': 'ありがとうございます！',
+  'thanks.lead': 'あなたの思い出は「<bdi>{title}</bdi>」へ届けられます。作成者がまもなく読み、このアルバムを大切な宝物にする助けになります。',
+  'thanks.another': 'ほかの思い出も共有する',
+
+  'closed.pageTitle': '思い出のアルバムが見つかりません',
+  'closed.heading': 'この思い出のアルバムはここでは開かれていません',
+  'closed.lead': 'リンクが途中で切れているか、今は思い出を受け付けていない可能性があります。',
+  'closed.help': 'このリンクを送ってくれた人がいれば、リンクがすべてそろっているか確かめるか、新しいリンクを頼んでください。',
+
+  'wait.pageTitle': '少しお待ちください',
+  'wait.lead': 'お使いの接続から短い時間にたくさんの思い出が送られたため、この思い出は送られませんでした。',
+  'wait.retry': '{minutes, plural, other {# 分}}後にもう一度お試しください。ブラウザの「戻る」ボタンで、書いた文章に戻れます。',
+};

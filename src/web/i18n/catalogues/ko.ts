@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const ko: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': '언어',
+  'lang.change': '변경',
+  'error.prefix': '오류',
+  'error.summary': '문제가 있습니다',
+
+  'form.eyebrow': '추억 책',
+  'form.pageTitle': '추억 나누기 · {title}',
+  'form.heading': '추억을 나눠 주세요',
+  'form.lead': '이야기, 한순간, 바람: 적어 주시고, 사진이 있다면 함께 올려 주세요.',
+  'form.name': '이름',
+  'form.text': '나의 추억',
+  'form.textPlaceholder': '기억나는 건…',
+  'form.photo': '사진',
+  'form.optional': '(선택)',
+  'form.photoHint': 'JPEG, PNG, HEIC 또는 WebP, 최대 {megabytes, number}MB.',
+  'form.photoAlt': '선택한 사진',
+  'form.send': '추억 보내기',
+  'form.sending': '보내는 중…',
+  'form.fine': '책을 만드는 분이 모든 추억을 읽은 뒤 책에 넣습니다.',
+  'form.wordsKept': '쓰신 글은 아래에 그대로 있습니다. 잃어버린 내용은 없습니다.',
+
+  'error.nameMissing': '이름을 알려 주세요.',
+  'error.nameTooLong': '이름은 최대 {max, number}자까지 쓸 수 있습니다.',
+  'error.nameControl': '이름에는 줄바꿈이나 기타 제어 문자를 쓸 수 없습니다.',
+  'error.textMissing': '추억을 적어 주세요.',
+  'error.textTooLong': '추억은 최대 {max, number}자까지 쓸 수 있습니다. 이 글은 {count, number}자입니다.',
+  'error.photoTooBig': '사진이 너무 큽니다. 사진은 최대 {megabytes, number}MB까지 올릴 수 있습니다. 더 작은 사진을 골라 주세요.',
+  'error.photoTooBigHere': '이 사진은 {size}MB입니다. 사진은 최대 {megabytes, number}MB까지 올릴 수 있습니다. 더 작은 사진을 골라 주세요.',
+  'error.notPhoto': '이 파일은 사진이 아닙니다. 이미지(JPEG, PNG, HEIC 또는 WebP)를 골라 주세요.',
+  'error.tooManyPixels': '이 이미지는 {megapixels, number}메가픽셀입니다. 최대 {max, number}메가픽셀까지 가능합니다. 더 작은 이미지를 골라 주세요.',
+  'error.noRoom': '지금은 이 책에 사진을 더 넣을 공간이 없습니다. 사진 없이 추억을 보낼 수 있습니다.',
+  'error.photoAgain': '사진을 다시 올려 주세요.',
+  'error.oneFile': '사진은 한 번에 한 장씩 보내 주세요.',
+  'error.incomplete': '양식이 완전히 도착하지 않았습니다. 다시 시도해 주세요.',
+
+  'thanks.pageTitle': '감사합니다 · {title}',
+  'thanks.heading': '감사합니다!',
+  'thanks.lead': '추억이 “<bdi>{title}</bdi>”(으)로 가고 있습니다. 곧 읽힐 것이고, 이 책을 소중한 보물로 만드는 데 힘이 될 거예요.',
+  'thanks.another': '다른 추억 나누기',
+
+  'closed.pageTitle': '추억 책을 찾을 수 없습니다',
+  'closed.heading': '이 추억 책은 여기서 열려 있지 않습니다',
+  'closed.lead': '링크가 일부만 있거나, 지금은 책이 추억을 받지 않을 수 있습니다.',
+  'closed.help': '누군가 이 링크를 보내 주었다면 링크가 온전한지 확인하거나 새 링크를 요청해 주세요.',
+
+  'wait.pageTitle': '잠시만 기다려 주세요',
+  'wait.lead': '짧은 시간에 사용 중인 연결에서 많은 추억이 보내져서 이번 추억은 보내지지 않았습니다.',
+  'wait.retry': '{minutes, plural, other {#분}} 후에 다시 시도해 주세요. 브라우저의 뒤로 버튼을 누르면 쓰신 글로 돌아갈 수 있습니다.',
+};

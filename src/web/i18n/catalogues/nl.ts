@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const nl: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Taal',
+  'lang.change': 'Wijzigen',
+  'error.prefix': 'Fout',
+  'error.summary': 'Er is een probleem',
+
+  'form.eyebrow': 'Een herinneringsboek',
+  'form.pageTitle': 'Deel een herinnering · {title}',
+  'form.heading': 'Deel een herinnering',
+  'form.lead': 'Een verhaal, een moment, een wens: schrijf het op en voeg een foto toe als je er een hebt.',
+  'form.name': 'Je naam',
+  'form.text': 'Je herinnering',
+  'form.textPlaceholder': 'Ik weet nog dat…',
+  'form.photo': 'Een foto',
+  'form.optional': '(niet verplicht)',
+  'form.photoHint': 'JPEG, PNG, HEIC of WebP, tot {megabytes, number} MB.',
+  'form.photoAlt': 'De foto die je koos',
+  'form.send': 'Verstuur mijn herinnering',
+  'form.sending': 'Bezig met versturen…',
+  'form.fine': 'Wie het boek maakt, leest elke herinnering voordat die in het boek komt.',
+  'form.wordsKept': 'Je tekst staat hieronder nog: niets van wat je schreef is verloren.',
+
+  'error.nameMissing': 'Vul je naam in.',
+  'error.nameTooLong': 'Je naam mag hoogstens {max, number} tekens lang zijn.',
+  'error.nameControl': 'Je naam mag geen regeleinden of andere stuurtekens bevatten.',
+  'error.textMissing': 'Schrijf je herinnering.',
+  'error.textTooLong': 'Je herinnering mag hoogstens {max, number} tekens lang zijn; deze heeft er {count, number}.',
+  'error.photoTooBig': 'Die foto is te groot: foto’s mogen tot {megabytes, number} MB zijn. Kies een kleinere.',
+  'error.photoTooBigHere': 'Die foto is {size} MB; foto’s mogen tot {megabytes, number} MB zijn. Kies een kleinere.',
+  'error.notPhoto': 'Dat bestand is geen foto. Kies een afbeelding (JPEG, PNG, HEIC of WebP).',
+  'error.tooManyPixels': 'Deze afbeelding heeft {megapixels, number} megapixel; afbeeldingen mogen er hoogstens {max, number} hebben. Kies een kleinere.',
+  'error.noRoom': 'Dit boek heeft nu geen ruimte voor meer foto’s. Je kunt je herinnering zonder de foto versturen.',
+  'error.photoAgain': 'Voeg je foto opnieuw toe.',
+  'error.oneFile': 'Verstuur één foto tegelijk.',
+  'error.incomplete': 'Het formulier kwam onvolledig aan. Probeer het opnieuw.',
+
+  'thanks.pageTitle': 'Bedankt · {title}',
+  'thanks.heading': 'Bedankt!',
+  'thanks.lead': 'Je herinnering is onderweg naar ‘<bdi>{title}</bdi>’. Ze wordt binnenkort gelezen en helpt om van dit boek iets kostbaars te maken.',
+  'thanks.another': 'Nog een herinnering delen',
+
+  'closed.pageTitle': 'Herinneringsboek niet gevonden',
+  'closed.heading': 'Dit herinneringsboek is hier niet open',
+  'closed.lead': 'De link is misschien onvolledig, of het boek neemt op dit moment geen herinneringen aan.',
+  'closed.help': 'Heeft iemand je deze link gestuurd? Controleer of je hem helemaal hebt, of vraag om een nieuwe.',
+
+  'wait.pageTitle': 'Even geduld',
+  'wait.lead': 'Vanaf je verbinding zijn in korte tijd veel herinneringen verstuurd, daarom is deze niet verstuurd.',
+  'wait.retry': 'Probeer het over {minutes, plural, one {# minuut} other {# minuten}} opnieuw. Met de terugknop van je browser kom je terug bij wat je schreef.',
+};

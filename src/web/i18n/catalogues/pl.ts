@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const pl: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Język',
+  'lang.change': 'Zmień',
+  'error.prefix': 'Błąd',
+  'error.summary': 'Wystąpił problem',
+
+  'form.eyebrow': 'Księga wspomnień',
+  'form.pageTitle': 'Podziel się wspomnieniem · {title}',
+  'form.heading': 'Podziel się wspomnieniem',
+  'form.lead': 'Historia, chwila, życzenie: zapisz je i dodaj zdjęcie, jeśli je masz.',
+  'form.name': 'Twoje imię',
+  'form.text': 'Twoje wspomnienie',
+  'form.textPlaceholder': 'Pamiętam, jak…',
+  'form.photo': 'Zdjęcie',
+  'form.optional': '(nieobowiązkowe)',
+  'form.photoHint': 'JPEG, PNG, HEIC lub WebP, do {megabytes, number} MB.',
+  'form.photoAlt': 'Wybrane zdjęcie',
+  'form.send': 'Wyślij wspomnienie',
+  'form.sending': 'Wysyłanie…',
+  'form.fine': 'Osoba przygotowująca księgę czyta każde wspomnienie, zanim do niej trafi.',
+  'form.wordsKept': 'Twój tekst jest poniżej: nic z tego, co napisałeś, nie zginęło.',
+
+  'error.nameMissing': 'Podaj swoje imię.',
+  'error.nameTooLong': 'Imię może mieć najwyżej {max, number} znaków.',
+  'error.nameControl': 'Imię nie może zawierać podziałów wiersza ani innych znaków sterujących.',
+  'error.textMissing': 'Napisz swoje wspomnienie.',
+  'error.textTooLong': 'Wspomnienie może mieć najwyżej {max, number} znaków; to ma {count, number}.',
+  'error.photoTooBig': 'To zdjęcie jest za duże: zdjęcia mogą mieć do {megabytes, number} MB. Wybierz mniejsze.',
+  'error.photoTooBigHere': 'To zdjęcie ma {size} MB; zdjęcia mogą mieć do {megabytes, number} MB. Wybierz mniejsze.',
+  'error.notPhoto': 'Ten plik nie jest zdjęciem. Wybierz obraz (JPEG, PNG, HEIC lub WebP).',
+  'error.tooManyPixels': 'Ten obraz ma {megapixels, number} megapikseli; obrazy mogą mieć najwyżej {max, number}. Wybierz mniejszy.',
+  'error.noRoom': 'W tej księdze nie ma teraz miejsca na więcej zdjęć. Możesz wysłać wspomnienie bez zdjęcia.',
+  'error.photoAgain': 'Dodaj zdjęcie jeszcze raz.',
+  'error.oneFile': 'Wysyłaj po jednym zdjęciu.',
+  'error.incomplete': 'Formularz dotarł niekompletny. Spróbuj jeszcze raz.',
+
+  'thanks.pageTitle': 'Dziękujemy · {title}',
+  'thanks.heading': 'Dziękujemy!',
+  'thanks.lead': 'Twoje wspomnienie jest w drodze do „<bdi>{title}</bdi>”. Wkrótce zostanie przeczytane i pomoże uczynić tę księgę skarbem.',
+  'thanks.another': 'Podziel się kolejnym wspomnieniem',
+
+  'closed.pageTitle': 'Nie znaleziono księgi wspomnień',
+  'closed.heading': 'Ta księga wspomnień nie jest tu otwarta',
+  'closed.lead': 'Link może być niepełny albo księga nie przyjmuje teraz wspomnień.',
+  'closed.help': 'Jeśli ktoś przysłał Ci ten link, sprawdź, czy masz go w całości, albo poproś o nowy.',
+
+  'wait.pageTitle': 'Chwileczkę',
+  'wait.lead': 'Z Twojego połączenia wysłano w krótkim czasie wiele wspomnień, więc to nie zostało wysłane.',
+  'wait.retry': 'Spróbuj ponownie za {minutes, plural, one {# minutę} few {# minuty} many {# minut} other {# minuty}}. Przycisk Wstecz w przeglądarce zaprowadzi Cię do tego, co napisałeś.',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const pt: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Idioma',
+  'lang.change': 'Mudar',
+  'error.prefix': 'Erro',
+  'error.summary': 'Há um problema',
+
+  'form.eyebrow': 'Um livro de memórias',
+  'form.pageTitle': 'Partilhe uma memória · {title}',
+  'form.heading': 'Partilhe uma memória',
+  'form.lead': 'Uma história, um momento, um desejo: escreva-o e junte uma foto, se tiver uma.',
+  'form.name': 'O seu nome',
+  'form.text': 'A sua memória',
+  'form.textPlaceholder': 'Lembro-me de quando…',
+  'form.photo': 'Uma foto',
+  'form.optional': '(opcional)',
+  'form.photoHint': 'JPEG, PNG, HEIC ou WebP, até {megabytes, number} MB.',
+  'form.photoAlt': 'A foto que escolheu',
+  'form.send': 'Enviar a minha memória',
+  'form.sending': 'A enviar…',
+  'form.fine': 'Quem organiza o livro lê cada memória antes de a incluir.',
+  'form.wordsKept': 'O seu texto continua aqui em baixo: nada do que escreveu se perdeu.',
+
+  'error.nameMissing': 'Diga-nos o seu nome, por favor.',
+  'error.nameTooLong': 'O seu nome pode ter no máximo {max, number} caracteres.',
+  'error.nameControl': 'O seu nome não pode ter quebras de linha nem outros caracteres de controlo.',
+  'error.textMissing': 'Escreva a sua memória, por favor.',
+  'error.textTooLong': 'A sua memória pode ter no máximo {max, number} caracteres; esta tem {count, number}.',
+  'error.photoTooBig': 'Essa foto é grande demais: as fotos podem ter até {megabytes, number} MB. Escolha uma mais pequena.',
+  'error.photoTooBigHere': 'Essa foto tem {size} MB; as fotos podem ter até {megabytes, number} MB. Escolha uma mais pequena.',
+  'error.notPhoto': 'Esse ficheiro não é uma foto. Escolha uma imagem (JPEG, PNG, HEIC ou WebP).',
+  'error.tooManyPixels': 'Esta imagem tem {megapixels, number} megapíxeis; as imagens podem ter no máximo {max, number}. Escolha uma mais pequena.',
+  'error.noRoom': 'Este livro não tem espaço para mais fotos neste momento. Pode enviar a sua memória sem a foto.',
+  'error.photoAgain': 'Junte a sua foto outra vez, por favor.',
+  'error.oneFile': 'Envie uma foto de cada vez, por favor.',
+  'error.incomplete': 'O formulário chegou incompleto. Tente outra vez, por favor.',
+
+  'thanks.pageTitle': 'Obrigado · {title}',
+  'thanks.heading': 'Obrigado!',
+  'thanks.lead': 'A sua memória vai a caminho de «<bdi>{title}</bdi>». Será lida em breve e vai ajudar a fazer deste livro um tesouro.',
+  'thanks.another': 'Partilhar outra memória',
+
+  'closed.pageTitle': 'Livro de memórias não encontrado',
+  'closed.heading': 'Este livro de memórias não está aberto aqui',
+  'closed.lead': 'O link pode estar incompleto, ou o livro pode não estar a receber memórias neste momento.',
+  'closed.help': 'Se alguém lhe enviou este link, confirme que o tem completo, ou peça um novo.',
+
+  'wait.pageTitle': 'Aguarde um momento',
+  'wait.lead': 'Foram enviadas muitas memórias a partir da sua ligação em pouco tempo, por isso esta não foi enviada.',
+  'wait.retry': 'Tente outra vez daqui a {minutes, plural, one {# minuto} many {# minutos} other {# minutos}}. O botão Voltar do seu navegador leva-o de volta ao que escreveu.',
+};

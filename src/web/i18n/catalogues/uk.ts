@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const uk: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': 'Мова',
+  'lang.change': 'Змінити',
+  'error.prefix': 'Помилка',
+  'error.summary': 'Виникла проблема',
+
+  'form.eyebrow': 'Книга спогадів',
+  'form.pageTitle': 'Поділитися спогадом · {title}',
+  'form.heading': 'Поділіться спогадом',
+  'form.lead': 'Історія, мить, побажання: запишіть його й додайте фото, якщо маєте.',
+  'form.name': 'Ваше ім’я',
+  'form.text': 'Ваш спогад',
+  'form.textPlaceholder': 'Я пам’ятаю, як…',
+  'form.photo': 'Фото',
+  'form.optional': '(необов’язково)',
+  'form.photoHint': 'JPEG, PNG, HEIC або WebP, до {megabytes, number} МБ.',
+  'form.photoAlt': 'Вибране фото',
+  'form.send': 'Надіслати спогад',
+  'form.sending': 'Надсилання…',
+  'form.fine': 'Упорядник книги читає кожен спогад, перш ніж додати його до книги.',
+  'form.wordsKept': 'Ваш текст збережено нижче: нічого з написаного не загубилося.',
+
+  'error.nameMissing': 'Будь ласка, вкажіть ваше ім’я.',
+  'error.nameTooLong': 'Ім’я може мати щонайбільше {max, number} символів.',
+  'error.nameControl': 'Ім’я не може містити розривів рядка чи інших керівних символів.',
+  'error.textMissing': 'Будь ласка, напишіть ваш спогад.',
+  'error.textTooLong': 'Спогад може мати щонайбільше {max, number} символів; у цьому {count, number}.',
+  'error.photoTooBig': 'Це фото завелике: фото може мати до {megabytes, number} МБ. Виберіть менше.',
+  'error.photoTooBigHere': 'Це фото має {size} МБ; фото може мати до {megabytes, number} МБ. Виберіть менше.',
+  'error.notPhoto': 'Цей файл — не фото. Виберіть зображення (JPEG, PNG, HEIC або WebP).',
+  'error.tooManyPixels': 'Це зображення має {megapixels, number} мегапікселів; дозволено щонайбільше {max, number}. Виберіть менше.',
+  'error.noRoom': 'У цій книзі зараз немає місця для нових фото. Ви можете надіслати спогад без фото.',
+  'error.photoAgain': 'Будь ласка, додайте фото ще раз.',
+  'error.oneFile': 'Будь ласка, надсилайте по одному фото.',
+  'error.incomplete': 'Форма надійшла неповною. Будь ласка, спробуйте ще раз.',
+
+  'thanks.pageTitle': 'Дякуємо · {title}',
+  'thanks.heading': 'Дякуємо!',
+  'thanks.lead': 'Ваш спогад уже прямує до «<bdi>{title}</bdi>». Його незабаром прочитають, і він допоможе зробити цю книгу справжнім скарбом.',
+  'thanks.another': 'Поділитися ще одним спогадом',
+
+  'closed.pageTitle': 'Книгу спогадів не знайдено',
+  'closed.heading': 'Ця книга спогадів тут не відкрита',
+  'closed.lead': 'Можливо, посилання неповне або книга зараз не приймає спогадів.',
+  'closed.help': 'Якщо вам надіслали це посилання, перевірте, чи воно повне, або попросіть нове.',
+
+  'wait.pageTitle': 'Зачекайте трохи',
+  'wait.lead': 'З вашого з’єднання за короткий час надіслали багато спогадів, тому цей не надіслано.',
+  'wait.retry': 'Спробуйте знову через {minutes, plural, one {# хвилину} few {# хвилини} many {# хвилин} other {# хвилини}}. Кнопка «Назад» у браузері поверне вас до тексту.',
+};

@@ -1,0 +1,53 @@
+import type { Catalogue } from './en.js';
+
+export const zh: Catalogue = {
+  'page.brand': 'Memory Book',
+  'lang.label': '语言',
+  'lang.change': '切换',
+  'error.prefix': '错误',
+  'error.summary': '出现了问题',
+
+  'form.eyebrow': '一本回忆录',
+  'form.pageTitle': '分享一段回忆 · {title}',
+  'form.heading': '分享一段回忆',
+  'form.lead': '一个故事、一个瞬间、一份祝福：把它写下来，如果有照片，也一起加上。',
+  'form.name': '您的名字',
+  'form.text': '您的回忆',
+  'form.textPlaceholder': '我记得那时……',
+  'form.photo': '一张照片',
+  'form.optional': '（可选）',
+  'form.photoHint': 'JPEG、PNG、HEIC 或 WebP，最大 {megabytes, number} MB。',
+  'form.photoAlt': '您选择的照片',
+  'form.send': '发送我的回忆',
+  'form.sending': '正在发送……',
+  'form.fine': '每段回忆在放入书中之前，都会由这本书的整理者阅读。',
+  'form.wordsKept': '您写的内容保留在下方：没有丢失任何文字。',
+
+  'error.nameMissing': '请填写您的名字。',
+  'error.nameTooLong': '名字最多 {max, number} 个字符。',
+  'error.nameControl': '名字中不能包含换行符或其他控制字符。',
+  'error.textMissing': '请写下您的回忆。',
+  'error.textTooLong': '回忆最多 {max, number} 个字符；这段有 {count, number} 个。',
+  'error.photoTooBig': '这张照片太大了：照片最大 {megabytes, number} MB。请选择一张小一些的。',
+  'error.photoTooBigHere': '这张照片有 {size} MB；照片最大 {megabytes, number} MB。请选择一张小一些的。',
+  'error.notPhoto': '这个文件不是照片。请选择一张图片（JPEG、PNG、HEIC 或 WebP）。',
+  'error.tooManyPixels': '这张图片有 {megapixels, number} 百万像素；最多允许 {max, number}。请选择一张小一些的。',
+  'error.noRoom': '这本书目前没有空间放更多照片了。您可以不带照片发送回忆。',
+  'error.photoAgain': '请重新添加您的照片。',
+  'error.oneFile': '请一次只发送一张照片。',
+  'error.incomplete': '表单没有完整送达。请再试一次。',
+
+  'thanks.pageTitle': '谢谢 · {title}',
+  'thanks.heading': '谢谢！',
+  'thanks.lead': '您的回忆正在送往“<bdi>{title}</bdi>”。整理者很快就会读到，它会让这本书更值得珍藏。',
+  'thanks.another': '再分享一段回忆',
+
+  'closed.pageTitle': '找不到这本回忆录',
+  'closed.heading': '这本回忆录没有在这里开放',
+  'closed.lead': '链接可能不完整，或者这本书目前不接收回忆。',
+  'closed.help': '如果是别人发给您的链接，请确认链接完整，或请对方发一个新的。',
+
+  'wait.pageTitle': '请稍等',
+  'wait.lead': '您的网络在短时间内发送了很多回忆，所以这一段没有发送。',
+  'wait.retry': '请在 {minutes, plural, other {# 分钟}}后再试。浏览器的“返回”按钮可以带您回到您写的内容。',
+};
