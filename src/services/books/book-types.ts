@@ -8,7 +8,7 @@ export { DEFAULT_THEME, THEMES } from '../../media-tools/themes.js';
  * The languages a book's contributor pages can speak (`settings.language`, set by its owner): the default language
  * of its form and thanks page, beside the reader's browser (see src/web/i18n). BCP 47 primary codes.
  */
-export const BOOK_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'ru', 'uk', 'ar', 'he', 'hi', 'zh', 'ja', 'ko'] as const;
+export { LANGUAGES as BOOK_LANGUAGES } from '../../lib/i18n/languages.js';
 
 /** The shipped catalog of use cases a book can be set up for. */
 export const USE_CASES = [

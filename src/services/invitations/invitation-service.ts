@@ -175,6 +175,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
           acceptUrl: user ? null : `${config.http.publicUrl}/invitations/${token}/`,
           expiresAt: row.expires_at,
           homeUrl: `${config.http.publicUrl}/`,
+          language: typeof ctx.book.settings?.language === 'string' ? ctx.book.settings.language : undefined,
         },
       });
       return toInvitation(row);

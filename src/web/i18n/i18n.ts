@@ -1,26 +1,8 @@
-import { IntlMessageFormat } from 'intl-messageformat';
-import { BOOK_LANGUAGES } from '../../services/books/book-types.js';
+import { directionOf, isLanguage, LANGUAGE_NAMES, LANGUAGES, type Language } from '../../lib/i18n/languages.js';
+import { formatParts, message, type MessageKey } from '../../lib/i18n/messages.js';
 import { escapeHtml, SafeHtml } from '../html.js';
-import { CATALOGUES } from './catalogues/index.js';
-import type { MessageKey } from './catalogues/en.js';
 
-export type { MessageKey };
-
-/** The languages the contributor pages speak, English first (the fallback). */
-export const LANGUAGES = BOOK_LANGUAGES;
-export type Language = (typeof LANGUAGES)[number];
-
-/** Each language's own name for itself, for the switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español', it: 'Italiano', pt: 'Português', nl: 'Nederlands', pl: 'Polski',
-  ru: 'Русский', uk: 'Українська', ar: 'العربية', he: 'עברית', hi: 'हिन्दी', zh: '中文', ja: '日本語', ko: '한국어',
-};
-
-const RTL: ReadonlySet<string> = new Set(['ar', 'he']);
-
-export function isLanguage(value: unknown): value is Language {
-  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
-}
+export { isLanguage, LANGUAGE_NAMES, LANGUAGES, type Language, type MessageKey };
 
 /** The cookie that keeps a language chosen with the switch, for the form's post and the thanks page. */
 export const LANGUAGE_COOKIE = 'mb_lang';
@@ -67,18 +49,6 @@ export interface Translator {
   h(key: MessageKey, values?: Record<string, unknown>): SafeHtml;
 }
 
-const formats = new Map<string, IntlMessageFormat>();
-
-function formatOf(lang: Language, key: MessageKey): IntlMessageFormat {
-  const id = `${lang}\u0000${key}`;
-  let f = formats.get(id);
-  if (!f) {
-    f = new IntlMessageFormat(CATALOGUES[lang][key], lang);
-    formats.set(id, f);
-  }
-  return f;
-}
-
 function toHtml(part: unknown): string {
   if (part instanceof SafeHtml) return part.value;
   if (Array.isArray(part)) return part.map(toHtml).join('');
@@ -94,14 +64,14 @@ const TAGS = {
 export function translator(lang: Language): Translator {
   return {
     lang,
-    dir: RTL.has(lang) ? 'rtl' : 'ltr',
+    dir: directionOf(lang),
     t(key, values) {
-      return String(formatOf(lang, key).format({ ...values, bdi: (c: unknown[]) => c.join(''), b: (c: unknown[]) => c.join('') }));
+      return message(lang, key, values);
     },
     h(key, values) {
       // Values become SafeHtml wrappers so the formatter hands them back as parts; strings are escaped on the way out.
       const wrapped = Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, typeof v === 'function' || v instanceof SafeHtml || typeof v === 'number' || v instanceof Date ? v : new SafeHtml(escapeHtml(v))]));
-      const out = formatOf(lang, key).format<unknown>({ ...TAGS, ...wrapped } as never);
+      const out = formatParts(lang, key, { ...TAGS, ...wrapped });
       return new SafeHtml(toHtml(out));
     },
   };

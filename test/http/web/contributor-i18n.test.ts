@@ -6,13 +6,14 @@
  */
 import { IntlMessageFormat } from 'intl-messageformat';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUES } from '../../../src/web/i18n/catalogues/index.js';
-import { en } from '../../../src/web/i18n/catalogues/en.js';
+import { CATALOGUES } from '../../../src/lib/i18n/catalogues/index.js';
+import { en } from '../../../src/lib/i18n/catalogues/en.js';
 import { acceptedLanguages, chooseLanguage, LANGUAGES, textLanguage, translator } from '../../../src/web/i18n/i18n.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 import type { Part } from '../../helpers/multipart.js';
-import { formPathOf, webClient } from './web-client.js';
+import { addedMail, invitationMail } from '../../../src/services/invitations/invitation-messages.js';
+import { formPathOf, queuedMailsTo, webClient } from './web-client.js';
 
 /** The argument and tag names a message uses, and its plural messages' categories. */
 function shape(message: string, lang: string) {
@@ -103,7 +104,7 @@ describe('the catalogues', () => {
 describe('the form in German, Arabic and Japanese', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ worker: false });
   });
 
   async function book(o: { title: string; language?: string }) {
@@ -193,5 +194,43 @@ describe('the form in German, Arabic and Japanese', () => {
     const closed = await webClient(t).get('/b/no-such-book/', { 'accept-language': 'ar' });
     expect(closed.status).toBe(404);
     expect(closed.text).toContain('<html lang="ar" dir="rtl">');
+  });
+
+  it('the invitation mail in the book’s language: German, Arabic, Japanese (subject, words, CLDR plural of days, long date)', async () => {
+    const expected = {
+      de: { subject: 'Olive Owner hat Sie zu „Oma wird 90“ eingeladen', words: ['zum Erinnerungsbuch „Oma wird 90“ Ihre Erinnerungen beizutragen', 'Der Link gilt noch 14 Tage'] },
+      ar: { subject: 'Olive Owner يدعوك إلى «Oma wird 90»', words: ['إضافة ذكرياتك إلى كتاب الذكريات', 'يومًا آخر'] },
+      ja: { subject: 'Olive Owner さんから「Oma wird 90」への招待が届きました', words: ['への思い出の投稿にあなたを招待しました', 'あと 14 日'] },
+    } as const;
+    for (const [lang, e] of Object.entries(expected)) {
+      const owner = await newUser(t, { firstName: 'Olive', lastName: 'Owner' });
+      const res = await t.post('/api/v1/books/', { title: 'Oma wird 90', settings: { language: lang } }, { token: owner.token });
+      const to = `invitee-${lang}-${Date.now()}@example.test`;
+      const inv = await t.post(`/api/v1/books/${res.body.slug}/invitations/`, { identifier_type: 'email', identifier: to, role: 'contributor' }, { token: owner.token });
+      expect(inv.status).toBe(201);
+      const [mail] = await queuedMailsTo(t, to);
+      expect(mail.subject.endsWith(e.subject.slice('Olive Owner'.length)), `${lang}: ${mail.subject}`).toBe(true);
+      for (const w of e.words) expect(mail.text, lang).toContain(w);
+      expect(mail.text).toMatch(/\/invitations\/[A-Za-z0-9_-]{43}\//);
+      // The date in the language's own long form.
+      const long = new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }).format(new Date(inv.body.expires_at));
+      expect(mail.text, lang).toContain(long);
+    }
+  });
+
+  it('plurals of the days left by CLDR, and the "added" mail', () => {
+    const facts = { bookTitle: 'Oma wird 90', inviterName: 'Olive', role: 'contributor' as const, expiresAt: '2026-12-10T12:00:00Z', homeUrl: 'https://x.test/', acceptUrl: 'https://x.test/invitations/t/' };
+    const at = (days: number) => new Date(Date.parse(facts.expiresAt) - days * 86_400_000);
+    expect(invitationMail('a@x.test', { ...facts, language: 'de' }, at(1)).text).toContain('noch 1 Tag,');
+    expect(invitationMail('a@x.test', { ...facts, language: 'ar' }, at(1)).text).toContain('يومًا واحدًا بعد');
+    expect(invitationMail('a@x.test', { ...facts, language: 'ar' }, at(2)).text).toContain('يومين آخرين');
+    expect(invitationMail('a@x.test', { ...facts, language: 'ar' }, at(3)).text).toMatch(/(3|٣) أيام أخرى/);
+    expect(invitationMail('a@x.test', { ...facts, language: 'ru' }, at(5)).text).toContain('ещё 5 дней');
+    expect(invitationMail('a@x.test', { ...facts, language: 'ja' }, at(1)).text).toContain('あと 1 日');
+    expect(invitationMail('a@x.test', { ...facts, language: 'ja' }, at(1)).headers).toEqual({ 'Content-Language': 'ja' });
+    // English stays as it was, straight quotes and all.
+    expect(invitationMail('a@x.test', facts, at(14)).subject).toBe('Olive invited you to "Oma wird 90"');
+    expect(addedMail('a@x.test', { ...facts, language: 'de' }).subject).toBe('Sie wurden zu „Oma wird 90“ hinzugefügt');
+    expect(addedMail('a@x.test', { ...facts, language: 'he', role: 'admin' }).text).toContain('כמנהל/ת');
   });
 });

@@ -50,4 +50,8 @@ export const de: Catalogue = {
   'wait.pageTitle': 'Bitte warten Sie einen Moment',
   'wait.lead': 'Von Ihrer Verbindung wurden in kurzer Zeit viele Erinnerungen gesendet, deshalb wurde diese nicht gesendet.',
   'wait.retry': 'Bitte versuchen Sie es in {minutes, plural, one {# Minute} other {# Minuten}} noch einmal. Mit der Zurück-Taste Ihres Browsers kommen Sie zu Ihrem Text zurück.',
+  'mail.invite.subject': '{inviter} hat Sie zu „{title}“ eingeladen',
+  'mail.invite.body': '{inviter} hat Sie eingeladen, {role, select, admin {das Erinnerungsbuch „{title}“ mitzugestalten} other {zum Erinnerungsbuch „{title}“ Ihre Erinnerungen beizutragen}}.\n\nHier nehmen Sie die Einladung an:\n{url}\n\nDer Link gilt noch {days, plural, one {# Tag} other {# Tage}}, bis zum {expires, date, long}. Wenn Sie diese Einladung nicht erwartet haben, können Sie diese Nachricht einfach ignorieren.\n',
+  'mail.added.subject': 'Sie wurden zu „{title}“ hinzugefügt',
+  'mail.added.body': '{inviter} hat Sie {role, select, admin {als Mitgestalter} other {als Beitragende oder Beitragenden}} zum Erinnerungsbuch „{title}“ hinzugefügt.\n\nMelden Sie sich an, um es unter Ihren Büchern zu finden: {url}\n',
 };

@@ -57,6 +57,11 @@ export const en = {
   'wait.pageTitle': 'Please wait a moment',
   'wait.lead': 'A lot of memories have been sent from your connection in a short time, so this one was not sent.',
   'wait.retry': 'Please try again in {minutes, plural, one {# minute} other {# minutes}}. Your browser’s back button takes you back to what you wrote.',
+
+  'mail.invite.subject': '{inviter} invited you to "{title}"',
+  'mail.invite.body': '{inviter} invited you to {role, select, admin {help run} other {add your memories to}} the memory book "{title}".\n\nAccept the invitation here:\n{url}\n\nThe link works for {days, plural, one {# more day} other {# more days}}, until {expires, date, long}. If you did not expect this invitation, you can ignore this message.\n',
+  'mail.added.subject': 'You were added to "{title}"',
+  'mail.added.body': '{inviter} added you as {role, select, admin {an admin} other {a contributor}} of the memory book "{title}".\n\nSign in to find it among your books: {url}\n',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -50,4 +50,8 @@ export const zh: Catalogue = {
   'wait.pageTitle': '请稍等',
   'wait.lead': '您的网络在短时间内发送了很多回忆，所以这一段没有发送。',
   'wait.retry': '请在 {minutes, plural, other {# 分钟}}后再试。浏览器的“返回”按钮可以带您回到您写的内容。',
+  'mail.invite.subject': '{inviter} 邀请您加入“{title}”',
+  'mail.invite.body': '{inviter} 邀请您{role, select, admin {协助管理} other {为}}回忆录“{title}”{role, select, admin {} other {添加您的回忆}}。\n\n在这里接受邀请：\n{url}\n\n链接还有 {days, plural, other {# 天}}有效，到 {expires, date, long} 为止。如果您没有预料到这份邀请，可以忽略这封邮件。\n',
+  'mail.added.subject': '您已被加入“{title}”',
+  'mail.added.body': '{inviter} 已将您作为{role, select, admin {管理员} other {投稿人}}加入回忆录“{title}”。\n\n登录后即可在您的书中找到它：{url}\n',
 };

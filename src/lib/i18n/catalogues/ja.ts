@@ -50,4 +50,8 @@ export const ja: Catalogue = {
   'wait.pageTitle': '少しお待ちください',
   'wait.lead': 'お使いの接続から短い時間にたくさんの思い出が送られたため、この思い出は送られませんでした。',
   'wait.retry': '{minutes, plural, other {# 分}}後にもう一度お試しください。ブラウザの「戻る」ボタンで、書いた文章に戻れます。',
+  'mail.invite.subject': '{inviter} さんから「{title}」への招待が届きました',
+  'mail.invite.body': '{inviter} さんが、思い出のアルバム「{title}」{role, select, admin {の運営のお手伝い} other {への思い出の投稿}}にあなたを招待しました。\n\n招待を受けるにはこちら:\n{url}\n\nこのリンクはあと {days, plural, other {# 日}}、{expires, date, long} まで有効です。心当たりのない招待であれば、このメールは無視してください。\n',
+  'mail.added.subject': '「{title}」に追加されました',
+  'mail.added.body': '{inviter} さんが、あなたを思い出のアルバム「{title}」の{role, select, admin {管理者} other {投稿者}}として追加しました。\n\nサインインすると、あなたのアルバムの中に見つかります: {url}\n',
 };

@@ -50,4 +50,8 @@ export const ar: Catalogue = {
   'wait.pageTitle': 'يُرجى الانتظار قليلًا',
   'wait.lead': 'أُرسلت ذكريات كثيرة من اتصالك في وقت قصير، لذلك لم تُرسل هذه الذكرى.',
   'wait.retry': 'يُرجى المحاولة مرة أخرى بعد {minutes, plural, zero {# دقيقة} one {دقيقة واحدة} two {دقيقتين} few {# دقائق} many {# دقيقة} other {# دقيقة}}. يعيدك زر الرجوع في متصفحك إلى ما كتبته.',
+  'mail.invite.subject': '{inviter} يدعوك إلى «{title}»',
+  'mail.invite.body': 'يدعوك {inviter} إلى {role, select, admin {المساعدة في إدارة} other {إضافة ذكرياتك إلى}} كتاب الذكريات «{title}».\n\nاقبل الدعوة من هنا:\n{url}\n\nيعمل الرابط {days, plural, zero {# يوم} one {يومًا واحدًا بعد} two {يومين آخرين} few {# أيام أخرى} many {# يومًا آخر} other {# يوم آخر}}، حتى {expires, date, long}. إن لم تكن تتوقع هذه الدعوة، يمكنك تجاهل هذه الرسالة.\n',
+  'mail.added.subject': 'أُضفت إلى «{title}»',
+  'mail.added.body': 'أضافك {inviter} {role, select, admin {مشرفًا} other {مساهمًا}} في كتاب الذكريات «{title}».\n\nسجّل الدخول لتجده بين كتبك: {url}\n',
 };

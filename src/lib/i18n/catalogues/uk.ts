@@ -50,4 +50,8 @@ export const uk: Catalogue = {
   'wait.pageTitle': 'Зачекайте трохи',
   'wait.lead': 'З вашого з’єднання за короткий час надіслали багато спогадів, тому цей не надіслано.',
   'wait.retry': 'Спробуйте знову через {minutes, plural, one {# хвилину} few {# хвилини} many {# хвилин} other {# хвилини}}. Кнопка «Назад» у браузері поверне вас до тексту.',
+  'mail.invite.subject': '{inviter} запрошує вас до «{title}»',
+  'mail.invite.body': '{inviter} запрошує вас {role, select, admin {допомогти вести книгу спогадів} other {додати свої спогади до книги спогадів}} «{title}».\n\nПрийняти запрошення можна тут:\n{url}\n\nПосилання дійсне ще {days, plural, one {# день} few {# дні} many {# днів} other {# дня}}, до {expires, date, long}. Якщо ви не чекали на це запрошення, просто проігноруйте цей лист.\n',
+  'mail.added.subject': 'Вас додано до «{title}»',
+  'mail.added.body': '{inviter} додав(ла) вас як {role, select, admin {адміністратора} other {учасника}} книги спогадів «{title}».\n\nУвійдіть, щоб знайти її серед своїх книг: {url}\n',
 };

@@ -50,4 +50,8 @@ export const it: Catalogue = {
   'wait.pageTitle': 'Attendi un momento',
   'wait.lead': 'Dalla tua connessione sono stati inviati molti ricordi in poco tempo, quindi questo non è stato inviato.',
   'wait.retry': 'Riprova tra {minutes, plural, one {# minuto} many {# minuti} other {# minuti}}. Il pulsante Indietro del browser ti riporta a ciò che hai scritto.',
+  'mail.invite.subject': '{inviter} ti ha invitato a «{title}»',
+  'mail.invite.body': '{inviter} ti ha invitato a {role, select, admin {curare} other {aggiungere i tuoi ricordi a}} il libro dei ricordi «{title}».\n\nAccetta l’invito qui:\n{url}\n\nIl link vale ancora {days, plural, one {# giorno} many {# giorni} other {# giorni}}, fino al {expires, date, long}. Se non ti aspettavi questo invito, puoi ignorare questo messaggio.\n',
+  'mail.added.subject': 'Sei stato aggiunto a «{title}»',
+  'mail.added.body': '{inviter} ti ha aggiunto come {role, select, admin {amministratore} other {collaboratore}} del libro dei ricordi «{title}».\n\nAccedi per trovarlo tra i tuoi libri: {url}\n',
 };

@@ -50,4 +50,8 @@ export const ko: Catalogue = {
   'wait.pageTitle': '잠시만 기다려 주세요',
   'wait.lead': '짧은 시간에 사용 중인 연결에서 많은 추억이 보내져서 이번 추억은 보내지지 않았습니다.',
   'wait.retry': '{minutes, plural, other {#분}} 후에 다시 시도해 주세요. 브라우저의 뒤로 버튼을 누르면 쓰신 글로 돌아갈 수 있습니다.',
+  'mail.invite.subject': '{inviter} 님이 “{title}”에 초대했습니다',
+  'mail.invite.body': '{inviter} 님이 추억 책 “{title}”{role, select, admin {의 운영을 도와 달라고} other {에 추억을 올려 달라고}} 초대했습니다.\n\n여기에서 초대를 수락하세요:\n{url}\n\n링크는 앞으로 {days, plural, other {#일}}, {expires, date, long}까지 유효합니다. 예상하지 못한 초대라면 이 메일은 무시하셔도 됩니다.\n',
+  'mail.added.subject': '“{title}”에 추가되었습니다',
+  'mail.added.body': '{inviter} 님이 회원님을 추억 책 “{title}”의 {role, select, admin {관리자} other {참여자}}(으)로 추가했습니다.\n\n로그인하면 내 책 목록에서 찾을 수 있습니다: {url}\n',
 };

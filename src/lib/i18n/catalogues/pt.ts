@@ -50,4 +50,8 @@ export const pt: Catalogue = {
   'wait.pageTitle': 'Aguarde um momento',
   'wait.lead': 'Foram enviadas muitas memórias a partir da sua ligação em pouco tempo, por isso esta não foi enviada.',
   'wait.retry': 'Tente outra vez daqui a {minutes, plural, one {# minuto} many {# minutos} other {# minutos}}. O botão Voltar do seu navegador leva-o de volta ao que escreveu.',
+  'mail.invite.subject': '{inviter} convidou-o para «{title}»',
+  'mail.invite.body': '{inviter} convidou-o para {role, select, admin {ajudar a gerir} other {juntar as suas memórias a}} o livro de memórias «{title}».\n\nAceite o convite aqui:\n{url}\n\nA ligação é válida por mais {days, plural, one {# dia} many {# dias} other {# dias}}, até {expires, date, long}. Se não esperava este convite, pode ignorar esta mensagem.\n',
+  'mail.added.subject': 'Foi adicionado a «{title}»',
+  'mail.added.body': '{inviter} adicionou-o como {role, select, admin {administrador} other {colaborador}} do livro de memórias «{title}».\n\nInicie sessão para o encontrar entre os seus livros: {url}\n',
 };

@@ -50,4 +50,8 @@ export const nl: Catalogue = {
   'wait.pageTitle': 'Even geduld',
   'wait.lead': 'Vanaf je verbinding zijn in korte tijd veel herinneringen verstuurd, daarom is deze niet verstuurd.',
   'wait.retry': 'Probeer het over {minutes, plural, one {# minuut} other {# minuten}} opnieuw. Met de terugknop van je browser kom je terug bij wat je schreef.',
+  'mail.invite.subject': '{inviter} heeft je uitgenodigd voor ‘{title}’',
+  'mail.invite.body': '{inviter} heeft je uitgenodigd om {role, select, admin {het herinneringsboek ‘{title}’ mee te beheren} other {je herinneringen toe te voegen aan het herinneringsboek ‘{title}’}}.\n\nAccepteer de uitnodiging hier:\n{url}\n\nDe link werkt nog {days, plural, one {# dag} other {# dagen}}, tot {expires, date, long}. Had je deze uitnodiging niet verwacht, dan kun je dit bericht negeren.\n',
+  'mail.added.subject': 'Je bent toegevoegd aan ‘{title}’',
+  'mail.added.body': '{inviter} heeft je als {role, select, admin {beheerder} other {deelnemer}} toegevoegd aan het herinneringsboek ‘{title}’.\n\nLog in om het bij je boeken te vinden: {url}\n',
 };

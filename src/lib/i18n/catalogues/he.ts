@@ -50,4 +50,8 @@ export const he: Catalogue = {
   'wait.pageTitle': 'רק רגע, בבקשה',
   'wait.lead': 'נשלחו זיכרונות רבים מהחיבור שלכם בזמן קצר, ולכן הזיכרון הזה לא נשלח.',
   'wait.retry': 'נסו שוב בעוד {minutes, plural, one {דקה} two {שתי דקות} other {# דקות}}. כפתור החזרה בדפדפן יחזיר אתכם למה שכתבתם.',
+  'mail.invite.subject': '{inviter} הזמין/ה אותך אל ”{title}“',
+  'mail.invite.body': '{inviter} הזמין/ה אותך {role, select, admin {לעזור לנהל את} other {להוסיף את הזיכרונות שלך ל}}ספר הזיכרונות ”{title}“.\n\nלקבלת ההזמנה:\n{url}\n\nהקישור בתוקף {days, plural, one {עוד יום אחד} two {עוד יומיים} other {עוד # ימים}}, עד {expires, date, long}. אם לא ציפית להזמנה הזו, אפשר להתעלם מההודעה.\n',
+  'mail.added.subject': 'צורפת אל ”{title}“',
+  'mail.added.body': '{inviter} צירף/ה אותך {role, select, admin {כמנהל/ת} other {כמשתתף/ת}} בספר הזיכרונות ”{title}“.\n\nהתחברו כדי למצוא אותו בין הספרים שלכם: {url}\n',
 };

@@ -50,4 +50,8 @@ export const es: Catalogue = {
   'wait.pageTitle': 'Espera un momento, por favor',
   'wait.lead': 'Se han enviado muchos recuerdos desde tu conexión en poco tiempo, así que este no se envió.',
   'wait.retry': 'Vuelve a intentarlo dentro de {minutes, plural, one {# minuto} many {# minutos} other {# minutos}}. El botón Atrás de tu navegador te devuelve a lo que escribiste.',
+  'mail.invite.subject': '{inviter} te invitó a «{title}»',
+  'mail.invite.body': '{inviter} te invitó a {role, select, admin {ayudar a llevar} other {añadir tus recuerdos a}} el libro de recuerdos «{title}».\n\nAcepta la invitación aquí:\n{url}\n\nEl enlace funciona durante {days, plural, one {# día más} many {# días más} other {# días más}}, hasta el {expires, date, long}. Si no esperabas esta invitación, puedes ignorar este mensaje.\n',
+  'mail.added.subject': 'Te añadieron a «{title}»',
+  'mail.added.body': '{inviter} te añadió como {role, select, admin {administrador} other {colaborador}} del libro de recuerdos «{title}».\n\nInicia sesión para encontrarlo entre tus libros: {url}\n',
 };

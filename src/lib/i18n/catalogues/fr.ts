@@ -50,4 +50,8 @@ export const fr: Catalogue = {
   'wait.pageTitle': 'Patientez un instant',
   'wait.lead': 'Beaucoup de souvenirs ont été envoyés depuis votre connexion en peu de temps ; celui-ci n’a donc pas été envoyé.',
   'wait.retry': 'Réessayez dans {minutes, plural, one {# minute} many {# minutes} other {# minutes}}. Le bouton Retour de votre navigateur vous ramène à votre texte.',
+  'mail.invite.subject': '{inviter} vous invite à « {title} »',
+  'mail.invite.body': '{inviter} vous invite à {role, select, admin {gérer} other {ajouter vos souvenirs au}} livre de souvenirs « {title} ».\n\nAcceptez l’invitation ici :\n{url}\n\nLe lien reste valable {days, plural, one {# jour} many {# jours} other {# jours}}, jusqu’au {expires, date, long}. Si vous n’attendiez pas cette invitation, vous pouvez ignorer ce message.\n',
+  'mail.added.subject': 'Vous avez été ajouté à « {title} »',
+  'mail.added.body': '{inviter} vous a ajouté comme {role, select, admin {administrateur} other {contributeur}} du livre de souvenirs « {title} ».\n\nConnectez-vous pour le retrouver parmi vos livres : {url}\n',
 };

@@ -50,4 +50,8 @@ export const pl: Catalogue = {
   'wait.pageTitle': 'Chwileczkę',
   'wait.lead': 'Z Twojego połączenia wysłano w krótkim czasie wiele wspomnień, więc to nie zostało wysłane.',
   'wait.retry': 'Spróbuj ponownie za {minutes, plural, one {# minutę} few {# minuty} many {# minut} other {# minuty}}. Przycisk Wstecz w przeglądarce zaprowadzi Cię do tego, co napisałeś.',
+  'mail.invite.subject': '{inviter} zaprasza Cię do „{title}”',
+  'mail.invite.body': '{inviter} zaprasza Cię, abyś {role, select, admin {pomógł prowadzić księgę wspomnień} other {dodał swoje wspomnienia do księgi wspomnień}} „{title}”.\n\nPrzyjmij zaproszenie tutaj:\n{url}\n\nLink działa jeszcze przez {days, plural, one {# dzień} few {# dni} many {# dni} other {# dnia}}, do {expires, date, long}. Jeśli nie spodziewałeś się tego zaproszenia, możesz zignorować tę wiadomość.\n',
+  'mail.added.subject': 'Dodano Cię do „{title}”',
+  'mail.added.body': '{inviter} dodał Cię jako {role, select, admin {administratora} other {współautora}} księgi wspomnień „{title}”.\n\nZaloguj się, aby znaleźć ją wśród swoich ksiąg: {url}\n',
 };
