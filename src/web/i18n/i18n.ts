@@ -116,3 +116,24 @@ export function textLanguage(text: string, bookLanguage?: unknown): { lang?: str
   }
   return { lang: latin > 0 && isLanguage(bookLanguage) ? bookLanguage : undefined, dir: 'auto' };
 }
+
+/**
+ * The language of a page for this request: `?lang=` from a language switch (kept in the `mb_lang` cookie), the
+ * cookie, the book's language, Accept-Language (see chooseLanguage). The answer says which (`Content-Language`) and
+ * that it depends on them (`Vary`).
+ */
+export function requestTranslator(
+  request: { query: unknown; cookies: Record<string, string | undefined>; headers: Record<string, string | string[] | undefined> },
+  reply: { setCookie(name: string, value: string, o: object): unknown; header(name: string, value: string): unknown },
+  o: { secureCookies: boolean; bookLanguage?: unknown },
+): Translator {
+  const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+  const accept = request.headers['accept-language'];
+  const lang = chooseLanguage({ chosen, cookie: request.cookies[LANGUAGE_COOKIE], bookLanguage: o.bookLanguage, acceptLanguage: Array.isArray(accept) ? accept.join(',') : accept });
+  if (chosen === lang && request.cookies[LANGUAGE_COOKIE] !== lang) {
+    reply.setCookie(LANGUAGE_COOKIE, lang, { path: '/', sameSite: 'lax', secure: o.secureCookies, httpOnly: true, maxAge: 365 * 24 * 3600 });
+  }
+  reply.header('content-language', lang);
+  reply.header('vary', 'Accept-Language, Cookie');
+  return translator(lang);
+}

@@ -233,4 +233,36 @@ describe('the form in German, Arabic and Japanese', () => {
     expect(addedMail('a@x.test', { ...facts, language: 'de' }).subject).toBe('Sie wurden zu „Oma wird 90“ hinzugefügt');
     expect(addedMail('a@x.test', { ...facts, language: 'he', role: 'admin' }).text).toContain('כמנהל/ת');
   });
+
+  it('the invitation page in German, Arabic and Japanese: lang, dir, words, the date by CLDR, the problem pages', async () => {
+    const owner = await newUser(t, { firstName: 'Olive', lastName: 'Owner' });
+    const res = await t.post('/api/v1/books/', { title: 'סבתא רוזה בת 90!' }, { token: owner.token });
+    const to = `invitee-page-${Date.now()}@example.test`;
+    const inv = await t.post(`/api/v1/books/${res.body.slug}/invitations/`, { identifier_type: 'email', identifier: to, role: 'contributor' }, { token: owner.token });
+    const [mail] = await queuedMailsTo(t, to);
+    const path = /\/invitations\/[A-Za-z0-9_-]{43}\//.exec(mail.text)![0];
+    const cases = [
+      { lang: 'de', dir: 'ltr', accept: 'de', words: ['Um anzunehmen, erstellen Sie ein kostenloses Konto', '<strong>Olive Owner</strong> hat Sie eingeladen', 'Ich habe schon ein Konto'], nav: 'Anmelden', expired: 'Einladungen gelten 14 Tage.' },
+      { lang: 'ar', dir: 'rtl', accept: 'ar', words: ['دعاك <strong>Olive Owner</strong>', 'لدي حساب بالفعل'], nav: 'تسجيل الدخول', expired: 'يومًا' },
+      { lang: 'ja', dir: 'ltr', accept: 'ja', words: ['<strong>Olive Owner</strong> さんが', 'アカウントを持っています'], nav: 'サインイン', expired: '14 日' },
+    ];
+    for (const c of cases) {
+      const page = await webClient(t).get(path, { 'accept-language': c.accept });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<html lang="${c.lang}" dir="${c.dir}">`);
+      for (const w of c.words) expect(page.text, c.lang).toContain(w);
+      expect(page.text).toContain(`>${c.nav}</a>`);
+      expect(page.text).toContain('<h1 dir="rtl" lang="he">סבתא רוזה בת 90!</h1>');
+      const long = new Intl.DateTimeFormat(c.lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }).format(new Date(inv.body.expires_at));
+      expect(page.text, c.lang).toContain(long);
+    }
+    // A problem page in the reader's language, with the invitation's lifetime by CLDR plurals.
+    await t.db.query(`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE id = $1`, [inv.body.id]);
+    for (const c of cases) {
+      const page = await webClient(t).get(path, { 'accept-language': c.accept });
+      expect(page.status).toBe(410);
+      expect(page.text).toContain(`<html lang="${c.lang}" dir="${c.dir}">`);
+      expect(page.text, c.lang).toContain(c.expired);
+    }
+  });
 });
