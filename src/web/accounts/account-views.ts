@@ -1,5 +1,6 @@
 import { errorSummary, fieldAttrs, fieldMessage, type FieldError } from '../form-errors.js';
 import { html } from '../html.js';
+import type { Translator } from '../i18n/i18n.js';
 import { renderPage } from '../layout.js';
 import { CSRF_FIELD } from '../web-security.js';
 
@@ -16,55 +17,59 @@ function nextQuery(next: string | undefined): string {
 }
 const DEFAULT_NEXT = '/settings/tokens/';
 
-export function signupPage(o: {
-  csrf: string;
-  next?: string;
-  error?: AccountError;
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-  /** The address of the email invitation this sign-up came from: with it, no confirmation mail is needed. */
-  invitedEmail?: string | null;
-}): string {
+export function signupPage(
+  i: Translator,
+  o: {
+    csrf: string;
+    next?: string;
+    error?: AccountError;
+    email?: string;
+    firstName?: string;
+    lastName?: string;
+    /** The address of the email invitation this sign-up came from: with it, no confirmation mail is needed. */
+    invitedEmail?: string | null;
+  },
+): string {
   const errs = list(o.error);
   return renderPage({
-    title: 'Create an account',
+    i,
+    title: i.t('signup.title'),
     hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`${errorSummary(errs)}<section class="card">
-  <h1>Create an account</h1>
+    body: html`${errorSummary(errs, { heading: i.t('error.summary') })}<section class="card">
+  <h1>${i.t('signup.title')}</h1>
   ${o.invitedEmail
-    ? html`<p class="lead">An account lets you accept your invitation, share memories and see the books you belong to.</p>
-  <p class="hint">Your invitation is for <strong><bdi>${o.invitedEmail}</bdi></strong>: sign up with that address and you can accept it straight away.</p>`
-    : html`<p class="lead">Collect memories from family and friends into books you can print and keep.</p>
-  <p class="hint">We will mail you a link to confirm your address before you can sign in.</p>`}
+    ? html`<p class="lead">${i.t('signup.leadInvited')}</p>
+  <p class="hint">${i.h('signup.invitedFor', { email: o.invitedEmail })}</p>`
+    : html`<p class="lead">${i.t('signup.lead')}</p>
+  <p class="hint">${i.t('signup.confirmHint')}</p>`}
   <form method="post" action="/accounts/signup/" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     ${o.next && o.next !== DEFAULT_NEXT ? html`<input type="hidden" name="next" value="${o.next}">` : ''}
-    <label for="email">Email</label>
-    ${fieldMessage(errs, 'email')}
-    <input type="email" id="email" name="email" value="${o.email ?? o.invitedEmail ?? ''}" required maxlength="254" autocomplete="email"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
-    <label for="password">Password</label>
-    <p class="hint" id="password-hint">At least 8 characters.</p>
-    ${fieldMessage(errs, 'password')}
+    <label for="email">${i.t('field.email')}</label>
+    ${fieldMessage(errs, 'email', i.t('error.prefix'))}
+    <input type="email" id="email" name="email" value="${o.email ?? o.invitedEmail ?? ''}" required maxlength="254" autocomplete="email" dir="ltr"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
+    <label for="password">${i.t('field.password')}</label>
+    <p class="hint" id="password-hint">${i.t('signup.passwordHint', { min: 8 })}</p>
+    ${fieldMessage(errs, 'password', i.t('error.prefix'))}
     <input type="password" id="password" name="password" required minlength="8" maxlength="1024" autocomplete="new-password"${fieldAttrs(errs, 'password', 'password-hint')}>
     <div class="row">
       <div>
-        <label for="first_name">First name <span class="optional">(optional)</span></label>
-        ${fieldMessage(errs, 'first_name')}
+        <label for="first_name">${i.t('signup.firstName')} <span class="optional">${i.t('form.optional')}</span></label>
+        ${fieldMessage(errs, 'first_name', i.t('error.prefix'))}
         <input type="text" id="first_name" name="first_name" value="${o.firstName ?? ''}" maxlength="150" autocomplete="given-name" dir="auto"${fieldAttrs(errs, 'first_name')}>
       </div>
       <div>
-        <label for="last_name">Last name <span class="optional">(optional)</span></label>
-        ${fieldMessage(errs, 'last_name')}
+        <label for="last_name">${i.t('signup.lastName')} <span class="optional">${i.t('form.optional')}</span></label>
+        ${fieldMessage(errs, 'last_name', i.t('error.prefix'))}
         <input type="text" id="last_name" name="last_name" value="${o.lastName ?? ''}" maxlength="150" autocomplete="family-name" dir="auto"${fieldAttrs(errs, 'last_name')}>
       </div>
     </div>
-    <div class="actions"><button type="submit">Create account</button></div>
+    <div class="actions"><button type="submit">${i.t('signup.submit')}</button></div>
   </form>
 </section>
-<p class="foot">Already have an account? <a href="/accounts/login/${nextQuery(o.next)}">Sign in</a></p>`,
+<p class="foot">${i.t('signup.haveAccount')} <a href="/accounts/login/${nextQuery(o.next)}">${i.t('nav.signIn')}</a></p>`,
   });
 }
 
@@ -119,17 +124,18 @@ export function logoutPage(o: { csrf: string; email: string | null }): string {
 }
 
 /** After a sign-up from the page, whether or not the address already had an account: the same words either way. */
-export function checkMailPage(o: { csrf: string; email: string }): string {
+export function checkMailPage(i: Translator, o: { csrf: string; email: string }): string {
   return renderPage({
-    title: 'Check your mail',
+    i,
+    title: i.t('checkMail.title'),
     csrf: o.csrf,
     narrow: true,
     body: html`<section class="card">
-  <h1>Check your mail</h1>
-  <p role="status">We sent a message to <strong><bdi>${o.email}</bdi></strong>. Open the link in it to finish: your account is ready once the address is confirmed.</p>
-  <p class="hint">Nothing there after a few minutes? Look in the spam folder, or sign up again.</p>
+  <h1>${i.t('checkMail.title')}</h1>
+  <p role="status">${i.h('checkMail.sent', { email: o.email })}</p>
+  <p class="hint">${i.t('checkMail.hint')}</p>
 </section>
-<p class="foot">Already have an account? <a href="/accounts/login/">Sign in</a></p>`,
+<p class="foot">${i.t('signup.haveAccount')} <a href="/accounts/login/">${i.t('nav.signIn')}</a></p>`,
   });
 }
 

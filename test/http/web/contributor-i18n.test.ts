@@ -265,4 +265,24 @@ describe('the form in German, Arabic and Japanese', () => {
       expect(page.text, c.lang).toContain(c.expired);
     }
   });
+
+  it('the sign-up page in German, Arabic and Japanese, with its errors', async () => {
+    const cases = [
+      { lang: 'de', dir: 'ltr', title: 'Konto erstellen', hint: 'Mindestens 8 Zeichen.', error: 'Das Passwort muss mindestens 8 Zeichen lang sein.', prefix: 'Fehler' },
+      { lang: 'ar', dir: 'rtl', title: 'إنشاء حساب', hint: '8 أحرف على الأقل.', error: 'يجب أن تتكوّن كلمة المرور من 8 أحرف على الأقل.', prefix: 'خطأ' },
+      { lang: 'ja', dir: 'ltr', title: 'アカウントを作成', hint: '8 文字以上。', error: 'パスワードは 8 文字以上にしてください。', prefix: 'エラー' },
+    ];
+    for (const c of cases) {
+      const client = webClient(t);
+      const page = await client.get('/accounts/signup/', { 'accept-language': c.lang });
+      expect(page.text).toContain(`<html lang="${c.lang}" dir="${c.dir}">`);
+      expect(page.text).toContain(`<h1>${c.title}</h1>`);
+      expect(page.text).toContain(c.hint);
+      const res = await client.submit('/accounts/signup/', { email: `x-${c.lang}-${Date.now()}@example.test`, password: 'short' }, { headers: { 'accept-language': c.lang } });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain(`<title>${c.prefix}: ${c.title}`);
+      expect(res.text).toContain(`<a href="#password">${c.error}</a>`);
+      expect(res.text).toContain(`<span class="visually-hidden">${c.prefix}:</span> ${c.error}`);
+    }
+  });
 });

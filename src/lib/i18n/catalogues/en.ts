@@ -101,6 +101,27 @@ export const en = {
   'problem.full': 'The book already has as many members as its plan allows, so you could not join. Let the person who invited you know: they can make room, or move the book to a bigger plan.',
   'problem.paused.title': 'This book is paused',
   'problem.paused': 'The book is paused for now, so no one can join it. Ask the person who invited you to try again later.',
+
+  'signup.title': 'Create an account',
+  'signup.leadInvited': 'An account lets you accept your invitation, share memories and see the books you belong to.',
+  'signup.lead': 'Collect memories from family and friends into books you can print and keep.',
+  'signup.invitedFor': 'Your invitation is for <b>{email}</b>: sign up with that address and you can accept it straight away.',
+  'signup.confirmHint': 'We will mail you a link to confirm your address before you can sign in.',
+  'field.email': 'Email',
+  'field.password': 'Password',
+  'signup.passwordHint': 'At least {min, plural, one {# character} other {# characters}}.',
+  'signup.firstName': 'First name',
+  'signup.lastName': 'Last name',
+  'signup.submit': 'Create account',
+  'signup.haveAccount': 'Already have an account?',
+  'checkMail.title': 'Check your mail',
+  'checkMail.sent': 'We sent a message to <b>{email}</b>. Open the link in it to finish: your account is ready once the address is confirmed.',
+  'checkMail.hint': 'Nothing there after a few minutes? Look in the spam folder, or sign up again.',
+  'error.emailInvalid': 'Enter a valid email address.',
+  'error.passwordShort': 'The password must be at least {min, number} characters.',
+  'error.passwordLong': 'The password may be at most {max, number} characters.',
+  'error.namesLong': 'Names may be at most {max, number} characters.',
+  'error.namesControl': 'Names may not contain line breaks or other control characters.',
 } as const;
 
 export type MessageKey = keyof typeof en;
