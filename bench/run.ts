@@ -240,6 +240,41 @@ export const scenarios: Scenario[] = [
     headers: bearer,
     seed: seedMemories,
   },
+  // Issue 42: the caller's own lists across books, beside the per-book lists they mirror (same data).
+  { name: 'me-memberships', method: 'GET', path: '/api/v1/me/memberships/', headers: bearer, seed: seedThousandBooks, baseline: 'books-list' },
+  {
+    name: 'me-submissions-page-1',
+    method: 'GET',
+    path: '/api/v1/me/submissions/?limit=50',
+    headers: bearer,
+    seed: seedMemories,
+    baseline: 'submissions-page-1',
+  },
+  {
+    name: 'me-submissions-deep-page',
+    method: 'GET',
+    path: (ctx) => `/api/v1/me/submissions/?limit=50&cursor=${encodeURIComponent(String(ctx.state.meDeepCursor))}`,
+    headers: bearer,
+    seed: seedMemories,
+    baseline: 'submissions-deep-page',
+  },
+  {
+    name: 'me-subscriptions',
+    method: 'GET',
+    path: '/api/v1/me/subscriptions/',
+    headers: bearer,
+    async seed(ctx) {
+      await seedThousandBooks(ctx);
+      // One subscription in each of the caller's 1,000 books.
+      await ctx.withDb((db) =>
+        db.query(
+          `INSERT INTO notification_subscriptions (id, user_id, book_id, channel, kind)
+           SELECT gen_random_uuid(), $1, id, 'email', 'new_submission' FROM books WHERE owner_id = $1 AND slug LIKE 'bench-book-%'`,
+          [ctx.userId],
+        ),
+      );
+    },
+  },
 ];
 
 const BOOKS_PER_USER = 1_000;
@@ -277,6 +312,7 @@ async function seedMemories(ctx: BenchContext) {
       [bookId],
     );
     ctx.state.deepCursor = createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
+    ctx.state.meDeepCursor = createCursorCodec(ctx.secretKey).encode(`me-submissions:${ctx.userId}:${JSON.stringify([null, null])}|created`, [row.created_at, row.id]);
     const [middle] = await db.query<{ id: string }>(`SELECT id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC OFFSET 50000 LIMIT 1`, [bookId]);
     ctx.state.middleMemory = middle.id;
   });

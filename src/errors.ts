@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   invitation_expired: 410,
   invitation_revoked: 410,
   invitation_accepted: 410,
+  original_unavailable: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -373,6 +374,16 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     where: ['named'],
     example: { message: 'The export has expired: files are kept 7 days. Request a new export.', details: { status: 'complete', reason: 'expired', expired_at: '2026-11-28T10:00:00.123456Z' } },
   },
+  original_unavailable: {
+    meaning: 'The original bytes of this media file are not available, and will not be: the file was found infected (never handed out), or its original is no longer in the store.',
+    action: 'Do not retry. The media read (GET …/media/{media_id}/) says what can still be shown; an infected file can only be deleted.',
+    details: Details({
+      reason: Type.Unsafe<'infected' | 'missing'>({ type: 'string', enum: ['infected', 'missing'], description: 'Why there is no original' }),
+      media_id: Str('The media file'),
+    }),
+    where: ['named'],
+    example: { message: 'The original of this file is not available: it was found infected and is never handed out.', details: { reason: 'infected', media_id: '01935f4e-9d10-7c44-8b2e-5a1c7e3f9b20' } },
+  },
   invitation_expired: {
     meaning: 'The invitation link has expired.',
     action: 'Ask the person who invited you for a new invitation.',
@@ -482,8 +493,10 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     example: { message: 'A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).' },
   },
   service_unavailable: {
-    meaning: 'The service is busy (the database timed out or deadlocked) or shutting down.',
-    action: 'Retry after Retry-After with the same Idempotency-Key.',
+    meaning:
+      'The service is busy (the database timed out or deadlocked), shutting down, or cannot reach a dependency just now (its database is down or restarting, ' +
+      'its file store is unreachable or throttling). Nothing was done, or what was done is kept under the Idempotency-Key.',
+    action: 'Retry after Retry-After with the same Idempotency-Key: a create cut off by the outage is done once.',
     details: null,
     where: ['every'],
     example: { message: 'The service is busy; retry after the time in the Retry-After header.' },
@@ -514,24 +527,39 @@ export interface ErrorEnvelope {
   request_id: string;
 }
 
+/** What the service depends on and may find down: an answer it causes names it in the log and the metrics, never to the client. */
+export type Dependency = 'database' | 'object_store' | 'mail';
+
 export class AppError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
   /** A condition that may pass on its own (space freed, a race lost): never stored as a key's answer, so a retry runs again. */
   readonly transient: boolean;
+  /** Set when a dependency was down or throttling (see errors.dependencyDown). */
+  readonly dependency: Dependency | undefined;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> | null = null,
-    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean } = {},
+    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean; dependency?: Dependency } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.status = options.status ?? ERROR_STATUS[code];
     this.headers = options.headers ?? {};
     this.transient = options.transient ?? false;
+    this.dependency = options.dependency;
   }
 }
+
+/** Seconds a client is told to wait when a dependency is down: long enough for a restart or a failover to show, short enough to notice the return. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+const DEPENDENCY_WORDS: Record<Dependency, string> = {
+  database: 'its database',
+  object_store: 'its file store',
+  mail: 'its mail server',
+};
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
@@ -558,4 +586,17 @@ export const errors = {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
   csrfFailed: (why: string) => new AppError('csrf_failed', `CSRF check failed: ${why}.`),
+  /**
+   * 503 service_unavailable with Retry-After: a dependency is down, cut the
+   * connection or is throttling. Transient (never a key's stored answer), so
+   * a retry with the same Idempotency-Key runs again, or replays the answer
+   * the first attempt committed.
+   */
+  dependencyDown: (dependency: Dependency, cause: unknown) =>
+    new AppError(
+      'service_unavailable',
+      `The service cannot reach ${DEPENDENCY_WORDS[dependency]} just now; retry after the time in the Retry-After header, with the same Idempotency-Key.`,
+      null,
+      { headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause, transient: true, dependency },
+    ),
 };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
 import { lockDataDir } from './dir-lock.js';
-import { isRetryableTransactionError, translatePgError } from './pg-errors.js';
+import { isRetryableTransactionError, translateDbError } from './pg-errors.js';
 import { createSharedReads } from './shared-read.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
@@ -380,21 +380,25 @@ function poolConnection(kind: Db['kind'], pool: pg.Pool, close: () => Promise<vo
       const end = async (sql: 'COMMIT' | 'ROLLBACK', finalScript?: string) => {
         if (!open) return;
         open = false;
-        client.off('error', onError);
         if (lost) {
+          client.off('error', onError);
           client.release(lost);
           if (sql === 'COMMIT') throw lost;
           return;
         }
+        // The listener stays until the connection is handed back: a connection lost during the COMMIT itself
+        // (the database killed) emits 'error' as well as failing the statement, and unheard it would end the process.
         try {
           // One simple-protocol message; a failing statement of the script skips the COMMIT after it.
           const results: pg.QueryResult | pg.QueryResult[] = await client.query(finalScript ? `${finalScript}; COMMIT` : sql);
           const res = Array.isArray(results) ? results[results.length - 1] : results;
           // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error: it must not pass for a commit.
           if (sql === 'COMMIT' && res.command === 'ROLLBACK') throw new Error('the transaction was aborted by an earlier error and rolled back');
-          client.release();
+          client.off('error', onError);
+          client.release(lost);
         } catch (err) {
-          client.release(err as Error);
+          client.off('error', onError);
+          client.release((lost ?? err) as Error);
           if (sql === 'COMMIT') throw err;
         }
       };
@@ -491,7 +495,7 @@ async function translated<T>(run: Promise<T>): Promise<T> {
   try {
     return await run;
   } catch (err) {
-    throw translatePgError(err) ?? err;
+    throw translateDbError(err) ?? err;
   }
 }
 
@@ -532,7 +536,7 @@ function withTransactions(conn: Connection): Db {
   async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     mustHoldNone();
     for (let attempt = 1; ; attempt++) {
-      const tx = translating(await conn.begin());
+      const tx = translating(await translated(conn.begin()));
       try {
         const result = await held.run(tx, () => fn(tx));
         await tx.commit();
@@ -564,7 +568,7 @@ function withTransactions(conn: Connection): Db {
     },
     exec: (sql) => {
       mustHoldNone();
-      return conn.exec(sql);
+      return translated(conn.exec(sql));
     },
     poolStats: () => conn.poolStats(),
     close: () => conn.close(),

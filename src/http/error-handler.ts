@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorEnvelope } from '../errors.js';
 import { translatePgError } from '../db/pg-errors.js';
+import { noteOutage, outageOf } from './dependency-outage.js';
 
 interface AjvError {
   keyword: string;
@@ -80,13 +81,20 @@ export function toValidationDetails(errors: AjvError[], root: string): Validatio
   return [...byLoc.values()];
 }
 
+/** Headers that describe a resource made or sent, set by a handler before it failed. */
+const SUCCESS_HEADERS = ['location', 'etag', 'last-modified', 'content-location'];
+
 function envelope(request: FastifyRequest, code: string, message: string, details: Record<string, unknown> | null): ErrorEnvelope {
   return { code, message, details, request_id: String(request.id) };
 }
 
 /** The one place errors become responses: the envelope for 4xx/5xx, `{detail}` for body schema failures. */
 export function errorHandler(err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  // A handler that failed late (its transaction's COMMIT cut off by an outage) may have named what it made: an error names nothing.
+  for (const h of SUCCESS_HEADERS) reply.removeHeader(h);
   if (err instanceof AppError) {
+    // An outage, not a bug: the operator sees which dependency, the client a 503 with Retry-After.
+    if (err.dependency) noteOutage(request, err);
     request.errorCode = err.code;
     request.errorTransient = err.transient;
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
@@ -145,6 +153,10 @@ export function errorHandler(err: FastifyError | AppError | Error, request: Fast
     request.log.warn({ err, request_id: request.id, code: fromDb.code }, 'database error answered without a service translating it');
     return errorHandler(fromDb, request, reply);
   }
+
+  // A lost database connection that reached here without passing the Db (a driver's own error): an outage too.
+  const outage = outageOf(err);
+  if (outage) return errorHandler(outage, request, reply);
 
   // Anything else is our fault: log everything, tell the client nothing but the request id.
   request.log.error({ err, request_id: request.id }, 'unhandled error');

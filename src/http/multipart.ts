@@ -15,10 +15,18 @@ export type MultipartFailure =
   | 'field_too_large'
   /** Cut off, or not multipart framing at all. */
   | 'malformed'
+  /** A boundary longer than the parser takes (RFC 2046 allows 70 characters; the parser at most 252). */
+  | 'boundary_too_long'
   /** The Content-Type is not multipart/form-data. */
   | 'not_multipart';
 
-const MALFORMED_MESSAGE = /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early/i;
+const MALFORMED_MESSAGE =
+  /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Boundary required|Part terminated early|Unsupported Content-Type|Missing Content-Type|needle cannot be an empty/i;
+/** busboy builds its boundary search from `\r\n--<boundary>` and refuses a needle over 256 bytes, before reading a byte. */
+const BOUNDARY_TOO_LONG_MESSAGE = /needle cannot have a length bigger than/i;
+
+/** The longest boundary the parser takes (its search needle is the boundary and 4 bytes more, at most 256). */
+export const MAX_BOUNDARY_LENGTH = 252;
 
 /** The kind of a multipart parser failure; null when `err` is not one (it passes on unchanged). */
 export function multipartFailureOf(err: unknown): MultipartFailure | null {
@@ -39,7 +47,8 @@ export function multipartFailureOf(err: unknown): MultipartFailure | null {
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return 'not_multipart';
   }
-  // busboy's own errors carry no code, only these messages.
+  // busboy's own errors carry no code, only these messages (some thrown while it is built, from the headers alone).
+  if (err instanceof Error && BOUNDARY_TOO_LONG_MESSAGE.test(err.message)) return 'boundary_too_long';
   if (err instanceof Error && MALFORMED_MESSAGE.test(err.message)) return 'malformed';
   return null;
 }

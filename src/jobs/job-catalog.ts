@@ -125,7 +125,7 @@ export const ACCOUNT_EXPORT_RUNS = 3;
 const masked = (to: string) => `${to.slice(0, 3)}…${to.slice(-2)}`;
 
 /** The daily jobs: one per UTC day, whatever the number of workers (see `schedules`). */
-const daily = { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, policy: 'stately', singletonKey: (p: { day: string }) => p.day } as const;
+const daily = { retryLimit: 5, retryDelay: 60, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 10, policy: 'stately', singletonKey: (p: { day: string }) => p.day } as const;
 
 /**
  * Backup erasure retries back off from the operator's BACKUP_ERASURE_RETRY_SECONDS
@@ -167,15 +167,15 @@ export const jobCatalog = {
   }),
   /**
    * Fetches a file sent with an inbound message from its provider and
-   * attaches it to the memory. The short lease suits files of a few tens of
-   * MB at most (providers cap them there); a worker killed mid-download has
-   * its job run again once the lease lapses, and the row's status makes the
-   * second run attach the file once.
+   * attaches it to the memory. The lease is held by a heartbeat, so a slow
+   * download may take minutes while a worker killed mid-download has its job
+   * run again within about 15 s; the row's status makes the second run attach
+   * the file once.
    */
   'inbound.fetch-media': spec({
     name: 'inbound.fetch-media',
     payload: InboundMediaPayload,
-    options: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, concurrency: 2 },
+    options: { retryLimit: 4, retryDelay: 5, retryBackoff: true, expireInSeconds: 600, heartbeatSeconds: 5, concurrency: 2 },
     summarize: (p) => ({ provider: p.provider, position: p.position }),
   }),
   'book.erase-backup': spec({
@@ -221,30 +221,31 @@ export const jobCatalog = {
   'media.process': spec({
     name: 'media.process',
     payload: MediaIdPayload,
-    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, concurrency: 2 },
+    // A video's probe and poster frame may take minutes; the heartbeat frees a dead worker's run within about 15 s.
+    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 900, heartbeatSeconds: 5, concurrency: 2 },
     summarize: (p) => ({ mediaId: p.mediaId }),
   }),
   /**
    * A mail received for a book (spooled, answered 250/202) becomes its memory; safe to run again (the row
-   * records it done). Even a 90 MB message takes seconds: a lease of 5 minutes lets one cut off by a dead
-   * worker run again soon.
+   * records it done). Even a 90 MB message takes seconds, but its attachments go through the media intake: the
+   * lease is held by a heartbeat, so one cut off by a dead worker runs again within about 15 s.
    */
   'email.process': spec({
     name: 'email.process',
     payload: InboundEmailIdPayload,
-    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+    options: { retryLimit: 6, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, heartbeatSeconds: 5, concurrency: 2 },
     summarize: (p) => ({ inboundEmailId: p.inboundEmailId }),
   }),
   'storage.delete-objects': spec({
     name: 'storage.delete-objects',
     payload: DeleteObjectsPayload,
-    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+    options: { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 600, heartbeatSeconds: 5 },
     summarize: (p) => ({ count: p.keys.length }),
   }),
   'share-card.render': spec({
     name: 'share-card.render',
     payload: ShareCardPayload,
-    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 300 },
+    options: { retryLimit: 4, retryDelay: 15, retryBackoff: true, expireInSeconds: 300, heartbeatSeconds: 5 },
     summarize: (p) => ({ submissionId: p.submissionId }),
   }),
   /**
@@ -282,14 +283,14 @@ export const jobCatalog = {
   'housekeeping.run': spec({
     name: 'housekeeping.run',
     payload: PeriodPayload,
-    options: { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 600, policy: 'stately', singletonKey: (p) => p.period },
+    options: { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 600, heartbeatSeconds: 10, policy: 'stately', singletonKey: (p) => p.period },
     summarize: (p) => ({ period: p.period }),
   }),
   /** Queues the backup erasures still owed (books and accounts whose deletion waits for it). */
   'deletions.sweep': spec({
     name: 'deletions.sweep',
     payload: PeriodPayload,
-    options: { retryLimit: 2, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, policy: 'stately', singletonKey: (p) => p.period },
+    options: { retryLimit: 2, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, heartbeatSeconds: 10, policy: 'stately', singletonKey: (p) => p.period },
     summarize: (p) => ({ period: p.period }),
   }),
 } as const;

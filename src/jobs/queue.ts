@@ -21,7 +21,8 @@ import PgBoss from 'pg-boss';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
-import { jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
+import { AppError } from '../errors.js';
+import { dependencyUnavailable, jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 import { jobSpecs, stoppedByWorker, WorkerStoppedError, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
@@ -428,8 +429,13 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       } else {
         await boss.fail(definition.name, job.id, errorOutput(failure));
         jobsFailed.inc({ queue: definition.name, final: String(final) });
-        // Given up: the operator sees it here and in `memorybook jobs failed`.
-        jobLog[final ? 'error' : 'warn']({ err: failure, retry_limit: job.retryLimit }, final ? 'job failed for good' : 'job failed; will retry');
+        const dependency = failure instanceof AppError ? failure.dependency : undefined;
+        if (dependency) dependencyUnavailable.inc({ dependency, where: 'job' });
+        // Given up: the operator sees it here and in `memorybook jobs failed`. A dependency that is down is named.
+        jobLog[final ? 'error' : 'warn'](
+          { err: failure, retry_limit: job.retryLimit, ...(dependency ? { dependency } : {}) },
+          final ? 'job failed for good' : dependency ? `job failed: ${dependency} unavailable; will retry` : 'job failed; will retry',
+        );
       }
     } catch (err) {
       // The job stays active until its lease expires; maintenance then retries it.

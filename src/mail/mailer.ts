@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config/config.js';
+import { AppError, errors } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 
 export interface MailMessage {
@@ -58,11 +59,26 @@ export function createSmtpMailer(url: string, from: string): Mailer {
   return {
     kind: 'smtp',
     async send(m, o = {}) {
-      const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
-      return { messageId: String(info.messageId) };
+      try {
+        const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
+        return { messageId: String(info.messageId) };
+      } catch (err) {
+        throw mailOutage(err) ?? err;
+      }
     },
     close: () => transport.close(),
   };
+}
+
+/** nodemailer's codes for a server it could not reach or that dropped the connection; 421 is SMTP's "service not available". */
+const MAIL_CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH']);
+
+/** The mail server is unreachable: an AppError naming it (a job retries; counted and logged per dependency), else undefined. */
+export function mailOutage(err: unknown): AppError | undefined {
+  if (!(err instanceof Error) || err instanceof AppError) return undefined;
+  const { code, responseCode } = err as { code?: unknown; responseCode?: unknown };
+  if ((typeof code === 'string' && MAIL_CONNECTION_CODES.has(code)) || responseCode === 421) return errors.dependencyDown('mail', err);
+  return undefined;
 }
 
 /** `<id@sender-domain>` for a stable id; undefined lets nodemailer make a fresh one. */

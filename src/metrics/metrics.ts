@@ -69,6 +69,13 @@ export const webhookAttempts = new client.Counter({
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
+/** Work cut short because a dependency was down, cut off or throttling: 503 answers (where="http") and job runs (where="job"). */
+export const dependencyUnavailable = new client.Counter({
+  name: 'memorybook_dependency_unavailable_total',
+  help: 'Requests answered 503 (where="http") and job runs failed (where="job") because a dependency was down, by dependency (database, object_store, mail).',
+  labelNames: ['dependency', 'where'] as const,
+  registers: [registry],
+});
 export const inboundMessages = new client.Counter({
   name: 'memorybook_inbound_messages_total',
   help: 'Messages received on the messaging channels, by provider and what came of them.',

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config/config.js';
+import { AppError, errors } from '../errors.js';
 import { assertTtl } from './local-url-signer.js';
 import { attachmentDisposition } from './content-disposition.js';
 import { assertObjectKey, checkRange, ObjectNotFoundError, SigningError, type ObjectStore } from './object-store.js';
@@ -56,6 +57,16 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
   });
+  // Every call the store makes goes through here: a store that is down, cut off or throttling (after the
+  // SDK's own retries) is an outage, 503 with Retry-After, not a failure of ours.
+  const send = client.send.bind(client) as (command: unknown, options?: unknown) => Promise<unknown>;
+  (client as unknown as { send: (command: unknown, options?: unknown) => Promise<unknown> }).send = async (command, options) => {
+    try {
+      return await send(command, options);
+    } catch (err) {
+      throw storeOutage(err) ?? err;
+    }
+  };
 
   return {
     kind: 's3',
@@ -325,6 +336,22 @@ class PartedUpload extends Writable {
 function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+}
+
+/** Socket errors of a request to the store (node's errno codes). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/** S3's names for "not now": throttling, its own trouble, a request it timed out. */
+const UNAVAILABLE_NAMES = new Set(['SlowDown', 'ServiceUnavailable', 'Throttling', 'ThrottlingException', 'RequestTimeout', 'InternalError', 'TimeoutError']);
+const UNAVAILABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** The store is unreachable or throttling: an AppError naming it, or undefined for anything else (a missing key, an abort, a refusal). */
+export function storeOutage(err: unknown): AppError | undefined {
+  if (!(err instanceof Error) || err.name === 'AbortError' || err instanceof AppError) return undefined;
+  const errno = (err as { code?: unknown }).code;
+  const network = typeof errno === 'string' && NETWORK_CODES.has(errno);
+  const status = statusOf(err);
+  if (network || UNAVAILABLE_NAMES.has(err.name) || (status !== undefined && UNAVAILABLE_STATUSES.has(status))) return errors.dependencyDown('object_store', err);
+  return undefined;
 }
 
 function statusOf(err: unknown): number | undefined {

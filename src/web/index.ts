@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { noteOutage, outageOf } from '../http/dependency-outage.js';
 import type { RouteContext } from '../services/index.js';
 import { registerLoginPage } from './accounts/login-page.js';
 import { registerLogoutPage } from './accounts/logout-page.js';
@@ -7,6 +8,7 @@ import { registerCheckoutPage } from './billing/checkout-page.js';
 import { registerSignupPage } from './accounts/signup-page.js';
 import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
 import { registerWebFormPage } from './contribute/web-form-page.js';
+import { registerHomePage } from './home/home-page.js';
 import { registerInvitationPage } from './invitations/invitation-page.js';
 import { registerPlayPage } from './play/play-page.js';
 import { renderMessagePage, sendHtml } from './layout.js';
@@ -23,6 +25,7 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   web.setErrorHandler((err: FastifyError | AppError, request, reply) => renderError(err, request, reply, ctx));
 
   registerStaticRoutes(web);
+  registerHomePage(web, ctx);
   registerSignupPage(web, ctx);
   registerLoginPage(web, ctx);
   registerLogoutPage(web, ctx);
@@ -35,10 +38,18 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
 }
 
 /** People read these answers, so errors are pages, not the API's JSON envelope. */
-function renderError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) {
+function renderError(raw: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) {
   const csrf = ensureCsrfToken(request, reply, ctx.config);
   const back = { href: request.url.split('?')[0], text: 'Back to the form' };
+  // A database that is down is an outage, not our fault: 503 with Retry-After, as the API answers it.
+  const err = outageOf(raw) ?? raw;
   if (err instanceof AppError) {
+    if (err.dependency) {
+      noteOutage(request, err);
+      request.errorCode = err.code;
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+      return sendHtml(reply, 503, renderMessagePage({ title: 'Back in a moment', message: 'The service cannot save or show this just now. Please try again in a minute.', csrf }));
+    }
     request.errorCode = err.code;
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
     if (err.code === 'csrf_failed') {

@@ -9,8 +9,8 @@ export interface Part {
 }
 
 /** A multipart/form-data body built by hand, so tests can send exactly what a client (or a broken one) would. */
-export function multipart(parts: Part[]): { payload: Buffer; contentType: string } {
-  const boundary = `----memorybook${randomBytes(8).toString('hex')}`;
+export function multipart(parts: Part[], o: { boundary?: string } = {}): { payload: Buffer; contentType: string } {
+  const boundary = o.boundary ?? `----memorybook${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;

@@ -14,6 +14,10 @@ export interface TestS3Server {
   bucket: string;
   /** Where s3rver keeps the bucket's files. */
   directory: string;
+  /** Stops answering: open connections are cut and new ones refused (the store is down). */
+  stop(): Promise<void>;
+  /** Answers again on the same port, with the same files. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,10 +101,26 @@ export async function startS3Server(): Promise<TestS3Server> {
     endpoint,
     bucket,
     directory,
+    async stop() {
+      const http = server.httpServer as Server;
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+    async start() {
+      const http = server.httpServer as Server;
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(port, '127.0.0.1', () => {
+          http.off('error', reject);
+          resolve();
+        });
+      });
+    },
     async close() {
       // Keep-alive sockets (the SDK's, fetch's) would hold close() open.
-      (server.httpServer as Server).closeAllConnections();
-      await server.close();
+      const http = server.httpServer as Server;
+      http.closeAllConnections();
+      if (http.listening) await server.close();
       rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -123,6 +123,14 @@ export interface StripeTestServer {
    * sent: checkout.session.completed and the first invoice.paid.
    */
   pay(sessionId: string): Promise<SubscriptionRef>;
+  /**
+   * Pays an open checkout by a delayed method (a bank debit): the session
+   * completes unpaid, and (with `deliver`) checkout.session.completed is sent.
+   * clearDelayed() later marks it paid and sends
+   * checkout.session.async_payment_succeeded, as Stripe does when the debit clears.
+   */
+  payDelayed(sessionId: string): Promise<SubscriptionRef>;
+  clearDelayed(sessionId: string): Promise<void>;
   /** Where pay() sends its events; set by each test environment. */
   deliver: ((event: StripeEvent) => Promise<void>) | null;
   close(): Promise<void>;
@@ -162,6 +170,24 @@ export async function startStripeServer(): Promise<StripeTestServer> {
         await self.deliver(stripeEvent('invoice.paid', invoiceObject(ref, { start, end: start + 30 * DAY }, 'paid')));
       }
       return ref;
+    },
+    async payDelayed(sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s) throw new Error(`no checkout session ${sessionId}`);
+      s.status = 'complete';
+      s.payment_status = 'unpaid';
+      s.customer ??= id('cus');
+      s.subscription = id('sub');
+      subscriptions.set(s.subscription, { id: s.subscription, object: 'subscription', customer: s.customer, status: 'incomplete', metadata: s.metadata });
+      if (self.deliver) await self.deliver(stripeEvent('checkout.session.completed', { ...s, url: null }));
+      return { subscription: s.subscription, customer: s.customer, userId: s.metadata.user_id, plan: s.metadata.plan };
+    },
+    async clearDelayed(sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s?.subscription || !s.customer) throw new Error(`no delayed checkout ${sessionId}`);
+      s.payment_status = 'paid';
+      subscriptions.get(s.subscription)!.status = 'active';
+      if (self.deliver) await self.deliver(stripeEvent('checkout.session.async_payment_succeeded', { ...s, url: null }));
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -110,7 +110,24 @@ describe('a heartbeat job whose worker was killed', () => {
 });
 
 describe('the jobs whose lease is held by a heartbeat', () => {
-  it.each(['export.render', 'account.export', 'book.erase-backup', 'account.erase-backup', 'book.purge', 'account.purge'] as const)(
+  it.each([
+    'export.render',
+    'account.export',
+    'book.erase-backup',
+    'account.erase-backup',
+    'book.purge',
+    'account.purge',
+    'media.process',
+    'inbound.fetch-media',
+    'email.process',
+    'share-card.render',
+    'storage.delete-objects',
+    'housekeeping.run',
+    'deletions.sweep',
+    'mail.digests',
+    'mail.activity-reminders',
+    'notifications.digest',
+  ] as const)(
     '%s: a dead run is free again well within its lease',
     (name) => {
       const o = jobCatalog[name].options as { heartbeatSeconds?: number; expireInSeconds?: number };
@@ -119,4 +136,9 @@ describe('the jobs whose lease is held by a heartbeat', () => {
       expect(o.heartbeatSeconds! * 4).toBeLessThanOrEqual(Math.min(60, o.expireInSeconds!));
     },
   );
+
+  it('every job with a lease over five minutes (a run that may pass a minute) holds it by a heartbeat', () => {
+    const long = Object.values(jobCatalog).filter((j) => ((j.options as { expireInSeconds?: number }).expireInSeconds ?? 900) > 300);
+    for (const j of long) expect((j.options as { heartbeatSeconds?: number }).heartbeatSeconds, j.name).toBeGreaterThan(0);
+  });
 });

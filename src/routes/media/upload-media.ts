@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError, errors } from '../../errors.js';
-import { declaredLengthOver, dropRestOfBody, multipartFailureOf } from '../../http/multipart.js';
+import { declaredLengthOver, dropRestOfBody, MAX_BOUNDARY_LENGTH, multipartFailureOf } from '../../http/multipart.js';
 import { actorOf } from '../../http/route-config.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -67,6 +67,10 @@ function fromMultipartError(err: unknown): unknown {
       });
     case 'malformed':
       return errors.validation('The multipart body is malformed or was cut off.', null);
+    case 'boundary_too_long':
+      return errors.validation(`The multipart boundary is too long: at most ${MAX_BOUNDARY_LENGTH} characters (RFC 2046 allows 70).`, {
+        reason: 'boundary_too_long',
+      });
     default:
       return err;
   }

@@ -54,6 +54,18 @@ import {
 
 export const CHECKOUT_PATH = '/billing/checkout/';
 export const CHECKOUT_SUCCESS_PATH = '/billing/checkout/success/';
+
+/**
+ * Where a checkout stands for its buyer: `paid` (its slot is added), `processing`
+ * (complete but unpaid: a delayed method such as a bank debit, whose slot comes
+ * with checkout.session.async_payment_succeeded), or `open` (not finished).
+ */
+export type CheckoutState = 'paid' | 'processing' | 'open';
+
+export function checkoutState(s: Pick<CheckoutSessionView, 'status' | 'payment_status'>): CheckoutState {
+  if (s.status !== 'complete') return 'open';
+  return s.payment_status === 'paid' || s.payment_status === 'no_payment_required' ? 'paid' : 'processing';
+}
 export const PORTAL_PATH = '/billing/portal/';
 
 /** The events that change anything; others are acknowledged and ignored. */
@@ -104,7 +116,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
 
   /** A completed checkout's slot, once (the event and the success page may both bring it). */
   async function fulfil(tx: Tx, s: CheckoutSessionView, requestId: string | null) {
-    if (s.status !== 'complete' || (s.payment_status !== 'paid' && s.payment_status !== 'no_payment_required')) return false;
+    if (checkoutState(s) !== 'paid') return false;
     const buyer = buyerOf(s.metadata);
     const userId = s.client_reference_id ?? buyer.userId;
     const planSlug = buyer.planSlug;
@@ -363,7 +375,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
       await db.transaction((tx) => fulfil(tx, session, requestId));
       const plan = planSlug ? await findPlan(db, planSlug) : undefined;
       const slots = plan ? await slotsOf(db, userId, plan.slug) : { purchased: 0, used: 0 };
-      return { paid: session.status === 'complete', plan: plan ? toPlan(plan) : null, available: slots.purchased - slots.used };
+      return { state: checkoutState(session), plan: plan ? toPlan(plan) : null, available: slots.purchased - slots.used };
     },
 
     /** Outside production only: one slot of the plan for the signed-in user, so the checkout link is never a dead end in development. */

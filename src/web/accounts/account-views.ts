@@ -15,7 +15,7 @@ const autofocus = (errs: AccountError[]) => (errs.length ? '' : html` autofocus`
 function nextQuery(next: string | undefined): string {
   return next && next !== DEFAULT_NEXT ? `?next=${encodeURIComponent(next)}` : '';
 }
-const DEFAULT_NEXT = '/settings/tokens/';
+const DEFAULT_NEXT = '/';
 
 export function signupPage(
   i: Translator,

@@ -116,21 +116,30 @@ export function unknownPlanPage(o: { csrf: string; email: string | null; slug: s
   });
 }
 
-export function checkoutDonePage(o: { csrf: string; email: string | null; paid: boolean; plan: PlanView | null; available: number }): string {
+export function checkoutDonePage(o: { csrf: string; email: string | null; state: 'paid' | 'processing' | 'open'; plan: PlanView | null; available: number }): string {
   const name = o.plan?.name ?? 'book';
+  const TITLES = { paid: 'Payment received', processing: 'Payment processing', open: 'Payment pending' } as const;
   return renderPage({
-    title: o.paid ? 'Payment received' : 'Payment pending',
+    title: TITLES[o.state],
     csrf: o.csrf,
     signedInAs: o.email,
     narrow: true,
-    body: o.paid
-      ? html`<section class="card" id="checkout-done">
+    body:
+      o.state === 'paid'
+        ? html`<section class="card" id="checkout-done">
   <h1>Your ${name} slot is ready</h1>
   <p>Thank you. You hold ${o.available} unused ${name} book slot${o.available === 1 ? '' : 's'}.
   Create the book again${o.plan ? ` on the ${o.plan.name} plan` : ''} and it will use one.</p>
   <p><a href="/billing/portal/">Manage billing</a></p>
 </section>`
-      : html`<section class="card" id="checkout-pending">
+        : o.state === 'processing'
+          ? html`<section class="card" id="checkout-processing">
+  <h1>Your payment is on its way</h1>
+  <p>Thank you. Your bank has not cleared the payment yet: this can take a few days with a bank debit.
+  We will add your ${name} slot when the payment clears; nothing is needed from you meanwhile. Until then you hold ${o.available} unused ${name} book slot${o.available === 1 ? '' : 's'}.</p>
+  <p><a href="/billing/portal/">Manage billing</a></p>
+</section>`
+          : html`<section class="card" id="checkout-pending">
   <h1>Payment not finished</h1>
   <p>Stripe has not confirmed this payment yet. Reload this page in a moment${o.plan ? html`, or <a href="/billing/checkout/?plan=${encodeURIComponent(o.plan.slug)}">start again</a>` : ''}.</p>
 </section>`,

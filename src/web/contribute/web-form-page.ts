@@ -49,6 +49,7 @@ function fromMultipartError(err: unknown): unknown {
       return new AppError('payload_too_large', 'The form is larger than this page sends.', null);
     case 'malformed':
     case 'not_multipart':
+    case 'boundary_too_long':
       return errors.validation('The form arrived incomplete. Please try again.', null);
     default:
       return err;

@@ -68,7 +68,7 @@ export function welcomePage(
   <p>${i.t('invite.does', { role })}</p>
   <div class="actions stack">
     ${o.webFormPath ? html`<a class="button wide" href="${o.webFormPath}">${i.t('welcome.share')}</a>` : ''}
-    <a class="button secondary wide" href="/settings/tokens/">${i.t('welcome.account')}</a>
+    <a class="button secondary wide" href="/">${i.t('welcome.account')}</a>
   </div>
 </section>`,
   });

@@ -171,6 +171,33 @@ describe('the checkout a 402 links to', () => {
   });
 });
 
+describe('a checkout paid by a delayed method (a bank debit)', () => {
+  it('the success page says the payment is on its way and grants nothing; the slot comes with async_payment_succeeded, once', async () => {
+    const u = await newUser(t);
+    const client = await signedInClient(t, u);
+    const started = await client.submit('/billing/checkout/', { plan: 'plus' });
+    const sessionId = new URL(started.headers.location as string).pathname.split('/').pop()!;
+    await stripe.payDelayed(sessionId);
+    const plus = async () => (await t.get('/api/v1/me/quotas/', { token: u.token })).body.book_slots.find((s: any) => s.plan === 'plus');
+
+    const pending = await client.get(`/billing/checkout/success/?session_id=${sessionId}`);
+    expect(pending.status).toBe(200);
+    expect(pending.text).toContain('id="checkout-processing"');
+    expect(pending.text).toContain('We will add your Plus slot when the payment clears');
+    expect(pending.text).not.toContain('Payment received');
+    expect(pending.text).not.toContain('slot is ready');
+    expect((await plus())?.purchased ?? 0).toBe(0);
+
+    await stripe.clearDelayed(sessionId);
+    expect(await plus()).toMatchObject({ purchased: 1, available: 1 });
+    const done = await client.get(`/billing/checkout/success/?session_id=${sessionId}`);
+    expect(done.text).toContain('Your Plus slot is ready');
+    expect(done.text).toContain('You hold 1 unused Plus book slot');
+    expect(await plus()).toMatchObject({ purchased: 1, available: 1 });
+    expect(await t.services.audit.list({ userId: u.user.id, event: 'billing_slot_purchased' })).toHaveLength(1);
+  });
+});
+
 describe('invoices drive the grace period', () => {
   it('payment failed: writes 403, approve 423, exports allowed; paid again: writes succeed and the period moves', async () => {
     const u = await newUser(t);

@@ -178,6 +178,37 @@ describe('malformed uploads', () => {
     const res = await send('garbage', 'multipart/form-data');
     expect([400, 415]).toContain(res.status);
   });
+
+  it('a boundary over the parser\'s limit (253 characters and more): 400 validation_failed with the envelope, nothing stored', async () => {
+    const before = await nothingStored();
+    for (const length of [253, 300, 4000]) {
+      const body = multipart([{ name: 'file', filename: 'a.jpg', data: photo }], { boundary: 'b'.repeat(length) });
+      const res = await send(body.payload, body.contentType);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', details: { reason: 'boundary_too_long' }, request_id: expect.any(String) });
+    }
+    // The longest boundary the parser takes still works.
+    const longest = multipart([{ name: 'file', filename: 'a.jpg', data: photo }], { boundary: 'b'.repeat(252) });
+    expect((await send(longest.payload, longest.contentType)).status).toBe(201);
+    expect((await nothingStored()).pending).toBe(before.pending);
+  });
+
+  it('every other framing the parser refuses: 400 with the envelope, never 500', async () => {
+    const good = multipart([{ name: 'file', filename: 'a.jpg', data: photo }]);
+    const cases: [string, Buffer | string][] = [
+      ['multipart/form-data; boundary=', good.payload], // an empty boundary
+      ['multipart/form-data; boundary=""', good.payload],
+      ['multipart/form-data; boundary=abc', 'no boundary line at all'],
+      ['multipart/form-data; boundary=abc', '--abc\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n'], // cut in the part's header
+      ['multipart/form-data; boundary=abc', `--abc\r\n${'X-Long: y\r\n'.repeat(3000)}\r\nbody\r\n--abc--\r\n`], // headers over the parser's limit
+    ];
+    for (const [contentType, payload] of cases) {
+      const res = await send(payload, contentType);
+      expect(res.status, contentType).toBeGreaterThanOrEqual(400);
+      expect(res.status, contentType).toBeLessThan(500);
+      if (res.status !== 422) expect(res.body, contentType).toMatchObject({ code: expect.any(String), request_id: expect.any(String) });
+    }
+  });
 });
 
 describe('a signer that fails', () => {

@@ -23,6 +23,8 @@ export interface SubmitOptions {
   origin?: string | null;
   referer?: string | null;
   headers?: Record<string, string>;
+  /** The multipart boundary (a random one unless set). */
+  boundary?: string;
 }
 
 export function parseSetCookie(header: string): SetCookie {
@@ -88,7 +90,7 @@ export function webClient(t: TestApp, o: { ip?: string } = {}) {
     submitMultipart(url: string, parts: Part[], so: SubmitOptions = {}) {
       const csrf = so.csrf === undefined ? jar.get('csrftoken') : so.csrf;
       const all: Part[] = [...(csrf !== null && csrf !== undefined ? [{ name: 'csrfmiddlewaretoken', data: csrf }] : []), ...parts];
-      const body = multipart(all);
+      const body = multipart(all, { boundary: so.boundary });
       const headers: Record<string, string> = { 'content-type': body.contentType, ...(so.headers ?? {}) };
       const origin = so.origin === undefined ? site : so.origin;
       if (origin !== null) headers.origin = origin;

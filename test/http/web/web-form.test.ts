@@ -235,6 +235,25 @@ describe('POST /b/{slug}/', () => {
     expect((await c.submitMultipart(form(slug), fields({ text: 'Our trip to the coast' }))).status).toBe(303);
   });
 
+  it('a boundary over the parser\'s limit, or framing the parser refuses: 400, the form again, nothing stored', async () => {
+    const owner = await newUser(t);
+    const { slug } = await newBook(t, owner);
+    const c = await openForm(slug);
+    const before = await t.db.query(`SELECT key FROM pending_objects`);
+    for (const boundary of ['b'.repeat(253), 'b'.repeat(300)]) {
+      const res = await c.submitMultipart(form(slug), fields({ photo: { data: jpeg, filename: 'a.jpg', contentType: 'image/jpeg' } }), { boundary });
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('The form arrived incomplete');
+    }
+    const empty = await c.submitMultipart(form(slug), fields(), { headers: { 'content-type': 'multipart/form-data; boundary=' } });
+    expect([400, 403]).toContain(empty.status); // an empty boundary finds no parts, so no token: refused either way, never 500
+    expect(await count(slug)).toBe(0);
+    expect(await t.db.query(`SELECT key FROM pending_objects`)).toEqual(before);
+    // The longest boundary the parser takes goes through.
+    expect((await c.submitMultipart(form(slug), fields(), { boundary: 'b'.repeat(252) })).status).toBe(303);
+  });
+
   it.each([
     ['a blank name', { name: '   ' }, 'name', 'Please tell us your name.'],
     ['a blank memory', { text: ' \r\n ' }, 'text', 'Please write your memory.'],
