@@ -171,7 +171,10 @@ describe.skipIf(!HAS_CHROMIUM)('axe-core finds no serious or critical violation'
       await page.goto(`${env.base}/accounts/login/`);
       await page.fill('#email', owner.email);
       await page.fill('#password', 'a long enough password');
-      await Promise.all([page.waitForURL(/\/settings\/tokens\//), page.click('button[type=submit]')]);
+      // Sign-in lands on the home page (issue 42's); then the tokens page.
+      await Promise.all([page.waitForURL(`${env.base}/`), page.click('main button[type=submit]')]);
+      await check('home');
+      await page.goto(`${env.base}/settings/tokens/`);
       await check('tokens');
       await page.goto(`${env.base}/billing/checkout/?plan=plus`);
       expect(await page.textContent('main')).not.toMatch(/memorybook slots|--plan/);
