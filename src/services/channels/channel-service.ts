@@ -138,11 +138,19 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
      * now, and, for a book that is not public, without its form key or with
      * a wrong one: to the visitor, all of these are an unknown book.
      */
-    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string }> {
+    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string }> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
       const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
-      return { slug: ctx.book.slug, title: ctx.book.title, subtitle: ctx.book.subtitle, theme: ctx.book.theme, path: webFormPath(book) };
+      const language = (ctx.book.settings as Record<string, unknown> | null)?.language;
+      return {
+        slug: ctx.book.slug,
+        title: ctx.book.title,
+        subtitle: ctx.book.subtitle,
+        theme: ctx.book.theme,
+        path: webFormPath(book),
+        ...(typeof language === 'string' ? { language } : {}),
+      };
     },
 
     /** The form's path (with its key) for a member of the book, when the book takes memories over the web now. */
