@@ -84,9 +84,11 @@ describe('transcripts in exports', () => {
     expect(words(page!)).toContain('The drive to the lake, with everyone singing.');
     // Each under its code: the voice note's caption, then its transcript; the video's caption, then its own.
     const at = (s: string) => words(page!).indexOf(words(s));
-    expect(at('a voice recording')).toBeLessThan(at(CORRECTED));
-    expect(at(CORRECTED)).toBeLessThan(at('the video'));
-    expect(at('the video')).toBeLessThan(at('The drive to the lake'));
+    // The captions name whose voice or video it is ("Hear Ada's voice (0:03)", "Watch Ada's video").
+    expect(at('Hear ')).toBeGreaterThan(-1);
+    expect(at('Hear ')).toBeLessThan(at(CORRECTED));
+    expect(at(CORRECTED)).toBeLessThan(at('Watch '));
+    expect(at('Watch ')).toBeLessThan(at('The drive to the lake'));
   });
 
   it("carries each recording's transcript in the JSON and ZIP exports", async () => {
