@@ -98,7 +98,7 @@ describe('tracing', () => {
     expect(tracingSettings({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({ exporter: 'otlp', warnings: [] });
     expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })?.warnings).toHaveLength(1);
 
-    for (const vars of [{}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'true' }]) {
+    for (const vars of [{}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_SDK_DISABLED: "true" }] as Record<string, string>[]) {
       setOtelEnv(vars);
       expect(await startTracing(process.env, log)).toBeNull();
       expect(tracingOn()).toBe(false);
