@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   invitation_expired: 410,
   invitation_revoked: 410,
   invitation_accepted: 410,
+  original_unavailable: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -195,7 +196,8 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
   },
   payment_required: {
     meaning: 'Creating a book on this plan needs a free book slot, and there is none.',
-    action: 'Buy a slot at details.checkout_url, then retry the same request.',
+    action:
+      'Buy a slot at details.checkout_url (or have the operator grant one: `memorybook slots grant`), then send the request again with a NEW Idempotency-Key: like every answer, this 402 is kept for its key (as Stripe keeps a declined payment), so the same key replays it.',
     details: Details({ plan: Str('The plan asked for'), checkout_url: Str('Where to buy a slot of that plan') }),
     where: ['named'],
     example: {
@@ -205,14 +207,14 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
   },
   member_limit_exceeded: {
     meaning: "The book's plan allows no more members (the owner included).",
-    action: 'Remove a member or revoke an invitation, or move the book to a larger plan.',
+    action: 'Remove a member or revoke an invitation, or move the book to a larger plan; then send the request again with a new Idempotency-Key (this answer is kept for its key).',
     details: Details({ plan: Str("The book's plan"), limit: Type.Integer({ description: 'Members the plan allows' }) }),
     where: ['named'],
     example: { message: 'The free plan allows 5 members per book, the owner included.', details: { plan: 'free', limit: 5 } },
   },
   plan_limit_exceeded: {
     meaning: "A limit of the book's plan is reached: approved memories per book, media files per memory, storage.",
-    action: 'Free something up (reject or delete), or move the book to a larger plan.',
+    action: 'Free something up (reject or delete), or move the book to a larger plan; then send the request again with a new Idempotency-Key (this answer is kept for its key).',
     details: MaybeDetails({
       plan: Opt(Str("The book's plan")),
       limit: Opt(Type.Union([Type.Number(), Type.String()], { description: 'The limit reached: a number, or the name of the limit (storage_bytes_per_book)' })),
@@ -372,6 +374,16 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     }),
     where: ['named'],
     example: { message: 'The export has expired: files are kept 7 days. Request a new export.', details: { status: 'complete', reason: 'expired', expired_at: '2026-11-28T10:00:00.123456Z' } },
+  },
+  original_unavailable: {
+    meaning: 'The original bytes of this media file are not available, and will not be: the file was found infected (never handed out), or its original is no longer in the store.',
+    action: 'Do not retry. The media read (GET …/media/{media_id}/) says what can still be shown; an infected file can only be deleted.',
+    details: Details({
+      reason: Type.Unsafe<'infected' | 'missing'>({ type: 'string', enum: ['infected', 'missing'], description: 'Why there is no original' }),
+      media_id: Str('The media file'),
+    }),
+    where: ['named'],
+    example: { message: 'The original of this file is not available: it was found infected and is never handed out.', details: { reason: 'infected', media_id: '01935f4e-9d10-7c44-8b2e-5a1c7e3f9b20' } },
   },
   invitation_expired: {
     meaning: 'The invitation link has expired.',

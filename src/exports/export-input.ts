@@ -19,6 +19,11 @@ export interface ExportBook {
   status: string;
   created_at: string;
   updated_at: string;
+  /**
+   * The cover the owner chose (`PUT /books/{slug}/cover/`): a photo of the book and where its subject is
+   * (fractions of the upright photo from its left and top). Absent or null: the cover photo is chosen for it.
+   */
+  cover?: { media_id: string; storage_key: string; focal_point: { x: number; y: number } } | null;
 }
 
 export interface ExportMedia {
@@ -38,6 +43,8 @@ export interface ExportMedia {
   storage_key: string;
   thumbnail_key: string | null;
   created_at: string;
+  /** A voice note's or video's transcript, when one was made: the printed book sets a completed one under its QR code. */
+  transcript?: { status: string; language: string | null; text: string; segments: { start: number; end: number; text: string }[]; edited: boolean } | null;
 }
 
 export interface ExportSubmission {

@@ -1,7 +1,7 @@
 /**
  * The error catalogue as text, from the code's own table (ERROR_STATUS and
  * ERROR_CATALOGUE in src/errors.ts): a table in the OpenAPI document's
- * description (the docs page shows it above the operations), and
+ * description (the docs page links to it as a page of its own, after an introduction), and
  * docs/errors.md with every code's `details` and the operations that answer
  * it (written by `memorybook openapi:export`; a test fails when it is stale).
  */
@@ -94,4 +94,36 @@ export function renderErrorCatalogue(doc: Json): string {
     else out.push('Answered outside the operations of the API reference (signed file links, inbound webhooks, web pages), or not at present.', '');
   }
   return out.join('\n');
+}
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** `code` spans of the catalogue's prose (backticks) as <code>, the rest escaped. */
+const prose = (text: string) => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/** Where the docs page links to the catalogue (it leads with the operations, as Stripe's reference does). */
+export const ERROR_CATALOGUE_PAGE = '/api/v1/docs/errors/';
+
+/**
+ * The catalogue as a page of its own, linked from the docs page's
+ * introduction: the same rows as the document's table. No script; styles
+ * from the page itself are not allowed by the docs' policy, so it is plain.
+ */
+export function errorCataloguePage(): string {
+  const rows = ENVELOPE_CODES.map((code) => {
+    const info = ERROR_CATALOGUE[code];
+    return `<tr id="${code}"><td><code>${code}</code></td><td>${statusesOf(code)}</td><td>${prose(info.meaning)}</td><td>${prose(info.action)}</td></tr>`;
+  });
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>Error codes · Memory Book Integrator API</title></head><body>',
+    '<p><a href="/api/v1/docs/">← The API reference</a></p>',
+    '<h1>Error codes</h1>',
+    '<p>Every error answers <code>{code, message, details, request_id}</code>; body schema failures answer 422 <code>{detail: [{loc, msg, type}]}</code>. ',
+    'Each operation in the reference lists the codes it can answer, with an example of each; <code>details</code> has one shape per code (the ErrorEnvelope schema).</p>',
+    '<table><thead><tr><th>code</th><th>status</th><th>meaning</th><th>what to do</th></tr></thead><tbody>',
+    ...rows,
+    '</tbody></table></body></html>',
+    '',
+  ].join('\n');
 }

@@ -6,7 +6,7 @@ import { isStorable, MAX_KEY_LENGTH } from './plugins/idempotency.js';
 import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js';
 import { webhooksSection } from './webhooks-doc.js';
 import { EmptyBody, SERVICE_ENUM_KEYWORD } from './schemas/common.js';
-import { errorCatalogueTable } from './error-catalogue.js';
+import { ERROR_CATALOGUE_PAGE, errorCataloguePage, errorCatalogueTable } from './error-catalogue.js';
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorScope } from '../errors.js';
 
 const STATUS_TITLES: Record<number, string> = {
@@ -238,7 +238,7 @@ export function unresolvedErrors(app: FastifyInstance): Record<string, number[]>
 /** Tags of the document, in this order; an operation's tag missing here is a lint warning (no description). */
 const TAGS: { name: string; description: string }[] = [
   { name: 'auth', description: 'API keys: issue one from a browser session, revoke one or all, and see who is calling.' },
-  { name: 'identity', description: 'Your profile and your quotas.' },
+  { name: 'identity', description: 'Your profile, your quotas, and your own things across books: the books you belong to, your memories, your notification subscriptions.' },
   { name: 'billing', description: "The public plan catalog and a book's billing record." },
   { name: 'books', description: 'Memory books: create, list, read, update, archive, restore and delete them; your permissions on one.' },
   { name: 'submissions', description: 'The memories sent into a book, and their moderation: approve, reject, pin, unpin.' },
@@ -317,6 +317,8 @@ const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean
 
 const TWO_XX_FALLBACK: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content' };
 
+const ERROR_CODES_HEADING = '## Error codes\n\n';
+
 export async function registerOpenApi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
@@ -329,7 +331,7 @@ export async function registerOpenApi(app: FastifyInstance) {
           'Every non-GET route needs an Idempotency-Key header. Errors carry {code, message, details, request_id}; ' +
           'body schema failures answer 422 {detail: [{loc, msg, type}]}. Paths end with a slash; the form without it answers 308. ' +
           'Response objects may gain fields within v1: ignore the ones you do not know.\n\n' +
-          '## Error codes\n\n' +
+          ERROR_CODES_HEADING +
           'Each operation lists the codes it can answer under each status, with an example of each. ' +
           '`details` has one shape per code (the ErrorEnvelope schema, one variant per code); docs/errors.md in the repository says more.\n\n' +
           errorCatalogueTable(),
@@ -373,6 +375,10 @@ export async function registerOpenApi(app: FastifyInstance) {
     transformSpecification: (spec: unknown) => docsPageDocument(spec as OpenApiDoc),
     staticCSP: DOCS_CSP,
   } as unknown as Parameters<typeof swaggerUi>[1]);
+  const cataloguePage = errorCataloguePage();
+  app.get(ERROR_CATALOGUE_PAGE, { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(cataloguePage),
+  );
 }
 
 /** The page's icon: an open book, in the service's colours. */
@@ -403,6 +409,16 @@ function freshIdempotencyKey(req: { method?: string; headers: Record<string, str
 
 /** The document as the docs page shows it: Idempotency-Key optional there (the page sends a fresh one). */
 function docsPageDocument(doc: OpenApiDoc): OpenApiDoc {
+  // The page leads with the operations: the catalogue's long table is a link away (the document itself keeps it).
+  const info = (doc as Json).info as { description?: string } | undefined;
+  const at = info?.description?.indexOf(ERROR_CODES_HEADING) ?? -1;
+  if (info?.description && at >= 0) {
+    info.description =
+      info.description.slice(0, at) +
+      '## Error codes\n\n' +
+      'Each operation lists the codes it can answer under each status, with an example of each. ' +
+      `Every code, its meaning and what to do about it: [the error catalogue](${ERROR_CATALOGUE_PAGE}).`;
+  }
   const key = doc.components?.parameters?.['Idempotency-Key'];
   if (key) {
     key.required = false;

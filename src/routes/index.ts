@@ -22,7 +22,7 @@ import { ExportJob } from './exports/schemas.js';
 import { registerEventRoutes } from './events/index.js';
 import { Event } from './events/schemas.js';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints/index.js';
-import { WebhookEndpoint } from './webhook-endpoints/schemas.js';
+import { WebhookDelivery, WebhookEndpoint } from './webhook-endpoints/schemas.js';
 
 /** Every /api/v1 route, registered here so the list reads in one place. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext) {
@@ -42,4 +42,4 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint];
+export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, WebhookDelivery];

@@ -22,6 +22,7 @@ import { createChannelMediaService } from './inbound/channel-media-service.js';
 import { createInboundService } from './inbound/inbound-service.js';
 import { createInboundEmailService } from './inbound-email/inbound-email-service.js';
 import { createNotificationService } from './subscriptions/notification-service.js';
+import { createMeListsService } from './me/me-lists-service.js';
 import { createSubscriptionService } from './subscriptions/subscription-service.js';
 import { createPlanService } from './plans/plan-service.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
@@ -121,6 +122,7 @@ export function createServices(deps: ServiceDeps) {
     invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
     channels: createChannelService({ db, config, access }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
+    meLists: createMeListsService({ db, cursors, views }),
     notifications,
     inbound: createInboundService({ db, config, submissions, queue }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),

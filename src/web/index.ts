@@ -8,6 +8,7 @@ import { registerCheckoutPage } from './billing/checkout-page.js';
 import { registerSignupPage } from './accounts/signup-page.js';
 import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
 import { registerWebFormPage } from './contribute/web-form-page.js';
+import { registerHomePage } from './home/home-page.js';
 import { registerInvitationPage } from './invitations/invitation-page.js';
 import { registerPlayPage } from './play/play-page.js';
 import { renderMessagePage, sendHtml } from './layout.js';
@@ -24,6 +25,7 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   web.setErrorHandler((err: FastifyError | AppError, request, reply) => renderError(err, request, reply, ctx));
 
   registerStaticRoutes(web);
+  registerHomePage(web, ctx);
   registerSignupPage(web, ctx);
   registerLoginPage(web, ctx);
   registerLogoutPage(web, ctx);

@@ -35,7 +35,7 @@ ${(p.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
 <header class="top">
-  <a class="brand" href="/settings/tokens/">Memory Book</a>
+  <a class="brand" href="/">Memory Book</a>
   <nav>${nav}</nav>
 </header>
 <main class="${p.narrow ? 'narrow' : ''}">

@@ -129,7 +129,7 @@ const PATH_BASE = 'http://same-origin.invalid';
  * sent back in a Location header: "/.//evil.com" and "/%2e%2e//evil.com"
  * normalise to "//evil.com", which a browser reads as another host.
  */
-export function safeNextPath(value: unknown, fallback = '/settings/tokens/'): string {
+export function safeNextPath(value: unknown, fallback = '/'): string {
   if (typeof value !== 'string' || value.length > 2000) return fallback;
   // Backslashes count as slashes to browsers; control characters are stripped by some.
   if (!value.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return fallback;

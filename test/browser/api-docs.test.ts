@@ -1,6 +1,6 @@
 /**
  * The API reference page (/api/v1/docs/) as an integrator first meets it, in
- * Chromium: the service's own title, the error catalogue on the page, and
+ * Chromium: the service's own title, the error catalogue a link away, and
  * "Try it out" on successive writes, each sent with a fresh Idempotency-Key,
  * all answering 2xx, with no console error (no CSP violation).
  */
@@ -51,8 +51,16 @@ describe.skipIf(!HAS_CHROMIUM)('API reference page in a real browser', () => {
     expect(await page.locator('link[rel="icon"]').first().getAttribute('href')).toMatch(/favicon\.svg$/);
     // No Swagger top bar (its logo and the document URL box).
     expect(await page.locator('.topbar').count()).toBe(0);
-    // The catalogue is on the page, without a click.
-    expect(await page.locator('.information-container').textContent()).toContain('precondition_failed');
+    // The page leads with the operations: the catalogue is one link away, not a long table above them.
+    expect(await page.locator('.information-container').textContent()).not.toContain('precondition_failed');
+    const catalogueLink = page.locator('.information-container a[href="/api/v1/docs/errors/"]');
+    expect(await catalogueLink.count()).toBe(1);
+    const catalogue = await env.browser.newPage();
+    const catalogueProblems = watchProblems(catalogue);
+    await catalogue.goto(`${env.base}/api/v1/docs/errors/`);
+    expect(await catalogue.locator('tr#precondition_failed').textContent()).toContain('412');
+    expect(catalogueProblems).toEqual([]);
+    await catalogue.close();
 
     await page.locator('button.authorize').first().click();
     await page.locator('.auth-container input[type="text"], .auth-container input[type="password"]').first().fill(owner.token);

@@ -100,7 +100,11 @@ describe.skipIf(!HAS_CHROMIUM)('web sign-in in a real browser', () => {
     expect(await page.textContent('h1')).toBe('Confirm your address');
     expect(await page.textContent('.card')).toContain(email);
     await page.fill('#password', 'a long enough password');
-    await Promise.all([page.waitForURL(`${base}/settings/tokens/`), page.click('form[action^="/accounts/confirm/"] button[type=submit]')]);
+    // Signed in, the browser lands on its home: the user's books (none yet), and the way to the API tokens.
+    await Promise.all([page.waitForURL(`${base}/`), page.click('form[action^="/accounts/confirm/"] button[type=submit]')]);
+    expect(await page.textContent('h1')).toBe('Your books');
+    expect(await page.textContent('main')).toContain('You are not in any book yet');
+    await Promise.all([page.waitForURL(`${base}/settings/tokens/`), page.click('main a[href="/settings/tokens/"]')]);
     expect(await page.textContent('h1')).toBe('API tokens');
     expect(await page.locator('#no-tokens').isVisible()).toBe(true);
 

@@ -60,6 +60,17 @@ export async function scenario(slug: string, submissionId: string, file: File): 
   const first = await mb.sync('/api/v1/books/{slug}/submissions/', { params: { path: { slug } } });
   const changed: Submission[] = (await mb.sync('/api/v1/books/{slug}/submissions/', { params: { path: { slug } }, since: first.since })).items;
   const updated: Book = await mb.update('/api/v1/books/{slug}/', { params: { path: { slug } } }, (current) => ({ subtitle: current.title + ': the stories' }));
+  // The caller's own things across books, any role.
+  for await (const m of mb.me.memberships()) {
+    const role: 'owner' | 'admin' | 'contributor' = m.role;
+    void role;
+  }
+  for await (const s of mb.me.submissions({ book: slug, status: 'approved', limit: 100 })) {
+    const mine: Submission['text_content'] = s.text_content;
+    const where: string = s.book.title;
+    void [mine, where];
+  }
+  for await (const s of mb.me.subscriptions()) void s.book.slug;
   const media: Media = await mb.media.upload({ slug, submissionId, file });
   const fresh: Media = await mb.media.fresh({ slug, submissionId, mediaId: media.id }, media);
   const bytes: Response = await mb.media.download({ slug, submissionId, mediaId: media.id });
@@ -109,6 +120,8 @@ export async function refused(slug: string, err: unknown): Promise<void> {
   mb.items('/api/v1/books/{slug}/submissions/', { params: { path: { slug }, query: { cursor: 'abc' } } });
   // @ts-expect-error plans cannot be synced (no updated_since)
   await mb.sync('/api/v1/plans/', {});
+  // @ts-expect-error not a moderation state
+  mb.me.submissions({ status: 'lost' });
   // @ts-expect-error the slug is immutable
   await mb.update('/api/v1/books/{slug}/', { params: { path: { slug } } }, () => ({ slug: 'elsewhere' }));
   // @ts-expect-error an unknown theme is not in the enum

@@ -3,6 +3,7 @@ import type { Call, CallOptions, CallResult, FetchFile } from './call.js';
 import { MemorybookConnectionError, MemorybookError, ok } from './errors.js';
 import { createExportHelpers, type ExportHelpers } from './exports.js';
 import { createMediaHelpers, type MediaHelpers } from './media.js';
+import { createMeHelpers, type MeHelpers } from './me.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { BodyOf, LegacyListArgs, ListArgs, ListArgsParam, ListItem, ListPath, Page, PathParamsOf, paths, ResponseOf, SyncPath, UpdatablePath } from './types.js';
 
@@ -100,6 +101,8 @@ export interface MemorybookClient extends Client<paths> {
   readonly media: MediaHelpers;
   /** Book exports: request, poll, artifact. */
   readonly exports: ExportHelpers;
+  /** Your own memberships, memories and subscriptions across books, as async iterators over every page. */
+  readonly me: MeHelpers;
 }
 
 /**
@@ -187,5 +190,6 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
     media: createMediaHelpers({ call, fetchFile }),
     exports: createExportHelpers({ call, fetchFile }),
   };
-  return Object.assign(api, helpers) as unknown as MemorybookClient;
+  const withMe = { ...helpers, me: createMeHelpers(helpers.items) };
+  return Object.assign(api, withMe) as unknown as MemorybookClient;
 }

@@ -21,6 +21,7 @@ export {
   type ValidationIssue,
 } from './errors.js';
 export type { ExportArtifact, ExportJob, ExportRequest, ExportWaitOptions, ExportHelpers } from './exports.js';
+export type { MeHelpers, MeListOptions, Membership, MySubmission, MySubscription } from './me.js';
 export type { FileInput, FreshOptions, MediaHelpers, MediaRef, UploadOptions, WaitOptions } from './media.js';
 export { backoffMs, newIdempotencyKey, retryDelayMs, type RetryOptions, type TransportOptions } from './transport.js';
 export type {
@@ -45,4 +46,4 @@ export type {
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';
-export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';

@@ -9,6 +9,9 @@ import { registerAccountExportRoutes } from './account-export.js';
 import { registerDeleteAccountRoutes } from './delete-account.js';
 import { Profile, Quotas, SessionsRevoked, UpdateProfileBody } from './schemas.js';
 import { registerUnsubscribeRoutes } from './unsubscribe.js';
+import { listMyMemberships } from './list-memberships.js';
+import { listMySubmissions } from './list-my-submissions.js';
+import { listMySubscriptions } from './list-my-subscriptions.js';
 
 export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) {
   const { services } = ctx;
@@ -79,6 +82,9 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
     },
   );
 
+  listMyMemberships(app, ctx);
+  listMySubmissions(app, ctx);
+  listMySubscriptions(app, ctx);
   registerAccountExportRoutes(app, ctx);
   registerDeleteAccountRoutes(app, ctx);
   await registerUnsubscribeRoutes(app, ctx);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../../services/index.js';
 import { deleteMedia } from './delete-media.js';
 import { getMedia } from './get-media.js';
+import { getOriginal } from './get-original.js';
 import { uploadMedia } from './upload-media.js';
 
 export async function registerMediaRoutes(app: FastifyInstance, ctx: RouteContext) {
@@ -12,5 +13,6 @@ export async function registerMediaRoutes(app: FastifyInstance, ctx: RouteContex
     uploadMedia(uploads, ctx);
   });
   getMedia(app, ctx);
+  getOriginal(app, ctx);
   deleteMedia(app, ctx);
 }

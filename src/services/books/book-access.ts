@@ -38,6 +38,7 @@ export const BOOK_ACTIONS = {
   edit_own_submission: { role: 'contributor', write: true },
   upload_own_media: { role: 'contributor', write: true },
   read_media: { role: 'admin', write: false },
+  read_original: { role: 'contributor', write: false },
   delete_media: { role: 'admin', write: true },
   export: { role: 'admin', write: true, allowedInGrace: true },
   read_exports: { role: 'admin', write: false },

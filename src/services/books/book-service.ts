@@ -107,11 +107,13 @@ export function createBookService(deps: {
         billingRecordId: uuidv7(),
       });
       if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      let created = toBook(book, 'owner');
       if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
         // Its billing changed the row (updated_at, so the etag): answer it as it is now.
-        return toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner');
+        created = toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner');
       }
-      return toBook(book, 'owner');
+      await recordEvent(tx, 'book.created', book.id, created);
+      return created;
     },
 
     /**

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'member.added',
   'member.removed',
   'invitation.accepted',
+  'book.created',
   'book.updated',
   'book.archived',
   'book.restored',

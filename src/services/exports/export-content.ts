@@ -29,6 +29,17 @@ export async function approvedSubmissionIds(q: Queryable, bookId: string): Promi
   return rows.map((r) => r.id);
 }
 
+/** When the book's first and last approved memories were sent (ISO, UTC); null without any. The printed book prints dates only where they tell something. */
+export async function approvedDateSpan(q: Queryable, bookId: string): Promise<{ first: string; last: string } | null> {
+  const [row] = await q.query<{ first: string | null; last: string | null }>(
+    `SELECT to_char(min(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS first,
+            to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last
+       FROM submissions WHERE book_id = $1 AND status = 'approved'`,
+    [bookId],
+  );
+  return row?.first && row.last ? { first: row.first, last: row.last } : null;
+}
+
 /** A file that may be handed out: never one found infected, nor one still waiting for its scan. */
 export const isReleasable = (m: Pick<ExportMedia, 'scan_result'>) => m.scan_result !== 'infected' && m.scan_result !== 'pending';
 

@@ -5,6 +5,7 @@ import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
+import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
@@ -237,6 +238,52 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     async getMedia(actor: Actor, slug: string, submissionId: string, mediaId: string) {
       const { target } = await access.requireBookAccess(actor, slug, 'read_media', { target: mediaOf(submissionId, mediaId, false) });
       return views.toMedia(target);
+    },
+
+    /**
+     * GET …/media/{media_id}/original/: a signed URL to the bytes exactly as
+     * uploaded, with their sha256. Every file keeps them: the upload is stored
+     * as it came under storage_key and nothing in the pipeline rewrites that
+     * object (a video's poster frame is an object of its own). Owner and
+     * admin; a contributor for their own memory's media (another's: 403). A
+     * file still waiting for its scan: 409 invalid_state; one found infected,
+     * or whose object is gone from the store: 410 original_unavailable.
+     */
+    async getOriginal(actor: Actor, slug: string, submissionId: string, mediaId: string) {
+      const { target: m } = await access.requireBookAccess(actor, slug, 'read_original', {
+        target: async (c, q) => {
+          const found = await mediaOf(submissionId, mediaId, false)(c, q);
+          if (c.role === 'contributor') {
+            const parent = await findSubmission(q, c.book.id, submissionId);
+            if (parent?.contributor_user_id !== actor.id) throw errors.insufficientRole('owner or admin');
+          }
+          return found;
+        },
+      });
+      if (m.scan_result === 'infected') {
+        throw new AppError('original_unavailable', 'The original of this file is not available: it was found infected and is never handed out.', { reason: 'infected', media_id: m.id });
+      }
+      if (m.scan_result === 'pending') {
+        throw new AppError('invalid_state', 'The file is still waiting for its virus scan; ask again once scan_result is no longer pending.', {
+          status: 'pending',
+          action: 'download_original',
+          allowed_from: ['clean', 'not_scanned', 'skipped_by_policy'],
+        });
+      }
+      if (!(await store.head(m.storage_key))) {
+        throw new AppError('original_unavailable', 'The original of this file is no longer in the store.', { reason: 'missing', media_id: m.id });
+      }
+      const filename = m.original_filename || `media-${m.id}.${m.mime_type.split('/')[1] ?? 'bin'}`;
+      const signed = await views.sign(m.storage_key, { contentType: m.mime_type, downloadName: filename });
+      if (!signed) throw new AppError('storage_unavailable', 'The file store could not sign a download URL; try again shortly.', null, { transient: true });
+      return {
+        url: signed.url,
+        expires_at: isoMicro(signed.expiresAt),
+        filename,
+        content_type: m.mime_type,
+        size_bytes: Number(m.size_bytes),
+        sha256: m.sha256,
+      };
     },
 
     /** Detaches and removes a media file: the submission goes back to pending if approved, its files are removed in the background. */

@@ -1,5 +1,6 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { oneLine } from '../../lib/names.js';
+import type { EmailTrimmed } from './submission-types.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -244,7 +245,7 @@ export function createSubmissionService(deps: {
     async receiveEmail(
       tx: Tx,
       ctx: BookContext,
-      input: { userId: string | null; name: string | null; email: string | null; text: string },
+      input: { userId: string | null; name: string | null; email: string | null; text: string; trimmed?: EmailTrimmed | null },
       files: StagedUpload[],
     ): Promise<SubmissionRow> {
       const row = await insertSubmission(tx, {
@@ -257,6 +258,7 @@ export function createSubmissionService(deps: {
         textContent: input.text.slice(0, MAX_TEXT_LENGTH),
         isPrivate: false,
         source: 'email',
+        emailTrimmed: input.trimmed ?? null,
       });
       for (const file of files) await deps.media.attachStaged(tx, ctx, row, file, input.userId);
       await touchBookActivity(tx, ctx.book.id);

@@ -10,7 +10,7 @@ function errorBox(message: string | undefined) {
 function nextQuery(next: string | undefined): string {
   return next && next !== DEFAULT_NEXT ? `?next=${encodeURIComponent(next)}` : '';
 }
-const DEFAULT_NEXT = '/settings/tokens/';
+const DEFAULT_NEXT = '/';
 
 export function signupPage(o: {
   csrf: string;

@@ -63,7 +63,7 @@ export function welcomePage(o: { view: Pick<InvitationLinkView, 'book'>; role: s
   <p>${role.does}</p>
   <div class="actions stack">
     ${o.webFormPath ? html`<a class="button wide" href="${o.webFormPath}">Share a memory</a>` : ''}
-    <a class="button secondary wide" href="/settings/tokens/">Your account</a>
+    <a class="button secondary wide" href="/">Your account</a>
   </div>
 </section>`,
   });

@@ -73,6 +73,8 @@ describe('email', () => {
     const mail = (await smtp.waitFor(n + 1)).find((m) => m.to.includes(u.email))!;
     expect(mail.subject).toBe('You were added to "Garden Party"');
     expect(mail.text).not.toContain('/invitations/');
+    // The link leads to their home page (/), where the book is listed with its form.
+    expect(mail.text).toContain(`among your books: ${t.config.http.publicUrl}/\n`);
   });
 });
 

@@ -319,6 +319,6 @@ describe('next after sign-up stays on this site', () => {
     expect(page.text).not.toContain('evil.example');
     const { confirmed } = await signUp(t, { email: inviteeEmail(), next }, c);
     expect(confirmed.status).toBe(303);
-    expect(confirmed.headers.location).toBe('/settings/tokens/');
+    expect(confirmed.headers.location).toBe('/');
   });
 });

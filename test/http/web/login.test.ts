@@ -29,7 +29,7 @@ describe('GET /accounts/login/', () => {
     const { client } = await signUp(t);
     const res = await client.get('/accounts/login/');
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/settings/tokens/');
+    expect(res.headers.location).toBe('/');
   });
 });
 
@@ -39,7 +39,7 @@ describe('POST /accounts/login/', () => {
     const { c } = await openLogin();
     const res = await c.submit('/accounts/login/', { email: u.email.toUpperCase(), password: u.password });
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/settings/tokens/');
+    expect(res.headers.location).toBe('/');
     expect(res.cookies.mb_session.attrs.httponly).toBe(true);
     expect(res.cookies.mb_session.attrs['max-age']).toBe(String(14 * 24 * 3600));
     const me = await t.get('/api/v1/auth/me/', { headers: { cookie: c.cookieHeader() } });

@@ -81,7 +81,7 @@ describe('POST /accounts/signup/', () => {
     expect(wrong.cookies.mb_session).toBeUndefined();
     const confirmed = await c.submit(path, { password: 'a long enough password' });
     expect(confirmed.status).toBe(303);
-    expect(confirmed.headers.location).toBe('/settings/tokens/');
+    expect(confirmed.headers.location).toBe('/');
     const session = confirmed.cookies.mb_session;
     expect(session.value).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(session.attrs.httponly).toBe(true);
@@ -197,10 +197,10 @@ describe('POST /accounts/signup/', () => {
     expect(res.text).toContain('value="&lt;b&gt;x&lt;/b&gt;"');
   });
 
-  it('a signed-in browser is sent on to the tokens page', async () => {
+  it('a signed-in browser is sent on to its home', async () => {
     const { client } = await signUp(t);
     const res = await client.get('/accounts/signup/');
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe('/settings/tokens/');
+    expect(res.headers.location).toBe('/');
   });
 });
