@@ -113,11 +113,6 @@ export async function startTracing(
   };
 }
 
-/** For tests: stops recording without unregistering (the next startTracing registers again). */
-export function stopTracingForTests(): void {
-  on = false;
-}
-
 export interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
