@@ -23,6 +23,7 @@ import { registerFileRoutes } from './routes/files/file-routes.js';
 import { registerWebhookRoutes } from './routes/webhooks/webhook-routes.js';
 import { registerStripeWebhook } from './routes/webhooks/stripe-webhook.js';
 import { runInRequestScope } from './lib/request-scope.js';
+import { contextFromHeaders, markSpanError, SpanKind, startSpan, tracingOn, withActiveSpan, type Span } from './lib/tracing.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
 
@@ -106,16 +107,39 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   // JSON bodies (see http/json-body.ts); `jsonOnly` sets up the API scope, which takes nothing else.
   const jsonOnly = installJsonBody(app);
 
+  // With tracing on (lib/tracing.ts), each request's span: a child of the caller's traceparent, if it sent one.
+  const spans = new WeakMap<object, Span>();
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // Everything after this runs in the request's own scope (see lib/request-scope.ts).
-    runInRequestScope(done);
+    if (!tracingOn()) return runInRequestScope(done);
+    const parent = contextFromHeaders(request.headers);
+    const span = startSpan(request.method, { kind: SpanKind.SERVER, parent, attributes: requestSpanAttributes(request) });
+    if (!span) return runInRequestScope(done);
+    spans.set(request, span);
+    withActiveSpan(span, () => runInRequestScope(done), parent);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    const route = request.routeOptions.url ?? null;
+    request.log.info({ method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    const span = spans.get(request);
+    if (span) {
+      spans.delete(request);
+      if (route) span.updateName(`${request.method} ${route}`).setAttribute('http.route', route);
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (request.errorCode) span.setAttribute('memorybook.error_code', request.errorCode);
+      if (reply.statusCode >= 500) markSpanError(span, String(reply.statusCode));
+      span.end();
+    }
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    const span = spans.get(request);
+    if (span) {
+      spans.delete(request);
+      markSpanError(span, 'aborted');
+      span.end();
+    }
     done();
   });
 
@@ -164,4 +188,19 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   );
   await app.register(async (web) => registerWebPages(web, ctx));
   return app;
+}
+
+/** HTTP server span attributes (OpenTelemetry semantic conventions), the request id among them; never the query string or a credential. */
+function requestSpanAttributes(request: import('fastify').FastifyRequest) {
+  const q = request.url.indexOf('?');
+  const ua = request.headers['user-agent'];
+  return {
+    'http.request.method': request.method,
+    'url.path': q === -1 ? request.url : request.url.slice(0, q),
+    'url.scheme': request.protocol,
+    'network.protocol.version': request.raw.httpVersion,
+    'client.address': request.ip,
+    ...(typeof ua === 'string' ? { 'user_agent.original': ua.slice(0, 256) } : {}),
+    'memorybook.request_id': String(request.id),
+  };
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, readDotEnv, type Config } from '../config/conf
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
+import { startTracing, tracingSettings, type Tracing } from '../lib/tracing.js';
 import type { Services } from '../services/index.js';
 import { commandContext, FORWARDED_COMMANDS, forwardToAdminSocket, startAdminSocket } from './admin-socket.js';
 
@@ -109,8 +110,9 @@ async function withServices<T>(config: Config, fn: (services: Services, db: Db) 
 export async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   let config: Config;
+  const env = readDotEnv(process.env);
   try {
-    config = loadConfig(readDotEnv(process.env));
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const p of err.problems) console.error(`configuration error: ${p}`);
@@ -128,6 +130,14 @@ export async function main(argv: string[]): Promise<number> {
       return forwarded.code;
     }
   }
+
+  // Traces (README "Tracing"), for the commands that run on: only when OTEL_* asks, and then the SDK loads.
+  let tracing: Tracing | null = null;
+  if ((command === 'serve' || command === 'worker' || command === 'mail-inbound') && tracingSettings(env)) {
+    const { default: pino } = await import('pino');
+    tracing = await startTracing(env, pino({ level: config.logLevel, base: { component: 'tracing' } }));
+  }
+  const flushTraces = () => tracing?.shutdown().catch(() => {});
 
   try {
     switch (command) {
@@ -170,6 +180,7 @@ export async function main(argv: string[]): Promise<number> {
           exitIfStuck(config, server.app.log);
           await admin?.close();
           await server.close();
+          await flushTraces();
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -187,6 +198,7 @@ export async function main(argv: string[]): Promise<number> {
           worker.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing running jobs');
           exitIfStuck(config, worker.log);
           await worker.close({ timeoutMs: config.shutdown.timeoutMs });
+          await flushTraces();
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -210,6 +222,7 @@ export async function main(argv: string[]): Promise<number> {
           exitIfStuck(config, worker.log);
           await receiver.close();
           await worker.close({ timeoutMs: config.shutdown.timeoutMs });
+          await flushTraces();
           process.exit(0);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));

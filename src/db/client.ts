@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { lockDataDir } from './dir-lock.js';
 import { isRetryableTransactionError, translateDbError } from './pg-errors.js';
 import { createSharedReads } from './shared-read.js';
+import { failSpan, inSpan, SpanKind, startSpan, tracingInSpan, type Span } from '../lib/tracing.js';
 
 /** Anything that runs one parameterised SQL statement: the database itself or a transaction. */
 export interface Queryable {
@@ -535,6 +536,12 @@ function withTransactions(conn: Connection): Db {
 
   async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     mustHoldNone();
+    // Tracing on: the transaction is one span (its statements are not spans of their own), retries included.
+    if (tracingInSpan()) return inSpan('transaction', { kind: SpanKind.CLIENT, attributes: dbSpanAttributes(conn.kind, 'transaction') }, () => transactionRun(fn));
+    return transactionRun(fn);
+  }
+
+  async function transactionRun<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const tx = translating(await translated(conn.begin()));
       try {
@@ -553,26 +560,87 @@ function withTransactions(conn: Connection): Db {
     kind: conn.kind,
     query<R>(text: string, params?: unknown[]) {
       mustHoldNone();
+      if (tracingInSpan()) return statementSpan(conn.kind, text, () => translated(conn.query<R>(text, params)));
       return translated(conn.query<R>(text, params));
     },
     transaction,
     begin: (async (script?: string) => {
       mustHoldNone();
-      const tx = await translated(conn.begin(script));
-      return Object.assign(translating(tx), { rows: tx.rows });
+      // Tracing on: an opened transaction is one span, from BEGIN to its COMMIT or ROLLBACK.
+      const span = tracingInSpan() ? startSpan('transaction', { kind: SpanKind.CLIENT, attributes: dbSpanAttributes(conn.kind, 'transaction') }) : undefined;
+      let tx: OpenTransaction & { rows: unknown[] };
+      try {
+        tx = await translated(conn.begin(script));
+      } catch (err) {
+        if (span) {
+          failSpan(span, err);
+          span.end();
+        }
+        throw err;
+      }
+      const opened = Object.assign(translating(tx), { rows: tx.rows });
+      return span ? endingSpan(opened, span) : opened;
     }) as Db['begin'],
     holding: (tx, fn) => held.run(tx, fn),
     sharedRead<R>(text: string, params: unknown[]) {
       mustHoldNone();
+      if (tracingInSpan()) return statementSpan(conn.kind, text, () => shared<R>(text, params));
       return shared<R>(text, params);
     },
     exec: (sql) => {
       mustHoldNone();
+      if (tracingInSpan()) return inSpan('exec', { kind: SpanKind.CLIENT, attributes: dbSpanAttributes(conn.kind, 'exec') }, () => translated(conn.exec(sql)));
       return translated(conn.exec(sql));
     },
     poolStats: () => conn.poolStats(),
     close: () => conn.close(),
   };
+}
+
+/** Database span attributes (OpenTelemetry semantic conventions; PGlite is PostgreSQL too). Never a statement's parameters. */
+function dbSpanAttributes(kind: Db['kind'], operation: string, text?: string) {
+  return {
+    'db.system': 'postgresql',
+    'db.system.name': 'postgresql',
+    'db.operation.name': operation,
+    'memorybook.db.backend': kind,
+    // The statement as written (its values are $n parameters); a quoted literal in it is replaced by '?'.
+    ...(text !== undefined ? { 'db.query.text': text.replace(/'(?:[^']|'')*'/g, "'?'").replace(/\s+/g, ' ').trim().slice(0, 1000) } : {}),
+  };
+}
+
+/** One autocommitted statement's span, named by its first keyword (SELECT, WITH, UPDATE…). */
+function statementSpan<T>(kind: Db['kind'], text: string, run: () => Promise<T>): Promise<T> {
+  const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'statement';
+  return inSpan(operation, { kind: SpanKind.CLIENT, attributes: dbSpanAttributes(kind, operation, text) }, run);
+}
+
+/** An opened transaction whose span ends with its COMMIT or ROLLBACK (the first of them). */
+function endingSpan<T extends OpenTransaction>(tx: T, span: Span): T {
+  let ended = false;
+  const end = (err?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (err !== undefined) failSpan(span, err);
+    span.end();
+  };
+  const commit = tx.commit.bind(tx);
+  const rollback = tx.rollback.bind(tx);
+  return Object.assign(tx, {
+    commit: (finalScript?: string) =>
+      commit(finalScript).then(
+        () => end(),
+        (err: unknown) => {
+          end(err);
+          throw err;
+        },
+      ),
+    rollback: () =>
+      rollback().finally(() => {
+        if (!ended) span.setAttribute('memorybook.db.rolled_back', true);
+        end();
+      }),
+  });
 }
 
 /** A value written into SQL text as a literal (see Db.begin's script): quoted and escaped, or a plain number. */

@@ -23,6 +23,7 @@ import type { Config } from '../config/config.js';
 import type { Db, Queryable } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { dependencyUnavailable, jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
+import { activeTraceparent, contextFromJobTrace, failSpan, inSpan, SpanKind, splitJobTrace, startSpan, TRACE_KEY, withActiveSpan } from '../lib/tracing.js';
 import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 import { jobSpecs, stoppedByWorker, WorkerStoppedError, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
@@ -371,8 +372,23 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     let ok = false;
     let failure: unknown;
     const timer = jobDuration.startTimer({ queue: definition.name });
+    // The trace context the sender carried in the payload (tracing on): this run is a child of the span that sent it.
+    const { payload: stored, trace: carried } = splitJobTrace(job.data);
+    const parent = contextFromJobTrace(carried);
+    const span = startSpan(`process ${definition.name}`, {
+      kind: SpanKind.CONSUMER,
+      parent,
+      attributes: {
+        'messaging.system': 'pg-boss',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': definition.name,
+        'messaging.message.id': job.id,
+        'memorybook.job.attempt': attempt,
+      },
+    });
     try {
-      const payload = checked(entry, job.data, 'as stored');
+      const payload = checked(entry, stored, 'as stored');
       const ctx: JobContext = {
         id: job.id,
         name: definition.name,
@@ -384,7 +400,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         log: jobLog,
         queue,
       };
-      const handled = handle(payload, ctx);
+      const handled = span ? withActiveSpan(span, () => handle(payload, ctx), parent) : handle(payload, ctx);
       // An abandoned handler may still reject later; that must not become an unhandled rejection.
       handled.catch(() => {});
       await Promise.race([handled, aborted(abort.signal)]);
@@ -396,6 +412,13 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       clearInterval(beat);
       running.delete(self);
       timer({ outcome: ok ? 'completed' : 'failed' });
+    }
+    if (span) {
+      if (ok) span.end();
+      else {
+        failSpan(span, failure);
+        span.end();
+      }
     }
     if (leaseLost) {
       jobLog.warn('job lease lost to another worker; its outcome is theirs to record');
@@ -539,14 +562,27 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
           ]);
           if (pending.length) return null;
         }
-        return enqueue(entry, payload, planOf(entry.definition, options.retryDelaySeconds), {
+        // Tracing on: the sending span's traceparent rides in the stored payload (removed again before the run's check).
+        const carried = activeTraceparent();
+        return enqueue(entry, carried ? { ...(payload as object), [TRACE_KEY]: carried } : payload, planOf(entry.definition, options.retryDelaySeconds), {
           singletonKey,
           startAfterSeconds: options.startAfterSeconds,
           priority: options.priority,
           db: tx ? transactionBossDb(tx) : undefined,
         });
       };
-      const id = await sendIn(options.tx);
+      const id = await inSpan(
+        `send ${name}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: { 'messaging.system': 'pg-boss', 'messaging.operation.type': 'send', 'messaging.operation.name': 'send', 'messaging.destination.name': name },
+        },
+        async (span) => {
+          const sent = await sendIn(options.tx);
+          if (sent) span?.setAttribute('messaging.message.id', sent);
+          return sent;
+        },
+      );
       // A local worker looks now instead of at its next poll (inside a
       // transaction it may not see the job yet; the poll catches it then).
       if (!options.startAfterSeconds) wake(name);

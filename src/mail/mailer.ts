@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { inSpan, SpanKind } from '../lib/tracing.js';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config/config.js';
 import { AppError, errors } from '../errors.js';
@@ -55,13 +56,17 @@ function lazyTransport(create: (nodemailer: (typeof import('nodemailer'))['defau
 }
 
 export function createSmtpMailer(url: string, from: string): Mailer {
+  const smtpTarget = smtpSpanAttributes(url);
   const transport = lazyTransport((nodemailer) => nodemailer.createTransport(url, { from }));
   return {
     kind: 'smtp',
     async send(m, o = {}) {
       try {
-        const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
-        return { messageId: String(info.messageId) };
+        // A client span per message (tracing on): the SMTP server, never the recipient or the subject.
+        return await inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: smtpTarget }, async () => {
+          const info = await (await transport.get()).sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, messageId: messageIdOf(o.id, from) });
+          return { messageId: String(info.messageId) };
+        });
       } catch (err) {
         throw mailOutage(err) ?? err;
       }
@@ -109,4 +114,14 @@ export function createOutboxMailer(dir: string, from: string): Mailer {
     },
     close: () => transport.close(),
   };
+}
+
+/** The SMTP server's host and port for a span (never the URL: it may hold credentials). */
+function smtpSpanAttributes(url: string): Record<string, string | number> {
+  try {
+    const u = new URL(url);
+    return { 'network.protocol.name': 'smtp', 'server.address': u.hostname, ...(u.port ? { 'server.port': Number(u.port) } : {}) };
+  } catch {
+    return { 'network.protocol.name': 'smtp' };
+  }
 }

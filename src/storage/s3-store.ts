@@ -14,6 +14,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { inSpan, SpanKind } from '../lib/tracing.js';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,7 +63,13 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
   const send = client.send.bind(client) as (command: unknown, options?: unknown) => Promise<unknown>;
   (client as unknown as { send: (command: unknown, options?: unknown) => Promise<unknown> }).send = async (command, options) => {
     try {
-      return await send(command, options);
+      // A client span per call (tracing on), named by the command (PutObject…); the SDK's own retries inside it.
+      const operation = (command as { constructor: { name: string } }).constructor.name.replace(/Command$/, '');
+      return await inSpan(
+        `S3.${operation}`,
+        { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'aws-api', 'rpc.service': 'S3', 'rpc.method': operation, 'aws.s3.bucket': bucket } },
+        () => send(command, options),
+      );
     } catch (err) {
       throw storeOutage(err) ?? err;
     }

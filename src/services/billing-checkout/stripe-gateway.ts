@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors.js';
+import { inSpan, SpanKind } from '../../lib/tracing.js';
 import type Stripe from 'stripe';
 
 type StripeConfig = NonNullable<Config['billing']['stripe']>;
@@ -68,7 +69,12 @@ export function createStripeGateway(config: StripeConfig) {
   async function call<T>(fn: (client: Stripe) => Promise<T>): Promise<T> {
     const client = await stripe();
     try {
-      return await fn(client);
+      // A client span per call (tracing on), the Stripe client's own retries inside it.
+      return await inSpan(
+        'stripe',
+        { kind: SpanKind.CLIENT, attributes: { 'server.address': config.api.host, 'server.port': config.api.port, 'memorybook.provider': 'stripe' } },
+        () => fn(client),
+      );
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
       if (status === 404) throw new AppError('not_found', 'Stripe does not know this object.');

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { uuidv7 } from '../../lib/ids.js';
+import { rememberEventTrace } from '../../lib/tracing.js';
 import type { EventType } from './event-types.js';
 
 /** The event's created_at in the API's timestamp form (microseconds, UTC). */
@@ -19,6 +20,9 @@ export const EVENT_TIME_SQL = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
  * lasts until this transaction commits: numbers follow commit order.
  */
 export async function recordEvent(tx: Queryable, type: EventType, bookId: string, object: unknown): Promise<void> {
+  const id = uuidv7();
+  // Tracing on: its webhook deliveries join the trace of the request or job recording it (lib/tracing.ts).
+  rememberEventTrace(id);
   await tx.query(
     `WITH b AS (SELECT id, slug FROM books WHERE id = $3),
      sq AS (
@@ -40,7 +44,7 @@ export async function recordEvent(tx: Queryable, type: EventType, bookId: string
        ON w.user_id IN (SELECT user_id FROM rc) AND w.status = 'enabled'
       AND (w.event_types IS NULL OR $2 = ANY (w.event_types))
       AND (w.book_slugs IS NULL OR ev.book_slug = ANY (w.book_slugs))`,
-    [uuidv7(), type, bookId, JSON.stringify(object), resourceKeyOf(type, bookId, object)],
+    [id, type, bookId, JSON.stringify(object), resourceKeyOf(type, bookId, object)],
   );
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { uuidv7 } from '../../lib/ids.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
+import { tracedDelivery } from './delivery-span.js';
 import { endpointDisabledMail } from './endpoint-mail.js';
 import type { EndpointRow } from './endpoint-repository.js';
 import { signPayload, type SecretBox } from './signing.js';
@@ -264,7 +265,7 @@ export function createWebhookDispatcher(
       await db.query(`UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL WHERE id = $1`, [c.id]);
       return;
     }
-    const outcome = await post(c, c.event_id, c.body);
+    const outcome = await tracedDelivery(c, () => post(c, c.event_id, c.body));
     noteOutcome(c.endpoint_id, outcome.statusCode !== null);
     await record(c, outcome);
   }
