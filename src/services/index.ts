@@ -91,7 +91,7 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
+  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const notifications = createNotificationService({ db, config, queue });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
@@ -113,14 +113,14 @@ export function createServices(deps: ServiceDeps) {
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, onPaidBookCreated: billingCheckout.bindNewBook }),
-    billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
+    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, store, queue, onPaidBookCreated: billingCheckout.bindNewBook }),
+    billing: createBillingService({ db, access, store, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
     billingCheckout,
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),
     invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
-    channels: createChannelService({ db, config, access }),
+    channels: createChannelService({ db, config, access, store }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     meLists: createMeListsService({ db, cursors, views }),
     notifications,

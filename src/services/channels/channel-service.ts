@@ -1,3 +1,4 @@
+import type { ObjectStore } from '../../storage/object-store.js';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
@@ -99,7 +100,7 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
 }
 
 /** One status row per channel for a book: what its plan allows, what the operator configured, and how to reach it. */
-export function createChannelService(deps: { db: Db; config: Config; access: BookAccess }) {
+export function createChannelService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore }) {
   const { db, config, access } = deps;
   return {
     async listChannels(actor: Actor, slug: string): Promise<ChannelStatus[]> {
@@ -147,7 +148,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const { ctx } = await access.requireBookAccess(actor, slug, 'rotate_form_key', { tx, lock: 'update' });
       const key = await rotateFormKey(tx, ctx.book.id);
       // The book's row changed (its updated_at and ETag move): book.updated, as for any change of the book.
-      await recordBookUpdated(tx, ctx.book.id);
+      await recordBookUpdated(tx, deps.store, ctx.book.id);
       const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const plan_allowed = (plan?.channels ?? []).includes('web');
       return {
