@@ -19,6 +19,8 @@ export interface ExportBook {
   status: string;
   created_at: string;
   updated_at: string;
+  /** The book's chosen cover (a releasable photo of this book), cropped around focal_point (0..1) wherever it is printed; null: the automatic choice. */
+  cover: { media_id: string; storage_key: string; focal_point: { x: number; y: number } } | null;
 }
 
 export interface ExportMedia {

@@ -83,6 +83,8 @@ export interface PdfBookInput {
    * going to print opens with the typographic title page instead: its cover wrap carries the photo.
    */
   coverPicture?: string | null;
+  /** The book's chosen cover's focal point: the cover photo is cropped around it (else around its detected subject). */
+  coverFocal?: { x: number; y: number } | null;
 }
 
 /**
@@ -521,7 +523,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const copy = await openOrSkip(input.coverPicture);
       if (copy) {
         try {
-          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background);
+          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? 'attention');
         } finally {
           await copy.release();
         }

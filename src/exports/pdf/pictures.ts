@@ -1,3 +1,4 @@
+import { cropRectAround, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -70,7 +71,7 @@ export async function prepareCroppedPicture(
   file: string,
   cell: { w: number; h: number },
   background: string,
-  crop: 'attention' | 'centre' = 'attention',
+  crop: 'attention' | 'centre' | FocalPoint = 'attention',
 ): Promise<(PreparedPicture & { ppi: number }) | null> {
   const sharp = await loadSharp();
   const upright = await uprightSize(file);
@@ -83,8 +84,11 @@ export async function prepareCroppedPicture(
   const targetW = Math.max(1, Math.round(usedW * scale));
   const targetH = Math.max(1, Math.round(targetW / cellAspect));
   try {
-    const { data, info } = await sharp(file, { failOn: 'none' })
-      .rotate()
+    // A focal point (the book's cover): the crop is centred on it (focal-crop.ts, the one cropping function).
+    const focal = typeof crop === 'object' ? cropRectAround({ w, h }, cellAspect, crop) : null;
+    const upright = sharp(file, { failOn: 'none' }).rotate();
+    const cropped = focal ? sharp(await upright.extract(focal).toBuffer(), { failOn: 'none' }) : upright;
+    const { data, info } = await cropped
       .resize(targetW, targetH, { fit: 'cover', position: crop === 'centre' ? 'centre' : sharp.strategy.attention })
       .flatten({ background })
       .toColorspace('srgb')

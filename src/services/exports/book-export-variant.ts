@@ -59,8 +59,10 @@ export function createBookExportVariant(deps: {
           throw new RenderError('A photo could not be read from storage.', { cause: err });
         }
       };
-      // The cover photo: the one the owner names, else the first pinned memory's (the book's first photo).
-      const coverPicture = (await namedCoverPhotoKey(db, book.id, book.settings)) ?? (await firstPhotoKey(db, book.id));
+      // The cover photo: the book's chosen cover (cropped around its focal point), else the one settings name,
+      // else the first pinned memory's (the book's first photo).
+      const coverPicture = book.cover?.storage_key ?? (await namedCoverPhotoKey(db, book.id, book.settings)) ?? (await firstPhotoKey(db, book.id));
+      const coverFocal = book.cover?.focal_point ?? null;
       const result = await renderPdfBook({
         title: book.title,
         subtitle: book.subtitle,
@@ -77,6 +79,7 @@ export function createBookExportVariant(deps: {
         now: deps.now?.(),
         printReady: hasCoverWrap(job),
         coverPicture,
+        coverFocal,
       });
       if (hasCoverWrap(job)) {
         // The cover wrap goes to the store first: the job completes only once both files are there.
@@ -102,6 +105,7 @@ export function createBookExportVariant(deps: {
             caliperMm: (deps.paperCaliperUm ?? DEFAULT_PAPER_CALIPER_UM) / 1000,
             memoryCount: result.memories,
             photo,
+            photoFocal: photoKey === book.cover?.storage_key ? coverFocal : null,
             back: result.back,
             output: createWriteStream(coverFile, { mode: 0o600 }),
             now: deps.now?.(),
