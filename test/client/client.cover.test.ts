@@ -22,7 +22,7 @@ describe('mb.cover', () => {
     const slug = ok(await mb.POST('/api/v1/books/', { body: { title: 'Covered' } })).slug;
     const book: Book = await mb.cover.put({ slug, file: await fixture('jpeg') });
     expect(book.cover).toMatchObject({ media_id: expect.any(String), url: expect.any(String), focal_point: { x: expect.any(Number), y: expect.any(Number) } });
-    const moved = await mb.update('/api/v1/books/{slug}/', { slug }, () => ({ cover_focal_point: { x: 0.25, y: 0.75 } }));
+    const moved = await mb.update('/api/v1/books/{slug}/', { params: { path: { slug } } }, () => ({ cover_focal_point: { x: 0.25, y: 0.75 } }));
     expect(moved.cover?.focal_point).toEqual({ x: 0.25, y: 0.75 });
     const back = await mb.cover.delete({ slug });
     expect(back.cover).toBeNull();

@@ -23,7 +23,7 @@ export interface CoverHelpers {
 
 /**
  * The book's cover. Choosing a memory's photo or moving the focus is a book
- * update: `mb.update('/api/v1/books/{slug}/', {slug}, () => ({cover_media_id, cover_focal_point}))`.
+ * update: `mb.update('/api/v1/books/{slug}/', {params: {path: {slug}}}, () => ({cover_media_id, cover_focal_point}))`.
  */
 export function createCoverHelpers({ call }: HelperContext): CoverHelpers {
   return {
