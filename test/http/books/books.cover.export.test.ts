@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSharp } from '../../../src/media-tools/sharp.js';
+import { eventually } from '../../helpers/eventually.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
 import { fileUpload } from '../../helpers/multipart.js';
 import { approvedMemory, buildExportApp, exportBook, exportsPath, fetchSigned, settled, type ExportTestApp } from '../exports/exports-setup.js';
@@ -87,4 +88,28 @@ describe('the cover in the exports', () => {
     expect(leftPdf.r).toBeGreaterThan(leftPdf.b + 40);
     expect(rightPdf.b).toBeGreaterThan(rightPdf.r + 40);
   }, 400_000);
+
+  it("a share card of a memory without a photo shows the cover, cropped around its focal point", async () => {
+    const colours: { r: number; b: number }[] = [];
+    for (const x of [0.05, 0.95]) {
+      const { slug } = await exportBook(t, owner);
+      const body = fileUpload(await redLeftBlueRight(), { filename: 'cover.jpg', contentType: 'image/jpeg' });
+      const put = await t.request('PUT', `/api/v1/books/${slug}/cover/`, { token: owner.token, payload: body.payload, headers: { 'content-type': body.contentType } });
+      expect(put.status).toBe(200);
+      expect((await t.patch(`/api/v1/books/${slug}/`, { cover_focal_point: { x, y: 0.5 } }, { token: owner.token })).status).toBe(200);
+      const s = await approvedMemory(t, owner, slug, { text: 'No photo of its own.' });
+      const withCard = await eventually(
+        () => t.get(`/api/v1/books/${slug}/submissions/${s.id}/`, { token: owner.token }),
+        (r) => r.body.share_card_url !== null,
+        60_000,
+      );
+      const card = await fetchSigned(t, withCard.body.share_card_url);
+      const sharp = await loadSharp();
+      // The photo is the card's right-hand 470 pixels.
+      const stats = await sharp(card.body).extract({ left: 1200 - 470, top: 0, width: 470, height: 630 }).stats();
+      colours.push({ r: stats.channels[0]!.mean, b: stats.channels[2]!.mean });
+    }
+    expect(colours[0]!.r).toBeGreaterThan(colours[0]!.b + 40);
+    expect(colours[1]!.b).toBeGreaterThan(colours[1]!.r + 40);
+  }, 200_000);
 });
