@@ -10,6 +10,8 @@ export interface FormBook {
   theme: string;
   /** The form's path, with the book's form key when it needs one. */
   path: string;
+  /** The header picture's path (the book's cover cropped around its focal point), null without a cover. */
+  coverPath?: string | null;
 }
 
 /** The shell of the pages a book's contributors see: no account bar, the book's colours and title face. */
@@ -38,6 +40,7 @@ ${o.body}
 
 function bookHead(book: FormBook, eyebrow: string): SafeHtml {
   return html`<header class="book-head">
+  ${book.coverPath ? html`<img class="book-cover" src="${book.coverPath}" alt="" width="1200" height="400">` : ''}
   <p class="eyebrow">${eyebrow}</p>
   <h1 class="book-title">${book.title}</h1>
   ${book.subtitle ? html`<p class="book-subtitle">${book.subtitle}</p>` : ''}

@@ -39,6 +39,13 @@ async function redLeftBlueRight(): Promise<Buffer> {
   return sharp({ create: { width: w, height: h, channels: 3, background: '#808080' } }).composite([{ input: svg }]).jpeg({ quality: 95 }).toBuffer();
 }
 
+/** A square photo: red on its top third, blue on its bottom third, grey between. */
+async function redTopBlueBottom(): Promise<Buffer> {
+  const sharp = await loadSharp();
+  const svg = Buffer.from(`<svg width="900" height="900"><rect x="0" y="0" width="900" height="300" fill="#ff0000"/><rect x="0" y="600" width="900" height="300" fill="#0000ff"/></svg>`);
+  return sharp({ create: { width: 900, height: 900, channels: 3, background: '#808080' } }).composite([{ input: svg }]).jpeg({ quality: 95 }).toBuffer();
+}
+
 async function exportArtifact(slug: string, body: Record<string, unknown>): Promise<Buffer> {
   const res = await t.post(exportsPath(slug), body, { token: owner.token });
   expect(res.status, res.text).toBe(202);
@@ -107,6 +114,39 @@ describe('the cover in the exports', () => {
       const sharp = await loadSharp();
       // The photo is the card's right-hand 470 pixels.
       const stats = await sharp(card.body).extract({ left: 1200 - 470, top: 0, width: 470, height: 630 }).stats();
+      colours.push({ r: stats.channels[0]!.mean, b: stats.channels[2]!.mean });
+    }
+    expect(colours[0]!.r).toBeGreaterThan(colours[0]!.b + 40);
+    expect(colours[1]!.b).toBeGreaterThan(colours[1]!.r + 40);
+  }, 200_000);
+
+  it("the web form's header shows the cover cropped around its focal point (a 3:1 band); none without a cover", async () => {
+    const { slug } = await exportBook(t, owner);
+    const formPath = (await t.services.channels.webFormPathFor(slug))!;
+    expect(formPath).toBeTruthy();
+    const coverPath = formPath.replace(`/b/${slug}/`, `/b/${slug}/cover.jpg`);
+    expect((await t.app.inject({ method: 'GET', url: formPath })).body).not.toContain('book-cover');
+    expect((await t.app.inject({ method: 'GET', url: coverPath })).statusCode).toBe(404);
+
+    const body = fileUpload(await redTopBlueBottom(), { filename: 'cover.jpg', contentType: 'image/jpeg' });
+    expect((await t.request('PUT', `/api/v1/books/${slug}/cover/`, { token: owner.token, payload: body.payload, headers: { 'content-type': body.contentType } })).status).toBe(200);
+    const page = await t.app.inject({ method: 'GET', url: formPath });
+    expect(page.body).toContain(`class="book-cover" src="${coverPath.replaceAll('&', '&amp;')}"`);
+    // Without the form's key: not found.
+    expect((await t.app.inject({ method: 'GET', url: `/b/${slug}/cover.jpg` })).statusCode).toBe(404);
+
+    const sharp = await loadSharp();
+    const colours: { r: number; b: number }[] = [];
+    for (const y of [0.05, 0.95]) {
+      expect((await t.patch(`/api/v1/books/${slug}/`, { cover_focal_point: { x: 0.5, y } }, { token: owner.token })).status).toBe(200);
+      const res = await t.app.inject({ method: 'GET', url: coverPath });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/jpeg');
+      const img = sharp(res.rawPayload);
+      const meta = await img.metadata();
+      expect(meta.width! / meta.height!).toBeCloseTo(3, 1);
+      // Focused at the top, the band is the red top; at the foot, the blue.
+      const stats = await img.stats();
       colours.push({ r: stats.channels[0]!.mean, b: stats.channels[2]!.mean });
     }
     expect(colours[0]!.r).toBeGreaterThan(colours[0]!.b + 40);
