@@ -19,7 +19,11 @@
  * `npm run bench -- media` runs the media upload bench instead (bench/media-upload.ts).
  * `npm run bench -- exports` runs the export bench instead (bench/exports.ts).
  * `npm run bench -- mail-inbound` runs the inbound mail bench instead (bench/mail-inbound.ts).
- * `npm run bench -- start [checkout …]` compares embedded start times instead (bench/start.ts).
+ * `npm run bench -- compare <commit>`: every scenario below (or BENCH_SCENARIOS) on that commit and on this
+ * working tree, turn about in short rounds on one machine, printing each one's ratio new/old (bench/compare.ts;
+ * the commit is checked out and installed once, bench/baseline.ts). Quote it in every note on a hot path.
+ * `npm run bench -- transcription` runs the transcription bench instead (bench/transcription.ts).
+ * `npm run bench -- start [checkout or commit …]` compares embedded start times instead (bench/start.ts).
  * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts);
  * with book-create among its scenarios, the main bench measures that floor too, after its rounds, and prints
  * book-create's share of it (targets 0.7 on PostgreSQL, 0.85 on PGlite).
@@ -76,6 +80,36 @@ const OVERALL_DEADLINE_MS = 12 * 60_000;
 const READY_TIMEOUT_MS = intEnv('BENCH_READY_TIMEOUT_MS', 30_000);
 const CLI_TIMEOUT_MS = 60_000;
 
+// ---------------------------------------------------------------- checkouts
+
+/**
+ * The project's own code a seed uses, from the checkout being measured: this
+ * tree's src, or another checkout's build (`npm run bench -- compare`, see
+ * bench/compare.ts), so that each version's data is written by that version.
+ */
+export interface BenchLib {
+  loadConfig: typeof loadConfig;
+  createDb: typeof createDb;
+  createTokenService: typeof createTokenService;
+  createCursorCodec: typeof createCursorCodec;
+  createSecretBox: typeof createSecretBox;
+  newSigningSecret: typeof newSigningSecret;
+}
+
+/** A version of memorybook to run: its CLI (bin/memorybook.js) and its code for seeds. */
+export interface Checkout {
+  /** How reports name it: `working tree`, or a commit's short hash. */
+  label: string;
+  bin: string;
+  lib: BenchLib;
+}
+
+export const WORKING_TREE: Checkout = {
+  label: 'working tree',
+  bin: BIN,
+  lib: { loadConfig, createDb, createTokenService, createCursorCodec, createSecretBox, newSigningSecret },
+};
+
 // ---------------------------------------------------------------- scenarios
 
 /** What a scenario sees: the running service and the seeded caller. */
@@ -90,6 +124,8 @@ export interface BenchContext {
   secretKey: string;
   /** Bag for values a seed/setup step hands to its scenario (ids, slugs). */
   state: Record<string, unknown>;
+  /** The project's code, from the checkout being measured (use it in seeds rather than importing ../src). */
+  lib: BenchLib;
   /** Runs the operator CLI against the same database and returns its JSON line. Only valid in `seed`. */
   cli(args: string[]): Promise<Record<string, unknown>>;
   /**
@@ -126,6 +162,13 @@ export interface Scenario {
 
 const bearer = (ctx: BenchContext) => ({ authorization: `Bearer ${ctx.apiKey}` });
 
+/**
+ * A GET as the seeded caller (their API key), after `seed`: a read scenario in
+ * one line, e.g. `get('me-memberships', '/api/v1/me/memberships/?limit=50', seedThousandBooks)`.
+ * Add it to `scenarios` below; `npm run bench -- compare <commit>` then measures it too.
+ */
+export const get = (name: string, path: Scenario['path'], seed?: Scenario['seed']): Scenario => ({ name, method: 'GET', path, headers: bearer, seed });
+
 export const scenarios: Scenario[] = [
   // The ceiling: a constant-JSON route of a bare Fastify process on the same machine (no auth, no database,
   // none of our hooks). Every ratio is taken against it, round by round.
@@ -140,7 +183,7 @@ export const scenarios: Scenario[] = [
     path: '/api/v1/auth/me/',
     async seed(ctx) {
       ctx.state.keys = await ctx.withDb(async (db) => {
-        const tokens = createTokenService({ db });
+        const tokens = ctx.lib.createTokenService({ db });
         const keys = [ctx.apiKey];
         for (let i = 1; i < ctx.connections; i++) keys.push((await tokens.issueToken(db, ctx.userId, `bench-${i}`)).plaintext);
         return keys;
@@ -160,6 +203,8 @@ export const scenarios: Scenario[] = [
     seed: seedThousandBooks,
   },
   { name: 'book-get', method: 'GET', path: '/api/v1/books/bench-book-500/', headers: bearer, seed: seedThousandBooks },
+  // The caller's events (10,000 of the last 30 days, over the 1,000 books), a page of 50.
+  get('events-list', '/api/v1/events/?limit=50', seedEvents),
   {
     // The issue's create row: a book on the default plan, a fresh Idempotency-Key each. A user of its
     // own, so the 1,000-book lists above do not grow while it runs.
@@ -220,7 +265,7 @@ export const scenarios: Scenario[] = [
         await db.query(`INSERT INTO webhook_endpoints (id, user_id, url, book_slugs, secret_sealed) VALUES (gen_random_uuid(), $1, $2, ARRAY['bench-webhook'], $3)`, [
           ctx.userId,
           url,
-          createSecretBox(ctx.secretKey).seal(newSigningSecret()),
+          ctx.lib.createSecretBox(ctx.secretKey).seal(ctx.lib.newSigningSecret()),
         ]);
       });
     },
@@ -311,8 +356,8 @@ async function seedMemories(ctx: BenchContext) {
       `SELECT created_at, id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC, id DESC OFFSET 89999 LIMIT 1`,
       [bookId],
     );
-    ctx.state.deepCursor = createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
-    ctx.state.meDeepCursor = createCursorCodec(ctx.secretKey).encode(`me-submissions:${ctx.userId}:${JSON.stringify([null, null])}|created`, [row.created_at, row.id]);
+    ctx.state.deepCursor = ctx.lib.createCursorCodec(ctx.secretKey).encode(`submissions:${bookId}|created`, [row.created_at, row.id]);
+    ctx.state.meDeepCursor = ctx.lib.createCursorCodec(ctx.secretKey).encode(`me-submissions:${ctx.userId}:${JSON.stringify([null, null])}|created`, [row.created_at, row.id]);
     const [middle] = await db.query<{ id: string }>(`SELECT id FROM submissions WHERE book_id = $1 ORDER BY created_at DESC OFFSET 50000 LIMIT 1`, [bookId]);
     ctx.state.middleMemory = middle.id;
   });
@@ -325,6 +370,35 @@ async function seedThousandBooks(ctx: BenchContext) {
   await ctx.withDb((db) => seedBooks(db, ctx.userId, BOOKS_PER_USER));
 }
 const SUBMISSIONS_PER_BOOK = 100_000;
+const EVENTS_PER_USER = 10_000;
+
+/**
+ * The caller's events: book.updated of the 1,000 books, ten each over the
+ * last 30 days, each with the caller as recipient (as recordEvent writes them).
+ */
+export async function seedEvents(ctx: BenchContext) {
+  await seedThousandBooks(ctx);
+  if (ctx.state.eventsSeeded) return;
+  ctx.state.eventsSeeded = true;
+  await ctx.withDb(async (db) => {
+    await db.query(
+      `WITH ev AS (
+         INSERT INTO events (id, type, book_id, book_slug, body, created_at)
+         SELECT e.id, 'book.updated', b.id, b.slug,
+                json_build_object('id', e.id::text, 'type', 'book.updated',
+                                  'created_at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'book_slug', b.slug,
+                                  'data', json_build_object('object', json_build_object('slug', b.slug, 'title', b.title, 'subtitle', b.subtitle,
+                                    'theme', b.theme, 'settings', b.settings, 'is_public', b.is_public, 'status', b.status, 'plan', b.plan_slug))),
+                e.at
+         FROM (SELECT gen_random_uuid() AS id, i, now() - (i * 259) * interval '1 second' AS at FROM generate_series(1, $2::int) AS i) e
+         JOIN books b ON b.owner_id = $1 AND b.slug = 'bench-book-' || (1 + e.i % 1000)
+         RETURNING id, created_at)
+       INSERT INTO event_recipients (user_id, event_id, created_at) SELECT $1, id, created_at FROM ev`,
+      [ctx.userId, EVENTS_PER_USER],
+    );
+    await db.query('ANALYZE event_recipients');
+  });
+}
 
 /** Bulk seeding in SQL: the API would take minutes for 100,000 rows and measure nothing we want. */
 async function seedBooks(db: Db, ownerId: string, n: number) {
@@ -423,7 +497,7 @@ function pgliteBackend(): Backend {
   };
 }
 
-const BACKENDS: Record<string, () => Backend> = { postgres: postgresBackend, pglite: pgliteBackend };
+export const BACKENDS: Record<string, () => Backend> = { postgres: postgresBackend, pglite: pgliteBackend };
 
 // ---------------------------------------------------------------- processes
 
@@ -464,9 +538,9 @@ export function baseEnv(): Record<string, string> {
   };
 }
 
-function runCli(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
+function runCli(env: Record<string, string>, args: string[], bin = BIN): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: os.tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: os.tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -497,13 +571,16 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** `args`: the CLI command (`serve`, or `serve --no-worker` beside a worker of the caller's). */
-export async function startService(env: Record<string, string>, args: string[] = ['serve']): Promise<Service> {
+/**
+ * `args`: the CLI command (`serve`, or `serve --no-worker` beside a worker of the caller's);
+ * `bin`: whose CLI (another checkout's, see bench/compare.ts).
+ */
+export async function startService(env: Record<string, string>, args: string[] = ['serve'], bin = BIN, profileDir = PROFILE_DIR): Promise<Service> {
   const port = await freePort();
   const spawnedAt = performance.now();
   // cwd is a temp dir so the repository's own .env is never read.
-  const nodeFlags = [...(settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...settings.serviceFlags];
-  const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeFlags = [...(settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...settings.serviceFlags];
+  const child = spawn(process.execPath, [...nodeFlags, bin, ...args], { cwd: os.tmpdir(), env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const tail: string[] = [];
   const keep = (d: Buffer) => {
@@ -593,7 +670,7 @@ let bareUrl = '';
  * The ceiling's server: Fastify with one route answering constant JSON, in
  * a process of its own like the service, started once for the whole run.
  */
-async function startBareFastify(): Promise<() => void> {
+export async function startBareFastify(): Promise<() => void> {
   const port = await freePort();
   const fastify = path.join(ROOT, 'node_modules', 'fastify', 'fastify.js');
   const code = `const Fastify = require(${JSON.stringify(fastify)});
@@ -701,11 +778,19 @@ export function aggregate(runs: RoundRun[]): Measurement {
 
 /**
  * A fresh caller (a user and an API key, through the CLI, which also migrates
- * the database) and the selected scenarios' seeds, before the service starts.
+ * the database) and the selected scenarios' seeds, before the service starts,
+ * with the CLI and code of `checkout`. With `onSeedError`, a scenario whose
+ * seed fails is reported to it and the others go on (an earlier commit may
+ * lack what a newer scenario needs); without it the failure is thrown.
  */
-export async function seedCaller(env: Record<string, string>, selected: Scenario[]): Promise<BenchContext> {
+export async function seedCaller(
+  env: Record<string, string>,
+  selected: Scenario[],
+  checkout: Checkout = WORKING_TREE,
+  onSeedError?: (scenario: Scenario, err: unknown) => void,
+): Promise<BenchContext> {
   const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
-  const password = randomBytes(12).toString('base64url');
+  const password = `p${randomBytes(12).toString('base64url')}`; // never starting with '-', which the CLI would take for an option
   const ctx: BenchContext = {
     baseUrl: '',
     connections: settings.connections,
@@ -715,9 +800,10 @@ export async function seedCaller(env: Record<string, string>, selected: Scenario
     apiKey: '',
     secretKey: env.SECRET_KEY,
     state: {},
-    cli: (args) => runCli(env, args),
+    lib: checkout.lib,
+    cli: (args) => runCli(env, args, checkout.bin),
     withDb: async (fn) => {
-      const db = await createDb(loadConfig(env));
+      const db = await checkout.lib.createDb(checkout.lib.loadConfig(env));
       try {
         return await fn(db);
       } finally {
@@ -729,7 +815,14 @@ export async function seedCaller(env: Record<string, string>, selected: Scenario
   ctx.userId = String(user.id);
   const token = await ctx.cli(['token', 'issue', '--email', email, '--name', 'bench']);
   ctx.apiKey = String(token.plaintext);
-  for (const s of selected) await s.seed?.(ctx);
+  for (const s of selected) {
+    try {
+      await s.seed?.(ctx);
+    } catch (err) {
+      if (!onSeedError) throw err;
+      onSeedError(s, err);
+    }
+  }
   return ctx;
 }
 
@@ -808,10 +901,14 @@ async function main(): Promise<number> {
   // `npm run bench -- mail-inbound`: a 60 MB email through the SMTP receiver, RSS watched (bench/mail-inbound.ts).
   if (process.argv.slice(2).includes('mail-inbound')) return (await import('./mail-inbound.js')).runMailInboundBench();
   // `npm run bench -- exports`: PDF, JSON and ZIP exports of a 1,000-memory book (bench/exports.ts).
+  // `npm run bench -- transcription`: a 30-minute voice note transcribed, the worker's RSS watched (bench/transcription.ts).
+  if (process.argv.slice(2).includes('transcription')) return (await import('./transcription.js')).runTranscriptionBench();
   if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
   // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).
   const args = process.argv.slice(2);
   if (args[0] === 'start') return (await import('./start.js')).runStartBench(args.slice(1));
+  // `npm run bench -- compare <commit>`: the scenarios below on an earlier commit and this tree, turn about, ratios new/old (bench/compare.ts).
+  if (args[0] === 'compare') return (await import('./compare.js')).runCompareBench(args.slice(1));
   // `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts).
   if (args[0] === 'create-floor') return (await import('./create-floor.js')).runCreateFloorBench();
   // `npm run bench -- scale [--regenerate]`: the scenarios on a 5,000,000-memory database beside the small one (bench/scale.ts).

@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- start [checkout …]`: the embedded start-to-ready time of
+ * `npm run bench -- start [checkout or commit …]`: the embedded start-to-ready time of
  * this checkout, and of each other checkout named (a built copy of memorybook
- * at another commit, with its own node_modules), measured turn about on this
- * machine. A start time depends as much on the machine as on the code, so a
+ * at another commit, with its own node_modules; or a commit, checked out and
+ * installed once by bench/baseline.ts), measured turn about on this machine. A start time depends as much on the machine as on the code, so a
  * figure measured elsewhere compares fairly only through a baseline run here.
  *
  * Each checkout gets a data folder of its own with 1,000 books, made through
@@ -20,6 +20,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareBaseline } from './baseline.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 6);
@@ -138,7 +139,9 @@ export async function runStartBench(others: string[]): Promise<number> {
     const built = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
     if (built.status !== 0) throw new Error('build failed');
   }
-  const checkouts: Checkout[] = [ROOT, ...others.map((d) => path.resolve(d))].map((dir) => {
+  const dirs: string[] = [];
+  for (const other of others) dirs.push(existsSync(other) ? path.resolve(other) : (await prepareBaseline(other)).dir);
+  const checkouts: Checkout[] = [ROOT, ...dirs].map((dir) => {
     if (!existsSync(path.join(dir, 'dist/cli/main.js'))) throw new Error(`${dir} is not a built checkout (no dist/cli/main.js): run npm ci and the build there first`);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'memorybook-start-'));
     const env: Record<string, string> = { NODE_ENV: 'production', SECRET_KEY: randomBytes(32).toString('base64url'), LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: dataDir };

@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   already_a_member: 409,
   invitation_pending: 409,
   export_not_ready: 409,
+  transcription_unavailable: 409,
   invalid_state: 409,
   idempotency_key_in_use: 409,
   conflict: 409,
@@ -196,7 +197,8 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
   },
   payment_required: {
     meaning: 'Creating a book on this plan needs a free book slot, and there is none.',
-    action: 'Buy a slot at details.checkout_url, then retry the same request.',
+    action:
+      'Buy a slot at details.checkout_url (or have the operator grant one: `memorybook slots grant`), then send the request again with a NEW Idempotency-Key: like every answer, this 402 is kept for its key (as Stripe keeps a declined payment), so the same key replays it.',
     details: Details({ plan: Str('The plan asked for'), checkout_url: Str('Where to buy a slot of that plan') }),
     where: ['named'],
     example: {
@@ -206,14 +208,14 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
   },
   member_limit_exceeded: {
     meaning: "The book's plan allows no more members (the owner included).",
-    action: 'Remove a member or revoke an invitation, or move the book to a larger plan.',
+    action: 'Remove a member or revoke an invitation, or move the book to a larger plan; then send the request again with a new Idempotency-Key (this answer is kept for its key).',
     details: Details({ plan: Str("The book's plan"), limit: Type.Integer({ description: 'Members the plan allows' }) }),
     where: ['named'],
     example: { message: 'The free plan allows 5 members per book, the owner included.', details: { plan: 'free', limit: 5 } },
   },
   plan_limit_exceeded: {
     meaning: "A limit of the book's plan is reached: approved memories per book, media files per memory, storage.",
-    action: 'Free something up (reject or delete), or move the book to a larger plan.',
+    action: 'Free something up (reject or delete), or move the book to a larger plan; then send the request again with a new Idempotency-Key (this answer is kept for its key).',
     details: MaybeDetails({
       plan: Opt(Str("The book's plan")),
       limit: Opt(Type.Union([Type.Number(), Type.String()], { description: 'The limit reached: a number, or the name of the limit (storage_bytes_per_book)' })),
@@ -336,6 +338,13 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     details: Details({ status: Str("The job's status (pending or processing)") }),
     where: ['named'],
     example: { message: 'The export is still being rendered; poll the job until its status is complete.', details: { status: 'processing' } },
+  },
+  transcription_unavailable: {
+    meaning: 'Transcription is not set up on this server: the operator has not configured a transcription endpoint (TRANSCRIPTION_URL).',
+    action: 'Nothing to retry; ask the operator to configure transcription. The recording itself is kept and can be played.',
+    details: null,
+    where: ['named'],
+    example: { message: 'Transcription is not configured on this server.' },
   },
   invalid_state: {
     meaning: "The resource's state does not allow this action: pinning a memory that is not approved, revoking an invitation already accepted.",

@@ -18,8 +18,10 @@ import { createTwilioSmsProvider } from './messaging/sms-provider.js';
 import { createTelegramBot } from './messaging/telegram-bot.js';
 import { createWhatsAppSender } from './messaging/whatsapp-cloud.js';
 import type { Services } from './services/index.js';
+import { analyzeChangedTables } from './db/statistics.js';
 
-export function createJobHandlers(deps: { services: Services; config: Config }): JobHandlers<JobPayloads> {
+/** `db`: the database the handlers run on, for housekeeping's statistics (analyzeChangedTables); without it they are left alone. */
+export function createJobHandlers(deps: { services: Services; config: Config; db?: Db }): JobHandlers<JobPayloads> {
   const { services, config } = deps;
   // One transport per process (SMTP connections are pooled inside it), made on the first mail.
   let mailer: Mailer | undefined;
@@ -62,6 +64,10 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       else if (text !== undefined) await createWhatsAppSender(whatsapp).send({ to, text }, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, template: template?.name }, 'whatsapp message sent');
     },
+    async 'push.send'(payload, ctx) {
+      const outcome = await services.devices.send(payload, { signal: ctx.signal, log: ctx.log });
+      ctx.log.info({ job: ctx.id, device: payload.deviceId, outcome }, 'push');
+    },
     async 'inbound.fetch-media'(key, ctx) {
       const outcome = await services.channelMedia.fetch(key, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
       ctx.log.info({ job: ctx.id, provider: key.provider, position: key.position, outcome }, 'inbound file');
@@ -101,6 +107,10 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
       const outcome = await services.shareCards.render(submissionId, token, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
     },
+    async 'transcription.run'({ mediaId }, ctx) {
+      const outcome = await services.transcriptions.run(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+      ctx.log.info({ job: ctx.id, media: mediaId, outcome }, 'transcription');
+    },
     'export.render': runExport(EXPORT_RENDERS, exportRenderDuration),
     'export.expire': expireExport,
     async 'notifications.new-submission'({ submissionId }, ctx) {
@@ -117,6 +127,9 @@ export function createJobHandlers(deps: { services: Services; config: Config }):
     },
     async 'housekeeping.run'(_payload, ctx) {
       await createHousekeeping({ services, log: ctx.log, requestTimeoutMs: config.http.timeouts.requestMs }).run();
+      // PGlite has no autovacuum: its planner statistics are refreshed here (see db/statistics.ts).
+      const analyzed = deps.db ? await analyzeChangedTables(deps.db) : [];
+      if (analyzed.length) ctx.log.info({ analyzed }, 'planner statistics refreshed');
     },
     async 'deletions.sweep'(_payload, ctx) {
       const books = await services.bookDeletion.resumeOwed();

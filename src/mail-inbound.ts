@@ -12,7 +12,15 @@ export const DEFAULT_SMTP_INBOUND_PORT = 2525;
  * `memorybook mail-inbound` and by `serve` when SMTP_INBOUND_PORT is set.
  * `resolver` replaces DNS for SPF/DKIM/DMARC (tests).
  */
-export async function startMailInbound(o: { config: Config; services: Services; log: FastifyBaseLogger; port?: number; resolver?: DnsResolver }): Promise<SmtpReceiver> {
+export async function startMailInbound(o: {
+  config: Config;
+  services: Services;
+  log: FastifyBaseLogger;
+  port?: number;
+  resolver?: DnsResolver;
+  /** The receiver's per-client connection cap and DATA time limit, when not the defaults (tests). */
+  limits?: { maxConnectionsPerClient?: number; dataTimeLimitMs?: number };
+}): Promise<SmtpReceiver> {
   const { config, services, log } = o;
   const inbound = services.inboundEmail;
   await inbound.prepare();
@@ -22,6 +30,7 @@ export async function startMailInbound(o: { config: Config; services: Services; 
     name: config.messaging.inboundMailDomain,
     maxBytes: config.mailInbound.maxBytes,
     tls: config.mailInbound.tls,
+    ...o.limits,
     log,
     handler: {
       checkRecipient: (address) => inbound.checkRecipient(address),

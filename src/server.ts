@@ -12,6 +12,8 @@ import type { SmtpReceiver } from './mail/inbound-receiver.js';
 export interface RunningServer {
   app: FastifyInstance;
   db: Db;
+  /** The services the routes and jobs use (the operator's admin socket runs commands through them). */
+  services: Services;
   address: string;
   /** The METRICS_PORT listener's address, when there is one. */
   metricsAddress: string | null;
@@ -137,7 +139,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await settled({ store: services!.store.close() });
       await settled({ database: db.close() }); // the pool ends once no request or job can use it
     })());
-  return { app, db, address, metricsAddress: metrics?.address ?? null, close };
+  return { app, db, services: services!, address, metricsAddress: metrics?.address ?? null, close };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
 import type { Services } from '../services/index.js';
+import { commandContext, FORWARDED_COMMANDS, forwardToAdminSocket, startAdminSocket } from './admin-socket.js';
 
 // The app, the services and the job queue are loaded by the commands that use
 // them (`await import`), not here: loading all of it takes a good part of a
@@ -27,7 +28,7 @@ Usage:
   memorybook token issue --email E --name N
   memorybook slots grant --email E --plan P [--count N]
   memorybook member add --book SLUG --email E --role admin|contributor
-  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram|whatsapp]
+  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram|whatsapp|push]
   memorybook book set-plan --slug SLUG --plan P
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
@@ -35,6 +36,11 @@ Usage:
   memorybook openapi:export [--out openapi.json] [--errors docs/errors.md]
   memorybook demo [--force]              a demo user, API key, book and memories to try the API with
                                          (refuses a database that already has users unless --force)
+
+On the embedded database (no DATABASE_URL) only one process may open DATA_DIR:
+while \`memorybook serve\` runs, the user, token, slots, member, subscription,
+book, audit and jobs commands are run by that server, through the Unix socket
+DATA_DIR/admin.sock (readable by the account running the server only).
 
 Configuration comes from the environment (and ./.env): PORT, HOST, PUBLIC_URL,
 DATA_DIR, DATABASE_URL, SECRET_KEY, LOG_LEVEL. See the README.`;
@@ -56,12 +62,25 @@ function exitIfStuck(config: Config, log: { error(obj: object, msg: string): voi
   }, graceMs).unref();
 }
 
-/** Prints one JSON object: what a command created or found. */
+/** Prints one JSON object: what a command created or found (to the admin socket's caller when the server runs it). */
 function out(value: unknown) {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  const line = JSON.stringify(value) + '\n';
+  const ctx = commandContext.getStore();
+  if (ctx) ctx.stdout(line);
+  else process.stdout.write(line);
+}
+
+/** A message for the operator, on stderr (the admin socket's caller's when the server runs the command). */
+function complain(message: string) {
+  const ctx = commandContext.getStore();
+  if (ctx) ctx.stderr(message + '\n');
+  else console.error(message);
 }
 
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  // Run by the server for its admin socket: its own database, already migrated and open.
+  const ctx = commandContext.getStore();
+  if (ctx) return fn(ctx.db);
   const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
   const db = await createDb(config);
   try {
@@ -81,6 +100,8 @@ async function installQueues(config: Config, db: Db): Promise<void> {
 
 /** Commands go through the same services as the API, so every rule holds for them too. */
 async function withServices<T>(config: Config, fn: (services: Services, db: Db) => Promise<T>): Promise<T> {
+  const ctx = commandContext.getStore();
+  if (ctx) return fn(ctx.services, ctx.db);
   const { createServices } = await import('../services/index.js');
   return withDb(config, (db) => fn(createServices({ config, db }), db));
 }
@@ -96,6 +117,16 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     throw err;
+  }
+
+  // Beside a running embedded server (which holds DATA_DIR), an operator's command is run by that server, through its admin socket.
+  if (command !== undefined && FORWARDED_COMMANDS.has(command) && config.database.kind === 'pglite' && !commandContext.getStore()) {
+    const forwarded = await forwardToAdminSocket(config, argv);
+    if (forwarded) {
+      process.stdout.write(forwarded.stdout);
+      process.stderr.write(forwarded.stderr);
+      return forwarded.code;
+    }
   }
 
   try {
@@ -126,9 +157,18 @@ export async function main(argv: string[]): Promise<number> {
             throw err;
           },
         );
+        // On the embedded database the operator's commands cannot open DATA_DIR while this runs: they come through DATA_DIR/admin.sock.
+        const admin =
+          config.database.kind === 'pglite'
+            ? await startAdminSocket({ config, db: server.db, services: server.services, run: main, log: server.app.log }).catch((err: unknown) => {
+                server.app.log.warn({ err }, 'admin socket not started; operator commands need the server stopped');
+                return null;
+              })
+            : null;
         const stop = async (signal: string) => {
           server.app.log.info({ signal, ...shutdownLimits(config) }, 'shutting down; finishing requests in flight');
           exitIfStuck(config, server.app.log);
+          await admin?.close();
           await server.close();
           process.exit(0);
         };
@@ -271,14 +311,14 @@ export async function main(argv: string[]): Promise<number> {
         });
         if (!values.book || !values.email || !values.kind) throw new UsageError('subscription create needs --book, --email and --kind');
         if (values.kind !== 'new_submission' && values.kind !== 'digest') throw new UsageError('--kind must be new_submission or digest');
-        if (!['email', 'sms', 'telegram', 'whatsapp'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram or whatsapp');
+        if (!['email', 'sms', 'telegram', 'whatsapp', 'push'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram, whatsapp or push');
         out(
           await withServices(config, (services) =>
             services.subscriptions.createSubscription({
               slug: values.book!,
               email: values.email!,
               kind: values.kind as 'new_submission' | 'digest',
-              channel: values.channel as 'email' | 'sms' | 'telegram' | 'whatsapp',
+              channel: values.channel as 'email' | 'sms' | 'telegram' | 'whatsapp' | 'push',
             }),
           ),
         );
@@ -368,19 +408,19 @@ export async function main(argv: string[]): Promise<number> {
         console.log(USAGE);
         return 0;
     }
-    console.error(USAGE);
+    complain(USAGE);
     return 2;
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`memorybook: ${err.message}`);
+      complain(`memorybook: ${err.message}`);
       return 2;
     }
     if (err instanceof AppError) {
-      console.error(`memorybook: ${err.message}`);
+      complain(`memorybook: ${err.message}`);
       return 1;
     }
     if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      console.error(`memorybook: ${(err as Error).message}`);
+      complain(`memorybook: ${(err as Error).message}`);
       return 2;
     }
     throw err;

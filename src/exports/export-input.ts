@@ -40,6 +40,11 @@ export interface ExportMedia {
   storage_key: string;
   thumbnail_key: string | null;
   created_at: string;
+  /**
+   * Audio and video: the transcript when one was requested (`text` is the
+   * owner's correction when `edited`); null when none was. Absent for images.
+   */
+  transcript?: { status: string; language: string | null; text: string; segments: { start: number; end: number; text: string }[]; edited: boolean } | null;
 }
 
 export interface ExportSubmission {

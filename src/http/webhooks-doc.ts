@@ -12,9 +12,23 @@ const OBJECTS: Record<EventType | 'ping', { ref?: string; shape?: Record<string,
   'media.processed': { ref: 'MediaSummary', summary: 'A media file finished processing: complete, failed, or found infected (scan_result)' },
   'export.completed': { ref: 'ExportJob', summary: 'An export is ready to download' },
   'export.failed': { ref: 'ExportJob', summary: 'An export failed for good' },
+  'transcription.completed': { ref: 'Transcription', summary: 'A transcript of a voice note or video is ready' },
+  'transcription.failed': { ref: 'Transcription', summary: 'A transcription failed for good (failure_reason says why)' },
   'member.added': { ref: 'Member', summary: 'Someone joined the book (added, or by an invitation)' },
-  'member.removed': { shape: idShape("The removed member's user id"), summary: 'A member was removed, or left when their account was deleted' },
+  'member.removed': {
+    shape: {
+      type: 'object',
+      required: ['id', 'user_id'],
+      properties: {
+        id: { type: 'string', description: "The removed member's user id (kept for existing receivers)" },
+        user_id: { type: 'string', description: "The removed member's user id: the field member.added's Member names it by" },
+      },
+      additionalProperties: false,
+    },
+    summary: 'A member was removed, or left when their account was deleted',
+  },
   'invitation.accepted': { ref: 'Invitation', summary: 'An invitation was accepted' },
+  'book.created': { ref: 'Book', summary: 'A book was created (the book as its owner reads it)' },
   'book.updated': { ref: 'Book', summary: "The book changed: its fields, its plan or billing state, its form key (the book as its owner reads it)" },
   'book.archived': { ref: 'Book', summary: 'The book was archived' },
   'book.restored': { ref: 'Book', summary: 'The book was restored' },
@@ -60,7 +74,10 @@ export function webhooksSection(): Record<string, unknown> {
             summary: o.summary,
             description:
               'Sent to every enabled endpoint that wants this type, of the users who were owner or admin of the book when it happened. ' +
-              'A 2xx within 15 s is delivered; otherwise retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the endpoint is disabled; 410 disables it at once.',
+              'A 2xx within 15 s is delivered; otherwise retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the endpoint is disabled; 410 disables it at once. ' +
+              'Order: the events of one resource go to an endpoint in the order they happened, one at a time (the next once the previous is answered); ' +
+              'after a failed attempt later events are not held back by its retry, so compare `sequence` (per resource, larger is newer) or fetch the resource. ' +
+              'At most 4 deliveries are in flight to one endpoint at once. File URLs in the object (media download and thumbnail URLs, share cards) are signed when the event happens and live 15 minutes: fetch the resource for fresh ones.',
             parameters: HEADERS.map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),
             requestBody: {
               required: true,

@@ -37,12 +37,30 @@ export interface SmtpReceiverOptions {
   maxBytes: number;
   tls: { keyPath: string; certPath: string } | null;
   handler: InboundMailHandler;
+  /** Connections one client address may hold at once (default MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient?: number;
+  /** How long one DATA may take in all, however slowly it trickles (default DATA_TIME_LIMIT_MS). */
+  dataTimeLimitMs?: number;
   log: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
 }
 
 export interface SmtpReceiver {
   port: number;
   close(): Promise<void>;
+}
+
+/** Connections in all. */
+export const MAX_CONNECTIONS = 100;
+/** Connections from one client address (an IPv6 /64 counts as one): a single sender cannot hold the receiver shut. */
+export const MAX_CONNECTIONS_PER_CLIENT = 10;
+/** One DATA, start to end: a trickle of a byte every few seconds is cut off here (the socket's idle timeout never fires on it). */
+export const DATA_TIME_LIMIT_MS = 10 * 60 * 1000;
+
+/** What the per-client cap counts by: the IPv4 address, or the IPv6 /64. */
+function clientOf(address: string): string {
+  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (!a.includes(':')) return a;
+  return a.split(':').slice(0, 4).join(':');
 }
 
 const smtpError = (reply: SmtpReply) => Object.assign(new Error(reply.message), { responseCode: reply.code });
@@ -56,6 +74,10 @@ const smtpError = (reply: SmtpReply) => Object.assign(new Error(reply.message), 
  */
 export async function startSmtpReceiver(o: SmtpReceiverOptions): Promise<SmtpReceiver> {
   const { SMTPServer } = (await import('smtp-server')) as unknown as { SMTPServer: typeof SMTPServerType };
+  const perClientCap = o.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT;
+  const dataLimit = o.dataTimeLimitMs ?? DATA_TIME_LIMIT_MS;
+  const perClient = new Map<string, number>();
+  const counted = new Set<string>();
   const tls = o.tls ? { key: readFileSync(o.tls.keyPath), cert: readFileSync(o.tls.certPath) } : null;
   const options: SMTPServerOptions = {
     name: o.name,
@@ -66,8 +88,23 @@ export async function startSmtpReceiver(o: SmtpReceiverOptions): Promise<SmtpRec
     disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     authOptional: true,
     size: o.maxBytes,
-    maxClients: 100,
+    maxClients: MAX_CONNECTIONS,
     logger: false,
+    onConnect(session, callback) {
+      const client = clientOf(session.remoteAddress);
+      const n = (perClient.get(client) ?? 0) + 1;
+      if (n > perClientCap) return callback(smtpError({ code: 421, message: '4.7.0 Too many connections from your address, try again later' }));
+      perClient.set(client, n);
+      counted.add(session.id);
+      callback();
+    },
+    onClose(session) {
+      if (!counted.delete(session.id)) return;
+      const client = clientOf(session.remoteAddress);
+      const n = (perClient.get(client) ?? 1) - 1;
+      if (n > 0) perClient.set(client, n);
+      else perClient.delete(client);
+    },
     onRcptTo(address, _session, callback) {
       o.handler.checkRecipient(address.address).then(
         (refusal) => callback(refusal ? smtpError(refusal) : undefined),
@@ -78,6 +115,14 @@ export async function startSmtpReceiver(o: SmtpReceiverOptions): Promise<SmtpRec
       );
     },
     onData(stream, session, callback) {
+      // However slowly it trickles, one DATA has DATA_TIME_LIMIT_MS: then the connection is closed (the client may retry).
+      const limit = setTimeout(() => {
+        o.log.warn({ ip: session.remoteAddress }, 'inbound mail: DATA took too long, connection closed');
+        for (const c of (server as unknown as { connections: Set<{ id: string; close(): void }> }).connections) if (c.id === session.id) c.close();
+        stream.destroy(new Error('DATA took too long'));
+      }, dataLimit);
+      stream.once('end', () => clearTimeout(limit));
+      stream.once('close', () => clearTimeout(limit));
       const envelope: SmtpEnvelope = {
         ip: session.remoteAddress,
         helo: session.hostNameAppearsAs ?? '',

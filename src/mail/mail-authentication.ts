@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { getDomain } from 'tldts';
 import type { HeaderField } from './raw-message.js';
-import { addressesIn, headerValue } from './raw-message.js';
+import { headerValue } from './raw-message.js';
 
 /** A DNS lookup as mailauth calls it (`dns.promises.resolve`'s shape); tests hand in their own records. */
 export type DnsResolver = (domain: string, rrtype: string) => Promise<string[][] | string[]>;
@@ -13,6 +14,13 @@ export interface MailVerdict {
   dmarc: string;
   /** The domain of the From address, lower-case (null when From has none). */
   fromDomain: string | null;
+  /**
+   * The one From address the verdict is about, lower-case, parsed as the
+   * message's reader (mailparser) parses it; null when the From field holds
+   * none or several (then nothing is proved). Only this address is ever
+   * linked to an account.
+   */
+  fromAddress?: string | null;
   /**
    * Whether the From address's domain is proved (DMARC pass, or an SPF or
    * DKIM pass for a domain aligned with it, relaxed: the same organisational
@@ -44,6 +52,22 @@ export function aligned(a: string | null | undefined, b: string | null | undefin
   const x = organisationalDomain(a);
   return x !== null && x === organisationalDomain(b);
 }
+
+/**
+ * The From field's one address, parsed (nodemailer's addressparser, as
+ * mailparser reads it): null for none, several, or more than one From field.
+ */
+export function singleFromAddress(fields: string[]): string | null {
+  if (fields.length !== 1) return null;
+  const parsed = flatten(addressparser(fields[0].slice(0, 4096)));
+  if (parsed.length !== 1) return null;
+  const address = parsed[0].address?.trim().toLowerCase() ?? '';
+  const at = address.lastIndexOf('@');
+  return at > 0 && at < address.length - 1 && address.indexOf('@') === at && !/[\s<>()]/.test(address) ? address : null;
+}
+
+type Parsed = { address?: string; group?: Parsed[] };
+const flatten = (list: Parsed[]): Parsed[] => list.flatMap((a) => (a.group ? flatten(a.group) : [a]));
 
 const domainOf = (address: string | null | undefined) => (address && address.includes('@') ? address.slice(address.lastIndexOf('@') + 1).replace(/>.*$/, '').toLowerCase() : null);
 
@@ -80,12 +104,15 @@ export async function verifyMessage(
   const dkim = dkimPass.length ? 'pass' : (dkimResults[0]?.status?.result ?? 'none');
   const spf = (r.spf && r.spf.status?.result) || 'none';
   const dmarc = (r.dmarc && r.dmarc.status?.result) || 'none';
-  const fromDomain = domainOf(r.dkim?.headerFrom?.[0]);
+  const headerFrom = r.dkim?.headerFrom ?? [];
+  const fromAddress = headerFrom.length === 1 ? (headerFrom[0]?.toLowerCase() ?? null) : null;
+  const fromDomain = domainOf(fromAddress ?? headerFrom[0]);
   const fromAuthenticated =
-    dmarc === 'pass' ||
+    fromAddress !== null &&
+    (dmarc === 'pass' ||
     dkimPass.some((d) => aligned(d.signingDomain, fromDomain)) ||
-    (spf === 'pass' && aligned(r.spf ? (r.spf as { domain?: string }).domain : null, fromDomain));
-  return { spf, dkim, dmarc, fromDomain, fromAuthenticated };
+    (spf === 'pass' && aligned(r.spf ? (r.spf as { domain?: string }).domain : null, fromDomain)));
+  return { spf, dkim, dmarc, fromDomain, fromAddress, fromAuthenticated };
 }
 
 /**
@@ -129,15 +156,16 @@ export function verdictFromHeaders(headers: HeaderField[], authservId: string): 
   const spf = method('spf');
   const dkim = method('dkim');
   const dmarc = method('dmarc');
-  const from = headerValue(headers, 'from') ?? '';
-  const fromDomain = domainOf(/<([^<>]+)>/.exec(from)?.[1] ?? from.trim());
-  // Which of several From addresses would be "the sender" is the reader's guess: none is taken for proved.
-  const oneSender = headers.filter((h) => h.key === 'from').length === 1 && addressesIn(headers, ['from']).length === 1;
+  // The one address the message's reader will see, parsed as it parses it (a comment such as
+  // `member@victim.test (@evil.test>)` is no second domain); which of several would be "the sender" is a guess: none is proved.
+  const fromAddress = singleFromAddress(headers.filter((h) => h.key === 'from').map((h) => h.value));
+  const fromDomain = fromAddress ? domainOf(fromAddress) : domainOf(headerValue(headers, 'from') ?? null);
+  const oneSender = fromAddress !== null;
   const dmarcFrom = prop(dmarc.props, 'header.from')?.toLowerCase().replace(/\.$/, '') ?? null;
   const fromAuthenticated =
     oneSender &&
     ((dmarc.result === 'pass' && dmarcFrom !== null && dmarcFrom === fromDomain) ||
       (dkim.result === 'pass' && aligned(prop(dkim.props, 'header.d') ?? prop(dkim.props, 'header.i')?.replace(/^.*@/, ''), fromDomain)) ||
       (spf.result === 'pass' && aligned(domainOf(prop(spf.props, 'smtp.mailfrom')) ?? prop(spf.props, 'smtp.mailfrom'), fromDomain)));
-  return { spf: spf.result, dkim: dkim.result, dmarc: dmarc.result, fromDomain, fromAuthenticated };
+  return { spf: spf.result, dkim: dkim.result, dmarc: dmarc.result, fromDomain, fromAddress, fromAuthenticated };
 }

@@ -92,6 +92,21 @@ export function uprightOf(f: FontFace): FontFace {
   return f.style === 'italic' ? { ...f, style: 'normal', file: f.file.replace(/_Italic/g, '') } : f;
 }
 
+/**
+ * The face long text is read in: the body's family, upright, at its regular weight (a letter of pages set in
+ * a medium or bold face reads heavy). Cormorant's regular is a light display cut at text sizes: its medium is
+ * its reading weight.
+ */
+export function textFaceOf(f: FontFace): FontFace {
+  const upright = uprightOf(f);
+  const regular: FontWeight = /cormorant/i.test(f.family) ? 500 : 400;
+  if (upright.weight === regular || f.package.endsWith('patrick-hand')) return upright;
+  const names: Record<FontWeight, string> = { 300: 'Light', 400: 'Regular', 500: 'Medium', 600: 'SemiBold', 700: 'Bold', 800: 'ExtraBold' };
+  const from = `${upright.weight}${names[upright.weight]}`;
+  const to = `${regular}${names[regular]}`;
+  return { ...upright, weight: regular, file: upright.file.split(from).join(to) };
+}
+
 /** Fallback for characters the theme's typefaces lack (emoji): monochrome Noto Emoji, so it takes the text colour. */
 export const EMOJI_FONT: FontFace = face('noto-emoji', 'NotoEmoji', 'Noto Emoji', 400);
 

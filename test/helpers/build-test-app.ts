@@ -108,7 +108,7 @@ export async function buildTestApp(
   const queue = createQueue({ db: database.db, config, schema: queueSchemaName(database.schema), pollIntervalMs: 200 });
   const services = createServices({ config, db: database.db, queue, store, webhooks: options.webhooks });
   await queue.start();
-  if (options.worker) queue.work(createJobHandlers({ services, config }));
+  if (options.worker) queue.work(createJobHandlers({ services, config, db: database.db }));
   const app = await buildApp({ config, db: database.db, queue, services }, { logger: process.env.TEST_LOG_LEVEL ? { level: process.env.TEST_LOG_LEVEL } : false });
   await app.ready();
   const validate = (validatorCache ??= createResponseValidator((await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()));

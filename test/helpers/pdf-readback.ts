@@ -296,3 +296,20 @@ function pdfTextString(literal: string): string {
   }
   return buf.toString('latin1');
 }
+
+/**
+ * Each picture drawn in a PDF file with the resolution it prints at (pdfimages -list: pixels over its drawn
+ * size, the page's transformations included), page by page. Soft masks and stencils are left out.
+ */
+export async function printedImages(file: string): Promise<{ page: number; width: number; height: number; xPpi: number; yPpi: number }[]> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { stdout } = await promisify(execFile)('pdfimages', ['-list', file], { maxBuffer: 64 * 1024 * 1024 });
+  const out: { page: number; width: number; height: number; xPpi: number; yPpi: number }[] = [];
+  for (const line of stdout.split('\n').slice(2)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 14 || f[2] !== 'image') continue;
+    out.push({ page: Number(f[0]), width: Number(f[3]), height: Number(f[4]), xPpi: Number(f[12]), yPpi: Number(f[13]) });
+  }
+  return out;
+}

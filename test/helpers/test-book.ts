@@ -171,6 +171,7 @@ export function testBookMemories(): TestMemory[] {
     date: new Date(Date.UTC(2026, 4, 1 + i, 10)).toISOString(),
     pinned: !!spec.pinned,
     pictures: (spec.photos ?? []).map((p) => ({ key: p, kind: 'photo' as const })),
-    recordings: spec.recording ? [{ kind: 'audio' as const, url: 'https://memorybook.example/play/0123456789abcdefghijklmnopqrstuv/', duration: 83 }] : [],
+    // The voice note carries a completed transcript, in another script than the memory's words.
+    recordings: spec.recording ? [{ kind: 'audio' as const, url: 'https://memorybook.example/play/0123456789abcdefghijklmnopqrstuv/', duration: 83, transcript: writing('cyrillic', 45, 77) }] : [],
   }));
 }

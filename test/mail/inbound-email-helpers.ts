@@ -23,6 +23,8 @@ const RECORDS: Record<string, string[][]> = {
   'TXT:_dmarc.family.test': [['v=DMARC1; p=reject']],
   'TXT:spoofed.test': [['v=spf1 -all']],
   'TXT:_dmarc.spoofed.test': [['v=DMARC1; p=reject']],
+  // An attacker's own domain: SPF passes for 127.0.0.1, no DMARC record (nor has victim.test one).
+  'TXT:evil.test': [['v=spf1 ip4:127.0.0.1 ip6:::1 -all']],
 };
 
 export const fakeDns: DnsResolver = async (domain, rrtype) => {
@@ -47,9 +49,9 @@ export async function mailAddressOf(t: TestApp, slug: string, token: string): Pr
 }
 
 /** The real SMTP receiver on a free loopback port, over the test app's services. */
-export async function startReceiver(t: TestApp): Promise<SmtpReceiver> {
+export async function startReceiver(t: TestApp, limits?: { maxConnectionsPerClient?: number; dataTimeLimitMs?: number }): Promise<SmtpReceiver> {
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) as unknown as FastifyBaseLogger;
-  return startMailInbound({ config: t.config, services: t.services, log, port: 0, resolver: fakeDns });
+  return startMailInbound({ config: t.config, services: t.services, log, port: 0, resolver: fakeDns, limits });
 }
 
 /** Sends one message to the receiver with nodemailer, as a mail server would deliver it. */
@@ -57,6 +59,16 @@ export async function deliver(receiver: SmtpReceiver, message: Mail.Options): Pr
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: receiver.port, secure: false, ignoreTLS: true, name: 'mx.family.test' });
   try {
     return await transport.sendMail(message);
+  } finally {
+    transport.close();
+  }
+}
+
+/** Sends raw RFC 5322 bytes as they are (a From field nodemailer would rewrite), with this envelope. */
+export async function deliverRaw(receiver: SmtpReceiver, envelope: { from: string; to: string[] }, raw: Buffer | string): Promise<SMTPTransport.SentMessageInfo> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: receiver.port, secure: false, ignoreTLS: true, name: 'mx.family.test' });
+  try {
+    return await transport.sendMail({ envelope, raw });
   } finally {
     transport.close();
   }

@@ -18,3 +18,17 @@ describe('ownWords: the sender\'s own words of an email', () => {
   ];
   for (const [name, input, expected] of cases) it(name, () => expect(ownWords(input)).toBe(expected));
 });
+
+describe('ownWordsOfParts: the text part, or the HTML part when it is richer', async () => {
+  const { ownWordsOfParts } = await import('../../src/services/inbound-email/inbound-email-service.js');
+  const html = '<p>We spent every summer at the lake house.</p><p>Grandpa taught me to fish off the old dock, and we grilled what we caught every Friday night.</p>';
+  it('reads an HTML-only message as HTML, paragraphs kept', () => {
+    expect(ownWordsOfParts('', html, 'Summer').text).toBe('We spent every summer at the lake house.\n\nGrandpa taught me to fish off the old dock, and we grilled what we caught every Friday night.');
+  });
+  it('reads the HTML part when the text part is a stub', () => {
+    expect(ownWordsOfParts('View this message in a browser.', html, 'Summer').text).toContain('Grandpa taught me');
+  });
+  it('keeps the text part when it has the words', () => {
+    expect(ownWordsOfParts('We spent every summer at the lake house.\nGrandpa taught me to fish.', html, 'Summer').text).toBe('We spent every summer at the lake house.\nGrandpa taught me to fish.');
+  });
+});

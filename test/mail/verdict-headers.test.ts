@@ -16,7 +16,7 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
       ),
       ID,
     );
-    expect(v).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass', fromDomain: 'family.test', fromAuthenticated: true });
+    expect(v).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass', fromDomain: 'family.test', fromAddress: 'rose@family.test', fromAuthenticated: true });
     const other = verdictFromHeaders(headers('Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=x@elsewhere.test; dkim=pass header.d=elsewhere.test; dmarc=none', 'From: rose@family.test'), ID);
     expect(other).toMatchObject({ spf: 'pass', dkim: 'pass', dmarc: 'none', fromAuthenticated: false });
   });
@@ -54,7 +54,7 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
   it("believes the topmost field only: the provider's own id further down, under another server's field, is not the provider's", () => {
     const claimed = 'Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=rose@family.test; dkim=pass header.d=family.test; dmarc=pass header.from=family.test';
     const relay = 'Authentication-Results: relay.provider.test; spf=none; dkim=none; dmarc=none';
-    expect(verdictFromHeaders(headers(relay, claimed, 'From: rose@family.test'), ID)).toEqual({ spf: 'none', dkim: 'none', dmarc: 'none', fromDomain: 'family.test', fromAuthenticated: false });
+    expect(verdictFromHeaders(headers(relay, claimed, 'From: rose@family.test'), ID)).toEqual({ spf: 'none', dkim: 'none', dmarc: 'none', fromDomain: 'family.test', fromAddress: 'rose@family.test', fromAuthenticated: false });
     // Below the provider's own field it is read for nothing either: the provider's verdict stands.
     const provider = 'Authentication-Results: mx.provider.test; spf=fail smtp.mailfrom=rose@family.test; dkim=none; dmarc=none';
     expect(verdictFromHeaders(headers(provider, claimed, 'From: rose@family.test'), ID)).toMatchObject({ spf: 'fail', dmarc: 'none', fromAuthenticated: false });
@@ -76,5 +76,16 @@ describe("verdictFromHeaders: the provider's Authentication-Results", () => {
     expect(verdictFromHeaders(headers(ar, 'From: Rose <rose@family.test>, Ceo <ceo@family.test>'), ID).fromAuthenticated).toBe(false);
     // One mailbox whose display name repeats its address is one sender.
     expect(verdictFromHeaders(headers(ar, 'From: "rose@family.test" <rose@family.test>'), ID).fromAuthenticated).toBe(true);
+  });
+
+  it('reads the From address as the message\'s reader parses it: a comment naming another domain proves nothing for the member it names', () => {
+    // `member@victim.test (@evil.test>)`: the address is member@victim.test; a pass for evil.test is no pass for victim.test.
+    const ar = 'Authentication-Results: mx.provider.test; spf=pass smtp.mailfrom=x@evil.test; dkim=pass header.d=evil.test; dmarc=none';
+    const v = verdictFromHeaders(headers(ar, 'From: member@victim.test (@evil.test>)'), ID);
+    expect(v).toMatchObject({ fromDomain: 'victim.test', fromAddress: 'member@victim.test', fromAuthenticated: false });
+    const quoted = verdictFromHeaders(headers(ar, 'From: "member@victim.test" <x@evil.test>'), ID);
+    expect(quoted).toMatchObject({ fromDomain: 'evil.test', fromAddress: 'x@evil.test', fromAuthenticated: true });
+    // A field nothing can read as one address proves no one.
+    expect(verdictFromHeaders(headers(ar, 'From: member@victim.test <@evil.test>'), ID)).toMatchObject({ fromAuthenticated: false });
   });
 });

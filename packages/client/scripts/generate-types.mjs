@@ -6,9 +6,13 @@
  *   node scripts/generate-types.mjs --from FILE|URL    any copy of it, e.g. http://localhost:8000/api/v1/openapi.json
  *   … --out PATH                                       somewhere else than src/generated/schema.ts
  *
- * One change before generating: the server requires Idempotency-Key on every
+ * Two changes before generating: the server requires Idempotency-Key on every
  * non-GET route, and the client sends one itself (kept across its retries),
- * so the client's types make the header optional.
+ * so the client's types make the header optional; and the Event schema
+ * becomes the union of the document's `webhooks` bodies, one variant per
+ * event type with its own `data.object` (a discriminated union on `type`),
+ * so everything that answers an Event (the events list and read, the test
+ * ping, verifyWebhook) is typed by its type.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +55,30 @@ const key = doc.components?.parameters?.['Idempotency-Key'];
 if (!key) throw new Error('the document declares no Idempotency-Key parameter');
 key.required = false;
 key.description = `Optional here: the client sends a fresh key with every non-GET call and keeps it across its own retries. ${key.description ?? ''}`.trim();
+
+/** Event as a union: each webhook's body (allOf [Event, {type: const, data.object}]) as one object with a one-value `type`. */
+function typedEvents(document) {
+  const event = document.components?.schemas?.Event;
+  if (!event?.properties || !document.webhooks) throw new Error('the document declares no Event schema or no webhooks');
+  const variants = Object.entries(document.webhooks).map(([type, item]) => {
+    const schema = item.post?.requestBody?.content?.['application/json']?.schema;
+    const own = schema?.allOf?.find((part) => part.properties?.type?.const === type);
+    const object = own?.properties?.data?.properties?.object;
+    if (!object) throw new Error(`webhook ${type}: no data.object schema`);
+    return {
+      type: 'object',
+      title: `Event of type ${type}`,
+      required: event.required,
+      properties: {
+        ...event.properties,
+        type: { type: 'string', enum: [type] },
+        data: { type: 'object', required: ['object'], properties: { object } },
+      },
+    };
+  });
+  document.components.schemas.Event = { title: event.title, description: event.description, oneOf: variants };
+}
+typedEvents(doc);
 
 const types = astToString(await openapiTS(doc, { alphabetize: false }));
 const out = path.resolve(values.out ?? path.join(here, '../src/generated/schema.ts'));

@@ -30,6 +30,7 @@ export type {
   BookCover,
   FocalPoint,
   BodyOf,
+  Device,
   components,
   ErrorEnvelope,
   Invitation,
@@ -46,7 +47,8 @@ export type {
   ResponseOf,
   Submission,
   SyncPath,
+  Transcription,
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';
-export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';

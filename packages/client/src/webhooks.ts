@@ -8,8 +8,18 @@
  */
 import type { components } from './generated/schema.js';
 
-/** An event as `GET /events/{id}/` answers it and as a webhook body carries it. */
+/**
+ * An event as `GET /events/{id}/` answers it and as a webhook body carries
+ * it: a union discriminated by `type`, each variant with its own
+ * `data.object` (a Submission, Media, ExportJob, Member, Invitation, Book,
+ * or a deletion's `{id}`/`{slug}`), generated from the document's `webhooks`.
+ * `switch (event.type)` narrows `event.data.object` without casts.
+ */
 export type WebhookEvent = components['schemas']['Event'];
+/** Every event type, `ping` included. */
+export type WebhookEventType = WebhookEvent['type'];
+/** The event of one type: `WebhookEventOf<'submission.created'>['data']['object']` is a Submission. */
+export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {

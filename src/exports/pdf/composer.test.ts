@@ -67,6 +67,7 @@ describe('the page composer', () => {
     it(`${theme}: no widow or orphan line, signatures with their memory, few sparse pages`, async () => {
       const file = path.join(dir, `${theme}.pdf`);
       const list = memories();
+      const kinds: string[] = [];
       const result = await renderPdfBook({
         title: 'Composer',
         subtitle: '',
@@ -77,6 +78,7 @@ describe('the page composer', () => {
         memories: iterate(list),
         openPicture: () => Promise.reject(new Error('no pictures')),
         output: createWriteStream(file),
+        trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       });
       const words = await wordsOf(file);
       // Lines of each memory on each page (words of a line share their top).
@@ -94,12 +96,13 @@ describe('the page composer', () => {
         if (pages.length < 2) continue;
         for (const k of pages) expect(lines.get(k)!.size, `memory ${m} on page ${k.split(':')[1]} of ${theme}`).toBeGreaterThanOrEqual(2);
       }
-      // A signature prints on the page of its memory's last line.
+      // Who wrote it comes first: the byline prints on the page of its memory's first line, above it.
       for (let m = 0; m < list.length; m++) {
-        const last = words.filter((w) => w.text.startsWith(`q${m}w`)).at(-1)!;
-        // (The signature is one ActualText span, so pdftotext gives it as one word; a journal's has no date after the name.)
-        const sig = words.find((w) => new RegExp(`Writer ${m}( |$)`).test(w.text));
-        expect(sig?.page, `signature of memory ${m}`).toBe(last.page);
+        const first = words.find((w) => w.text.startsWith(`q${m}w`))!;
+        // (The byline is one ActualText span, so pdftotext gives it as one word, and where its marked content
+        // starts rather than where it is drawn: its page is read back, not its place on the page.)
+        const onPage = words.filter((w) => w.page === first.page).map((w) => w.text).join(' ');
+        expect(new RegExp(`Writer ${m}( |$)`).test(onPage), `byline of memory ${m} on page ${first.page}`).toBe(true);
       }
       // Sparse pages: memory pages whose words cover under 40% of the live area's height. Only the last may be.
       const g = bookGeometry(0, 0, PDF_LOOKS[theme as Theme].margins);
@@ -107,7 +110,7 @@ describe('the page composer', () => {
       let sparse = 0;
       for (let page = 3; page <= result.pageCount; page++) {
         const on = words.filter((w) => w.page === page && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
-        if (!on.length) continue; // the closing ornament page
+        if (!on.length || kinds[page - 1] !== 'memories') continue; // the ending's designed pages
         const height = Math.max(...on.map((w) => w.yMax)) - Math.min(...on.map((w) => w.yMin));
         if (height < live.h * 0.4) sparse++;
       }
@@ -171,7 +174,7 @@ describe('short memories share pages, balanced', () => {
       const centre = live.y + live.h / 2;
       let quotePages = 0;
       for (let page = 3; page <= result.pageCount; page++) {
-        const on = words.filter((w) => w.page === page && /^q\d+w\d+$|^Writer|^—|^“$/.test(w.text) && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
+        const on = words.filter((w) => w.page === page && /^q\d+w\d+$|^—|^“$/.test(w.text) && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
         const memoriesOn = new Set(on.filter((w) => w.text.startsWith('q')).map((w) => w.text.split('w')[0]));
         if (!memoriesOn.size || pictures.has(page)) continue; // notes and end pages, photo pages
         const top = Math.min(...on.map((w) => w.yMin));
@@ -180,7 +183,8 @@ describe('short memories share pages, balanced', () => {
           return { q, top: Math.min(...mine.map((w) => w.yMin)), bottom: Math.max(...mine.map((w) => w.yMax)) };
         });
         blocks.sort((x, y) => x.top - y.top);
-        // A signature (read back as a dash at its baseline) ends the memory above it.
+        // A quote page's attribution (read back as a dash at its baseline) ends the memory above it. (Bylines,
+        // ActualText spans pdftotext places where their marked content starts, are left out.)
         for (const sig of on.filter((w) => w.text.startsWith('—'))) {
           const owner = blocks.filter((bl) => bl.top < sig.yMin).at(-1);
           if (owner) owner.bottom = Math.max(owner.bottom, sig.yMin + 3);

@@ -35,7 +35,7 @@ export interface BackText {
   dates: { first: string; last: string } | null;
 }
 
-/** The white box a print shop puts its barcode in, at the back's bottom right: width × height, mm, and its inset from the trim. */
+/** The area a print shop puts its barcode in, at the back's bottom right: width × height, mm, and its inset from the trim. */
 export const BARCODE_AREA_MM = { w: 50, h: 30, inset: 14 } as const;
 
 const bled = ({ trim: t, bleed: b }: Panel): Box => ({ x: t.x - b.left, y: t.y - b.top, w: t.w + b.left + b.right, h: t.h + b.top + b.bottom });
@@ -169,6 +169,8 @@ function archPath(pen: Pen, b: Box, grow = 0) {
  * the cover is typographic: the theme's title page.
  */
 export function drawFrontCover(kit: CoverKit, panel: Panel, photo: PreparedPicture | null) {
+  // A title with a natural break and no subtitle is set as the two.
+  kit = { ...kit, ...splitTitle(kit.title, kit.subtitle) };
   const { doc, style } = kit;
   const look = PDF_LOOKS[style.theme];
   const p = style.palette;
@@ -443,6 +445,19 @@ function polkaDots(doc: Pen, area: Box, p: ThemePalette, opacity: number) {
   doc.restore();
 }
 
+/**
+ * A title and its subtitle as a cover sets them: a title with no subtitle that has a natural break (a colon,
+ * or a dash between spaces) is split there, “Grandma Rose turns 90: a book of memories from all of us” into
+ * “Grandma Rose turns 90” and “A book of memories from all of us”. Either part must keep three characters.
+ */
+export function splitTitle(title: string, subtitle: string): { title: string; subtitle: string } {
+  if (subtitle.trim()) return { title, subtitle };
+  const m = /^(.{3,}?)(?:\s*:\s+|\s+[—–-]\s+)(.{3,})$/su.exec(title.trim());
+  if (!m) return { title, subtitle };
+  const rest = m[2].trim();
+  return { title: m[1].trim(), subtitle: rest[0].toLocaleUpperCase() + rest.slice(1) };
+}
+
 /** The cover without a photo: the theme's title page. */
 function typographicCover(kit: CoverKit, panel: Panel, look: PdfLook) {
   const { doc, style } = kit;
@@ -525,16 +540,22 @@ function typographicCover(kit: CoverKit, panel: Panel, look: PdfLook) {
     return;
   }
   if (look.cover === 'gallery') {
-    // A gallery plate: a large matted window in the accent colour, the title beneath it like a museum label.
+    // An exhibition's title wall: the matted window in the accent colour carries the title itself, set in the
+    // page's colour between two ornaments; the subtitle and the count beneath it like a museum label.
     const plate = coverPhotoBox(style.theme, panel);
     doc.save().rect(plate.x - mm(6), plate.y - mm(6), plate.w + mm(12), plate.h + mm(12)).fill('#FFFFFF').restore();
     doc.save().rect(plate.x, plate.y, plate.w, plate.h).fill(p.accent).restore();
-    look.ornament(doc, plate.x + plate.w / 2, plate.y + plate.h / 2, 1.6, { ...p, accent: p.background, muted: p.background });
-    const width = plate.w;
-    const title = ts.fitTitle(width, 2, 30, 18);
-    const at = ts.block(title.lines, title.style, { x: plate.x, w: width }, plate.y + plate.h + mm(16), 'left', p.text);
-    if (kit.subtitle) ts.block(ts.lines(kit.subtitle, subtitleStyle, width, 2), subtitleStyle, { x: plate.x, w: width }, at + mm(3), 'left', p.muted);
-    ts.line(count.toUpperCase(), smallCaps, plate.x, t.y + t.h - mm(20), p.muted, width, 'left');
+    const reversedInk = { ...p, accent: p.background, muted: p.background };
+    const width = plate.w - mm(24);
+    const title = ts.fitTitle(width, 3, 34, 18);
+    const titleH = title.lines.length * title.style.size * title.style.leading;
+    const top = plate.y + (plate.h - titleH) / 2;
+    look.ornament(doc, plate.x + plate.w / 2, top - mm(10), 0.9, reversedInk);
+    const end = ts.block(title.lines, title.style, { x: plate.x + mm(12), w: width }, top, 'center', p.background);
+    look.ornament(doc, plate.x + plate.w / 2, end + mm(8), 0.9, reversedInk);
+    let at = plate.y + plate.h + mm(14);
+    if (kit.subtitle) at = ts.block(ts.lines(kit.subtitle, subtitleStyle, plate.w, 2), subtitleStyle, { x: plate.x, w: plate.w }, at, 'left', p.text);
+    ts.line(count.toUpperCase(), smallCaps, plate.x, Math.max(at + mm(8), t.y + t.h - mm(20)), p.muted, plate.w, 'left');
     return;
   }
   if (look.cover === 'nursery') {
@@ -581,7 +602,9 @@ export function drawSpine(kit: CoverKit, box: Box, trimH: number, spineMm: numbe
   if (box.w > 0) doc.save().rect(box.x, box.y, box.w, box.h).fill(fill).restore();
   if (spineMm < SPINE_TEXT_MIN_MM) return false;
   const size = Math.min(box.w * 0.5, 14);
-  const text = (style.titleUppercase ? kit.title.toUpperCase() : kit.title).replace(/\s+/g, ' ');
+  // The title's main part (before a natural break) runs down the spine.
+  const main = splitTitle(kit.title, '').title;
+  const text = (style.titleUppercase ? main.toUpperCase() : main).replace(/\s+/g, ' ');
   const styleAt = (s: number): TextStyle => ({ face: faces.title, fallbacks: fallbacks.title, size: s, leading: 1, characterSpacing: style.titleUppercase ? s * 0.06 : 0, features: LINING_FIGURES });
   let used = styleAt(size);
   let [line] = breakLines(measure, text, used, Number.MAX_SAFE_INTEGER);
@@ -617,7 +640,7 @@ export function dateSpan(first: string, last: string): string {
 
 /**
  * The back cover: the theme's colour and texture, a short memory as a quote, the ornament, when the memories
- * were written, and a white box at the bottom right kept clear for the print shop's barcode.
+ * were written, and an area at the bottom right kept clear for the print shop's barcode.
  */
 export function drawBackCover(kit: CoverKit, panel: Panel, back: BackText) {
   const { doc, style } = kit;
@@ -672,7 +695,8 @@ export function drawBackCover(kit: CoverKit, panel: Panel, back: BackText) {
   const small: TextStyle = { ...ts.smallCaps(9), fallbacks: kit.fallbacks.body };
   const when = back.dates ? ` · ${dateSpan(back.dates.first, back.dates.last)}` : '';
   ts.line(`${countLine(kit.memoryCount)}${when}`.toUpperCase(), small, align === 'center' ? cx : left, at + mm(12), p.muted, width, align);
-  // Kept clear: white, whatever the theme's colour, so a scanner reads the barcode printed there.
+  // Kept clear for the print shop's barcode (it prints its own white label there): the plain page colour, no
+  // texture and nothing else, rather than an empty white box on the finished cover.
   const a = BARCODE_AREA_MM;
-  doc.save().rect(t.x + t.w - mm(a.inset + a.w), t.y + t.h - mm(a.inset + a.h), mm(a.w), mm(a.h)).fill('#FFFFFF').restore();
+  doc.save().rect(t.x + t.w - mm(a.inset + a.w), t.y + t.h - mm(a.inset + a.h), mm(a.w), mm(a.h)).fill(p.background).restore();
 }

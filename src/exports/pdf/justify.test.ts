@@ -71,6 +71,7 @@ describe('long memories', () => {
     it(`${theme}: justified, hyphenated, nothing lost`, async () => {
       const file = path.join(dir, `${theme}.pdf`);
       const text = letter(6, 140);
+      const kinds: string[] = [];
       const list: PdfMemory[] = [{ id: 'm', text, signature: 'Rose', date: '2026-05-01T10:00:00Z', pinned: false, pictures: [], recordings: [] }];
       const result = await renderPdfBook({
         title: 'Letters',
@@ -82,10 +83,11 @@ describe('long memories', () => {
         memories: iterate(list),
         openPicture: () => Promise.reject(new Error('no pictures')),
         output: createWriteStream(file),
+        trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       });
       expect(result.pageCount).toBeGreaterThan(3);
       const g = bookGeometry(3, 10, PDF_LOOKS[theme as Theme].margins);
-      const words = (await wordsOf(file)).filter((w) => w.page >= 3);
+      const words = (await wordsOf(file)).filter((w) => w.page >= 3 && kinds[w.page - 1] === 'memories');
       // The memory's words, in reading order: from its first word to its last paragraph's end.
       const body = words.filter((w) => /^[a-z]+-?$|^end\d\.$/.test(w.text));
       // The column a word is in: the live area, or one of its two halves in a theme that sets long memories in two columns.

@@ -2,11 +2,12 @@ import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle } from '../../media-tools/themes.js';
-import { coverPhotoBox, drawFrontCover, luminance, type BackText, type Panel } from './covers.js';
+import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
@@ -46,7 +47,7 @@ export interface PdfMemory {
    * Its voice recordings and videos: each prints as a QR code to the page where it plays (`url`), with
    * what it is and how long; without a url only the words.
    */
-  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null }[];
+  recordings: { kind: 'audio' | 'video'; url: string | null; duration: number | null; /** A completed transcript of it, printed under its code. */ transcript?: string | null }[];
 }
 
 export interface PdfBookInput {
@@ -83,15 +84,21 @@ export interface PdfBookInput {
    * going to print opens with the typographic title page instead: its cover wrap carries the photo.
    */
   coverPicture?: string | null;
-  /** The book's chosen cover's focal point: the cover photo is cropped around it (else around its detected subject). */
-  coverFocal?: { x: number; y: number } | null;
+  /**
+   * When the book's first and last memories were sent: dates are printed only where they tell something
+   * (none when all were sent the same day, the day in each byline across days and weeks, a chapter head
+   * for each month across months). Unknown: each memory's day is printed.
+   */
+  dates?: { first: string; last: string } | null;
+  /** Where the cover photo's subject is (the owner's `focal_point`): its crop is centred there. Detected when not given. */
+  coverFocal?: FocalPoint | null;
 }
 
 /**
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'end';
+export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -144,6 +151,19 @@ const SPARSE_SHARE = 0.45;
 const BETWEEN_MIN = 32;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** What a book's dates tell: nothing (one day), the day of each memory (days and weeks), or its month (months). */
+export type DateMode = 'none' | 'day' | 'month';
+/** Memories spanning more days than this are grouped in months. */
+const DAYS_BY_THE_DAY = 62;
+
+export function dateModeOf(dates: { first: string; last: string } | null | undefined): DateMode {
+  if (!dates) return 'day';
+  const [first, last] = [new Date(dates.first), new Date(dates.last)];
+  if (first.toISOString().slice(0, 10) === last.toISOString().slice(0, 10)) return 'none';
+  return (last.getTime() - first.getTime()) / 86_400_000 > DAYS_BY_THE_DAY ? 'month' : 'day';
+}
 
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
@@ -175,6 +195,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
+
+  // What the memories' dates tell (see DateMode): the months a book spans open chapters.
+  const dateMode = dateModeOf(input.dates);
+  let chapter: string | null = null;
+
+  const shortTitle = splitTitle(input.title, '').title.replace(/\s+/g, ' ').trim();
+  const runningHead = shortTitle.length <= 36 ? shortTitle.toUpperCase() : null;
+  // The back cover quotes a memory in the book's own script (its title's), never one in another.
+  const bookScript = dominantScript(`${input.title} ${input.subtitle}`);
 
   let pageNo = 0;
   let content: Box = g.content(1);
@@ -218,8 +247,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const t = g.trimmed();
     // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
-    // Running head: the book's title, small, over the text column.
-    drawCentredLine(input.title.toUpperCase(), { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    // Running head: the book's short title (before a natural break), small, over the text column; none when
+    // even that is long (a running head is a reminder, not a second title page).
+    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
     if (look.cornerOrnament) {
       // A sprig in the outer corners of the wide margins, turned towards the page.
       const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
@@ -256,7 +286,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     style: TextStyle;
     pinned: boolean;
     align: 'left' | 'center';
-    when: string;
+    /** A chapter's month or a journal entry's day, set above the words; null when the dates tell nothing here. */
+    heading: string | null;
     sigLines: Line[];
     /** The signature's style, with the memory's own fallback faces. */
     sigStyle: TextStyle;
@@ -267,6 +298,38 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     lines: Line[];
     /** The caption's style, with the memory's own fallback faces. */
     style: TextStyle;
+    /** A completed transcript of the recording, set under the code in the theme's text face. */
+    transcript: Line[];
+    transcriptStyle: TextStyle;
+  }
+  /** Lines of a transcript printed under its code at most: a longer one ends with an ellipsis (the recording is a scan away). */
+  const TRANSCRIPT_LINES = 14;
+
+  /** A recording's block: “Hear Natalya’s voice (1:23)” beside its QR code, its transcript under it. */
+  function voiceBlock(r: PdfMemory['recordings'][number], signature: string | null, style: TextStyle, textFallbacks: TextStyle['fallbacks'], width: number): Code {
+    const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
+    const who = signature ? `${signature}\u2019s` : 'the';
+    const what = r.kind === 'audio' ? `${who} voice${length}` : `${who} video${length}`;
+    const caption = r.url ? `${r.kind === 'audio' ? 'Hear' : 'Watch'} ${what}` : `With ${what}`;
+    const transcriptStyle: TextStyle = { face: faces.text, fallbacks: textFallbacks, size: Math.max(smallest(look.captionSize + 1), 8.5), leading: 1.4 };
+    let transcript: Line[] = [];
+    if (r.transcript?.trim()) {
+      const text = smartPunctuation(`\u201C${r.transcript.trim()}\u201D`);
+      transcript = breakLines(measure, text, { ...transcriptStyle, hyphenate: hyphenatorFor(guessLanguage(text)) }, width);
+      if (transcript.length > TRANSCRIPT_LINES) {
+        // The most words (characters, in writing without spaces) that fit, an ellipsis closing them.
+        const units = /\s/.test(text) ? text.split(/(?<=\s)/) : Array.from(text);
+        const upTo = (n: number) => breakLines(measure, `${units.slice(0, n).join('').trimEnd()}\u2026\u201D`, transcriptStyle, width);
+        let [lo, hi] = [1, units.length];
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (upTo(mid).length <= TRANSCRIPT_LINES) lo = mid;
+          else hi = mid - 1;
+        }
+        transcript = upTo(lo);
+      }
+    }
+    return { url: r.url, lines: breakLines(measure, caption, style, width - (r.url ? QR_SIZE + 10 : 0)), style, transcript, transcriptStyle };
   }
   let groups: Group[] = [];
   const paint = (op: Op) => groups.at(-1)!.ops.push(op);
@@ -350,7 +413,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const box = { x: q.align === 'center' ? content.x + (content.w - width) / 2 : content.x + barIndent, w: width };
     const gap = mm(14);
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
-    const heading = look.datedEntries ? breakLines(measure, q.when, dateStyle, width) : [];
+    const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
     let size = quoteTypeSize(base.size, chars);
     let s: TextStyle = base;
@@ -362,7 +425,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       lines = evenLines(q.text, s, width);
       const pitch = s.size * s.leading;
       textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
-      markH = look.quoteMark === 'glyph' ? size * 1.5 : headingH;
+      markH = (look.quoteMark === 'glyph' ? size * 1.5 : 0) + headingH;
       if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
       size = Math.max(base.size, size - 1);
     }
@@ -376,13 +439,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
     look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
+    if (heading.length) {
+      drawBlock(heading, dateStyle, box, at, 'left', p.accent);
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(box.x, at + headingH - 5).lineTo(box.x + Math.min(heading[0].width, width), at + headingH - 5).stroke().restore();
+    }
     if (look.quoteMark === 'glyph') {
       const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: size * 2.4, leading: 1 };
       const [mark] = breakLines(measure, '“', markStyle, 400);
-      drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + size * 1.5, markStyle, p.accent);
-    } else if (heading.length) {
-      drawBlock(heading, dateStyle, box, at, 'left', p.accent);
-      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(box.x, at + headingH - 5).lineTo(box.x + Math.min(heading[0].width, width), at + headingH - 5).stroke().restore();
+      drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + headingH + size * 1.5, markStyle, p.accent);
     }
     at += markH;
     if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
@@ -419,7 +483,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
-  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading), 0);
+  const transcriptHeight = (c: Code) => (c.transcript.length ? 6 + c.transcript.length * c.transcriptStyle.size * c.transcriptStyle.leading : 0);
+  const codesHeight = (codes: Code[]) => codes.reduce((n, c) => n + 8 + (c.url ? QR_SIZE : c.lines.length * c.style.size * c.style.leading) + transcriptHeight(c), 0);
 
   /** Recordings' QR codes under each other, with what each is beside it (one row width for all); returns the y below. */
   function layCodes(codes: Code[], col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
@@ -432,6 +497,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [lines, cy, style] = [c.lines, at, c.style];
         put((dy) => drawBlock(lines, style, col, cy + dy, align, p.muted));
         at += lines.length * lineH;
+        at = layTranscript(c, col, at, align, put);
         continue;
       }
       const textW = codesW - QR_SIZE - 10;
@@ -443,8 +509,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         drawBlock(lines, style, { x: x + QR_SIZE + 10, w: textW }, captionTop + dy, 'left', p.muted);
       });
       at += QR_SIZE;
+      at = layTranscript(c, col, at, align, put);
     }
     return at;
+  }
+
+  /** A recording's transcript under its code, in the column; returns the y below. */
+  function layTranscript(c: Code, col: { x: number; w: number }, top: number, align: 'left' | 'center', put: (op: Op) => void): number {
+    if (!c.transcript.length) return top;
+    const [lines, style, at] = [c.transcript, c.transcriptStyle, top + 6];
+    put((dy) => drawBlock(lines, style, col, at + dy, align, p.text));
+    return top + transcriptHeight(c);
   }
 
   /**
@@ -523,7 +598,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const copy = await openOrSkip(input.coverPicture);
       if (copy) {
         try {
-          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? 'attention');
+          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
         } finally {
           await copy.release();
         }
@@ -616,7 +691,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
-  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string };
+  type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string; /** Where the picture sits in its cell when it was made smaller than it (points). */ dx: number; dy: number };
   interface Block {
     pictures: Placed[];
     height: number;
@@ -680,7 +755,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
           const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
-          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background, 'centre') : null;
+          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background) : null;
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
@@ -689,12 +764,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const pictures: Placed[] = [];
         for (const [i, { pic, copy }] of copies.entries()) {
           const cell = layout.cells[i];
-          const ready = await prepareCroppedPicture(copy.path, pictureBox(cell), p.background);
+          // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
+          const full = pictureBox(cell);
+          const size = await uprightSize(copy.path);
+          const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+          const ready = await prepareCroppedPicture(copy.path, box, p.background);
           if (!ready) {
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
           }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key });
+          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (full.w - box.w) / 2, dy: (full.h - box.h) / 2 });
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
@@ -727,7 +806,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const room = () => content.y + content.h - y;
   const atTop = () => y <= content.y + 0.5;
 
-  function placePicture(pic: Placed, x: number, top: number) {
+  /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
+  function placePicture(pic: Placed, x: number, top: number, memory = true) {
     const { width: w, height: h } = pic;
     switch (look.mount) {
       case 'border':
@@ -762,7 +842,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     // The image's data went to the document: let go of it.
     pic.jpeg = Buffer.alloc(0);
-    pictureCount++;
+    if (memory) pictureCount++;
   }
 
   const lowResolution: { key: string; ppi: number }[] = [];
@@ -770,6 +850,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let backQuote: BackText['quote'] = null;
   let dates: BackText['dates'] = null;
   let firstPicture: string | null = null;
+  /** Every contributor named in the book, with the pages their memories open on (the index at the end). */
+  const contributors = new Map<string, number[]>();
+  /** Names written in Japanese (their kanji take the Japanese face, as in their memories). */
+  const japaneseNames = new Set<string>();
+  function contributed(name: string, page: number, japanese: boolean) {
+    const pages = contributors.get(name) ?? [];
+    if (pages.at(-1) !== page) pages.push(page);
+    contributors.set(name, pages);
+    if (japanese) japaneseNames.add(name);
+  }
   async function placeMemory(ready: Ready) {
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
@@ -780,12 +870,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (memory.date > dates.last) dates.last = memory.date;
     // The back cover quotes the first memory short enough to stand there (book order: pinned ones first).
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
-    if (!backQuote && plain.length >= 20 && plain.length <= 160) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+    if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
     // Japanese writing takes the Japanese face before the Chinese one (its kanji in their Japanese forms).
-    const fb = fallbacksFor(bookIsJapanese || isJapanese(memory.text, memory.signature));
+    const japanese = bookIsJapanese || isJapanese(memory.text, memory.signature);
+    const fb = fallbacksFor(japanese);
     const signatureStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fb.body };
     // Long memories are read, not glanced at: set in the text face, justified and hyphenated in their language, rather than as display type.
     const long = normalizeText(text).length > LONG_TEXT_CHARS;
@@ -802,32 +893,35 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pitch = qs.size * qs.leading;
     const when = DATE.format(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
-    // A date never breaks across lines (no year alone on the next), and the dash stays with the name.
+    // A date never breaks across lines (no year alone on the next).
     const date = (look.captionCaps ? when.toUpperCase() : when).replace(/ /g, '\u00a0');
-    const signature = [memory.signature ? `—\u00a0${memory.signature}` : null, look.datedEntries ? null : date].filter(Boolean).join(' · ');
-    const sigLines = breakLines(measure, signature, signatureStyle, textWidth);
-    // Recordings and videos: a QR code each, with what it is beside it, kept with the signature.
-    const codes = memory.recordings.map((r) => {
-      const length = r.duration ? ` (${Math.floor(r.duration / 60)}:${String(Math.round(r.duration % 60)).padStart(2, '0')})` : '';
-      const what = r.kind === 'audio' ? `a voice recording${length}` : `the video${length}`;
-      const caption = r.url ? `Scan to ${r.kind === 'audio' ? 'hear' : 'watch'} ${what}` : `With ${what}`;
-      return { url: r.url, lines: breakLines(measure, caption, signatureStyle, textWidth - (r.url ? QR_SIZE + 10 : 0)), style: signatureStyle };
-    });
-    const sigHeight = 6 + sigLines.length * signatureStyle.size * signatureStyle.leading + codesHeight(codes);
-    const heading = look.datedEntries ? breakLines(measure, when, dateStyle, textWidth) : [];
+    // Dates only where they tell something (see dateMode): a month's first memory opens a chapter, a
+    // journal's entry is headed by its day.
+    const month = dateMode === 'month' && !memory.pinned ? MONTH.format(new Date(memory.date)) : null;
+    const headText = month && month !== chapter ? month : look.datedEntries && dateMode === 'day' ? when : null;
+    if (month) chapter = month;
+    const dated = dateMode === 'day' && !look.datedEntries ? date : null;
+    // Who wrote it comes first: the memory opens with its byline (and its day when the days tell something).
+    const bylineLines = memory.signature || dated ? breakLines(measure, [memory.signature, dated].filter(Boolean).join(' · '), signatureStyle, textWidth) : [];
+    const bylineHeight = bylineLines.length ? bylineLines.length * signatureStyle.size * signatureStyle.leading + 5 : 0;
+    // A quote page keeps the epigraph's order: the words, then who said them (the dash stays with the name).
+    const sigLines = breakLines(measure, [memory.signature ? `—\u00a0${memory.signature}` : null, dated].filter(Boolean).join(' · '), signatureStyle, textWidth);
+    // Recordings and videos: each its own block after the words, a QR code with whose voice or video it is and
+    // how long beside it, and a completed transcript under it in the text face.
+    const codes = memory.recordings.map((r) => voiceBlock(r, memory.signature, signatureStyle, fb.text, textWidth));
+    const sigHeight = codes.length ? 6 + codesHeight(codes) : 0;
+    const heading = headText ? breakLines(measure, headText, dateStyle, textWidth) : [];
     // Above taped photos the heading keeps clear of the tape, which reaches above the prints.
     const tapeClearance = block.pictures.length && look.mount === 'tape' ? 9 : 0;
     const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 + tapeClearance : 0;
-    // A journal's entry opens with its date, above its photos when it has some.
-    const headingFirst = headingHeight > 0 && block.pictures.length > 0;
-    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : headingFirst ? 0 : headingHeight;
+    const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
     // The photo block at a scale k of its size (it may shrink to fit the room left on a page).
-    const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 + (headingFirst ? headingHeight : 0) : 0);
+    const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 : 0);
     const picturesHeight = picturesAt(1);
     const linesHeight = (ls: Line[]) => ls.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
-    const total = picturesHeight + markHeight + textHeight + sigHeight;
+    const total = headingHeight + picturesHeight + bylineHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
@@ -837,9 +931,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
     // (to PHOTO_SCALE_FIT) rather than go overleaf, and further (to PHOTO_SCALE_SHORT) rather than leave
     // the page mostly empty.
-    const words = lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight;
-    const opening = (k: number) => (block.height ? picturesAt(k) + words : markHeight + Math.min(lines.length, 2) * pitch + (lines.length <= 3 ? sigHeight : 0));
-    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, when, sigLines, sigStyle: signatureStyle, codes } : null;
+    const words = bylineHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight);
+    const opening = (k: number) => headingHeight + picturesAt(k) + words;
+    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
     // (A short memory's opening is all of it, with the room its mark asks for.)
     const whole = Math.max(total, opening(1));
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
@@ -867,11 +961,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (k >= PHOTO_SCALE_FIT) scale = k;
     }
 
+    if (heading.length) {
+      // A chapter's month, or a journal entry's day: above the memory's photos and words.
+      paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
+      y += headingHeight;
+    }
     if (block.pictures.length) {
-      if (headingFirst) {
-        paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
-        y += headingHeight;
-      }
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
@@ -887,7 +982,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       paint((dy) => {
         if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
         for (const pic of pictures) {
-          placePicture(pic, x0 + pic.cell.x + padLeft, oy + pic.cell.y + top + dy);
+          placePicture(pic, x0 + pic.cell.x + padLeft + pic.dx, oy + pic.cell.y + top + pic.dy + dy);
           input.trace?.picture?.(pageNo, memory.id);
         }
         if (k < 1) doc.restore();
@@ -895,19 +990,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       y += block.height * k + GAP * 1.5;
     }
 
-    if (markHeight && lines.length) {
-      // The mark goes with the first two lines; with a short memory, with all of it and its signature.
-      if (room() < markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
-      if (heading.length) {
-        paintHeading(heading, column().x, textWidth, markHeight);
-      } else {
+    if (bylineHeight || (markHeight && lines.length)) {
+      // The byline and the mark go with the first two lines; with a short memory, with all of it.
+      if (room() < bylineHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
+      if (bylineLines.length) {
+        const c = column();
+        y = paintBlock(bylineLines, signatureStyle, c, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: c })) + 5;
+        if (memory.signature) contributed(memory.signature, pageNo, japanese);
+      }
+      if (markHeight && lines.length) {
         const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
         const [mark] = breakLines(measure, '“', markStyle, 100);
         const mx = align === 'center' ? column().x + (column().w - mark.width) / 2 : column().x;
         const my = y + 34;
         paint((dy) => drawLine(mark, mx, my + dy, markStyle, p.accent));
+        y += markHeight;
       }
-      y += markHeight;
     }
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
@@ -972,10 +1070,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       col = 0;
       colBottom = y;
     }
-    y += 6;
-    const sigColumn = column();
-    y = paintBlock(sigLines, signatureStyle, sigColumn, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: sigColumn }));
-    y = layCodes(codes, column(), y, align, paint);
+    if (codes.length) y = layCodes(codes, column(), y + 6, align, paint);
     memoryCount++;
     y = Math.max(y, colBottom);
     const group = groups.at(-1)!;
@@ -1001,14 +1096,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
     }
-    // A printed book has an even number of pages, and one bound from sheets a multiple of 4: the pages
-    // left over before the last are ruled for notes, the last carries the theme's ornament.
-    if (input.printReady) while ((pageNo + 1) % 4 !== 0) notesPage();
-    if (input.printReady || pageNo % 2 === 1) {
-      newPage('end');
-      const t = g.trimmed();
-      look.ornament(doc, t.x + t.w / 2, t.y + t.h / 2, 1.1, p);
-    }
+    await ending();
     doc.end();
     await written;
   } catch (err) {
@@ -1017,6 +1105,144 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     throw err;
   }
   return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates } };
+
+  /**
+   * The closing spread: “With love from” and every contributor with the pages their memories open on (the
+   * contributors' index), facing a closing photo (the cover's); then the colophon on the last page. A book
+   * has an even number of pages, a printed one a multiple of 4: the pages left over come before the ending,
+   * ruled for notes in a theme meant for writing on light paper, else left blank.
+   */
+  async function ending() {
+    const listPages = contributorPages();
+    const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
+    const photo = photoKey ? await closingPhoto(photoKey) : null;
+    const after = listPages.length + (photo ? 1 : 0) + 1;
+    const unit = input.printReady ? 4 : 2;
+    const spare = (unit - ((pageNo + after) % unit)) % unit;
+    const ruled = look.datedEntries && !reversed;
+    for (let i = 0; i < spare; i++) {
+      if (ruled) notesPage();
+      else newPage('blank');
+    }
+    for (const page of listPages) page();
+    if (photo) {
+      newPage('closing');
+      const t = g.trimmed();
+      const [top] = mountPadding(look.mount);
+      const x = t.x + (t.w - photo.width) / 2;
+      const y0 = t.y + (t.h - photo.height) / 2 - mm(6) + top / 2;
+      placePicture(photo, x, y0, false);
+      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: smallest(look.captionSize + 1.5), leading: 1.3 };
+      drawCentredLine(input.title, s, t.x + t.w / 2, y0 + photo.height + mm(12) + (look.mount === 'polaroid' || look.mount === 'tape' ? 24 : 0), smallColour, t.w - mm(50));
+    }
+    colophon();
+  }
+
+  /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */
+  async function closingPhoto(key: string): Promise<Placed | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      const size = await uprightSize(copy.path);
+      if (!size) return null;
+      const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
+      const side = g.trim * 0.62;
+      const box = cellAtLeast(size, aspect >= 1 ? { w: side, h: side / aspect } : { w: side * aspect, h: side }, MIN_PRINT_PPI);
+      const ready = await prepareCroppedPicture(copy.path, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
+      return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /** The pages of “With love from”: each a function drawing one. Names alphabetical, in one to three columns. */
+  function contributorPages(): (() => void)[] {
+    const names = [...contributors.keys()].sort((a, b) => a.localeCompare(b));
+    if (!names.length) return [];
+    const box = g.content(2);
+    const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 9, leading: 1.2 };
+    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.quoteSize + 1), leading: 1.75 };
+    const pageStyle: TextStyle = { ...bookSignatureStyle, size: smallest(Math.max(7.5, look.captionSize - 1)) };
+    const cols = names.length <= 18 ? 1 : names.length <= 60 ? 2 : 3;
+    const gap = mm(8);
+    const colW = cols === 1 ? Math.min(box.w, mm(95)) : (box.w - gap * (cols - 1)) / cols;
+    const pitch = nameStyle.size * nameStyle.leading;
+    // Each entry: its name's lines, then its pages after the last (or under it when they do not fit beside).
+    const entries = names.map((name) => {
+      const lines = breakLines(measure, name, japaneseNames.has(name) ? { ...nameStyle, fallbacks: fallbacksFor(true).body } : nameStyle, colW);
+      const pages = breakLines(measure, contributors.get(name)!.join(', '), pageStyle, colW)[0];
+      const beside = lines.at(-1)!.width + mm(3) + pages.width <= colW;
+      return { lines, pages, rows: lines.length + (beside ? 0 : 1), beside };
+    });
+    const headH = headStyle.size * 1.2 + mm(12);
+    const rowsPerCol = Math.max(1, Math.floor((box.h - headH) / pitch));
+    const pages: (typeof entries)[] = [];
+    let current: typeof entries = [];
+    let used = 0;
+    for (const e of entries) {
+      if (used + e.rows > rowsPerCol * cols) {
+        pages.push(current);
+        current = [];
+        used = 0;
+      }
+      // An entry never splits across columns: a column's leftover rows count as used.
+      const inCol = used % rowsPerCol;
+      if (inCol + e.rows > rowsPerCol) used += rowsPerCol - inCol;
+      if (used + e.rows > rowsPerCol * cols && current.length) {
+        pages.push(current);
+        current = [];
+        used = 0;
+      }
+      current.push(e);
+      used += e.rows;
+    }
+    if (current.length) pages.push(current);
+    return pages.map((list, k) => () => {
+      const n = newPage('contributors');
+      content = g.content(n);
+      const cx = content.x + content.w / 2;
+      if (k === 0) drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
+      const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
+      const rows = list.reduce((m, e) => m + e.rows, 0);
+      // A short list is centred under the heading; a long one fills the columns from the top.
+      const top = content.y + headH + (cols === 1 ? Math.max(0, (content.h - headH - rows * pitch) / 3) : 0);
+      let row = 0;
+      for (const e of list) {
+        if ((row % rowsPerCol) + e.rows > rowsPerCol) row += rowsPerCol - (row % rowsPerCol);
+        const col = Math.floor(row / rowsPerCol);
+        const x = left + col * (colW + gap);
+        let at = top + (row % rowsPerCol) * pitch;
+        const centred = cols === 1;
+        for (const [i, line] of e.lines.entries()) {
+          const last = i === e.lines.length - 1;
+          const lineW = line.width + (last && e.beside ? mm(3) + e.pages.width : 0);
+          const lx = centred ? x + (colW - lineW) / 2 : x;
+          drawLine(line, lx, at + baselineOffset(nameStyle), nameStyle, p.text);
+          if (last && e.beside) drawLine(e.pages, lx + line.width + mm(3), at + baselineOffset(nameStyle), pageStyle, smallColour);
+          at += pitch;
+        }
+        if (!e.beside) drawLine(e.pages, centred ? x + (colW - e.pages.width) / 2 : x, at + baselineOffset(nameStyle), pageStyle, smallColour);
+        row += e.rows;
+      }
+      folio(n);
+    });
+  }
+
+  /** The last page: the theme's ornament, then what the book is and how it was made, small, at the foot. */
+  function colophon() {
+    newPage('end');
+    const t = g.trimmed();
+    look.ornament(doc, t.x + t.w / 2, t.y + t.h * 0.42, 1.1, p);
+    const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8), leading: 1.5, features: LINING_FIGURES };
+    const people = contributors.size;
+    const lines = [
+      input.title,
+      `${memoryCount} ${memoryCount === 1 ? 'memory' : 'memories'}${people ? ` from ${people} ${people === 1 ? 'person' : 'people'}` : ''}`,
+      `Set in ${[...new Set([style.title.family, style.body.family, style.quote.family])].join(', ')}`,
+      `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
+    ];
+    lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, t.y + t.h - mm(46) + i * small.size * small.leading, smallColour, t.w - mm(60)));
+  }
 
   function notesPage() {
     const n = newPage('notes');
@@ -1032,6 +1258,31 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 }
 
 export { luminance };
+
+const SCRIPTS: [string, RegExp][] = [
+  ['latin', /\p{Script=Latin}/u],
+  ['cyrillic', /\p{Script=Cyrillic}/u],
+  ['greek', /\p{Script=Greek}/u],
+  ['arabic', /\p{Script=Arabic}/u],
+  ['hebrew', /\p{Script=Hebrew}/u],
+  ['devanagari', /\p{Script=Devanagari}/u],
+  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ['han', /\p{Script=Han}/u],
+  ['hangul', /\p{Script=Hangul}/u],
+];
+
+/** The script most of a text's letters are written in (Japanese by its kana, as its kanji are shared with Chinese); null without letters. */
+export function dominantScript(text: string): string | null {
+  const counts = new Map<string, number>();
+  for (const ch of text) {
+    const found = SCRIPTS.find(([, re]) => re.test(ch));
+    if (found) counts.set(found[0], (counts.get(found[0]) ?? 0) + 1);
+  }
+  if ((counts.get('kana') ?? 0) > 0) counts.set('kana', (counts.get('kana') ?? 0) + (counts.get('han') ?? 0));
+  let best: string | null = null;
+  for (const [script, n] of counts) if (!best || n > counts.get(best)!) best = script;
+  return best;
+}
 
 
 /**

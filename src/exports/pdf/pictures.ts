@@ -1,4 +1,4 @@
-import { cropRectAround, type FocalPoint } from '../../media-tools/focal-crop.js';
+import { cropRectAround, detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -60,44 +60,53 @@ export async function preparePicture(file: string, box: { w: number; h: number }
 }
 
 /**
- * A photo cropped to fill a cell of w × h points (sharp's attention
- * strategy keeps the part that draws the eye), at 300 dpi of that size or
- * the photo's own pixels when it has fewer. `ppi` is what it prints at.
- * `centre` crops about the middle instead: libvips then streams the picture
- * rather than holding it whole, which a page-sized picture needs to keep a
- * render's memory down.
+ * A photo cropped to fill a cell of w × h points around its subject: the
+ * largest part of the photo of the cell's shape centred on `focal` (as far
+ * as the photo's edges allow), detected with detectFocalPoint when none is
+ * given (a cover's focal_point, chosen by its owner, is given). At 300 dpi
+ * of the cell's size, or the photo's own pixels when it has fewer (see
+ * cellAtLeast for keeping those at MIN_PRINT_PPI). `ppi` is what it prints at.
  */
 export async function prepareCroppedPicture(
   file: string,
   cell: { w: number; h: number },
   background: string,
-  crop: 'attention' | 'centre' | FocalPoint = 'attention',
-): Promise<(PreparedPicture & { ppi: number }) | null> {
+  focal?: FocalPoint,
+): Promise<(PreparedPicture & { ppi: number; focal: FocalPoint }) | null> {
   const sharp = await loadSharp();
   const upright = await uprightSize(file);
   if (!upright) return null;
-  const { w, h } = upright;
+  const at = focal ?? (await detectFocalPoint(file));
+  const rect = cropRectAround(upright, cell.w / cell.h, at);
   // The part of the photo that fills the cell, in its own pixels; never scaled up.
-  const cellAspect = cell.w / cell.h;
-  const usedW = Math.min(w, h * cellAspect);
-  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / usedW);
-  const targetW = Math.max(1, Math.round(usedW * scale));
-  const targetH = Math.max(1, Math.round(targetW / cellAspect));
+  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
+  const targetW = Math.max(1, Math.round(rect.width * scale));
+  const targetH = Math.max(1, Math.round(targetW / (cell.w / cell.h)));
   try {
-    // A focal point (the book's cover): the crop is centred on it (focal-crop.ts, the one cropping function).
-    const focal = typeof crop === 'object' ? cropRectAround({ w, h }, cellAspect, crop) : null;
-    const upright = sharp(file, { failOn: 'none' }).rotate();
-    const cropped = focal ? sharp(await upright.extract(focal).toBuffer(), { failOn: 'none' }) : upright;
-    const { data, info } = await cropped
-      .resize(targetW, targetH, { fit: 'cover', position: crop === 'centre' ? 'centre' : sharp.strategy.attention })
+    const { data, info } = await sharp(file, { failOn: 'none' })
+      .rotate()
+      .extract(rect)
+      .resize(targetW, targetH, { fit: 'fill' })
       .flatten({ background })
       .toColorspace('srgb')
       .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
       .toBuffer({ resolveWithObject: true });
-    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: cell.w, height: cell.h, ppi: info.width / (cell.w / 72) };
+    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: cell.w, height: cell.h, ppi: info.width / (cell.w / 72), focal: at };
   } catch {
     return null;
   }
+}
+
+/**
+ * The cell (points) a photo of `size` pixels fills at no less than `minPpi`: the cell itself when the
+ * photo has the pixels for it, else the largest cell of the same shape it has them for (a small original
+ * gets a smaller cell rather than printing soft).
+ */
+export function cellAtLeast(size: { w: number; h: number }, cell: { w: number; h: number }, minPpi: number): { w: number; h: number } {
+  const usedW = Math.min(size.w, size.h * (cell.w / cell.h));
+  const most = (usedW / minPpi) * 72;
+  if (most >= cell.w) return cell;
+  return { w: most, h: most / (cell.w / cell.h) };
 }
 
 /**

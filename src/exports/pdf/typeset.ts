@@ -1,5 +1,5 @@
 import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
-import { fontFilePath, uprightOf, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
+import { fontFilePath, textFaceOf, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
 import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
 
 /**
@@ -21,7 +21,7 @@ export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o
     }
     return name;
   };
-  const text = uprightOf(style.body);
+  const text = textFaceOf(style.body);
   const faces = { quote: nameOf(style.quote), title: nameOf(style.title), body: nameOf(style.body), text: nameOf(text) };
   const chainOf = (f: FontFace, japanese: boolean): string[] => fallbackFaces(f, { japanese }).map(nameOf);
   const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese), text: chainOf(text, japanese) });

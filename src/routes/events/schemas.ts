@@ -10,6 +10,13 @@ export const Event = Type.Object(
     type: StringEnum([...EVENT_TYPES, 'ping'] as const),
     created_at: Timestamp,
     book_slug: Nullable(Type.String({ description: 'The book the change happened in (null for ping)' })),
+    sequence: Type.Integer({
+      minimum: 1,
+      description:
+        "This event's number among the events of its resource (the submission, media file, export, member (per book and user), invitation or book that data.object is), " +
+        'from 1 in the order the changes happened: of two events of one resource, the larger sequence is the newer. Deliveries can arrive out of order after a failed attempt ' +
+        '(a retry does not hold later events back): keep the last sequence you applied per resource and ignore a smaller one, or fetch the resource. A ping is 1.',
+    }),
     data: Type.Object(
       {
         object: Type.Object(

@@ -44,6 +44,19 @@ export const Submission = Type.Object(
     share_card_url: Nullable(Type.String({ description: 'Signed URL of the share card rendered after approval; null until one exists' })),
     media: Type.Array(Type.Ref('MediaSummary')),
     source: Type.String({ description: 'Where the memory came in: api, web, email, sms, telegram, …' }),
+    email_trimmed: Nullable(
+      Type.Object(
+        {
+          quoted: Nullable(Type.String({ description: 'Quoted history: `>` lines, their attribution ("On … wrote:"), an earlier message under a header block or an original-message rule' })),
+          signature: Nullable(Type.String({ description: 'The signature under a `-- ` line, or a mobile footer ("Sent from my iPhone")' })),
+          forward_header: Nullable(Type.String({ description: "A forward's rule and header block (its sender and date stay in text_content, above the forwarded text)" })),
+        },
+        {
+          description:
+            'For a memory sent by email: what was cut from the message to keep the sender\'s own words (each part as text, null when nothing of that kind was cut). Null when nothing was cut, and for every other source. A wrong cut can be put back with an ordinary edit of text_content.',
+        },
+      ),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
     etag: Etag,
@@ -68,6 +81,7 @@ export const Submission = Type.Object(
         share_card_url: null,
         media: [],
         source: 'api',
+        email_trimmed: null,
         created_at: '2026-11-21T10:00:00.123456Z',
         updated_at: '2026-11-21T10:30:00.000001Z',
         etag: '"2026-11-21T10:30:00.000001Z"',

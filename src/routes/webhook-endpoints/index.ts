@@ -5,6 +5,7 @@ import { deleteEndpoint } from './delete-endpoint.js';
 import { getEndpoint } from './get-endpoint.js';
 import { listDeliveries } from './list-deliveries.js';
 import { listEndpoints } from './list-endpoints.js';
+import { retryDelivery } from './retry-delivery.js';
 import { rotateSecret } from './rotate-secret.js';
 import { testEndpoint } from './test-endpoint.js';
 import { updateEndpoint } from './update-endpoint.js';
@@ -18,4 +19,5 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, ctx: RouteCo
   rotateSecret(app, ctx);
   testEndpoint(app, ctx);
   listDeliveries(app, ctx);
+  retryDelivery(app, ctx);
 }

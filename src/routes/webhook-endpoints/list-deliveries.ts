@@ -14,7 +14,7 @@ export function listDeliveries(app: FastifyInstance, { services }: RouteContext)
         operationId: 'listWebhookDeliveries',
         tags: ['webhook_endpoints'],
         summary: "List an endpoint's delivery attempts",
-        description: 'Every attempt to send an event to this endpoint, newest first: status code, duration, error and when the next retry is due.',
+        description: 'Every attempt to send an event to this endpoint, newest first: the event and its type, the delivery it belongs to (to send again), status code, duration, error, the first kilobyte of the answer, and when the next retry is due.',
         params: EndpointParams,
         querystring: ListQuery,
         response: { 200: DeliveryList },

@@ -86,17 +86,40 @@ export const UpdateEndpointBody = StrictObject({
 
 export const EndpointList = ListEnvelope(Type.Ref('WebhookEndpoint'), 'WebhookEndpointList');
 
+export const DeliveryParams = Type.Object({
+  id: Type.String({ maxLength: 200, description: 'Webhook endpoint id (opaque)' }),
+  delivery_id: Type.String({ maxLength: 200, description: "The delivery's id (delivery_id in the delivery log)" }),
+});
+
 export const DeliveryAttempt = Type.Object(
   {
     id: Id,
+    delivery_id: Type.String({ description: 'The delivery this attempt belongs to (one event to this endpoint): POST …/deliveries/{delivery_id}/retry/ sends it again' }),
     event_id: Id,
+    event_type: Nullable(StringEnum([...EVENT_TYPES, 'ping'] as const, { description: "The event's type (null only for attempts logged before this field existed)" })),
     attempt: Type.Integer({ minimum: 1, description: '1 for the first try of this event to this endpoint' }),
     status_code: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when none came (timeout, refused address, connection error)" })),
     duration_ms: Type.Integer(),
     error: Nullable(Type.String({ description: 'Why the attempt failed; null when delivered' })),
     next_retry_at: Nullable(Type.String({ ...Timestamp, description: 'When the next attempt is due; null when none follows' })),
+    response_excerpt: Nullable(
+      Type.String({ description: "The first kilobyte of the receiver's answer body (UTF-8, cut at 1,024 bytes); null when no answer came" }),
+    ),
     created_at: Timestamp,
   },
   { title: 'WebhookDeliveryAttempt' },
+);
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Id,
+    event_id: Id,
+    event_type: StringEnum([...EVENT_TYPES, 'ping'] as const),
+    status: StringEnum(['pending', 'delivered', 'failed'] as const, { description: 'pending: to be sent (or being sent); delivered: a 2xx came; failed: no retry left' }),
+    attempts: Type.Integer({ minimum: 0, description: 'Attempts made so far' }),
+    next_attempt_at: Nullable(Type.String({ ...Timestamp, description: 'When it is sent next (now after a redelivery); null unless pending' })),
+    created_at: Timestamp,
+  },
+  { $id: 'WebhookDelivery', title: 'WebhookDelivery', description: 'One event to one endpoint: sent until a 2xx comes or its retries run out' },
 );
 export const DeliveryList = ListEnvelope(DeliveryAttempt, 'WebhookDeliveryAttemptList');

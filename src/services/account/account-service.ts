@@ -96,7 +96,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     // The account's webhook endpoints go with it: nothing more is sent on its behalf.
     await deleteEndpointsOfUser(q, userId);
     // It leaves the member lists of other people's books now (the rows go with the purge): their owners hear of it.
-    for (const bookId of await findJoinedBookIds(q, userId)) await recordEvent(q, 'member.removed', bookId, { id: userId });
+    for (const bookId of await findJoinedBookIds(q, userId)) await recordEvent(q, 'member.removed', bookId, { id: userId, user_id: userId });
     await tokens.revokeAllTokens(q, userId);
     await endWebSessions(q, userId);
     await reauth.forget(q, userId);

@@ -20,7 +20,7 @@ import { takePendingObject } from '../media/media-repository.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
-import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
+import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -64,6 +64,10 @@ function assertBookValues(input: BookInput) {
   }
   if (input.settings !== undefined && JSON.stringify(input.settings).length > MAX_SETTINGS_BYTES) {
     throw errors.validation(`settings must serialise to at most ${MAX_SETTINGS_BYTES} bytes of JSON.`, { field: 'settings' });
+  }
+  const language = input.settings?.language;
+  if (language !== undefined && !(BOOK_LANGUAGES as readonly unknown[]).includes(language)) {
+    throw errors.validation(`Unknown settings.language ${JSON.stringify(language)}.`, { field: 'settings.language', offered: [...BOOK_LANGUAGES] });
   }
   if (input.title !== undefined && input.title.trim() === '') {
     throw errors.validation('The title cannot be blank.', { field: 'title' });
@@ -171,11 +175,13 @@ export function createBookService(deps: {
         billingRecordId: uuidv7(),
       });
       if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      let created = toBook(book, 'owner', null);
       if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
         // Its billing changed the row (updated_at, so the etag): answer it as it is now.
-        return toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner', null);
+        created = toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner', null);
       }
-      return toBook(book, 'owner', null);
+      await recordEvent(tx, 'book.created', book.id, created);
+      return created;
     },
 
     /**

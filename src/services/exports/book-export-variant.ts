@@ -11,6 +11,7 @@ import { isoMicro } from '../../lib/time.js';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store.js';
 import {
   approvedSubmissionIds,
+  approvedDateSpan,
   firstPhotoKey,
   isReleasable,
   namedCoverPhotoKey,
@@ -59,8 +60,8 @@ export function createBookExportVariant(deps: {
           throw new RenderError('A photo could not be read from storage.', { cause: err });
         }
       };
-      // The cover photo: the book's chosen cover (cropped around its focal point), else the one settings name,
-      // else the first pinned memory's (the book's first photo).
+      // The cover photo: the owner's chosen cover (cropped around its focal point), else the photo the settings
+      // name, else the first pinned memory's (the book's first photo), its subject detected.
       const coverPicture = book.cover?.storage_key ?? (await namedCoverPhotoKey(db, book.id, book.settings)) ?? (await firstPhotoKey(db, book.id));
       const coverFocal = book.cover?.focal_point ?? null;
       const result = await renderPdfBook({
@@ -80,6 +81,7 @@ export function createBookExportVariant(deps: {
         printReady: hasCoverWrap(job),
         coverPicture,
         coverFocal,
+        dates: await approvedDateSpan(db, book.id),
       });
       if (hasCoverWrap(job)) {
         // The cover wrap goes to the store first: the job completes only once both files are there.
@@ -105,7 +107,8 @@ export function createBookExportVariant(deps: {
             caliperMm: (deps.paperCaliperUm ?? DEFAULT_PAPER_CALIPER_UM) / 1000,
             memoryCount: result.memories,
             photo,
-            photoFocal: photoKey === book.cover?.storage_key ? coverFocal : null,
+            // The owner's focal point holds for the photo it was chosen on.
+            photoFocal: book.cover && photoKey === book.cover.storage_key ? book.cover.focal_point : null,
             back: result.back,
             output: createWriteStream(coverFile, { mode: 0o600 }),
             now: deps.now?.(),
@@ -215,7 +218,13 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, pla
       recordings: await Promise.all(
         usable
           .filter((m): m is typeof m & { kind: 'audio' | 'video' } => m.kind === 'audio' || m.kind === 'video')
-          .map(async (m) => ({ kind: m.kind, duration: m.duration_seconds, url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null })),
+          .map(async (m) => ({
+            kind: m.kind,
+            duration: m.duration_seconds,
+            url: playBase ? `${playBase}${await issuePlayLink(db, m.id)}/` : null,
+            // A completed transcript prints under the recording's code.
+            transcript: m.transcript?.status === 'completed' && m.transcript.text.trim() ? m.transcript.text : null,
+          })),
       ),
     };
   }

@@ -29,9 +29,32 @@ import { joinBook } from '../members/member-service.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import { findInboundEmail, findSenderAccount, finishInboundEmail, insertInboundEmail, lockSpoolRows } from './inbound-email-repository.js';
-import { ownWords } from './own-words.js';
+import { extractOwnWords, type Trimmed } from './own-words.js';
+import { textOfHtml } from './html-text.js';
+import { cleanName } from '../inbound/inbound-service.js';
 
 /** Parts that sign or describe a message rather than being a file the sender attached. */
+/** Files one message may bring into a memory; the rest are named in the reply as not added. */
+export const MAX_FILES_PER_MESSAGE = 20;
+/** How much of a message's text part is read for its own words (a memory holds 20,000 characters; quoted history is cut anyway). */
+const MAX_TEXT_CHARS = 512 * 1024;
+/** Own words of the text part shorter than this are compared with the HTML part's. */
+const RICHER_HTML_BELOW = 200;
+
+/**
+ * The own words of a message's text or HTML part: the text part's, unless
+ * it has none (HTML-only mail, or a text part that is only a quote or a
+ * "view this in HTML" line) and the HTML part has some.
+ */
+export function ownWordsOfParts(text: string, html: string, subject: string): { text: string; trimmed: Trimmed } {
+  const fromText = extractOwnWords(text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text, { subject });
+  // A long text part is the message; a short one may be a stub beside the real (HTML) message.
+  if (!html || fromText.text.length >= RICHER_HTML_BELOW) return fromText;
+  const fromHtml = extractOwnWords(textOfHtml(html), { subject });
+  // The HTML part is read when the text part has no words, or when it says far more ("View this message in a browser").
+  return fromHtml.text.length > 2 * fromText.text.length + 40 ? fromHtml : fromText;
+}
+
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
 
 /**
@@ -102,6 +125,11 @@ class ClientTurns {
     }
     if (!c.active && !c.waiting.length) this.clients.delete(key);
   }
+}
+
+/** The From address a verdict proved (its own parsed address, lower-case), or null: rows recorded before it was kept prove none. */
+function authenticatedSender(auth: MailVerdict): string | null {
+  return auth.fromAuthenticated && auth.fromAddress ? auth.fromAddress.toLowerCase() : null;
 }
 
 /** A book address's slug, lower-case. */
@@ -309,6 +337,32 @@ export function createInboundEmailService(deps: {
     await finished(content).catch(() => {});
   }
 
+  /** Records a message the parser refused, frees its spool, and tells a sender whose domain vouched for it (no backscatter). */
+  async function refuseUnparseable(id: string, spoolKey: string, auth: MailVerdict, headers: Map<string, unknown> | null, reason: string) {
+    const fromValue = (headers?.get('from') as { value?: { address?: string }[] } | undefined)?.value;
+    const to = fromValue?.length === 1 ? (fromValue[0].address?.toLowerCase() ?? null) : (auth.fromAddress ?? null);
+    const subject = typeof headers?.get('subject') === 'string' ? (headers.get('subject') as string) : '';
+    const messageId = headers?.get('message-id');
+    await db.transaction(async (tx) => {
+      const spoolRows = await lockSpoolRows(tx, spoolKey);
+      const mine = spoolRows.find((r) => r.id === id);
+      if (!mine || mine.processed_at) return;
+      if (spoolRows.every((r) => r.id === id || r.processed_at)) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+      await finishInboundEmail(tx, id, 'refused:unparseable', null);
+      if (to && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+        await deps.enqueueMail(
+          {
+            to,
+            subject: `Re: ${subject || 'your memory'}`.slice(0, 200),
+            text: ['Your message could not be read, so it did not become a memory.', '', `Why: ${reason}`, '', 'Please send it again as an ordinary email, with your words and photos.'].join('\n'),
+            headers: typeof messageId === 'string' ? { 'In-Reply-To': messageId, References: messageId } : undefined,
+          },
+          tx,
+        );
+      }
+    });
+  }
+
   const reasonOf = (err: unknown) => (err instanceof AppError ? err.message : 'It could not be read.');
 
   /** The reply naming every file that was not added, and why. */
@@ -469,9 +523,15 @@ export function createInboundEmailService(deps: {
       if (!row || row.processed_at || !row.spool_key) return row?.outcome ?? 'gone';
       const spoolKey = row.spool_key;
       const { MailParser } = await import('mailparser');
-      const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+      const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: true });
       const source = collectedAsItGoes(await store.get(spoolKey));
-      source.on('error', (err) => parser.destroy(err));
+      let sourceFailed = false;
+      source.on('error', (err) => {
+        sourceFailed = true;
+        parser.destroy(err);
+      });
+      let parserError: unknown = null;
+      parser.once('error', (err) => (parserError = err));
       source.pipe(parser);
 
       const staged: StagedUpload[] = [];
@@ -479,12 +539,14 @@ export function createInboundEmailService(deps: {
       let headers: Map<string, unknown> | null = null;
       parser.once('headers', (h: Map<string, unknown>) => (headers = h));
       let text = '';
+      let html = '';
+      let files = 0;
       let stop: string | null = null;
       let checkedRate = false;
 
       const from = () => {
         const value = (headers?.get('from') as { value?: { address?: string; name?: string }[] } | undefined)?.value?.[0];
-        return { address: value?.address?.toLowerCase().slice(0, 254) || null, name: value?.name?.trim().replace(/\s+/g, ' ') || null };
+        return { address: value?.address?.toLowerCase().slice(0, 254) || null, name: cleanName(value?.name).replace(/\s+/g, ' ') || null };
       };
       const limits = config.limits;
 
@@ -492,13 +554,16 @@ export function createInboundEmailService(deps: {
         for await (const part of parser as AsyncIterable<{ type: string } & Record<string, unknown>>) {
           if (!checkedRate && headers) {
             checkedRate = true;
-            // At most WEB_FORM_RATE_LIMIT memories an hour from one address to one book.
-            const sender = from().address ?? 'unknown';
-            const hit = await deps.rateLimiter.hit(`email:${row.book_id}:${sender}`, limits.webFormRateLimit, limits.webFormRateWindowSeconds);
+            // At most WEB_FORM_RATE_LIMIT memories an hour from one sender to one book, keyed on what was
+            // authenticated: the address when its domain is proved, else one budget for all unproved mail to the book.
+            const proved = authenticatedSender(row.auth);
+            const key = proved ? `email:${row.book_id}:${proved}` : `email:${row.book_id}:unauthenticated`;
+            const hit = await deps.rateLimiter.hit(key, limits.webFormRateLimit, limits.webFormRateWindowSeconds);
             if (!hit.allowed) stop = 'refused:rate_limited';
           }
           if (part.type === 'text') {
             text = typeof part.text === 'string' ? part.text : '';
+            html = typeof part.html === 'string' ? part.html : '';
             continue;
           }
           if (part.type !== 'attachment') continue;
@@ -508,6 +573,10 @@ export function createInboundEmailService(deps: {
           try {
             if (stop || NOT_FILES.has(attachment.contentType)) continue;
             const filename = (attachment.filename ?? `unnamed ${attachment.contentType}`).slice(0, 255);
+            if (++files > MAX_FILES_PER_MESSAGE) {
+              refused.push({ filename, reason: `A message may bring at most ${MAX_FILES_PER_MESSAGE} files.` });
+              continue;
+            }
             const pass = new PassThrough();
             attachment.content.pipe(pass);
             try {
@@ -526,8 +595,11 @@ export function createInboundEmailService(deps: {
           }
         }
 
-        const words = ownWords(text);
         const subject = typeof (headers as Map<string, unknown> | null)?.get('subject') === 'string' ? ((headers as unknown as Map<string, string>).get('subject') ?? '') : '';
+        const own = ownWordsOfParts(text, html, subject);
+        const words = own.text;
+        const trimmed = own.trimmed.quoted || own.trimmed.signature || own.trimmed.forward_header ? own.trimmed : null;
+        // The Subject stands in only when the message has no words of its own (photos only).
         const body = words || subject.trim() || (staged.length ? 'Sent by email.' : '');
         if (!stop && !body) stop = 'ignored_empty';
         const sender = from();
@@ -546,13 +618,15 @@ export function createInboundEmailService(deps: {
             await finishInboundEmail(tx, id, why, null);
             return { outcome: why, attached: false };
           }
-          // The sender is linked to an account only when the From domain is proved.
+          // The sender is linked to an account only when the From domain is proved, and only as the one
+          // address the verdict was computed for (none when the From header was ambiguous).
           let userId: string | null = null;
-          if (auth.fromAuthenticated && sender.address) {
-            const account = await findSenderAccount(tx, ctx.book.id, sender.address);
+          const proved = authenticatedSender(auth);
+          if (proved && sender.address === proved) {
+            const account = await findSenderAccount(tx, ctx.book.id, proved);
             if (account?.role) userId = account.id;
             else if (account) {
-              for (const inv of await selectPendingInvitations(tx, 'email', sender.address)) {
+              for (const inv of await selectPendingInvitations(tx, 'email', proved)) {
                 if (inv.book_id !== ctx.book.id || !(await lockPendingInvitation(tx, inv.id))) continue;
                 if ((await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) break;
                 await joinBook(tx, ctx, account.id, inv.role);
@@ -563,7 +637,7 @@ export function createInboundEmailService(deps: {
               }
             }
           }
-          const submission = await deps.submissions.receiveEmail(tx, ctx, { userId, name: sender.name, email: sender.address, text: body }, staged);
+          const submission = await deps.submissions.receiveEmail(tx, ctx, { userId, name: sender.name, email: sender.address, text: body, trimmed }, staged);
           await finishInboundEmail(tx, id, 'submitted', submission.id);
           // One reply about the files left out, and only to a sender whose domain vouched for the message (no backscatter).
           if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
@@ -581,6 +655,13 @@ export function createInboundEmailService(deps: {
         parser.destroy();
         source.destroy();
         await Promise.all(staged.map((s) => media.discardStaged(s).catch(() => {})));
+        // A message the parser refuses (3,000-deep nesting, 10,000 parts…) fails the same way every time: recorded as refused, never retried.
+        if (err === parserError && !sourceFailed) {
+          const reason = err instanceof Error ? err.message.slice(0, 200) : 'unreadable';
+          await refuseUnparseable(id, spoolKey, row.auth, headers, reason);
+          o.log?.warn({ inbound_email: id, reason }, 'inbound mail: refused, the message could not be read');
+          return 'refused:unparseable';
+        }
         throw err;
       }
     },

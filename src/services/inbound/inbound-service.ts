@@ -62,7 +62,7 @@ export interface InboundResult {
 }
 
 /** A name as a provider gives it: no control or format characters (they would reach mail bodies), at most 150 characters. */
-const cleanName = (name: string | undefined) => (name ?? '').replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, 150);
+export const cleanName = (name: string | undefined) => (name ?? '').replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, 150);
 
 /** `/start`, `/start <payload>`, `/start@bot <payload>`: what the bot's deep links send. */
 const START_RE = /^\/start(?:@[A-Za-z0-9_]+)?(?:\s+(\S+))?\s*$/;

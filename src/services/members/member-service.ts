@@ -91,7 +91,7 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
       const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { tx, lock: 'update' });
       if (!isUuid(userId)) throw errors.notFound('member');
       if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
-      if (await deleteMember(tx, ctx.book.id, userId)) await recordEvent(tx, 'member.removed', ctx.book.id, { id: userId });
+      if (await deleteMember(tx, ctx.book.id, userId)) await recordEvent(tx, 'member.removed', ctx.book.id, { id: userId, user_id: userId });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { etag, given, jsonShape, slot, timestamp, value } from '../../db/json-shape.js';
+import { etag, given, jsonShape, raw, slot, timestamp, value } from '../../db/json-shape.js';
 import { CONTRIBUTOR_USER } from '../../lib/contributor.js';
 import type { MediaView } from '../media/media-views.js';
 import type { SubmissionRow } from './submission-types.js';
@@ -25,6 +25,7 @@ const SUBMISSION = jsonShape<SubmissionRow, [bookSlug: string, media: MediaView[
   share_card_url: slot(2),
   media: slot(1),
   source: value('source'),
+  email_trimmed: raw('email_trimmed'),
   created_at: timestamp('created_at'),
   updated_at: timestamp('updated_at'),
   etag: etag('updated_at'),

@@ -3,11 +3,11 @@ import { one, sharedQuery } from '../../db/client.js';
 import type { SortKey } from '../../db/pagination.js';
 import type { ModerationMove } from './moderation.js';
 import { submissionJsonSql } from './submission-mapper.js';
-import type { SubmissionInput, SubmissionRow } from './submission-types.js';
+import { MAX_EMAIL_TRIMMED_PART_LENGTH, type EmailTrimmed, type SubmissionInput, type SubmissionRow } from './submission-types.js';
 
 /** Every query names `s` (submissions) and `u` (the author, left-joined). */
 const COLUMNS = `s.id, s.book_id, s.contributor_user_id, s.contributor_name, s.contributor_email, s.text_content, s.is_private,
-  s.status, s.is_pinned, s.pinned_at, s.rejection_reason, s.share_card_key, s.share_card_token, s.source, s.created_at, s.updated_at,
+  s.status, s.is_pinned, s.pinned_at, s.rejection_reason, s.share_card_key, s.share_card_token, s.source, s.email_trimmed, s.created_at, s.updated_at,
   u.first_name AS contributor_first_name, u.last_name AS contributor_last_name`;
 const FROM = `submissions s LEFT JOIN users u ON u.id = s.contributor_user_id`;
 
@@ -21,15 +21,22 @@ export async function touchBookActivity(q: Queryable, bookId: string) {
 
 export async function insertSubmission(
   q: Queryable,
-  s: { id: string; bookId: string; contributorUserId: string | null; contributorName: string | null; contributorEmail: string | null; textContent: string; isPrivate: boolean; source: string },
+  s: { id: string; bookId: string; contributorUserId: string | null; contributorName: string | null; contributorEmail: string | null; textContent: string; isPrivate: boolean; source: string; emailTrimmed?: EmailTrimmed | null },
 ): Promise<SubmissionRow> {
+  const trimmed = s.emailTrimmed
+    ? JSON.stringify({
+        quoted: s.emailTrimmed.quoted?.slice(0, MAX_EMAIL_TRIMMED_PART_LENGTH) ?? null,
+        signature: s.emailTrimmed.signature?.slice(0, MAX_EMAIL_TRIMMED_PART_LENGTH) ?? null,
+        forward_header: s.emailTrimmed.forward_header?.slice(0, MAX_EMAIL_TRIMMED_PART_LENGTH) ?? null,
+      })
+    : null;
   const row = await one<SubmissionRow>(
     q,
     withAuthor(
-      `INSERT INTO submissions (id, book_id, contributor_user_id, contributor_name, contributor_email, text_content, is_private, source)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      `INSERT INTO submissions (id, book_id, contributor_user_id, contributor_name, contributor_email, text_content, is_private, source, email_trimmed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json) RETURNING *`,
     ),
-    [s.id, s.bookId, s.contributorUserId, s.contributorName, s.contributorEmail, s.textContent, s.isPrivate, s.source],
+    [s.id, s.bookId, s.contributorUserId, s.contributorName, s.contributorEmail, s.textContent, s.isPrivate, s.source, trimmed],
   );
   return row!;
 }

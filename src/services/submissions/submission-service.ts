@@ -1,5 +1,6 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { oneLine } from '../../lib/names.js';
+import type { EmailTrimmed } from './submission-types.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
@@ -68,10 +69,10 @@ export function checkWebSubmission(input: WebSubmissionInput): WebSubmissionInpu
   const name = clean(input.name).replace(/\s+/g, ' ');
   const text = clean(input.text);
   if (!name) throw errors.validation('Please tell us your name.', { field: 'name' });
-  if (name.length > MAX_CONTRIBUTOR_NAME_LENGTH) throw errors.validation(`Your name can be at most ${MAX_CONTRIBUTOR_NAME_LENGTH} characters.`, { field: 'name' });
+  if (name.length > MAX_CONTRIBUTOR_NAME_LENGTH) throw errors.validation(`Your name can be at most ${MAX_CONTRIBUTOR_NAME_LENGTH} characters.`, { field: 'name', reason: 'too_long', max: MAX_CONTRIBUTOR_NAME_LENGTH });
   if (!text) throw errors.validation('Please write your memory.', { field: 'text' });
   if (text.length > MAX_TEXT_LENGTH) {
-    throw errors.validation(`Your memory can be at most ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; this one has ${text.length.toLocaleString('en')}.`, { field: 'text' });
+    throw errors.validation(`Your memory can be at most ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; this one has ${text.length.toLocaleString('en')}.`, { field: 'text', reason: 'too_long', max: MAX_TEXT_LENGTH, length: text.length });
   }
   return { text, name };
 }
@@ -244,7 +245,7 @@ export function createSubmissionService(deps: {
     async receiveEmail(
       tx: Tx,
       ctx: BookContext,
-      input: { userId: string | null; name: string | null; email: string | null; text: string },
+      input: { userId: string | null; name: string | null; email: string | null; text: string; trimmed?: EmailTrimmed | null },
       files: StagedUpload[],
     ): Promise<SubmissionRow> {
       const row = await insertSubmission(tx, {
@@ -257,6 +258,7 @@ export function createSubmissionService(deps: {
         textContent: input.text.slice(0, MAX_TEXT_LENGTH),
         isPrivate: false,
         source: 'email',
+        emailTrimmed: input.trimmed ?? null,
       });
       for (const file of files) await deps.media.attachStaged(tx, ctx, row, file, input.userId);
       await touchBookActivity(tx, ctx.book.id);

@@ -18,6 +18,8 @@ export interface SubmissionRow {
   /** Set while approved: the approval a share card is being (or was) rendered for. */
   share_card_token: string | null;
   source: string;
+  /** What the own-words extraction cut from an emailed memory (null otherwise). */
+  email_trimmed: EmailTrimmed | null;
   created_at: string;
   updated_at: string;
   contributor_first_name: string | null;
@@ -34,3 +36,13 @@ export interface SubmissionInput {
 export const MAX_TEXT_LENGTH = 20_000;
 export const MAX_CONTRIBUTOR_NAME_LENGTH = 200;
 export const MAX_REJECTION_REASON_LENGTH = 2_000;
+
+/** What was cut from a memory sent by email, each part as text (null when nothing of that kind was cut). */
+export interface EmailTrimmed {
+  quoted: string | null;
+  signature: string | null;
+  forward_header: string | null;
+}
+
+/** How much of each cut part is kept. */
+export const MAX_EMAIL_TRIMMED_PART_LENGTH = 20_000;

@@ -16,12 +16,23 @@ import { webhookAttempts } from '../../metrics/metrics.js';
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** A delivery is a 2xx within this long. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
+/** Deliveries in flight to one endpoint at once (different resources; one resource's events go one at a time). */
+export const ENDPOINT_CONCURRENCY = 4;
+/** The delivery log keeps this much of the receiver's answer. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
 
 export interface DispatcherOptions {
   /** The clock retries and leases are computed from (tests pass a fake one). */
   now?: () => Date;
-  /** Deliveries in flight at once in this process: a receiver that hangs holds one of them for at most the timeout. */
+  /** Deliveries in flight at once in this process. */
   concurrency?: number;
+  /** Deliveries in flight at once to one endpoint (across workers): a receiver that hangs holds at most this many places. */
+  endpointConcurrency?: number;
+  /** Consecutive attempts to one endpoint without any answer (timeout, connection refused) that open its circuit. */
+  circuitThreshold?: number;
+  /** How long an open circuit first rests the endpoint (doubling at each reopening, up to circuitMaxMs); then one delivery probes it. */
+  circuitBaseMs?: number;
+  circuitMaxMs?: number;
   pollIntervalMs?: number;
   timeoutMs?: number;
   /** How long a claimed delivery is held before another worker may take it (its worker died). More than the timeout. */
@@ -36,6 +47,7 @@ interface Claimed extends EndpointPart {
   event_id: string;
   endpoint_id: string;
   attempts: number;
+  retry_base: number;
   event_type: string;
   body: string;
 }
@@ -44,6 +56,15 @@ interface Outcome {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The first RESPONSE_EXCERPT_BYTES of the answer's body (null when none came). */
+  excerpt: string | null;
+}
+
+/** One endpoint's circuit, in this process: closed (failures counted), open until a time, or half-open (one probe at a time). */
+interface Circuit {
+  failures: number;
+  opens: number;
+  openUntil: number;
 }
 
 /**
@@ -51,9 +72,23 @@ interface Outcome {
  * (each a pending (event, endpoint) pair written with its event). A worker
  * claims due rows with SKIP LOCKED and a lease, so each is sent by one
  * worker at a time and a worker killed mid-delivery leaves it to the next
- * once the lease lapses (at least once, same webhook-id). Every delivery
- * runs on its own, up to `concurrency` at once, so a receiver that hangs
- * delays no other endpoint; the request that made the change only wrote rows.
+ * once the lease lapses (at least once, same webhook-id).
+ *
+ * Order: the events of one resource (rows with one resource_key, numbered by
+ * `sequence` in commit order) go to an endpoint one at a time, oldest first:
+ * a row is not claimed while another of its resource is in flight to that
+ * endpoint, nor while an older one is pending and was never tried or is due.
+ * An older one waiting for its retry does not hold the later ones back (the
+ * receiver tells them apart by the event's `sequence`).
+ *
+ * Isolation: at most `endpointConcurrency` deliveries are in flight to one
+ * endpoint (counted from the leases, so across workers), and an endpoint that
+ * gives no answer `circuitThreshold` times in a row rests (its circuit opens:
+ * none of its deliveries is claimed, none of their attempts counted), then is
+ * probed one delivery at a time until it answers. A receiver that hangs holds
+ * a few places for the timeout; every other endpoint's deliveries go on. The
+ * request that made the change only wrote rows; a finished delivery wakes the
+ * dispatcher at once for the next event of its resource.
  */
 export function createWebhookDispatcher(
   deps: { db: Db; config: { http: Pick<Config['http'], 'publicUrl'> }; queue?: JobSender; guard: UrlGuard; secrets: SecretBox },
@@ -65,26 +100,85 @@ export function createWebhookDispatcher(
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const leaseSeconds = options.leaseSeconds ?? Math.ceil(timeoutMs / 1000) + 45;
+  const endpointConcurrency = options.endpointConcurrency ?? ENDPOINT_CONCURRENCY;
+  const circuitThreshold = options.circuitThreshold ?? 3;
+  const circuitBaseMs = options.circuitBaseMs ?? 5_000;
+  const circuitMaxMs = options.circuitMaxMs ?? 60_000;
   const inFlight = new Set<Promise<void>>();
+  const circuits = new Map<string, Circuit>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let ticking: Promise<void> | undefined;
+  let wakeAgain = false;
 
-  /** Claims due deliveries under a lease, each with its endpoint and event body: one statement for the lot. */
+  /** Endpoints resting (open circuit) and those probed one delivery at a time (half-open), now. */
+  function circuitState(): { resting: string[]; probing: string[] } {
+    const now = clock().getTime();
+    const resting: string[] = [];
+    const probing: string[] = [];
+    for (const [id, c] of circuits) {
+      if (c.opens === 0) continue;
+      (c.openUntil > now ? resting : probing).push(id);
+    }
+    return { resting, probing };
+  }
+
+  /** An attempt's outcome on its endpoint's circuit: any answer closes it; no answer counts, and opens it at the threshold (a failed probe at once). */
+  function noteOutcome(endpointId: string, answered: boolean) {
+    if (answered) {
+      circuits.delete(endpointId);
+      return;
+    }
+    const c = circuits.get(endpointId) ?? { failures: 0, opens: 0, openUntil: 0 };
+    c.failures += 1;
+    const resting = c.openUntil > clock().getTime();
+    // Attempts that were in flight when it opened end while it rests: they count, but do not lengthen the rest.
+    if (!resting && (c.opens > 0 || c.failures >= circuitThreshold)) {
+      c.opens += 1;
+      c.openUntil = clock().getTime() + Math.min(circuitBaseMs * 2 ** (c.opens - 1), circuitMaxMs);
+      options.log?.warn({ endpoint: endpointId, rest_ms: c.openUntil - clock().getTime() }, 'webhook endpoint gives no answer; resting it');
+    }
+    circuits.set(endpointId, c);
+  }
+
+  /**
+   * Claims due deliveries under a lease, each with its endpoint and event
+   * body, in one statement: in order within each (endpoint, resource), at
+   * most the endpoint's free places each, none of a resting endpoint.
+   */
   async function claim(limit: number): Promise<Claimed[]> {
     const now = clock().toISOString();
+    const { resting, probing } = circuitState();
     return db.query<Claimed>(
-      `WITH c AS (
+      `WITH cand AS (
+         SELECT d.id, d.endpoint_id, d.next_attempt_at, d.sequence,
+                row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.sequence, d.id) AS rn
+         FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+           AND NOT (d.endpoint_id = ANY ($4::uuid[]))
+           AND NOT EXISTS (
+             SELECT 1 FROM webhook_deliveries o
+             WHERE o.endpoint_id = d.endpoint_id AND o.resource_key = d.resource_key AND o.status = 'pending' AND o.id <> d.id
+               AND (o.lease_until > $1::timestamptz
+                    OR (o.sequence < d.sequence AND (o.attempts = 0 OR o.next_attempt_at <= $1::timestamptz))))),
+       busy AS (
+         SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
+         WHERE status = 'pending' AND lease_until > $1::timestamptz GROUP BY endpoint_id),
+       pick AS (
+         SELECT cand.id FROM cand LEFT JOIN busy ON busy.endpoint_id = cand.endpoint_id
+         WHERE cand.rn + coalesce(busy.n, 0) <= CASE WHEN cand.endpoint_id = ANY ($5::uuid[]) THEN 1 ELSE $6 END
+         ORDER BY cand.next_attempt_at, cand.sequence LIMIT $2),
+       c AS (
          UPDATE webhook_deliveries d SET lease_until = $1::timestamptz + make_interval(secs => $3), attempts = d.attempts + 1
          WHERE d.id IN (
            SELECT id FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= $1::timestamptz AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
-           ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING d.id, d.event_id, d.endpoint_id, d.attempts)
-       SELECT c.id, c.event_id, c.endpoint_id, c.attempts, e.type AS event_type, e.body::text AS body,
+           WHERE id IN (SELECT id FROM pick) AND status = 'pending' AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
+           FOR UPDATE SKIP LOCKED)
+         RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.retry_base)
+       SELECT c.id, c.event_id, c.endpoint_id, c.attempts, c.retry_base, e.type AS event_type, e.body::text AS body,
               w.user_id, w.url, w.status, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
        FROM c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
-      [now, limit, leaseSeconds],
+      [now, limit, leaseSeconds, resting, probing, endpointConcurrency],
     ) as Promise<Claimed[]>;
   }
 
@@ -98,25 +192,31 @@ export function createWebhookDispatcher(
   }
 
   /**
-   * One POST: the address connected to is checked by the guard's lookup (an
-   * address written in the URL, which no lookup sees, is checked first); no
-   * redirect is followed (3xx is a failure). The outcome is the status line:
-   * the rest of the answer is drained and dropped.
+   * One POST, the only outbound call: the address connected to is checked by
+   * the guard's lookup (an address written in the URL, which no lookup sees,
+   * is checked first); no redirect is followed (3xx is a failure). The
+   * outcome is the status line and the first kilobyte of the answer; the
+   * rest is dropped.
    */
   async function post(e: EndpointPart, eventId: string, body: string): Promise<Outcome> {
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null): Outcome => ({ statusCode, durationMs: Math.round(performance.now() - started), error });
+    let statusCode: number | null = null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const excerpt = () => (statusCode === null ? null : Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\u0000/g, ''));
+    const done = (error: string | null): Outcome => ({ statusCode, durationMs: Math.round(performance.now() - started), error: statusCode === null ? error : null, excerpt: excerpt() });
     let url: URL;
     try {
       url = guard.parse(e.url);
       if (isIP(url.hostname.replace(/^\[|\]$/g, ''))) await guard.resolveChecked(url);
     } catch (err) {
-      return done(null, (err as Error).message);
+      return done((err as Error).message);
     }
     return new Promise<Outcome>((resolve) => {
       const timestamp = Math.floor(clock().getTime() / 1000);
       const lib = url.protocol === 'https:' ? https : http;
       const tooLong = () => new Error(`No answer within ${timeoutMs / 1000} s.`);
+      const finish = (error: string | null) => resolve(done(error));
       const req = lib.request(
         url,
         {
@@ -133,17 +233,27 @@ export function createWebhookDispatcher(
           },
         },
         (res) => {
-          resolve(done(res.statusCode ?? null, null));
-          res.on('error', () => {});
-          res.resume();
+          statusCode = res.statusCode ?? null;
+          res.on('data', (c: Buffer) => {
+            if (size >= RESPONSE_EXCERPT_BYTES) return;
+            chunks.push(c);
+            size += c.length;
+            // Enough read: the rest of the answer is not waited for.
+            if (size >= RESPONSE_EXCERPT_BYTES) {
+              finish(null);
+              res.destroy();
+            }
+          });
+          res.on('end', () => finish(null));
+          res.on('error', () => finish(null));
         },
       );
       const deadline = setTimeout(() => req.destroy(tooLong()), timeoutMs);
       req.on('timeout', () => req.destroy(tooLong()));
-      req.on('error', (err) => resolve(done(null, err.message.slice(0, 500))));
+      req.on('error', (err) => finish(err.message.slice(0, 500)));
       req.on('close', () => {
         clearTimeout(deadline);
-        resolve(done(null, 'The connection closed without an answer.'));
+        finish('The connection closed without an answer.');
       });
       req.end(body);
     });
@@ -154,7 +264,9 @@ export function createWebhookDispatcher(
       await db.query(`UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL WHERE id = $1`, [c.id]);
       return;
     }
-    await record(c, await post(c, c.event_id, c.body));
+    const outcome = await post(c, c.event_id, c.body);
+    noteOutcome(c.endpoint_id, outcome.statusCode !== null);
+    await record(c, outcome);
   }
 
   /** The attempt's row, the delivery's next state and, on a final failure or 410, the endpoint disabled and its owner mailed: one transaction. */
@@ -162,17 +274,18 @@ export function createWebhookDispatcher(
     const ok = o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;
     const gone = o.statusCode === 410;
     const error = ok ? null : (o.error ?? `HTTP ${o.statusCode}`);
-    const wait = RETRY_SCHEDULE_SECONDS[c.attempts - 1];
+    // A redelivery starts the schedule again (retry_base: the attempts made before it).
+    const wait = RETRY_SCHEDULE_SECONDS[c.attempts - c.retry_base - 1];
     const retry = !ok && !gone && wait !== undefined;
     const nextRetryAt = retry ? new Date(clock().getTime() + wait * 1000).toISOString() : null;
     // The attempt and the delivery's next state in one statement: a delivery that goes well costs two (claim, this).
     const step = (q: Queryable) =>
       q.query(
         `WITH a AS (
-           INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, next_retry_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
+           INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, next_retry_at, created_at, event_type, response_excerpt)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13))
          UPDATE webhook_deliveries SET status = $11, next_attempt_at = COALESCE($9::timestamptz, next_attempt_at), lease_until = NULL WHERE id = $2`,
-        [uuidv7(), c.id, c.endpoint_id, c.event_id, c.attempts, o.statusCode, o.durationMs, error, nextRetryAt, clock().toISOString(), ok ? 'delivered' : retry ? 'pending' : 'failed'],
+        [uuidv7(), c.id, c.endpoint_id, c.event_id, c.attempts, o.statusCode, o.durationMs, error, nextRetryAt, clock().toISOString(), ok ? 'delivered' : retry ? 'pending' : 'failed', c.event_type, o.excerpt],
       );
     webhookAttempts.inc({ outcome: ok ? 'delivered' : gone ? 'gone' : retry ? 'retry' : 'failed' });
     if (ok || retry) {
@@ -205,23 +318,39 @@ export function createWebhookDispatcher(
     for (const c of claimed) {
       const p: Promise<void> = deliver(c)
         .catch((err) => options.log?.warn({ err, delivery: c.id }, 'webhook delivery failed to run; retried once its lease lapses'))
-        .finally(() => inFlight.delete(p));
+        .finally(() => {
+          inFlight.delete(p);
+          // The next event of its resource (or a waiting endpoint's) may go now, not at the next poll.
+          wake();
+        });
       inFlight.add(p);
     }
     return claimed.length;
   }
 
-  function schedule() {
+  function runTick() {
+    ticking = tick()
+      .catch((err) => options.log?.warn({ err }, 'claiming webhook deliveries failed; will retry'))
+      .then(() => undefined)
+      .finally(() => {
+        ticking = undefined;
+        const again = wakeAgain;
+        wakeAgain = false;
+        schedule(again ? 0 : pollIntervalMs);
+      });
+  }
+
+  function schedule(delayMs = pollIntervalMs) {
     if (!running) return;
-    timer = setTimeout(() => {
-      ticking = tick()
-        .catch((err) => options.log?.warn({ err }, 'claiming webhook deliveries failed; will retry'))
-        .then(() => undefined)
-        .finally(() => {
-          ticking = undefined;
-          schedule();
-        });
-    }, pollIntervalMs);
+    clearTimeout(timer);
+    timer = setTimeout(runTick, delayMs);
+  }
+
+  /** A tick now (or right after the one running), when polling. */
+  function wake() {
+    if (!running) return;
+    if (ticking) wakeAgain = true;
+    else schedule(0);
   }
 
   return {
@@ -238,11 +367,19 @@ export function createWebhookDispatcher(
       await ticking;
       await Promise.allSettled([...inFlight]);
     },
-    /** One pass now, and the deliveries it started run to their end (tests, `memorybook` commands). */
+    /**
+     * Passes now until nothing more is due, each pass's deliveries run to
+     * their end (so a resource's later events follow its earlier ones); the
+     * number claimed in all (tests, `memorybook` commands).
+     */
     async runDue(): Promise<number> {
-      const n = await tick();
-      await Promise.allSettled([...inFlight]);
-      return n;
+      let total = 0;
+      for (;;) {
+        const n = await tick();
+        await Promise.allSettled([...inFlight]);
+        if (n === 0) return total;
+        total += n;
+      }
     },
     tick,
   };

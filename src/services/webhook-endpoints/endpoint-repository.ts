@@ -19,12 +19,26 @@ export interface EndpointRow {
 
 export interface AttemptRow {
   id: string;
+  delivery_id: string;
   event_id: string;
+  event_type: EventType | 'ping' | null;
+  response_excerpt: string | null;
   attempt: number;
   status_code: number | null;
   duration_ms: number;
   error: string | null;
   next_retry_at: string | null;
+  created_at: string;
+}
+
+/** A delivery (an event to one endpoint) as POST …/deliveries/{id}/retry/ answers it. */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: EventType | 'ping';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
   created_at: string;
 }
 

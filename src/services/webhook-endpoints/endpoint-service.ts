@@ -1,13 +1,13 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
-import { errors } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import { assertIfMatch, etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor } from '../books/book-access.js';
 import { EVENT_TYPES, type EventType } from '../events/event-types.js';
 import { EVENT_TIME_SQL } from '../events/record-event.js';
-import { toAttempt, toEndpoint } from './endpoint-mapper.js';
+import { toAttempt, toDelivery, toEndpoint } from './endpoint-mapper.js';
 import {
   administeredSlugs,
   countEndpoints,
@@ -16,6 +16,7 @@ import {
   insertEndpoint,
   updateEndpoint,
   type AttemptRow,
+  type DeliveryRow,
   type EndpointChanges,
   type EndpointRow,
 } from './endpoint-repository.js';
@@ -39,6 +40,17 @@ export interface EndpointInput {
 function refused(err: unknown): never {
   if (err instanceof UrlRefused) throw errors.validation(err.message, { field: 'url', reason: err.reason });
   throw err;
+}
+
+/** A disabled endpoint is sent nothing: a test ping or a redelivery to it is 409 invalid_state. */
+function mustBeEnabled(endpoint: EndpointRow, action: 'test' | 'retry') {
+  if (endpoint.status === 'enabled') return;
+  const what = action === 'test' ? 'a test event' : 'a redelivery';
+  throw new AppError('invalid_state', `This webhook endpoint is disabled (${endpoint.disabled_reason ?? 'manual'}): enable it (PATCH status "enabled") before asking for ${what}.`, {
+    action,
+    status: 'disabled',
+    allowed_from: ['enabled'],
+  });
 }
 
 const uniq = <T extends string>(values: T[]) => [...new Set(values)];
@@ -144,15 +156,49 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
     /** A `ping` event for this endpoint alone, due at once. */
     async sendTestEvent(tx: Tx, actor: Actor, id: string) {
       const endpoint = await mustFind(tx, actor, id, true);
+      mustBeEnabled(endpoint, 'test');
       const eventId = uuidv7();
+      // A ping is its own resource: sequence 1.
       const [event] = await tx.query<{ body: string }>(
-        `INSERT INTO events (id, type, body) VALUES ($1::uuid, 'ping',
-           json_build_object('id', $1::uuid::text, 'type', 'ping', 'created_at', ${EVENT_TIME_SQL}, 'book_slug', NULL, 'data', json_build_object('object', json_build_object('endpoint_id', $2::text))))
+        `INSERT INTO events (id, type, body, resource_key, sequence) VALUES ($1::uuid, 'ping',
+           json_build_object('id', $1::uuid::text, 'type', 'ping', 'created_at', ${EVENT_TIME_SQL}, 'book_slug', NULL, 'sequence', 1,
+                             'data', json_build_object('object', json_build_object('endpoint_id', $2::text))),
+           'ping:' || $1::uuid::text, 1)
          RETURNING body::text AS body`,
         [eventId, endpoint.id],
       );
-      await tx.query(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, $2, $3)`, [uuidv7(), eventId, endpoint.id]);
+      await tx.query(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, resource_key, sequence) VALUES ($1, $2, $3, $4, 1)`, [
+        uuidv7(),
+        eventId,
+        endpoint.id,
+        `ping:${eventId}`,
+      ]);
       return JSON.parse(event.body) as Record<string, unknown>;
+    },
+
+    /**
+     * Sends a delivery's event again, now: the delivery becomes pending and
+     * due, its retry schedule starting again if this attempt fails. One in
+     * flight is left to finish (answered as it is); one already pending is
+     * made due now. Nothing is sent twice at once, and a repeat of the call
+     * adds nothing while the redelivery is pending.
+     */
+    async retryDelivery(tx: Tx, actor: Actor, id: string, deliveryId: string) {
+      const endpoint = await mustFind(tx, actor, id, true);
+      if (!isUuid(deliveryId)) throw errors.notFound('webhook delivery');
+      const [current] = await tx.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`, [deliveryId, endpoint.id]);
+      if (!current) throw errors.notFound('webhook delivery');
+      mustBeEnabled(endpoint, 'retry');
+      const [row] = await tx.query<DeliveryRow>(
+        `UPDATE webhook_deliveries d SET
+           retry_base = CASE WHEN d.status = 'pending' THEN d.retry_base ELSE d.attempts END,
+           status = 'pending',
+           next_attempt_at = CASE WHEN d.status = 'pending' AND d.lease_until > now() THEN d.next_attempt_at ELSE LEAST(d.next_attempt_at, now()) END
+         FROM events e WHERE d.id = $1 AND e.id = d.event_id
+         RETURNING d.id, d.event_id, e.type AS event_type, d.status, d.attempts, d.next_attempt_at, d.created_at`,
+        [deliveryId],
+      );
+      return toDelivery(row);
     },
 
     /** The endpoint's delivery attempts, newest first. */

@@ -17,6 +17,7 @@ import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { quoteTypeSize, renderPdfBook, type PdfBookInput, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
 import type { Theme } from '../../../src/media-tools/themes.js';
+import { textInDrawingOrder } from '../../helpers/pdf-readback.js';
 
 const run = promisify(execFile);
 
@@ -89,6 +90,7 @@ describe('theme page designs', () => {
   async function render(name: string, theme: Theme, memories: PdfMemory[], o: Partial<PdfBookInput> = {}) {
     const file = path.join(dir, `${name}.pdf`);
     const files: Record<string, string> = { big, small };
+    const kinds: string[] = [];
     const result = await renderPdfBook({
       title: 'Layouts',
       subtitle: '',
@@ -100,9 +102,10 @@ describe('theme page designs', () => {
       openPicture: async (key) => ({ path: files[key], release: async () => {} }),
       output: createWriteStream(file),
       printReady: true,
+      trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       ...o,
     });
-    return { file, result };
+    return { file, result, kinds };
   }
 
   it('heirloom_gallery: a sharp photo becomes a plate bled 3 mm past the trim on every side, its words on the next page', async () => {
@@ -113,7 +116,7 @@ describe('theme page designs', () => {
       memory(3, { text: 'Matted: only two prints since the plate.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(4, { text: 'Another plate: three matted prints came between.', pictures: [{ key: 'big', kind: 'photo' }] }),
     ];
-    const { file, result } = await render('gallery', 'heirloom_gallery', list);
+    const { file, result, kinds } = await render('gallery', 'heirloom_gallery', list);
     const placed = await imagePlacements(file);
     const g = bookGeometry(3, 10, PDF_LOOKS.heirloom_gallery.margins);
     const plates = placed.filter((im) => im.x0 <= 0.01 && im.y0 <= 0.01 && im.x1 >= g.page - 0.01 && im.y1 >= g.page - 0.01);
@@ -131,7 +134,7 @@ describe('theme page designs', () => {
     const following = await words(file, plates[0].page + 1);
     expect(following.map((w) => w.text).join(' ')).toContain('The lake at dawn');
     // The other photos stay matted inside the page.
-    const matted = placed.filter((im) => im.page > 2 && !plates.includes(im));
+    const matted = placed.filter((im) => im.page > 2 && kinds[im.page - 1] !== 'closing' && !plates.includes(im));
     expect(matted.length).toBe(3);
     for (const im of matted) expect(im.x0).toBeGreaterThan(g.bleed + mm(5));
     expect(result.pictures).toBe(5);
@@ -143,8 +146,8 @@ describe('theme page designs', () => {
       memory(0, { text: 'First entry, with a photo.', date: '2026-03-14T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }] }),
       memory(1, { text: 'Second entry, with two photos.', date: '2026-04-02T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }, { key: 'big', kind: 'photo' }] }),
     ];
-    const { file } = await render('journal', 'daily_journal', list, { printReady: false, bleedMm: 0, gutterMm: 0 });
-    const placed = (await imagePlacements(file)).filter((im) => im.page >= 3);
+    const { file, kinds } = await render('journal', 'daily_journal', list, { printReady: false, bleedMm: 0, gutterMm: 0 });
+    const placed = (await imagePlacements(file)).filter((im) => im.page >= 3 && kinds[im.page - 1] === 'memories');
     expect(placed.length).toBe(3);
     for (const [day, month] of [
       ['14', 'March'],
@@ -191,6 +194,60 @@ describe('theme page designs', () => {
     for (const q of [short, medium]) {
       expect(Math.abs((q.top + q.bottom) / 2 - (live.y + live.h / 2))).toBeLessThan(live.h * 0.06);
       expect(Math.abs((q.left + q.right) / 2 - (live.x + live.w / 2))).toBeLessThan(mm(3));
+    }
+  }, 60_000);
+  it('who first, dates where they tell something: the byline opens a memory; one day prints no date, months open chapters', async () => {
+    const text = (file: string) => run('pdftotext', ['-enc', 'UTF-8', file, '-']).then((r) => r.stdout);
+    // All sent the same day: no date anywhere, each memory opens with its writer's name.
+    const sameDay = [0, 1, 2].map((i) => memory(i, { date: '2026-05-03T10:00:00Z', text: `Memory ${i} remembers the pier and the rain on the long drive home.` }));
+    const one = await render('same-day', 'modern_clean', sameDay, { dates: { first: '2026-05-03T10:00:00Z', last: '2026-05-03T10:00:00Z' } });
+    expect(await text(one.file)).not.toMatch(/May\s2026/i);
+    // (In the order drawn: pdftotext reads a byline, an ActualText span, where its marked content starts.)
+    const drawn = (await textInDrawingOrder(await readFile(one.file))).join(' ');
+    for (const i of [0, 1, 2]) expect(drawn.indexOf(`Writer ${i}`), `byline ${i} before its words`).toBeLessThan(drawn.indexOf(`Memory ${i} remembers`));
+    // Across days and weeks: the day in the byline.
+    const weeks = [0, 1].map((i) => memory(i, { date: `2026-05-0${i + 1}T10:00:00Z` }));
+    const two = await text((await render('weeks', 'modern_clean', weeks, { dates: { first: '2026-05-01T10:00:00Z', last: '2026-05-02T10:00:00Z' } })).file);
+    expect(two).toMatch(/Writer 0 · 1\s+May\s+2026/i);
+    // Across months: a chapter head for each month, once, and no date in the bylines.
+    const months = ['2026-01-05', '2026-01-20', '2026-03-02', '2026-03-09', '2026-07-14'].map((d, i) => memory(i, { date: `${d}T10:00:00Z` }));
+    const three = await text((await render('months', 'elegant_classic', months, { dates: { first: '2026-01-05T10:00:00Z', last: '2026-07-14T10:00:00Z' } })).file);
+    for (const month of ['January', 'March', 'July']) expect(three.split(new RegExp(`${month}\\s+2026`)).length - 1, month).toBe(1);
+    expect(three).not.toMatch(/\d+[ \u00a0](January|March|July)[ \u00a0]2026/);
+  }, 60_000);
+
+  it('a voice note is its own block: whose voice and how long beside its code, its transcript under it', async () => {
+    const list = [
+      memory(0, {
+        signature: 'Natalya',
+        text: 'Happy birthday, Grandma!',
+        recordings: [{ kind: 'audio', url: 'https://memorybook.example/play/abc/', duration: 83, transcript: 'Бабушка, с днём рождения! Помню лето на даче и твои пироги.' }],
+      }),
+    ];
+    const { file } = await render('voice', 'wedding_album', list);
+    const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-']);
+    expect(stdout).toMatch(/Hear Natalya’s voice \(1:23\)/);
+    expect(stdout.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
+  }, 60_000);
+  it('the book ends with “With love from” and every contributor with their pages, a closing photo and a colophon; ruled notes only in a journal on light paper', async () => {
+    const list = [0, 1, 2, 3, 4].map((i) => memory(i, { signature: ['Rose', 'Tom', 'Natalya'][i % 3], pictures: i === 0 ? [{ key: 'big', kind: 'photo' }] : [] }));
+    for (const theme of ['elegant_classic', 'editorial_noir', 'daily_journal'] as Theme[]) {
+      const { file, result, kinds } = await render(`ending-${theme}`, theme, list);
+      expect(result.pageCount % 4, theme).toBe(0);
+      expect(kinds.at(-1), theme).toBe('end');
+      expect(kinds.at(-2), theme).toBe('closing');
+      const index = kinds.indexOf('contributors') + 1;
+      expect(index, theme).toBeGreaterThan(0);
+      const text = (await words(file, index)).map((w) => w.text).join(' ');
+      expect(text, theme).toContain('With love from');
+      // Alphabetical, each with the pages its memories open on.
+      expect(text, theme).toMatch(/Natalya \d+.*Rose \d+(, \d+)?.*Tom \d+/);
+      const colophon = (await words(file, result.pageCount)).map((w) => w.text).join(' ');
+      expect(colophon, theme).toContain('5 memories from 3 people');
+      // Ruled pages only where a theme is meant for writing, and never on dark paper.
+      if (theme !== 'daily_journal') expect(kinds, theme).not.toContain('notes');
+      // The closing photo is not one of the memories' pictures.
+      expect(result.pictures, theme).toBe(1);
     }
   }, 60_000);
 });

@@ -31,13 +31,13 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCoverWrap, spineWidthMm } from '../../../src/exports/pdf/cover-wrap.js';
 import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
-import { luminance, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
+import { luminance, MIN_PRINT_PPI, renderPdfBook, type BookTrace, type PageKind } from '../../../src/exports/pdf/pdf-book.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { normalizeText, smartPunctuation } from '../../../src/exports/pdf/text-layout.js';
 import { isJoiner } from '../../../src/media-tools/font-fallback.js';
 import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/themes.js';
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
-import { blankGlyphs, charactersByPage, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
+import { blankGlyphs, charactersByPage, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
 
@@ -135,6 +135,7 @@ export function describeTestBook(intent: ExportIntent) {
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
+          dates: { first: memories[0].date, last: memories.at(-1)!.date },
           trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)) },
         });
         const bytes = await readFile(file);
@@ -163,6 +164,11 @@ export function describeTestBook(intent: ExportIntent) {
           expect(wrap.widthMm).toBeCloseTo(expected, 6);
           const trim = coverPage.getTrimBox();
           expect(trim.width / mm(1), 'the wrap trimmed: back, spine, front').toBeCloseTo(2 * 210 + spineWidthMm(result.pageCount, caliperMm), 1);
+        }
+
+        // ---- every photo prints at 200 ppi or more (a small original gets a smaller cell) ----
+        for (const im of await printedImages(file)) {
+          if (Math.min(im.xPpi, im.yPpi) < MIN_PRINT_PPI - 0.5) problems.push(`page ${im.page}: a ${im.width}×${im.height} picture prints at ${Math.min(im.xPpi, im.yPpi)} ppi`);
         }
 
         // ---- every character has a glyph on its page ----
@@ -196,7 +202,8 @@ export function describeTestBook(intent: ExportIntent) {
         const doc = bare((await textInDrawingOrder(bytes)).join('\n'));
         let at = 0;
         for (const m of memories) {
-          const want = bare(normalizeText(smartPunctuation(m.text)));
+          // Its words, then the transcripts of its recordings (set under their codes).
+          const want = bare(normalizeText(smartPunctuation([m.text, ...m.recordings.map((r) => r.transcript ?? '')].join(' '))));
           let i = 0;
           let j = at;
           // Each character in order (running heads, folios and signatures may come between).

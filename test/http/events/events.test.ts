@@ -198,7 +198,8 @@ describe('events of books, members, invitations and exports', () => {
     // Removed: the event goes to the owner, not to the admin removed by it; their older events stay theirs.
     await t.delete(`/api/v1/books/${slug}/members/${admin.user.id}/`, { token: owner.token });
     e = await latest(owner, 'member.removed', slug);
-    expect(e.data.object).toEqual({ id: admin.user.id });
+    // Named by user_id as member.added's Member names it (id kept for receivers written before).
+    expect(e.data.object).toEqual({ id: admin.user.id, user_id: admin.user.id });
     expect(await events(admin, { type: 'member.removed' })).toEqual([]);
     await t.patch(`/api/v1/books/${slug}/`, { subtitle: 'after' }, { token: owner.token });
     expect((await events(admin, { type: 'book.updated' })).map((x) => x.id)).toEqual([seen.id]);
@@ -229,14 +230,16 @@ describe('GET /events/', () => {
     for (const s of ['one', 'two', 'three']) await t.patch(`/api/v1/books/${a.slug}/`, { subtitle: s }, { token: owner.token });
     await t.post(`/api/v1/books/${b.slug}/archive/`, undefined, { token: owner.token });
     const all = await events(owner);
-    expect(all.map((e) => e.type)).toEqual(['book.archived', 'book.updated', 'book.updated', 'book.updated']);
-    expect(all.map((e) => e.data.object.subtitle).slice(1)).toEqual(['three', 'two', 'one']);
-    const p1 = await t.get('/api/v1/events/', { token: owner.token, query: { limit: '2' } });
+    expect(all.map((e) => e.type)).toEqual(['book.archived', 'book.updated', 'book.updated', 'book.updated', 'book.created', 'book.created']);
+    expect(all.map((e) => e.data.object.subtitle).slice(1, 4)).toEqual(['three', 'two', 'one']);
+    // Each book's events numbered in order: b created (1) and archived (2); a created (1), then three updates.
+    expect(all.map((e) => e.sequence)).toEqual([2, 4, 3, 2, 1, 1]);
+    const p1 = await t.get('/api/v1/events/', { token: owner.token, query: { limit: '3' } });
     expect(p1.body.has_more).toBe(true);
-    const p2 = await t.get('/api/v1/events/', { token: owner.token, query: { limit: '2', cursor: p1.body.next_cursor } });
+    const p2 = await t.get('/api/v1/events/', { token: owner.token, query: { limit: '3', cursor: p1.body.next_cursor } });
     expect([...p1.body.items, ...p2.body.items].map((e: any) => e.id)).toEqual(all.map((e) => e.id));
     expect(p2.body.has_more).toBe(false);
-    expect((await events(owner, { book_slug: b.slug })).map((e) => e.type)).toEqual(['book.archived']);
+    expect((await events(owner, { book_slug: b.slug })).map((e) => e.type)).toEqual(['book.archived', 'book.created']);
     expect(await events(owner, { type: 'book.deleted' })).toEqual([]);
     const bad = await t.get('/api/v1/events/', { token: owner.token, query: { type: 'nope' } });
     expect(bad.status).toBe(400);

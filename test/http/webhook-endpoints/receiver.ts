@@ -11,9 +11,11 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** When the answer was sent (answers with a delay). */
+  answeredAt?: number;
 }
 
-export type Answer = number | 'hang';
+export type Answer = number | 'hang' | { status: number; body?: string; delayMs?: number };
 
 export interface Receiver {
   url: string;
@@ -42,7 +44,16 @@ export async function startReceiver(answer: (n: number, r: Received) => Answer =
         hanging.add(res);
         return;
       }
-      res.writeHead(a, { 'content-type': 'text/plain' }).end('ok');
+      if (typeof a === 'number') {
+        res.writeHead(a, { 'content-type': 'text/plain' }).end('ok');
+        return;
+      }
+      const send = () => {
+        r.answeredAt = Date.now();
+        res.writeHead(a.status, { 'content-type': 'text/plain' }).end(a.body ?? 'ok');
+      };
+      if (a.delayMs) setTimeout(send, a.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,10 +15,19 @@ export function fakeClock() {
 }
 
 /** An app whose SSRF guard lets 127.0.0.1 through (the test's receivers), with the given clock and resolver; the dispatcher is run by the test. */
-export async function webhookApp(o: { now?: () => Date; resolver?: Resolver; env?: Record<string, string>; concurrency?: number; timeoutMs?: number } = {}) {
+export async function webhookApp(
+  o: { now?: () => Date; resolver?: Resolver; env?: Record<string, string>; concurrency?: number; timeoutMs?: number; pollIntervalMs?: number; circuitBaseMs?: number } = {},
+) {
   return buildTestApp({
     env: { ...LOOPBACK_ALLOWED, ...o.env },
-    webhooks: { now: o.now, resolver: o.resolver, pollIntervalMs: 50, concurrency: o.concurrency, timeoutMs: o.timeoutMs },
+    webhooks: {
+      now: o.now,
+      resolver: o.resolver,
+      pollIntervalMs: o.pollIntervalMs ?? 50,
+      concurrency: o.concurrency,
+      timeoutMs: o.timeoutMs,
+      circuitBaseMs: o.circuitBaseMs,
+    },
   });
 }
 
