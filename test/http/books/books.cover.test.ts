@@ -172,7 +172,7 @@ describe('PATCH cover_media_id and cover_focal_point, DELETE …/cover/', () => 
     expect(events[0].data.object.cover).toBeNull();
   });
 
-  it('another book\'s photo or an unknown id: 404; audio: 400 not_image; a focus without a cover: 400 no_cover; a focus outside 0..1: 422', async () => {
+  it('another book\'s photo or an unknown id: 404; a focus without a cover: 400 no_cover; a focus outside 0..1: 422', async () => {
     const b = await bookWithMembers();
     const other = await newBook(t, owner);
     const otherSub = await newSubmission(t, other.slug, owner);
