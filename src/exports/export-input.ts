@@ -19,11 +19,8 @@ export interface ExportBook {
   status: string;
   created_at: string;
   updated_at: string;
-  /**
-   * The cover the owner chose (`PUT /books/{slug}/cover/`): a photo of the book and where its subject is
-   * (fractions of the upright photo from its left and top). Absent or null: the cover photo is chosen for it.
-   */
-  cover?: { media_id: string; storage_key: string; focal_point: { x: number; y: number } } | null;
+  /** The book's chosen cover (a releasable photo of this book), cropped around focal_point (0..1) wherever it is printed; null: the automatic choice. */
+  cover: { media_id: string; storage_key: string; focal_point: { x: number; y: number } } | null;
 }
 
 export interface ExportMedia {

@@ -14,6 +14,7 @@ const book: ExportBook = {
   status: 'active',
   created_at: '2026-11-21T10:00:00.000000Z',
   updated_at: '2026-11-21T10:00:00.000000Z',
+  cover: null,
 };
 const memory = (id: string): ExportSubmission => ({
   id,

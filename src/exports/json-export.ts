@@ -30,6 +30,7 @@ function bookJson(b: ExportBook) {
     status: b.status,
     created_at: b.created_at,
     updated_at: b.updated_at,
+    cover: b.cover ? { media_id: b.cover.media_id, focal_point: b.cover.focal_point } : null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { cropRectAround, type FocalPoint } from './focal-crop.js';
 import { loadSharp } from './sharp.js';
 import { faceCovers, fontChain, splitRuns } from './font-fallback.js';
 import { loadFontFile, themeFaces, themeStyle, type FontFace, type ThemeStyle } from './themes.js';
@@ -23,6 +24,8 @@ export interface ShareCardInput {
   theme: string;
   /** The first photo; cover-cropped into the right-hand part. An unreadable photo is left out, not an error. */
   photoPath?: string | null;
+  /** The book's cover's focal point when the photo is the cover: the card crops around it (focal-crop.ts), else around the detected subject. */
+  photoFocal?: FocalPoint | null;
 }
 
 const PHOTO_WIDTH = 470;
@@ -31,7 +34,7 @@ const MAX_TEXT_CHARS = 600;
 
 export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   const style = themeStyle(input.theme);
-  const photo = input.photoPath ? await preparePhoto(input.photoPath) : null;
+  const photo = input.photoPath ? await preparePhoto(input.photoPath, input.photoFocal ?? null) : null;
   const faces = withFallbacks(style, input);
   const fonts = await Promise.all(
     faces.map(async (f) => ({ name: f.family, data: await loadFontFile(f), weight: f.weight, style: f.style })),
@@ -46,11 +49,17 @@ export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   return card.png({ compressionLevel: 8 }).toBuffer();
 }
 
-async function preparePhoto(file: string): Promise<Buffer | null> {
+async function preparePhoto(file: string, focal: FocalPoint | null): Promise<Buffer | null> {
   const sharp = await loadSharp();
   try {
-    return await sharp(file, { failOn: 'none' })
-      .rotate() // EXIF orientation
+    const upright = sharp(file, { failOn: 'none' }).rotate(); // EXIF orientation
+    let source = upright;
+    if (focal) {
+      const { data, info } = await upright.toBuffer({ resolveWithObject: true });
+      const rect = cropRectAround({ w: info.width, h: info.height }, PHOTO_WIDTH / SHARE_CARD_HEIGHT, focal);
+      source = sharp(data, { failOn: 'none' }).extract(rect);
+    }
+    return await source
       .resize(PHOTO_WIDTH, SHARE_CARD_HEIGHT, { fit: 'cover', position: sharp.strategy.attention })
       .removeAlpha()
       .png()

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../services/index.js';
 import { registerAuthRoutes } from './auth/index.js';
 import { registerBookRoutes } from './books/index.js';
-import { Book, Plan } from './books/schemas.js';
+import { Book, BookCover, FocalPoint, Plan } from './books/schemas.js';
 import { registerPlanRoutes } from './plans/index.js';
 import { registerMeRoutes } from './me/index.js';
 import { registerSubmissionRoutes } from './submissions/index.js';
@@ -46,4 +46,4 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, WebhookDelivery, Transcription, Device];
+export const SHARED_SCHEMAS = [FocalPoint, BookCover, Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, WebhookDelivery, Transcription, Device];

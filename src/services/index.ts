@@ -94,7 +94,7 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
+  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);
@@ -117,14 +117,14 @@ export function createServices(deps: ServiceDeps) {
     idempotency: createIdempotencyStore({ db }),
     health: createHealthService({ db }),
     plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, onPaidBookCreated: billingCheckout.bindNewBook }),
-    billing: createBillingService({ db, access, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
+    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, store, queue, onPaidBookCreated: billingCheckout.bindNewBook }),
+    billing: createBillingService({ db, access, store, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
     billingCheckout,
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),
     invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
-    channels: createChannelService({ db, config, access }),
+    channels: createChannelService({ db, config, access, store }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     meLists: createMeListsService({ db, cursors, views }),
     notifications,

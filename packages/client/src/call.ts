@@ -13,7 +13,7 @@ export interface CallResult<T> {
 }
 
 /** Calls the API; a 4xx or 5xx (after the transport's retries) is thrown as a MemorybookError. */
-export type Call = <T>(method: 'get' | 'post' | 'patch' | 'delete', path: string, options?: CallOptions) => Promise<CallResult<T>>;
+export type Call = <T>(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, options?: CallOptions) => Promise<CallResult<T>>;
 
 /** Fetches a signed URL (media, artifacts): no credentials, no retries but the caller's own. */
 export type FetchFile = (url: string, signal?: AbortSignal) => Promise<Response>;

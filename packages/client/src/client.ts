@@ -4,6 +4,7 @@ import { MemorybookConnectionError, MemorybookError, ok } from './errors.js';
 import { createExportHelpers, type ExportHelpers } from './exports.js';
 import { createMediaHelpers, type MediaHelpers } from './media.js';
 import { createMeHelpers, type MeHelpers } from './me.js';
+import { createCoverHelpers, type CoverHelpers } from './cover.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { BodyOf, LegacyListArgs, ListArgs, ListArgsParam, ListItem, ListPath, Page, PathParamsOf, paths, ResponseOf, SyncPath, UpdatablePath } from './types.js';
 
@@ -99,6 +100,8 @@ export interface MemorybookClient extends Client<paths> {
   ): Promise<ResponseOf<P, 'patch'>>;
   /** Upload, processing, fresh URLs and downloads of media files. */
   readonly media: MediaHelpers;
+  /** A book's cover: upload one (PUT), or return to the automatic choice (DELETE). */
+  readonly cover: CoverHelpers;
   /** Book exports: request, poll, artifact. */
   readonly exports: ExportHelpers;
   /** Your own memberships, memories and subscriptions across books, as async iterators over every page. */
@@ -118,7 +121,7 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
   const api = createClient<paths>({ baseUrl, headers, fetch: createTransport(options) });
   const baseFetch = options.fetch ?? ((input: Request, init?: RequestInit) => globalThis.fetch(input, init));
 
-  const call: Call = async <T>(method: 'get' | 'post' | 'patch' | 'delete', path: string, o: CallOptions = {}) => {
+  const call: Call = async <T>(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, o: CallOptions = {}) => {
     const result = await api.request(method, path as never, {
       params: { path: o.path, query: o.query },
       body: o.body,
@@ -188,6 +191,7 @@ export function createMemorybookClient(options: MemorybookClientOptions): Memory
       }
     },
     media: createMediaHelpers({ call, fetchFile }),
+    cover: createCoverHelpers({ call, fetchFile }),
     exports: createExportHelpers({ call, fetchFile }),
   };
   const withMe = { ...helpers, me: createMeHelpers(helpers.items) };

@@ -23,9 +23,12 @@ export {
 export type { ExportArtifact, ExportJob, ExportRequest, ExportWaitOptions, ExportHelpers } from './exports.js';
 export type { MeHelpers, MeListOptions, Membership, MySubmission, MySubscription } from './me.js';
 export type { FileInput, FreshOptions, MediaHelpers, MediaRef, UploadOptions, WaitOptions } from './media.js';
+export type { CoverHelpers, CoverUploadOptions } from './cover.js';
 export { backoffMs, newIdempotencyKey, retryDelayMs, type RetryOptions, type TransportOptions } from './transport.js';
 export type {
   Book,
+  BookCover,
+  FocalPoint,
   BodyOf,
   Device,
   components,

@@ -74,7 +74,7 @@ async function fileBlob(path: string, type: string): Promise<Blob> {
   return fs.openAsBlob(path, { type });
 }
 
-async function toBlob(input: FileInput, o: { filename?: string; contentType?: string }): Promise<{ blob: Blob; filename: string }> {
+export async function toBlob(input: FileInput, o: { filename?: string; contentType?: string }): Promise<{ blob: Blob; filename: string }> {
   if (typeof input === 'string') {
     const filename = o.filename ?? basename(input);
     return { blob: await fileBlob(input, o.contentType ?? guessType(filename)), filename };

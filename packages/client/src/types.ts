@@ -8,6 +8,8 @@ export type { components, operations, paths };
 
 type Schemas = components['schemas'];
 export type Book = Schemas['Book'];
+export type BookCover = Schemas['BookCover'];
+export type FocalPoint = Schemas['FocalPoint'];
 export type Submission = Schemas['Submission'];
 /** A media file as read, or as embedded in a submission (MediaSummary). */
 export type Media = Schemas['MediaSummary'];

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../../services/index.js';
 import { archiveAndRestoreBook } from './archive-book.js';
+import { deleteCover } from './cover.js';
 import { createBook } from './create-book.js';
 import { deleteBook } from './delete-book.js';
 import { getBilling } from './get-billing.js';
@@ -20,4 +21,5 @@ export function registerBookRoutes(app: FastifyInstance, ctx: RouteContext) {
   getPermissions(app, ctx);
   getBilling(app, ctx);
   rotateFormKey(app, ctx);
+  deleteCover(app, ctx);
 }

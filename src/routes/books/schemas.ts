@@ -31,6 +31,11 @@ export const Book = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     archived_at: Nullable(Timestamp),
+    cover: Nullable(Type.Ref('BookCover', {
+      description:
+        "The book's chosen cover; null until one is chosen (the printed book, share cards and the web form then take the first pinned memory's photo). " +
+        'Set with PUT /books/{slug}/cover/ (an upload) or PATCH cover_media_id (a memory\'s photo); DELETE /books/{slug}/cover/ returns to the automatic choice.',
+    })),
     etag: Etag,
   },
   {
@@ -52,9 +57,34 @@ export const Book = Type.Object(
         created_at: '2026-11-21T10:00:00.123456Z',
         updated_at: '2026-11-21T10:05:00.654321Z',
         archived_at: null,
+        cover: null,
         etag: '"2026-11-21T10:05:00.654321Z"',
       },
     ],
+  },
+);
+
+const focalPointMembers = {
+  x: Type.Number({ minimum: 0, maximum: 1, description: 'From the left edge of the upright photo (0) to the right (1)' }),
+  y: Type.Number({ minimum: 0, maximum: 1, description: 'From the top edge (0) to the bottom (1)' }),
+};
+const FOCAL_POINT_DESCRIPTION = "Where the photo's subject is: every crop of the cover is centred on it as far as the photo's edges allow";
+
+export const FocalPoint = Type.Object(focalPointMembers, { $id: 'FocalPoint', title: 'FocalPoint', additionalProperties: false, description: FOCAL_POINT_DESCRIPTION });
+
+export const BookCover = Type.Object(
+  {
+    media_id: Type.String({ format: 'uuid', description: "The cover's media id: a photo of one of the book's memories, or the photo uploaded with PUT /books/{slug}/cover/" }),
+    url: Nullable(Type.String({ format: 'uri', description: 'Signed like a media download (15 minutes); null when it cannot be signed' })),
+    width: Nullable(Type.Integer({ description: 'Upright width in pixels' })),
+    height: Nullable(Type.Integer({ description: 'Upright height in pixels' })),
+    focal_point: Type.Ref('FocalPoint'),
+  },
+  {
+    $id: 'BookCover',
+    title: 'BookCover',
+    description: "A book's chosen cover",
+    examples: [{ media_id: '01936f4e-8a1b-7c3d-9e2f-0a1b2c3d4e5f', url: 'https://files.example.com/media/…?X-Amz-Signature=…', width: 3024, height: 4032, focal_point: { x: 0.42, y: 0.31 } }],
   },
 );
 
@@ -84,6 +114,23 @@ export const CreateBookBody = StrictObject({
 export const UpdateBookBody = StrictObject({
   title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   ...editable,
+  cover_media_id: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'uuid',
+        description:
+          "A photo of one of this book's memories as its cover (focused on its detected subject unless cover_focal_point is given); null returns to the automatic choice. " +
+          "Any other id (another book's, unknown): 404 not_found; audio or video, or a file found infected or awaiting its scan: 400 validation_failed (details.reason not_image, infected, pending).",
+      }),
+    ),
+  ),
+  cover_focal_point: Type.Optional(
+    // Inline: request bodies are validated without the shared schemas.
+    Type.Object(focalPointMembers, {
+      additionalProperties: false,
+      description: `${FOCAL_POINT_DESCRIPTION}. Moves the cover's focus; without a cover (and no cover_media_id): 400 validation_failed, details.reason no_cover`,
+    }),
+  ),
 });
 
 export const Permissions = Type.Object(

@@ -9,11 +9,12 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { RouteContext } from '../../services/index.js';
 import type { StagedUpload } from '../../services/media/media-service.js';
+import type { IncomingFile } from '../../services/media/upload-intake.js';
 import { MULTIPART_CEILING_BYTES } from '../../services/media/media-policy.js';
 import { SubmissionParams, submissionIdMustBeWellFormed } from '../submissions/schemas.js';
 
 /** The field that carries the file; the contract's one multipart field. */
-const FILE_FIELD = 'file';
+export const FILE_FIELD = 'file';
 
 /** A 422 `{detail}` for the multipart body, like a JSON body's schema failure. */
 function bodyError(keyword: 'required' | 'additionalProperties' | 'pattern', field: string): Error {
@@ -44,7 +45,7 @@ async function digestOnly(file: NodeJS.ReadableStream): Promise<string> {
 }
 
 /** A declared Content-Length over the ceiling is refused before a byte is read (onRequest, after the book checks). */
-async function declaredLengthWithinCeiling(request: FastifyRequest, reply: FastifyReply) {
+export async function declaredLengthWithinCeiling(request: FastifyRequest, reply: FastifyReply) {
   const declared = declaredLengthOver(request, MULTIPART_CEILING_BYTES);
   if (declared !== undefined) {
     reply.header('connection', 'close'); // do not take the body in
@@ -74,6 +75,82 @@ function fromMultipartError(err: unknown): unknown {
     default:
       return err;
   }
+}
+
+/**
+ * The one intake of a multipart upload route (media, the book's cover): one
+ * file part named `file`, streamed by `stage` (the upload intake: type from
+ * the bytes, caps, plan gates), then recorded by `attach` in the request's
+ * keyed transaction. A retry whose answer is stored is answered from it before
+ * any rule runs again (the Idempotency-Key is bound to the bytes, name and
+ * declared type). Answers undefined when the reply was sent from a stored
+ * answer; a staged file no row took is removed once the answer is out (the
+ * route's onResponse calls discardStaged on request.stagedUpload).
+ */
+export async function receiveUpload<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  stage: (file: IncomingFile) => Promise<StagedUpload>,
+  attach: (tx: Parameters<Parameters<NonNullable<FastifyRequest['runIdempotent']>>[1]>[0], staged: StagedUpload) => Promise<T>,
+  discard: (staged: StagedUpload) => Promise<void>,
+): Promise<{ value: T } | undefined> {
+  if (!request.isMultipart()) {
+    throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data, in one part named "file".', {
+      content_type: request.headers['content-type'] ?? null,
+      expected: 'multipart/form-data',
+    });
+  }
+  // A retry of an upload whose answer is stored is answered from it, before any rule runs again:
+  // the book may have filled up with that very file since.
+  const retry = await request.hasStoredAnswer!();
+  let staged: StagedUpload | undefined;
+  let retriedDigest: string | undefined;
+  try {
+    for await (const part of request.parts({ limits: { files: 1, fields: 8, fieldSize: 1024, parts: 10, fileSize: MULTIPART_CEILING_BYTES } })) {
+      if (part.type === 'field') throw bodyError('additionalProperties', part.fieldname);
+      if (part.fieldname !== FILE_FIELD) throw bodyError('additionalProperties', part.fieldname);
+      if (!wellFormedHeaderValue(part.filename) || !wellFormedHeaderValue(part.mimetype)) throw bodyError('pattern', FILE_FIELD);
+      const filename = part.filename || null;
+      const declaredType = part.mimetype || null;
+      if (retry) {
+        retriedDigest = uploadDigest(await digestOnly(part.file), filename, declaredType);
+        continue;
+      }
+      staged = await stage({ stream: part.file, filename, declaredType });
+      // Removed once the answer is out (the request's transaction is over by then), unless the row took it.
+      request.stagedUpload = staged;
+    }
+    if (!staged && !retriedDigest) throw bodyError('required', FILE_FIELD);
+  } catch (err) {
+    dropRestOfBody(request, reply);
+    if (staged) {
+      // No transaction is open yet: the staged file goes before the answer does.
+      request.stagedUpload = undefined;
+      await discard(staged).catch((e: unknown) => request.log.warn({ err: e }, 'could not discard a staged upload; the sweep will'));
+    }
+    throw fromMultipartError(err);
+  }
+
+  if (retriedDigest) {
+    await request.runIdempotent!(retriedDigest, async () => {
+      // The stored answer expired between the look and the claim: the file was not kept, so ask for it again.
+      throw new AppError('idempotency_key_in_use', 'Send this upload again.', null, { headers: { 'retry-after': '1' }, transient: true });
+    });
+    return undefined;
+  }
+  const upload = staged!;
+  const outcome = await request.runIdempotent!(uploadDigest(upload.sha256, upload.filename, upload.declaredType), async (tx) => {
+    const value = await attach(tx, upload);
+    request.stagedUpload = undefined; // the row holds it now (if the transaction commits; if not, the sweep finds it)
+    return value;
+  });
+  if (outcome.replayed) {
+    // A race with the same key that the other request won: no transaction of ours is open.
+    request.stagedUpload = undefined;
+    await discard(upload);
+    return undefined;
+  }
+  return { value: outcome.value as T };
 }
 
 export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
@@ -115,64 +192,16 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
       },
     },
     async (request, reply) => {
-      if (!request.isMultipart()) {
-        throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data, in one part named "file".', {
-          content_type: request.headers['content-type'] ?? null,
-          expected: 'multipart/form-data',
-        });
-      }
       const actor = actorOf(request);
       const { slug, id } = request.params;
-      // A retry of an upload whose answer is stored is answered from it, before any rule runs again:
-      // the book may have filled up with that very file since.
-      const retry = await request.hasStoredAnswer!();
-      let staged: StagedUpload | undefined;
-      let retriedDigest: string | undefined;
-      try {
-        for await (const part of request.parts({ limits: { files: 1, fields: 8, fieldSize: 1024, parts: 10, fileSize: MULTIPART_CEILING_BYTES } })) {
-          if (part.type === 'field') throw bodyError('additionalProperties', part.fieldname);
-          if (part.fieldname !== FILE_FIELD) throw bodyError('additionalProperties', part.fieldname);
-          if (!wellFormedHeaderValue(part.filename) || !wellFormedHeaderValue(part.mimetype)) throw bodyError('pattern', FILE_FIELD);
-          const filename = part.filename || null;
-          const declaredType = part.mimetype || null;
-          if (retry) {
-            retriedDigest = uploadDigest(await digestOnly(part.file), filename, declaredType);
-            continue;
-          }
-          staged = await services.media.stageUpload(actor, slug, id, { stream: part.file, filename, declaredType });
-          // Removed once the answer is out (the request's transaction is over by then), unless the row took it.
-          request.stagedUpload = staged;
-        }
-        if (!staged && !retriedDigest) throw bodyError('required', FILE_FIELD);
-      } catch (err) {
-        dropRestOfBody(request, reply);
-        if (staged) {
-          // No transaction is open yet: the staged file goes before the answer does.
-          request.stagedUpload = undefined;
-          await services.media.discardStaged(staged).catch((e) => request.log.warn({ err: e }, 'could not discard a staged upload; the sweep will'));
-        }
-        throw fromMultipartError(err);
-      }
-
-      if (retriedDigest) {
-        const outcome = await request.runIdempotent!(retriedDigest, async () => {
-          // The stored answer expired between the look and the claim: the file was not kept, so ask for it again.
-          throw new AppError('idempotency_key_in_use', 'Send this upload again.', null, { headers: { 'retry-after': '1' }, transient: true });
-        });
-        return outcome.replayed ? reply : undefined;
-      }
-      const upload = staged!;
-      const outcome = await request.runIdempotent!(uploadDigest(upload.sha256, upload.filename, upload.declaredType), async (tx) => {
-        const media = await services.media.attachUpload(tx, actor, slug, id, upload);
-        request.stagedUpload = undefined; // the row holds it now (if the transaction commits; if not, the sweep finds it)
-        return media;
-      });
-      if (outcome.replayed) {
-        // A race with the same key that the other request won: no transaction of ours is open.
-        request.stagedUpload = undefined;
-        await services.media.discardStaged(upload);
-        return reply;
-      }
+      const outcome = await receiveUpload(
+        request,
+        reply,
+        (file) => services.media.stageUpload(actor, slug, id, file),
+        (tx, upload) => services.media.attachUpload(tx, actor, slug, id, upload),
+        (staged) => services.media.discardStaged(staged),
+      );
+      if (!outcome) return reply;
       reply.code(201).header('location', `/api/v1/books/${encodeURIComponent(slug)}/submissions/${id}/media/${outcome.value.id}/`);
       return outcome.value;
     },

@@ -1,3 +1,4 @@
+import type { ObjectStore } from '../../storage/object-store.js';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
@@ -94,7 +95,7 @@ export const HANDLED_EVENTS = [
  * nothing: an invoice for a period already paid through, an update older
  * than the newest taken, anything after the subscription ended.
  */
-export function createBillingCheckoutService(deps: { db: Db; config: Config; audit: AuditService; queue?: JobSender }) {
+export function createBillingCheckoutService(deps: { db: Db; config: Config; audit: AuditService; queue?: JobSender; store: ObjectStore }) {
   const { db, config, audit } = deps;
   const stripe = config.billing.stripe ? createStripeGateway(config.billing.stripe) : null;
   const url = (path: string) => `${config.http.publicUrl}${path}`;
@@ -152,7 +153,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
       cancelAtPeriodEnd: sub.cancel_at_period_end,
     });
     // A plan change in the portal is a change of the book an integrator hears of.
-    if (bookChanged) await recordBookUpdated(tx, book.id);
+    if (bookChanged) await recordBookUpdated(tx, deps.store, book.id);
   }
 
   /** Queues the cancellation at Stripe of subscriptions ended here, in `tx` (it runs once the change commits). */
@@ -172,7 +173,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     let book: Awaited<ReturnType<typeof lockBook>>;
     if (bookId && (book = await lockBook(tx, bookId)) && book.plan_slug === sub.plan_slug) {
       const { bookChanged } = await setBookBilling(tx, book.id, { planSlug: fallback.slug, status: 'active', periodStart: null, periodEnd: null, graceEndsAt: null });
-      if (bookChanged) await recordBookUpdated(tx, book.id);
+      if (bookChanged) await recordBookUpdated(tx, deps.store, book.id);
       await audit.record('billing_book_moved_to_default_plan', { userId: sub.user_id, requestId: null, data: { book: book.slug, from: sub.plan_slug, to: fallback.slug, subscription: sub.id } }, tx);
     } else if (!bookId && sub.user_id && sub.plan_slug && (await boughtSlot(tx, sub.id)) && (await removeUnusedSlot(tx, sub.user_id, sub.plan_slug))) {
       await audit.record('billing_unused_slot_ended', { userId: sub.user_id, requestId: null, data: { plan: sub.plan_slug, subscription: sub.id } }, tx);

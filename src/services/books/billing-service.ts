@@ -1,3 +1,4 @@
+import type { ObjectStore } from '../../storage/object-store.js';
 import type { Db } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { errors } from '../../errors.js';
@@ -21,7 +22,7 @@ interface BillingRow {
  * book row keeps the current billing state (what the guard reads); every
  * change also appends a billing record (what GET …/billing/ shows).
  */
-export function createBillingService(deps: { db: Db; access: BookAccess; manageUrl: string }) {
+export function createBillingService(deps: { db: Db; access: BookAccess; store: ObjectStore; manageUrl: string }) {
   const { db, access, manageUrl } = deps;
   return {
     /** The owner's view of the book's billing: the latest record with its plan and a quota snapshot. */
@@ -64,7 +65,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
         );
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, book.plan_slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until);
-        await recordBookUpdated(tx, book.id);
+        await recordBookUpdated(tx, deps.store, book.id);
         return { slug, billing_status: until === 'off' ? 'active' : 'grace_period', grace_period_ends_at: until === 'off' ? null : until };
       });
     },
@@ -80,7 +81,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; manageU
         );
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, planSlug, book.billing_status, book.grace_period_ends_at);
-        await recordBookUpdated(tx, book.id);
+        await recordBookUpdated(tx, deps.store, book.id);
         return { slug, plan: planSlug };
       });
     },

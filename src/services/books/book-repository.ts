@@ -6,7 +6,7 @@ import type { BookContext, BookRow, Role } from './book-types.js';
 
 export const BOOK_COLUMNS = `b.id, b.slug, b.owner_id, b.title, b.subtitle, b.theme, b.settings, b.use_case_slug, b.is_public,
   b.status, b.plan_slug, b.storage_used_bytes, b.billing_status, b.grace_period_ends_at, b.last_activity_at,
-  b.created_at, b.updated_at, b.archived_at, b.deletion_requested_at`;
+  b.created_at, b.updated_at, b.archived_at, b.deletion_requested_at, b.cover_media_id, b.cover_focal_x, b.cover_focal_y`;
 
 const IN_GRACE = `(b.billing_status = 'grace_period' AND (b.grace_period_ends_at IS NULL OR b.grace_period_ends_at > now()))`;
 
@@ -136,8 +136,8 @@ export function setBookStatus(q: Queryable, id: string, status: 'active' | 'arch
   );
 }
 
-/** A row of a page of books: the Book's JSON (bookJsonSql) and the ordering's keys, for the next cursor. */
-export type BookPageRow = { json: string } & Record<string, unknown>;
+/** A row of a page of books: the Book's JSON around its cover (bookJsonSql), what the cover is made from, and the ordering's keys, for the next cursor. */
+export type BookPageRow = { json_head: string; json_tail: string; id: string; cover_media_id: string | null; cover_focal_x: number | null; cover_focal_y: number | null } & Record<string, unknown>;
 
 /**
  * One page of the caller's books where they are owner or admin (see paginate
@@ -149,9 +149,10 @@ export type BookPageRow = { json: string } & Record<string, unknown>;
 export function selectBookPageOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }) {
   const params = [...o.params, o.limit];
   const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
+  const json = bookJsonSql('b', 'm.role');
   return sharedQuery<BookPageRow>(
     q,
-    `SELECT ${bookJsonSql('b', 'm.role')} AS json, ${keys}
+    `SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
      FROM book_members m JOIN books b ON b.id = m.book_id
      WHERE ${o.where.join(' AND ')}
      ORDER BY ${o.orderBy} LIMIT $${params.length}`,

@@ -10,7 +10,15 @@ import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
 import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { recordEvent } from '../events/record-event.js';
-import { toBook } from './book-mapper.js';
+import { bookJson, toBook } from './book-mapper.js';
+import { coverOf, coverView, findCoverFile, findCoverFiles } from './cover-views.js';
+import { dropUploadedCover, examineCoverUpload, insertCoverMedia, memoryPhotoForCover, setCoverColumns, type CoverFindings } from './cover-writes.js';
+import type { FocalPoint } from '../../media-tools/focal-crop.js';
+import { createClamavScanner } from '../../media-tools/virus-scanner.js';
+import { overStorage } from '../media/media-policy.js';
+import { takePendingObject } from '../media/media-repository.js';
+import type { ObjectStore } from '../../storage/object-store.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
 import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
 import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
@@ -72,10 +80,20 @@ export function createBookService(deps: {
   cursors: CursorCodec;
   access: BookAccess;
   deletion: BookDeletion;
+  /** Signs the cover's URL; reads a chosen photo to find its subject. */
+  store: ObjectStore;
+  /** Removes a replaced uploaded cover's object once the change commits. */
+  queue?: JobSender;
   /** A book made with a slot of a paid plan, in its `tx`: ties it to the subscription that bought the slot, if one did. */
   onPaidBookCreated?: (tx: Tx, book: { id: string; ownerId: string; planSlug: string }) => Promise<boolean>;
 }) {
-  const { db, config, cursors, access, deletion } = deps;
+  const { db, config, cursors, access, deletion, store } = deps;
+
+  /** The Book as `role` reads it, with its cover signed. */
+  async function present(q: Queryable, row: BookRow, role: Parameters<typeof toBook>[1]) {
+    return toBook(row, role, await coverOf(q, store, row));
+  }
+
 
   /** A plan the caller named; unknown: 400 with the plans on offer. */
   async function findNamedPlan(q: Queryable, slug: string) {
@@ -83,6 +101,52 @@ export function createBookService(deps: {
     const plan = plans.find((p) => p.slug === slug);
     if (!plan) throw errors.validation(`Unknown plan "${slug}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
     return plan;
+  }
+
+
+  const scanner = config.media.clamav ? createClamavScanner(config.media.clamav) : null;
+
+  /** Queues removal of stored objects in the caller's transaction (they go only if the change commits). */
+  async function deleteObjectsLater(q: Queryable, keys: (string | null)[]) {
+    const real = keys.filter((k): k is string => Boolean(k));
+    if (!real.length) return;
+    if (!deps.queue) throw new Error('covers need the job queue');
+    await deps.queue.send('storage.delete-objects', { keys: real }, { tx: q });
+  }
+
+  /** book.updated (the Book as its owner reads it) in the change's transaction; answers the Book as `role` reads it. */
+  async function bookUpdated(tx: Queryable, row: BookRow, role: Parameters<typeof toBook>[1]) {
+    const cover = await coverOf(tx, store, row);
+    await recordEvent(tx, 'book.updated', row.id, toBook(row, 'owner', cover));
+    return toBook(row, role, cover);
+  }
+
+  /**
+   * PATCH's cover fields, in `tx` under the book's lock: cover_media_id null
+   * returns to the automatic choice; an id chooses a photo of one of the
+   * book's memories (memoryPhotoForCover), focused on cover_focal_point or its
+   * detected subject; cover_focal_point alone moves the present cover's focus
+   * (400 validation_failed, reason no_cover, without one). A replaced uploaded
+   * cover is removed with its bytes.
+   */
+  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined) {
+    let next: { mediaId: string; focal: FocalPoint } | null;
+    const noCover = () => errors.validation('cover_focal_point needs a cover: choose one with cover_media_id or upload one first.', { field: 'cover_focal_point', reason: 'no_cover' });
+    if (mediaId === null) {
+      if (focal !== undefined) throw noCover();
+      next = null;
+    } else if (mediaId !== undefined) {
+      next =
+        mediaId === book.cover_media_id && (await findCoverFile(tx, book))
+          ? { mediaId, focal: focal ?? { x: book.cover_focal_x ?? 0.5, y: book.cover_focal_y ?? 0.5 } }
+          : await memoryPhotoForCover(tx, store, book, mediaId, focal);
+    } else {
+      const file = await findCoverFile(tx, book);
+      if (!file) throw noCover();
+      next = { mediaId: file.media_id, focal: focal! };
+    }
+    await setCoverColumns(tx, book.id, next);
+    await deleteObjectsLater(tx, [await dropUploadedCover(tx, book.id, book.cover_media_id, next?.mediaId)]);
   }
 
   return {
@@ -111,10 +175,10 @@ export function createBookService(deps: {
         billingRecordId: uuidv7(),
       });
       if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
-      let created = toBook(book, 'owner');
+      let created = toBook(book, 'owner', null);
       if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
         // Its billing changed the row (updated_at, so the etag): answer it as it is now.
-        created = toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner');
+        created = toBook((await findBookForUpdate(tx, book.id)) ?? book, 'owner', null);
       }
       await recordEvent(tx, 'book.created', book.id, created);
       return created;
@@ -145,12 +209,17 @@ export function createBookService(deps: {
         params,
         select: (o) => selectBookPageOfMember(db, o),
       });
-      return { page: { ...page, items: page.items.map((b) => b.json) }, watermark };
+      // The covers of the page in one query, each signed (a URL the database cannot make).
+      const covers = await findCoverFiles(db, page.items);
+      const items = await Promise.all(
+        page.items.map(async (b) => bookJson(b, await coverView(store, b, b.cover_media_id ? (covers.get(b.cover_media_id) ?? null) : null))),
+      );
+      return { page: { ...page, items }, watermark };
     },
 
     async getBook(actor: Actor, slug: string) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'view');
-      return toBook(ctx.book, ctx.role);
+      return present(db, ctx.book, ctx.role);
     },
 
     /** Applies a partial update under an optional If-Match, in `tx`, atomically with the check. */
@@ -162,18 +231,63 @@ export function createBookService(deps: {
         target: async (c) => ({ value: c.book, etag: etagOf(c.book.updated_at) }),
       });
       assertBookValues(patch); // the route's own rules come after the precondition and the gates
-      const clean = { ...patch, ...(patch.title !== undefined ? { title: patch.title.trim() } : {}) };
+      const { cover_media_id: coverMediaId, cover_focal_point: focal, ...fields } = patch;
+      if (coverMediaId !== undefined || focal !== undefined) await changeCover(tx, ctx.book, coverMediaId, focal);
+      const clean = { ...fields, ...(fields.title !== undefined ? { title: fields.title.trim() } : {}) };
       const updated = await updateBookFields(tx, ctx.book.id, clean);
-      await recordEvent(tx, 'book.updated', ctx.book.id, toBook(updated, 'owner'));
-      return toBook(updated, ctx.role);
+      return bookUpdated(tx, updated, ctx.role);
+    },
+
+    /** Reads a staged cover upload (size, subject, scan) before its transaction: see examineCoverUpload. */
+    examineCover(staged: { key: string }): Promise<CoverFindings> {
+      return examineCoverUpload(store, staged.key, scanner);
+    },
+
+    /**
+     * PUT /books/{slug}/cover/, in `tx`: records the staged, examined upload as
+     * the book's cover (a media row of no memory, counted in the book's
+     * storage, checked again under the lock), focused on its detected subject;
+     * a previously uploaded cover goes with its bytes. book.updated.
+     */
+    async putCover(
+      tx: Tx,
+      actor: Actor,
+      slug: string,
+      staged: { mediaId: string; key: string; mimeType: string; declaredType: string | null; filename: string | null; sizeBytes: number; sha256: string },
+      findings: CoverFindings,
+    ) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx, lock: 'update' });
+      const limit = Number(ctx.planLimits.storage_bytes_per_book);
+      const used = Number(ctx.book.storage_used_bytes);
+      if (used + staged.sizeBytes > limit) throw overStorage(ctx.book.plan_slug, limit, used);
+      await insertCoverMedia(
+        tx,
+        { id: staged.mediaId, bookId: ctx.book.id, uploadedBy: actor.id, mimeType: staged.mimeType, declaredMimeType: staged.declaredType, filename: staged.filename, sizeBytes: staged.sizeBytes, sha256: staged.sha256, key: staged.key },
+        findings,
+      );
+      await tx.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [ctx.book.id, staged.sizeBytes]);
+      // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
+      if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+      await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
+      await deleteObjectsLater(tx, [await dropUploadedCover(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId)]);
+      return bookUpdated(tx, (await findBookForUpdate(tx, ctx.book.id))!, ctx.role);
+    },
+
+    /** DELETE /books/{slug}/cover/, in `tx`: back to the automatic choice (an uploaded cover goes with its bytes); book.updated. Without a cover: the book as it is. */
+    async deleteCover(tx: Tx, actor: Actor, slug: string) {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx, lock: 'update' });
+      if (!ctx.book.cover_media_id) return present(tx, ctx.book, ctx.role);
+      await changeCover(tx, ctx.book, null, undefined);
+      return bookUpdated(tx, (await findBookForUpdate(tx, ctx.book.id))!, ctx.role);
     },
 
     /** Archive or restore, in `tx`; moving to the status already held is a no-op that answers the book. */
     async setStatus(tx: Tx, actor: Actor, slug: string, status: 'active' | 'archived') {
       const { ctx } = await access.requireBookAccess(actor, slug, status === 'archived' ? 'archive' : 'restore', { tx, lock: 'update' });
       const moved = await setBookStatus(tx, ctx.book.id, status);
-      if (moved) await recordEvent(tx, status === 'archived' ? 'book.archived' : 'book.restored', ctx.book.id, toBook(moved, 'owner'));
-      return { book: toBook(moved ?? ctx.book, ctx.role), changed: moved !== undefined };
+      const cover = await coverOf(tx, store, moved ?? ctx.book);
+      if (moved) await recordEvent(tx, status === 'archived' ? 'book.archived' : 'book.restored', ctx.book.id, toBook(moved, 'owner', cover));
+      return { book: toBook(moved ?? ctx.book, ctx.role, cover), changed: moved !== undefined };
     },
 
     /**

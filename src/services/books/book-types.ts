@@ -49,6 +49,10 @@ export interface BookRow {
   updated_at: string;
   archived_at: string | null;
   deletion_requested_at: string | null;
+  /** The chosen cover (migrations/0032_book_cover.sql): a media id of this book, and its focal point; null: the automatic choice. */
+  cover_media_id: string | null;
+  cover_focal_x: number | null;
+  cover_focal_y: number | null;
 }
 
 /** A book as seen by one caller: the row, the caller's role, and what the guard needs. */
@@ -72,4 +76,8 @@ export interface BookInput {
   settings?: Record<string, unknown>;
   use_case_slug?: string | null;
   is_public?: boolean;
+  /** PATCH only: a photo of one of the book's memories as its cover, or null for the automatic choice. */
+  cover_media_id?: string | null;
+  /** PATCH only: where the cover's subject is (0..1 of width and height). */
+  cover_focal_point?: { x: number; y: number };
 }

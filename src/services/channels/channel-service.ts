@@ -1,3 +1,6 @@
+import { renderCoverBanner } from '../../media-tools/cover-banner.js';
+import { findCoverFile } from '../books/cover-views.js';
+import type { ObjectStore } from '../../storage/object-store.js';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
@@ -111,7 +114,7 @@ function pushRow(config: Config): ChannelStatus {
 }
 
 /** One status row per channel for a book: what its plan allows, what the operator configured, and how to reach it. */
-export function createChannelService(deps: { db: Db; config: Config; access: BookAccess }) {
+export function createChannelService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore }) {
   const { db, config, access } = deps;
   return {
     async listChannels(actor: Actor, slug: string): Promise<ChannelStatus[]> {
@@ -138,11 +141,14 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
      * now, and, for a book that is not public, without its form key or with
      * a wrong one: to the visitor, all of these are an unknown book.
      */
-    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string }> {
+    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string; coverPath: string | null }> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
       const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
       const language = (ctx.book.settings as Record<string, unknown> | null)?.language;
+      // The header shows the book's chosen cover (webFormCover), when it has one that may be shown.
+      const cover = await findCoverFile(db, ctx.book);
+      const showable = cover && cover.scan_result !== 'infected' && cover.scan_result !== 'pending';
       return {
         slug: ctx.book.slug,
         title: ctx.book.title,
@@ -150,7 +156,30 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
         theme: ctx.book.theme,
         path: webFormPath(book),
         ...(typeof language === 'string' ? { language } : {}),
+        coverPath: showable ? webFormPath(book, 'cover.jpg') : null,
       };
+    },
+
+    /**
+     * The web form's header picture (GET /b/{slug}/cover.jpg, the form's key
+     * rule): the book's chosen cover cropped around its focal point to a 3:1
+     * band. Not found when the form does not open or the book has no cover.
+     */
+    async webFormCover(slug: string, key: unknown): Promise<Buffer> {
+      const ctx = await findOpenChannelBook(db, slug, 'web');
+      const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
+      if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
+      const cover = await findCoverFile(db, ctx.book);
+      if (!cover || cover.scan_result === 'infected' || cover.scan_result === 'pending') throw errors.notFound('cover');
+      const copy = await deps.store.localCopy(cover.storage_key).catch(() => null);
+      if (!copy) throw errors.notFound('cover');
+      try {
+        const jpeg = await renderCoverBanner(copy.path, { x: ctx.book.cover_focal_x ?? 0.5, y: ctx.book.cover_focal_y ?? 0.5 });
+        if (!jpeg) throw errors.notFound('cover');
+        return jpeg;
+      } finally {
+        await copy.release().catch(() => {});
+      }
     },
 
     /** The form's path (with its key) for a member of the book, when the book takes memories over the web now. */
@@ -167,7 +196,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const { ctx } = await access.requireBookAccess(actor, slug, 'rotate_form_key', { tx, lock: 'update' });
       const key = await rotateFormKey(tx, ctx.book.id);
       // The book's row changed (its updated_at and ETag move): book.updated, as for any change of the book.
-      await recordBookUpdated(tx, ctx.book.id);
+      await recordBookUpdated(tx, deps.store, ctx.book.id);
       const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const plan_allowed = (plan?.channels ?? []).includes('web');
       return {

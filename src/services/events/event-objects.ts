@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { coverOf } from '../books/cover-views.js';
 import { toBook } from '../books/book-mapper.js';
 import { findBookForUpdate } from '../books/book-repository.js';
 import { toExportJob } from '../exports/export-mapper.js';
@@ -57,7 +58,7 @@ export async function recordInvitationEvent(tx: Queryable, type: Extract<EventTy
  * billing state moved by a Stripe event, the end of a paid period or the
  * operator. The Book as its owner reads it.
  */
-export async function recordBookUpdated(tx: Queryable, bookId: string): Promise<void> {
+export async function recordBookUpdated(tx: Queryable, store: ObjectStore, bookId: string): Promise<void> {
   const book = await findBookForUpdate(tx, bookId);
-  if (book) await recordEvent(tx, 'book.updated', bookId, toBook(book, 'owner'));
+  if (book) await recordEvent(tx, 'book.updated', bookId, toBook(book, 'owner', await coverOf(tx, store, book)));
 }

@@ -60,7 +60,6 @@ export function createBookExportVariant(deps: {
           throw new RenderError('A photo could not be read from storage.', { cause: err });
         }
       };
-      // The cover photo: the one the owner names, else the first pinned memory's (the book's first photo).
       // The cover photo: the owner's chosen cover (cropped around its focal point), else the photo the settings
       // name, else the first pinned memory's (the book's first photo), its subject detected.
       const coverPicture = book.cover?.storage_key ?? (await namedCoverPhotoKey(db, book.id, book.settings)) ?? (await firstPhotoKey(db, book.id));

@@ -8,12 +8,17 @@ type ExportTranscript = NonNullable<ExportMedia['transcript']>;
 const CHUNK = 200;
 
 export async function readExportBook(q: Queryable, bookId: string): Promise<ExportBook | null> {
-  const [book] = await q.query<ExportBook>(
-    `SELECT id, slug, title, subtitle, theme, use_case_slug, settings, is_public, status, created_at, updated_at
-     FROM books WHERE id = $1 AND deleted_at IS NULL`,
+  // The cover: a photo of this book that may be handed out (never one found infected or awaiting its scan).
+  const [book] = await q.query<Omit<ExportBook, 'cover'> & { cover_media_id: string | null; cover_key: string | null; cover_x: number | null; cover_y: number | null }>(
+    `SELECT b.id, b.slug, b.title, b.subtitle, b.theme, b.use_case_slug, b.settings, b.is_public, b.status, b.created_at, b.updated_at,
+            m.id AS cover_media_id, m.storage_key AS cover_key, b.cover_focal_x AS cover_x, b.cover_focal_y AS cover_y
+     FROM books b LEFT JOIN media m ON m.id = b.cover_media_id AND m.book_id = b.id AND m.kind = 'image' AND m.scan_result NOT IN ('infected', 'pending')
+     WHERE b.id = $1 AND b.deleted_at IS NULL`,
     [bookId],
   );
-  return book ?? null;
+  if (!book) return null;
+  const { cover_media_id: mediaId, cover_key: key, cover_x: x, cover_y: y, ...rest } = book;
+  return { ...rest, cover: mediaId && key ? { media_id: mediaId, storage_key: key, focal_point: { x: x ?? 0.5, y: y ?? 0.5 } } : null };
 }
 
 /**

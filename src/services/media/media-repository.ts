@@ -208,12 +208,25 @@ export async function findShareCardSubject(q: Queryable, submissionId: string, t
 }
 
 /** The submission's first processed photo that may be shown (not infected, not waiting for its scan). */
+/**
+ * The photo of a memory's share card: its own first photo, else the book's
+ * chosen cover (with its focal point, around which the card crops it);
+ * never a file found infected or awaiting its scan.
+ */
 export async function findShareCardPhoto(q: Queryable, submissionId: string) {
-  return one<{ storage_key: string }>(
+  return one<{ storage_key: string; focal_x: number | null; focal_y: number | null }>(
     q,
-    `SELECT storage_key FROM media WHERE submission_id = $1 AND kind = 'image' AND processing_status = 'complete'
-       AND scan_result NOT IN ('infected', 'pending')
-     ORDER BY created_at, id LIMIT 1`,
+    `SELECT storage_key, focal_x, focal_y FROM (
+       (SELECT m.storage_key, CASE WHEN b.cover_media_id = m.id THEN b.cover_focal_x END AS focal_x,
+               CASE WHEN b.cover_media_id = m.id THEN b.cover_focal_y END AS focal_y, 0 AS rank
+          FROM media m JOIN books b ON b.id = m.book_id
+         WHERE m.submission_id = $1 AND m.kind = 'image' AND m.processing_status = 'complete' AND m.scan_result NOT IN ('infected', 'pending')
+         ORDER BY m.created_at, m.id LIMIT 1)
+       UNION ALL
+       (SELECT m.storage_key, b.cover_focal_x, b.cover_focal_y, 1
+          FROM submissions s JOIN books b ON b.id = s.book_id JOIN media m ON m.id = b.cover_media_id AND m.book_id = b.id
+         WHERE s.id = $1 AND m.kind = 'image' AND m.scan_result NOT IN ('infected', 'pending'))
+     ) AS c ORDER BY rank LIMIT 1`,
     [submissionId],
   );
 }

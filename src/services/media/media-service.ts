@@ -188,6 +188,17 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     },
 
     /**
+     * A photo uploaded as the book's cover (PUT /books/{slug}/cover/): owner or
+     * admin (the book's `update`), the same intake as every upload (type from
+     * the bytes, 100 MP cap, photo cap, storage left); only images. Not
+     * attached: the cover service records it (covers/cover-service.ts).
+     */
+    async stageCover(actor: Actor, slug: string, file: IncomingFile): Promise<StagedUpload & { ctx: BookContext }> {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update');
+      return { ...(await stageInto(ctx, file, ['image'])), ctx };
+    },
+
+    /**
      * The photo of a memory sent through a book's public web form: no one
      * signed in, so the book itself must take memories over the web channel
      * now (else 404). Streamed in like stageUpload, with the same type

@@ -26,7 +26,15 @@ export function createShareCards(deps: { db: Db; store: ObjectStore }) {
       const copy = photo ? await store.localCopy(photo.storage_key, { signal: o.signal }) : null;
       let png: Buffer;
       try {
-        png = await renderShareCard({ text: s.text_content, contributorName: s.author ?? '', bookTitle: s.title, theme: s.theme, photoPath: copy?.path });
+        png = await renderShareCard({
+          text: s.text_content,
+          contributorName: s.author ?? '',
+          bookTitle: s.title,
+          theme: s.theme,
+          photoPath: copy?.path,
+          // The book's cover is cropped around its focal point; another photo around its detected subject.
+          photoFocal: photo && photo.focal_x !== null && photo.focal_y !== null ? { x: photo.focal_x, y: photo.focal_y } : null,
+        });
       } finally {
         await copy?.release();
       }

@@ -14,6 +14,8 @@ export interface FormBook {
   language?: string;
   /** The form's path, with the book's form key when it needs one. */
   path: string;
+  /** The header picture's path (the book's cover cropped around its focal point), null without a cover. */
+  coverPath?: string | null;
 }
 
 /** Someone's own text (a title, a subtitle): its language and direction from its letters, isolated from the page's. */
@@ -74,6 +76,7 @@ ${o.body}
 
 function bookHead(i: Translator, book: FormBook): SafeHtml {
   return html`<header class="book-head">
+  ${book.coverPath ? html`<img class="book-cover" src="${book.coverPath}" alt="" width="1200" height="400">` : ''}
   <p class="eyebrow">${i.t('form.eyebrow')}</p>
   <h1 class="book-title"${ownAttrs(book.title, book)}>${book.title}</h1>
   ${book.subtitle ? html`<p class="book-subtitle"${ownAttrs(book.subtitle, book)}>${book.subtitle}</p>` : ''}

@@ -141,6 +141,17 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
     return sendHtml(reply, 200, webFormPage(languageOf(request, reply, book), { book, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES }));
   });
 
+  // The header picture: the book's cover cropped around its focal point (the form's key rule; 404 otherwise).
+  web.get<{ Params: Params }>('/b/:slug/cover.jpg', PAGE_ROUTE, async (request, reply) => {
+    try {
+      const jpeg = await ctx.services.channels.webFormCover(request.params.slug, (request.query as Record<string, unknown> | undefined)?.key);
+      return reply.header('content-type', 'image/jpeg').header('cache-control', 'private, no-cache').send(jpeg);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') return sendHtml(reply, 404, closedPage(languageOf(request, reply)));
+      throw err;
+    }
+  });
+
   web.get<{ Params: Params }>('/b/:slug/thanks/', PAGE_ROUTE, async (request, reply) => {
     csp(reply);
     const book = await openBook(request.params.slug, request.query);

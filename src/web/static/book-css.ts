@@ -178,6 +178,7 @@ body {
 a { color: var(--accent); text-underline-offset: 0.15em; }
 .sheet { max-width: 34rem; margin: 0 auto; padding: 2.25rem 1rem 2rem; }
 .book-head { text-align: center; margin: 0 0.5rem 1.5rem; }
+.book-cover { display: block; width: 100%; height: auto; aspect-ratio: 3 / 1; object-fit: cover; border-radius: 6px; margin: 0 0 1.25rem; }
 .eyebrow { margin: 0 0 0.4rem; font-size: 0.8rem; font-weight: 600; letter-spacing: 0.12em; text-transform: uppercase; color: var(--muted); }
 .book-title {
   margin: 0; font-family: var(--title-font); font-weight: var(--title-weight); font-style: var(--title-style);
