@@ -20,7 +20,7 @@ let t: TestApp;
 let smtp: TestSmtpServer;
 let receiver: SmtpReceiver;
 let owner: TestUser;
-const cases = corpus();
+const cases = await corpus();
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
