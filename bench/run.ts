@@ -22,6 +22,7 @@
  * `npm run bench -- compare <commit>`: every scenario below (or BENCH_SCENARIOS) on that commit and on this
  * working tree, turn about in short rounds on one machine, printing each one's ratio new/old (bench/compare.ts;
  * the commit is checked out and installed once, bench/baseline.ts). Quote it in every note on a hot path.
+ * `npm run bench -- transcription` runs the transcription bench instead (bench/transcription.ts).
  * `npm run bench -- start [checkout or commit …]` compares embedded start times instead (bench/start.ts).
  * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts);
  * with book-create among its scenarios, the main bench measures that floor too, after its rounds, and prints
@@ -900,6 +901,8 @@ async function main(): Promise<number> {
   // `npm run bench -- mail-inbound`: a 60 MB email through the SMTP receiver, RSS watched (bench/mail-inbound.ts).
   if (process.argv.slice(2).includes('mail-inbound')) return (await import('./mail-inbound.js')).runMailInboundBench();
   // `npm run bench -- exports`: PDF, JSON and ZIP exports of a 1,000-memory book (bench/exports.ts).
+  // `npm run bench -- transcription`: a 30-minute voice note transcribed, the worker's RSS watched (bench/transcription.ts).
+  if (process.argv.slice(2).includes('transcription')) return (await import('./transcription.js')).runTranscriptionBench();
   if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
   // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).
   const args = process.argv.slice(2);

@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   already_a_member: 409,
   invitation_pending: 409,
   export_not_ready: 409,
+  transcription_unavailable: 409,
   invalid_state: 409,
   idempotency_key_in_use: 409,
   conflict: 409,
@@ -337,6 +338,13 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     details: Details({ status: Str("The job's status (pending or processing)") }),
     where: ['named'],
     example: { message: 'The export is still being rendered; poll the job until its status is complete.', details: { status: 'processing' } },
+  },
+  transcription_unavailable: {
+    meaning: 'Transcription is not set up on this server: the operator has not configured a transcription endpoint (TRANSCRIPTION_URL).',
+    action: 'Nothing to retry; ask the operator to configure transcription. The recording itself is kept and can be played.',
+    details: null,
+    where: ['named'],
+    example: { message: 'Transcription is not configured on this server.' },
   },
   invalid_state: {
     meaning: "The resource's state does not allow this action: pinning a memory that is not approved, revoking an invitation already accepted.",

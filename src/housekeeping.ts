@@ -11,6 +11,8 @@ const LONGEST_RATE_WINDOW_SECONDS = 2 * 24 * 3600;
 export const PENDING_OBJECT_GRACE_SECONDS = 3600;
 /** Media still `processing` this long after its last change lost its worker for good. */
 export const STUCK_PROCESSING_SECONDS = 3 * 3600;
+/** A transcription still `processing` this long lost its worker for good (every run of its job is over by then). */
+export const STUCK_TRANSCRIPTION_SECONDS = 12 * 3600;
 
 /**
  * Periodic clean-up: expired idempotency keys, rate-limit hits that left
@@ -20,7 +22,8 @@ export const STUCK_PROCESSING_SECONDS = 3 * 3600;
  * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events' | 'users'>;
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events' | 'users'> &
+    Partial<Pick<Services, 'transcriptions'>>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
@@ -37,6 +40,8 @@ export function createHousekeeping(deps: {
       // Longer than every attempt of the media.process job could have run (5 attempts of at most 15 minutes, with backoff).
       const stuck = await mediaProcessing.failStuck(STUCK_PROCESSING_SECONDS);
       if (stuck) deps.log.warn({ stuck }, 'media processing that never finished marked failed');
+      const stuckTranscriptions = (await deps.services.transcriptions?.failStuck(STUCK_TRANSCRIPTION_SECONDS)) ?? 0;
+      if (stuckTranscriptions) deps.log.warn({ stuck: stuckTranscriptions }, 'transcriptions that never finished marked failed');
       // Pending invitations past their 14 days (reads already show them expired; this writes it, for syncing clients).
       const expired = await invitations.expireStale();
       if (expired) deps.log.info({ expired }, 'invitations expired');

@@ -64,6 +64,10 @@ export function createJobHandlers(deps: { services: Services; config: Config; db
       else if (text !== undefined) await createWhatsAppSender(whatsapp).send({ to, text }, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, template: template?.name }, 'whatsapp message sent');
     },
+    async 'push.send'(payload, ctx) {
+      const outcome = await services.devices.send(payload, { signal: ctx.signal, log: ctx.log });
+      ctx.log.info({ job: ctx.id, device: payload.deviceId, outcome }, 'push');
+    },
     async 'inbound.fetch-media'(key, ctx) {
       const outcome = await services.channelMedia.fetch(key, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
       ctx.log.info({ job: ctx.id, provider: key.provider, position: key.position, outcome }, 'inbound file');
@@ -102,6 +106,10 @@ export function createJobHandlers(deps: { services: Services; config: Config; db
     async 'share-card.render'({ submissionId, token }, ctx) {
       const outcome = await services.shareCards.render(submissionId, token, { signal: ctx.signal });
       ctx.log.info({ job: ctx.id, submission: submissionId, outcome }, 'share card');
+    },
+    async 'transcription.run'({ mediaId }, ctx) {
+      const outcome = await services.transcriptions.run(mediaId, { signal: ctx.signal, lastAttempt: ctx.attempt > ctx.retryLimit, log: ctx.log });
+      ctx.log.info({ job: ctx.id, media: mediaId, outcome }, 'transcription');
     },
     'export.render': runExport(EXPORT_RENDERS, exportRenderDuration),
     'export.expire': expireExport,

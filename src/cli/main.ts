@@ -28,7 +28,7 @@ Usage:
   memorybook token issue --email E --name N
   memorybook slots grant --email E --plan P [--count N]
   memorybook member add --book SLUG --email E --role admin|contributor
-  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram|whatsapp]
+  memorybook subscription create --book SLUG --email E --kind new_submission|digest [--channel email|sms|telegram|whatsapp|push]
   memorybook book set-plan --slug SLUG --plan P
   memorybook book grace --slug SLUG (--until ISO8601 | --off)
   memorybook audit list [--email E] [--event NAME] [--limit N]
@@ -311,14 +311,14 @@ export async function main(argv: string[]): Promise<number> {
         });
         if (!values.book || !values.email || !values.kind) throw new UsageError('subscription create needs --book, --email and --kind');
         if (values.kind !== 'new_submission' && values.kind !== 'digest') throw new UsageError('--kind must be new_submission or digest');
-        if (!['email', 'sms', 'telegram', 'whatsapp'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram or whatsapp');
+        if (!['email', 'sms', 'telegram', 'whatsapp', 'push'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram, whatsapp or push');
         out(
           await withServices(config, (services) =>
             services.subscriptions.createSubscription({
               slug: values.book!,
               email: values.email!,
               kind: values.kind as 'new_submission' | 'digest',
-              channel: values.channel as 'email' | 'sms' | 'telegram' | 'whatsapp',
+              channel: values.channel as 'email' | 'sms' | 'telegram' | 'whatsapp' | 'push',
             }),
           ),
         );

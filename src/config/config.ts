@@ -90,6 +90,25 @@ export interface Config {
     } | null;
   };
   /**
+   * Transcription on request through an OpenAI-compatible endpoint
+   * (`POST {url}/v1/audio/transcriptions`: OpenAI, whisper.cpp's server,
+   * faster-whisper servers, LocalAI). Null until TRANSCRIPTION_URL is set
+   * (the POST then answers 409 transcription_unavailable). `retrySeconds` is
+   * the first wait after a provider failure (429, 5xx, no answer), doubled
+   * each time, or the provider's Retry-After when longer; after
+   * `maxAttempts` calls the transcription is failed.
+   */
+  transcription: { url: string; apiKey: string | null; model: string; retrySeconds: number; maxAttempts: number; timeoutSeconds: number } | null;
+  /**
+   * Push to devices: each provider null until configured (all of its
+   * variables, or none). Base URLs are overridable for tests.
+   */
+  push: {
+    webPush: { publicKey: string; privateKey: string; subject: string } | null;
+    fcm: { projectId: string; serviceAccountFile: string; apiBase: string } | null;
+    apns: { keyFile: string; keyId: string; teamId: string; topic: string; environment: 'production' | 'sandbox'; apiBase: string } | null;
+  };
+  /**
    * Mail to the books' addresses (`<slug>@messaging.inboundMailDomain`): the
    * built-in SMTP receiver (`port`, null unless SMTP_INBOUND_PORT is set;
    * `memorybook mail-inbound` then listens on 2525) and the inbound webhook
@@ -301,6 +320,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
 
   const messaging = parseMessaging(str, problems, publicHost);
+  const transcription = parseTranscription(str, int, problems);
+  const push = parsePush(str, problems);
   const billing = { graceDays: int('BILLING_GRACE_DAYS', 14, 1, 365), stripe: parseStripe(str, problems) };
 
   const smtpInboundPortRaw = str('SMTP_INBOUND_PORT');
@@ -368,6 +389,8 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
       clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
     },
     messaging,
+    transcription,
+    push,
     mailInbound: {
       port: smtpInboundPort,
       host: str('SMTP_INBOUND_HOST') ?? host,
@@ -452,6 +475,69 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
     imessage: group({ businessId: 'IMESSAGE_BUSINESS_ID', apiToken: 'IMESSAGE_API_TOKEN' }),
     whatsapp: whatsapp && { ...whatsapp, apiBase: whatsappApiBase, invitationTemplate: whatsappTemplate, templateLanguage: whatsappLanguage },
   };
+}
+
+/** TRANSCRIPTION_*: on when TRANSCRIPTION_URL is set. */
+function parseTranscription(
+  str: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): Config['transcription'] {
+  const url = str('TRANSCRIPTION_URL');
+  const retrySeconds = int('TRANSCRIPTION_RETRY_SECONDS', 30, 0, 3600);
+  const maxAttempts = int('TRANSCRIPTION_MAX_ATTEMPTS', 6, 1, 20);
+  const timeoutSeconds = int('TRANSCRIPTION_TIMEOUT_SECONDS', 1800, 10, 21_600);
+  if (url === undefined) {
+    for (const name of ['TRANSCRIPTION_API_KEY', 'TRANSCRIPTION_MODEL']) if (str(name) !== undefined) problems.push(`${name}: needs TRANSCRIPTION_URL`);
+    return null;
+  }
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    problems.push(`TRANSCRIPTION_URL: expected an http(s) URL such as https://api.openai.com, got "${url}"`);
+  }
+  // The endpoint is {TRANSCRIPTION_URL}/v1/audio/transcriptions; a URL given with its /v1 works too.
+  const base = url.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return { url: base, apiKey: str('TRANSCRIPTION_API_KEY') ?? null, model: str('TRANSCRIPTION_MODEL') ?? 'whisper-1', retrySeconds, maxAttempts, timeoutSeconds };
+}
+
+/** WEB_PUSH_*, FCM_*, APNS_*: each provider all or nothing. */
+function parsePush(str: (name: string) => string | undefined, problems: string[]): Config['push'] {
+  const group = <K extends string>(names: Record<K, string>): Record<K, string> | null => {
+    const values = Object.fromEntries(Object.entries<string>(names).map(([k, env]) => [k, str(env)])) as Record<K, string | undefined>;
+    const set = Object.values(values).filter((v) => v !== undefined).length;
+    if (set === 0) return null;
+    if (set < Object.keys(names).length) {
+      problems.push(`${Object.values(names).join(', ')}: set all of them or none`);
+      return null;
+    }
+    return values as Record<K, string>;
+  };
+  const base = (name: string, fallback: string) => {
+    const v = str(name) ?? fallback;
+    if (!/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name}: expected an http(s) URL, got "${v}"`);
+    return v.replace(/\/+$/, '');
+  };
+  const webPush = group({ publicKey: 'WEB_PUSH_VAPID_PUBLIC_KEY', privateKey: 'WEB_PUSH_VAPID_PRIVATE_KEY', subject: 'WEB_PUSH_SUBJECT' });
+  if (webPush) {
+    if (!/^(mailto:|https:\/\/)\S+$/.test(webPush.subject)) problems.push(`WEB_PUSH_SUBJECT: expected a mailto: or https: contact, got "${webPush.subject}"`);
+    if (!/^[A-Za-z0-9_-]{87}$/.test(webPush.publicKey)) problems.push('WEB_PUSH_VAPID_PUBLIC_KEY: expected an uncompressed P-256 public key, URL-safe base64 (87 characters; `npx web-push generate-vapid-keys` makes a pair)');
+    if (!/^[A-Za-z0-9_-]{43}$/.test(webPush.privateKey)) problems.push('WEB_PUSH_VAPID_PRIVATE_KEY: expected a P-256 private key, URL-safe base64 (43 characters)');
+  }
+  const fcmGroup = group({ projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' });
+  if (fcmGroup && !existsSync(fcmGroup.serviceAccountFile)) problems.push(`FCM_SERVICE_ACCOUNT_FILE: no such file "${fcmGroup.serviceAccountFile}"`);
+  const fcmBase = base('FCM_API_BASE', 'https://fcm.googleapis.com');
+  const apnsGroup = group({ keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC', environment: 'APNS_ENVIRONMENT' });
+  let apns: Config['push']['apns'] = null;
+  if (apnsGroup) {
+    if (apnsGroup.environment !== 'production' && apnsGroup.environment !== 'sandbox') problems.push(`APNS_ENVIRONMENT: expected production or sandbox, got "${apnsGroup.environment}"`);
+    if (!existsSync(apnsGroup.keyFile)) problems.push(`APNS_KEY_FILE: no such file "${apnsGroup.keyFile}"`);
+    const environment = apnsGroup.environment === 'sandbox' ? 'sandbox' : 'production';
+    const apiBase = base('APNS_API_BASE', environment === 'sandbox' ? 'https://api.sandbox.push.apple.com' : 'https://api.push.apple.com');
+    apns = { ...apnsGroup, environment, apiBase };
+  }
+  return { webPush, fcm: fcmGroup && { ...fcmGroup, apiBase: fcmBase }, apns };
 }
 
 /** Stripe: the secret key, the webhook signing secret and a price per plan sold, all or none. */

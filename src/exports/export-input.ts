@@ -43,7 +43,10 @@ export interface ExportMedia {
   storage_key: string;
   thumbnail_key: string | null;
   created_at: string;
-  /** A voice note's or video's transcript, when one was made: the printed book sets a completed one under its QR code. */
+  /**
+   * Audio and video: the transcript when one was requested (`text` is the
+   * owner's correction when `edited`); null when none was. Absent for images.
+   */
   transcript?: { status: string; language: string | null; text: string; segments: { start: number; end: number; text: string }[]; edited: boolean } | null;
 }
 

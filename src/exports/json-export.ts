@@ -48,6 +48,8 @@ function mediaJson(s: ExportSubmission, m: ExportMedia, fileOf: JsonExportInput[
     scan_result: m.scan_result,
     created_at: m.created_at,
     ...(fileOf ? { file: fileOf(s, m) } : {}),
+    // Voice notes and videos: their transcript (the owner's correction when edited), null when none was asked for.
+    ...(m.kind === 'audio' || m.kind === 'video' ? { transcript: m.transcript ?? null } : {}),
   };
 }
 

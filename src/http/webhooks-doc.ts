@@ -12,6 +12,8 @@ const OBJECTS: Record<EventType | 'ping', { ref?: string; shape?: Record<string,
   'media.processed': { ref: 'MediaSummary', summary: 'A media file finished processing: complete, failed, or found infected (scan_result)' },
   'export.completed': { ref: 'ExportJob', summary: 'An export is ready to download' },
   'export.failed': { ref: 'ExportJob', summary: 'An export failed for good' },
+  'transcription.completed': { ref: 'Transcription', summary: 'A transcript of a voice note or video is ready' },
+  'transcription.failed': { ref: 'Transcription', summary: 'A transcription failed for good (failure_reason says why)' },
   'member.added': { ref: 'Member', summary: 'Someone joined the book (added, or by an invitation)' },
   'member.removed': {
     shape: {

@@ -109,6 +109,15 @@ export const SendWhatsAppPayload = Type.Object({
   text: Type.Optional(Type.String()),
   template: Type.Optional(Type.Object({ name: Type.String(), language: Type.String(), parameters: Type.Array(Type.String()) })),
 });
+/** One push to one device; a title and a short preview only (never a memory's whole text). */
+export const SendPushPayload = Type.Object({
+  deviceId: id(),
+  bookId: id(),
+  bookSlug: Type.String({ maxLength: 200 }),
+  kind: Type.String({ maxLength: 40 }),
+  title: Type.String({ maxLength: 200 }),
+  body: Type.String({ maxLength: 400 }),
+});
 /** A file of an inbound message: the row (provider, message id, position) in inbound_media. */
 export const InboundMediaPayload = Type.Object({
   provider: Type.Union([Type.Literal('twilio'), Type.Literal('telegram'), Type.Literal('whatsapp')]),
@@ -164,6 +173,14 @@ export const jobCatalog = {
     options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 },
     // Never the text or the template's parameters: they may hold an invitation link.
     summarize: (m) => ({ to: masked(m.to), ...(m.template ? { template: m.template.name } : {}) }),
+  }),
+  /** A provider's "gone" removes the device (no retry); any other failure is retried. */
+  'push.send': spec({
+    name: 'push.send',
+    payload: SendPushPayload,
+    options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 4 },
+    // Never the preview: it quotes a memory.
+    summarize: (p) => ({ deviceId: p.deviceId, bookId: p.bookId, kind: p.kind }),
   }),
   /**
    * Fetches a file sent with an inbound message from its provider and
@@ -258,6 +275,19 @@ export const jobCatalog = {
     payload: ExportIdPayload,
     options: { retryLimit: EXPORT_RENDERS, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800, heartbeatSeconds: 10, concurrency: 1 },
     summarize: (p) => ({ exportId: p.exportId }),
+  }),
+  /**
+   * One provider call for a transcription (the recording streamed to it).
+   * Provider failures are retried by the service, which queues the next run
+   * after its backoff or the provider's Retry-After; the queue's own retries
+   * cover a run cut off (a worker that died, the store unreachable). A long
+   * recording may take many minutes: the lease is held by a heartbeat.
+   */
+  'transcription.run': spec({
+    name: 'transcription.run',
+    payload: MediaIdPayload,
+    options: { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 7200, heartbeatSeconds: 10, concurrency: 1 },
+    summarize: (p) => ({ mediaId: p.mediaId }),
   }),
   'export.expire': spec({
     name: 'export.expire',

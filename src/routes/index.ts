@@ -8,6 +8,9 @@ import { registerMeRoutes } from './me/index.js';
 import { registerSubmissionRoutes } from './submissions/index.js';
 import { MediaSummary } from './media/schemas.js';
 import { registerMediaRoutes } from './media/index.js';
+import { registerTranscriptionRoutes } from './transcriptions/index.js';
+import { Transcription } from './transcriptions/schemas.js';
+import { Device } from './me/device-schemas.js';
 import { Submission } from './submissions/schemas.js';
 import { registerMemberRoutes } from './members/index.js';
 import { Member } from './members/schemas.js';
@@ -32,6 +35,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
   registerBookRoutes(api, ctx);
   registerSubmissionRoutes(api, ctx);
   await registerMediaRoutes(api, ctx);
+  registerTranscriptionRoutes(api, ctx);
   registerMemberRoutes(api, ctx);
   registerInvitationRoutes(api, ctx);
   registerChannelRoutes(api, ctx);
@@ -42,4 +46,4 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: RouteContext)
 }
 
 /** Resource schemas referenced by $id from several routes; added once at the root so the document lists them in components. */
-export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, WebhookDelivery];
+export const SHARED_SCHEMAS = [Book, Plan, MediaSummary, Submission, Member, Invitation, ChannelStatus, Subscription, ExportJob, Event, WebhookEndpoint, WebhookDelivery, Transcription, Device];

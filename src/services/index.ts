@@ -44,6 +44,8 @@ import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpo
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
 import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createDeviceService } from './devices/device-service.js';
+import { createTranscriptionService } from './transcriptions/transcription-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -75,6 +77,7 @@ export function createServices(deps: ServiceDeps) {
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
   const media = createMediaService({ db, config, access, store, views, queue });
+  const transcriptions = createTranscriptionService({ db, config, access, store, queue });
   // One pipeline for both kinds of export; each kind renders its own file.
   const exportPipeline = createExportPipeline({
     db,
@@ -93,12 +96,13 @@ export function createServices(deps: ServiceDeps) {
   };
   const billingCheckout = createBillingCheckoutService({ db, config, audit, queue });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
-  const notifications = createNotificationService({ db, config, queue });
+  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
+  const webhookSecrets = createSecretBox(config.secretKey);
+  const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
+  const notifications = createNotificationService({ db, config, queue, push: devices });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
   const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
   const rateLimiter = createRateLimiter({ db });
-  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
-  const webhookSecrets = createSecretBox(config.secretKey);
   return {
     store,
     access,
@@ -124,12 +128,14 @@ export function createServices(deps: ServiceDeps) {
     subscriptions: createSubscriptionService({ db, cursors, access }),
     meLists: createMeListsService({ db, cursors, views }),
     notifications,
+    devices,
     inbound: createInboundService({ db, config, submissions, queue }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),
     inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
-    mediaProcessing: createMediaProcessing({ db, config, store, queue }),
+    mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
+    transcriptions,
     shareCards: createShareCards({ db, store }),
     exports,
     exportPipeline,

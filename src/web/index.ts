@@ -54,8 +54,9 @@ function renderError(raw: FastifyError | AppError, request: FastifyRequest, repl
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
     if (err.code === 'csrf_failed') {
       return sendHtml(reply, 403, renderMessagePage({
-        title: 'Security check failed',
-        message: `${err.message} Reload the form and send it again; if this keeps happening, allow cookies for this site.`,
+        title: 'Please send the form again',
+        // Plain words: the technical reason (which token, which header) is in the log, not on the page.
+        message: 'We could not be sure this form came from you: the page may have been open a long time, or your browser did not send its cookie. Go back, reload the page and send it again. If this keeps happening, allow cookies for this site.',
         csrf,
         link: back,
       }));

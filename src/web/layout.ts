@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import { errorTitle } from './form-errors.js';
 import { html, type SafeHtml } from './html.js';
+import { translator, type Translator } from './i18n/i18n.js';
 import { ASSETS } from './static/static-routes.js';
 import { CSRF_FIELD } from './web-security.js';
 
@@ -12,24 +14,33 @@ export interface PageOptions {
   signedInAs?: string | null;
   scripts?: string[];
   narrow?: boolean;
+  /** The page is a form returned with errors: its title starts with "Error:" (GOV.UK's pattern). */
+  hasErrors?: boolean;
+  /** The page's language and direction (BCP 47; `rtl` for Arabic, Hebrew). */
+  lang?: string;
+  dir?: 'ltr' | 'rtl';
+  /** The page's translator: its language, direction and the top bar's words. English without one. */
+  i?: Translator;
 }
 
 /** The page shell: head, top bar, and the main column. */
 export function renderPage(p: PageOptions): string {
+  const i = p.i ?? translator('en');
   const nav = p.signedInAs
-    ? html`<span class="who">${p.signedInAs}</span>
-        <a href="/settings/tokens/">API tokens</a>
+    ? html`<bdi class="who">${p.signedInAs}</bdi>
+        <a href="/settings/tokens/">${i.t('nav.tokens')}</a>
         <form method="post" action="/accounts/logout/">
           <input type="hidden" name="${CSRF_FIELD}" value="${p.csrf}">
-          <button type="submit" class="link">Sign out</button>
+          <button type="submit" class="link">${i.t('nav.signOut')}</button>
         </form>`
-    : html`<a href="/accounts/login/">Sign in</a> <a href="/accounts/signup/">Create an account</a>`;
+    : html`<a href="/accounts/login/">${i.t('nav.signIn')}</a> <a href="/accounts/signup/">${i.t('nav.signUp')}</a>`;
+  // The signed-in address is the person's own text: isolated, in its own direction.
   return html`<!doctype html>
-<html lang="en">
+<html lang="${p.lang ?? i.lang}" dir="${p.dir ?? i.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${p.title} · Memory Book</title>
+<title>${errorTitle(p.title, !!p.hasErrors, i.t('error.prefix'))} · Memory Book</title>
 <link rel="stylesheet" href="${ASSETS.css.href}">
 ${(p.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>

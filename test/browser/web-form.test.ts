@@ -71,7 +71,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     for (const [label, id] of [['Your name', 'name'], ['Your memory', 'text'], ['A photo (optional)', 'photo']]) {
       expect(await page.getByLabel(label, { exact: true }).getAttribute('id')).toBe(id);
     }
-    for (const selector of ['#name', '#text', 'button[type=submit]']) {
+    for (const selector of ['#name', '#text', 'button.send']) {
       const box = (await page.locator(selector).boundingBox())!;
       expect(box.height).toBeGreaterThanOrEqual(44);
       expect(box.x).toBeGreaterThanOrEqual(0);
@@ -94,7 +94,7 @@ describe.skipIf(!HAS_CHROMIUM)('the contributor web form on a phone', () => {
     await page.locator('#text').blur();
     await page.screenshot({ path: path.join(SHOTS, 'web-form.png'), fullPage: true });
 
-    await Promise.all([page.waitForURL(formUrl.replace(`/b/${slug}/?`, `/b/${slug}/thanks/?`)), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(formUrl.replace(`/b/${slug}/?`, `/b/${slug}/thanks/?`)), page.click('button.send')]);
     expect(await page.textContent('h2')).toBe('Thank you!');
     expect(await page.textContent('.thanks')).toContain('Grandma Rose turns 90');
     await page.screenshot({ path: path.join(SHOTS, 'web-form-thanks.png'), fullPage: true });

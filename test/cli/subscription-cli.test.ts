@@ -91,6 +91,18 @@ describe('memorybook subscription create', { timeout: 240_000 }, () => {
     expect(sub).toMatchObject({ channel: 'sms', kind: 'digest', is_active: true, created: true });
   });
 
+  it('--channel push, for a member with a registered device (refused without one)', async () => {
+    const noDevice = await cli('subscription', 'create', '--book', slug, '--email', 'fan@example.test', '--kind', 'new_submission', '--channel', 'push').catch((e) => e);
+    expect(noDevice.code).toBe(1);
+    expect(noDevice.stderr).toContain('no device registered for push');
+    await withServices(async (s, db) => {
+      const [fan] = await db.query<{ id: string; email: string }>(`SELECT id, email FROM users WHERE email = 'fan@example.test'`);
+      await db.transaction((tx) => s.devices.register(tx, fan, { platform: 'ios', token: 'ab'.repeat(32) }));
+    });
+    const sub = JSON.parse((await cli('subscription', 'create', '--book', slug, '--email', 'fan@example.test', '--kind', 'new_submission', '--channel', 'push')).stdout);
+    expect(sub).toMatchObject({ channel: 'push', kind: 'new_submission', is_active: true, created: true });
+  });
+
   it('refuses what the rules refuse, with exit code 1 and a message', async () => {
     const notMember = await cli('subscription', 'create', '--book', slug, '--email', 'stranger@example.test', '--kind', 'digest').catch((e) => e);
     expect(notMember.code).toBe(1);

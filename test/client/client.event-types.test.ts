@@ -41,6 +41,9 @@ function describeEvent(event: WebhookEvent): string {
       return `book ${event.data.object.slug}: ${event.data.object.title}`;
     case 'book.deleted':
       return `book ${event.data.object.slug} deleted`;
+    case 'transcription.completed':
+    case 'transcription.failed':
+      return `transcription of ${event.data.object.media_id}: ${event.data.object.status}`;
     case 'ping':
       return `ping for ${event.data.object.endpoint_id}`;
     default: {

@@ -27,6 +27,7 @@ export { backoffMs, newIdempotencyKey, retryDelayMs, type RetryOptions, type Tra
 export type {
   Book,
   BodyOf,
+  Device,
   components,
   ErrorEnvelope,
   Invitation,
@@ -43,6 +44,7 @@ export type {
   ResponseOf,
   Submission,
   SyncPath,
+  Transcription,
   UpdatablePath,
   ValidationErrorBody,
 } from './types.js';

@@ -14,6 +14,10 @@ export type Media = Schemas['MediaSummary'];
 export type Member = Schemas['Member'];
 export type Invitation = Schemas['Invitation'];
 export type Plan = Schemas['Plan'];
+/** A voice note's or video's transcript (GET/POST/PATCH …/media/{media_id}/transcription/, the transcription.* events). */
+export type Transcription = Schemas['Transcription'];
+/** A device registered for push (/me/devices/); its token is never shown back. */
+export type Device = Schemas['Device'];
 /** Every 4xx and 5xx answer but a schema failure. */
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 /** A 422 schema failure: `{detail: [{loc, msg, type}]}`. */

@@ -1,11 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { Etag, ListEnvelope, ListQuery, Nullable, ServiceCheckedEnum, StrictObject, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { BOOK_ACTIONS } from '../../services/books/book-access.js';
-import { BOOK_STATUSES, THEMES, USE_CASES } from '../../services/books/book-types.js';
+import { BOOK_LANGUAGES, BOOK_STATUSES, THEMES, USE_CASES } from '../../services/books/book-types.js';
 import { PLAN_FEATURES } from '../../services/plans/plan-types.js';
 
 const Role = StringEnum(['owner', 'admin', 'contributor'], { description: "The caller's role on the book" });
-const Settings = Type.Object({}, { additionalProperties: true, maxProperties: 100, description: 'Free-form display settings (at most 16 KiB of JSON)' });
+const Settings = Type.Object({}, {
+  additionalProperties: true,
+  maxProperties: 100,
+  description:
+    'Free-form display settings (at most 16 KiB of JSON). Read by the service: `language` (one of ' +
+    BOOK_LANGUAGES.join(', ') +
+    ': the language of the book\'s contributor form and thanks page when the reader\'s browser accepts it or names none we speak; unknown: 400 validation_failed with details.offered)',
+});
 
 export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 200, description: 'Book slug' }) });
 

@@ -4,12 +4,15 @@ import { CHANNELS } from '../../services/channels/channel-service.js';
 
 export const ChannelStatus = Type.Object(
   {
-    channel: StringEnum(CHANNELS),
+    channel: StringEnum([...CHANNELS, 'push'] as const, { description: 'push: notifications to members\' devices (out, not in); the other channels take memories in' }),
     enabled: Type.Boolean({ description: "Takes memories for this book now: allowed by the plan, configured on the platform, and not switched off in the book's settings (settings.channels.<channel>: false)" }),
     plan_allowed: Type.Boolean({ description: "The book's plan includes the channel" }),
     platform_configured: Type.Boolean({ description: 'The operator has set the channel up' }),
     address: Nullable(Type.String({ description: 'Where contributors send to: the public phone number, the mail address, the bot; null when there is none' })),
     deep_link: Nullable(Type.String({ description: 'A link that opens the channel on the book (web form, mailto:, sms:, t.me, wa.me…); null when there is none' })),
+    providers: Type.Optional(
+      Type.Array(StringEnum(['web_push', 'fcm', 'apns'] as const), { description: 'The push row only: the push providers the operator configured (Web Push with VAPID, FCM HTTP v1, APNs)' }),
+    ),
   },
   {
     $id: 'ChannelStatus',
@@ -21,4 +24,4 @@ export const ChannelStatus = Type.Object(
   },
 );
 
-export const ChannelList = ListEnvelope(Type.Ref('ChannelStatus'), 'ChannelList', 'One row per channel: web, email, sms, rcs, imessage, whatsapp, telegram');
+export const ChannelList = ListEnvelope(Type.Ref('ChannelStatus'), 'ChannelList', 'One row per channel: web, email, sms, rcs, imessage, whatsapp, telegram, then push');

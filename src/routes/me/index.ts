@@ -12,6 +12,9 @@ import { registerUnsubscribeRoutes } from './unsubscribe.js';
 import { listMyMemberships } from './list-memberships.js';
 import { listMySubmissions } from './list-my-submissions.js';
 import { listMySubscriptions } from './list-my-subscriptions.js';
+import { registerDevice } from './register-device.js';
+import { listDevices } from './list-devices.js';
+import { deleteDevice } from './delete-device.js';
 
 export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) {
   const { services } = ctx;
@@ -88,4 +91,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
   registerAccountExportRoutes(app, ctx);
   registerDeleteAccountRoutes(app, ctx);
   await registerUnsubscribeRoutes(app, ctx);
+  registerDevice(app, ctx);
+  listDevices(app, ctx);
+  deleteDevice(app, ctx);
 }

@@ -12,7 +12,7 @@ import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { recordEvent } from '../events/record-event.js';
 import { toBook } from './book-mapper.js';
 import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
-import { DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
+import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -56,6 +56,10 @@ function assertBookValues(input: BookInput) {
   }
   if (input.settings !== undefined && JSON.stringify(input.settings).length > MAX_SETTINGS_BYTES) {
     throw errors.validation(`settings must serialise to at most ${MAX_SETTINGS_BYTES} bytes of JSON.`, { field: 'settings' });
+  }
+  const language = input.settings?.language;
+  if (language !== undefined && !(BOOK_LANGUAGES as readonly unknown[]).includes(language)) {
+    throw errors.validation(`Unknown settings.language ${JSON.stringify(language)}.`, { field: 'settings.language', offered: [...BOOK_LANGUAGES] });
   }
   if (input.title !== undefined && input.title.trim() === '') {
     throw errors.validation('The title cannot be blank.', { field: 'title' });

@@ -4,6 +4,12 @@ export type Role = 'owner' | 'admin' | 'contributor';
 // The themes are the renderers' (what they can draw); a book's theme is one of them.
 export { DEFAULT_THEME, THEMES } from '../../media-tools/themes.js';
 
+/**
+ * The languages a book's contributor pages can speak (`settings.language`, set by its owner): the default language
+ * of its form and thanks page, beside the reader's browser (see src/web/i18n). BCP 47 primary codes.
+ */
+export { LANGUAGES as BOOK_LANGUAGES } from '../../lib/i18n/languages.js';
+
 /** The shipped catalog of use cases a book can be set up for. */
 export const USE_CASES = [
   'wedding',

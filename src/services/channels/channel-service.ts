@@ -6,18 +6,21 @@ import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
 import { recordBookUpdated } from '../events/event-objects.js';
 import { SLUG_RE } from '../books/slug.js';
+import { pushProviders } from '../devices/device-service.js';
 import { findFormKey, formKeyOpens, rotateFormKey, webFormPath, type WebFormBook } from './web-form-key.js';
 
 export const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface ChannelStatus {
-  channel: Channel;
+  channel: Channel | 'push';
   enabled: boolean;
   plan_allowed: boolean;
   platform_configured: boolean;
   address: string | null;
   deep_link: string | null;
+  /** The push row only: the providers the operator configured (web_push, fcm, apns). */
+  providers?: ('web_push' | 'fcm' | 'apns')[];
 }
 
 /** Whether the operator has set the channel up (web needs nothing beyond the service itself). */
@@ -98,6 +101,15 @@ function contactOf(config: Config, book: WebFormBook, channel: Channel): { addre
   }
 }
 
+/**
+ * Push to members' devices goes out, not in: its row says which providers
+ * the operator configured (on with any of them; every plan may use it).
+ */
+function pushRow(config: Config): ChannelStatus {
+  const providers = pushProviders(config);
+  return { channel: 'push', enabled: providers.length > 0, plan_allowed: true, platform_configured: providers.length > 0, address: null, deep_link: null, providers };
+}
+
 /** One status row per channel for a book: what its plan allows, what the operator configured, and how to reach it. */
 export function createChannelService(deps: { db: Db; config: Config; access: BookAccess }) {
   const { db, config, access } = deps;
@@ -107,7 +119,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const [plan] = await db.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
       const allowed = new Set(plan?.channels ?? []);
       const book = { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
-      return CHANNELS.map((channel) => {
+      return CHANNELS.map((channel): ChannelStatus => {
         const plan_allowed = allowed.has(channel);
         const platform_configured = isPlatformConfigured(config, channel);
         return {
@@ -117,7 +129,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
           platform_configured,
           ...contactOf(config, book, channel),
         };
-      });
+      }).concat(pushRow(config));
     },
 
     /**
@@ -126,11 +138,19 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
      * now, and, for a book that is not public, without its form key or with
      * a wrong one: to the visitor, all of these are an unknown book.
      */
-    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string }> {
+    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string }> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
       const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
-      return { slug: ctx.book.slug, title: ctx.book.title, subtitle: ctx.book.subtitle, theme: ctx.book.theme, path: webFormPath(book) };
+      const language = (ctx.book.settings as Record<string, unknown> | null)?.language;
+      return {
+        slug: ctx.book.slug,
+        title: ctx.book.title,
+        subtitle: ctx.book.subtitle,
+        theme: ctx.book.theme,
+        path: webFormPath(book),
+        ...(typeof language === 'string' ? { language } : {}),
+      };
     },
 
     /** The form's path (with its key) for a member of the book, when the book takes memories over the web now. */

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'media.processed',
   'export.completed',
   'export.failed',
+  'transcription.completed',
+  'transcription.failed',
   'member.added',
   'member.removed',
   'invitation.accepted',

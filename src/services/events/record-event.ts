@@ -46,12 +46,15 @@ export async function recordEvent(tx: Queryable, type: EventType, bookId: string
 
 /**
  * The resource an event is about, whose events `sequence` counts: the
- * object's id (a member: its user in the book; a book: the book).
+ * object's id (a member: its user in the book; a book: the book; a
+ * transcription: its recording).
  */
 export function resourceKeyOf(type: EventType, bookId: string, object: unknown): string {
   const kind = type.slice(0, type.indexOf('.'));
-  const o = (object ?? {}) as { id?: unknown; user_id?: unknown };
+  const o = (object ?? {}) as { id?: unknown; user_id?: unknown; media_id?: unknown };
   if (kind === 'book') return `book:${bookId}`;
+  // A transcription is its recording's: it has no id of its own.
+  if (kind === 'transcription') return `transcription:${String(o.media_id)}`;
   if (kind === 'member') return `member:${bookId}:${String(o.user_id ?? o.id)}`;
   return `${kind}:${String(o.id)}`;
 }

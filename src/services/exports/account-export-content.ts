@@ -65,6 +65,16 @@ const SECTIONS: ListSection[] = [
           WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`,
   },
   {
+    // Transcripts of those recordings (the owner's correction when edited).
+    name: 'transcriptions',
+    key: 'tr.media_id',
+    keyType: 'uuid',
+    sql: `SELECT tr.media_id AS _key, tr.media_id, tr.submission_id, b.slug AS book_slug, tr.status, tr.language,
+            coalesce(tr.edited_text, tr.text) AS text, tr.segments, tr.edited_text IS NOT NULL AS edited, tr.created_at, tr.completed_at
+          FROM transcriptions tr JOIN media md ON md.id = tr.media_id JOIN submissions s ON s.id = tr.submission_id JOIN books b ON b.id = tr.book_id
+          WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`,
+  },
+  {
     name: 'invitations_sent',
     key: 'i.id',
     keyType: 'uuid',
@@ -175,7 +185,7 @@ const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
 /**
  * The document as text chunks (pretty-printed, two spaces):
  * `{format_version, exported_at, user, mail_streams, memberships, books_owned,
- * submissions, media, invitations_sent, subscriptions, book_slots,
+ * submissions, media, transcriptions, invitations_sent, subscriptions, book_slots,
  * stripe_customers, stripe_checkouts, stripe_subscriptions, api_tokens, web_sessions, audit_events, data_exports}`. Throws when the
  * user is gone.
  */

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/client.js';
 import type { ExportBook, ExportMedia, ExportSubmission } from '../../exports/export-input.js';
 
 export type { ExportBook, ExportMedia, ExportSubmission };
+type ExportTranscript = NonNullable<ExportMedia['transcript']>;
 
 /** Rows read per query while walking a book; bounds memory whatever the book's size. */
 const CHUNK = 200;
@@ -58,14 +59,21 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
        WHERE s.book_id = $1 AND s.id = ANY($2::uuid[]) AND s.status = 'approved'`,
       [bookId, chunk],
     );
-    const media = await q.query<ExportMedia>(
-      `SELECT id, submission_id, kind, mime_type, original_filename, size_bytes, sha256, width, height, duration_seconds,
-              processing_status, scan_result, storage_key, thumbnail_key, created_at
-       FROM media WHERE book_id = $1 AND submission_id = ANY($2::uuid[]) ORDER BY submission_id, created_at, id`,
+    const media = await q.query<Omit<ExportMedia, 'transcript'> & { t_status: string | null; t_language: string | null; t_text: string | null; t_segments: ExportTranscript['segments'] | null; t_edited: boolean | null }>(
+      `SELECT m.id, m.submission_id, m.kind, m.mime_type, m.original_filename, m.size_bytes, m.sha256, m.width, m.height, m.duration_seconds,
+              m.processing_status, m.scan_result, m.storage_key, m.thumbnail_key, m.created_at,
+              t.status AS t_status, t.language AS t_language, coalesce(t.edited_text, t.text) AS t_text, t.segments AS t_segments,
+              t.edited_text IS NOT NULL AS t_edited
+       FROM media m LEFT JOIN transcriptions t ON t.media_id = m.id
+       WHERE m.book_id = $1 AND m.submission_id = ANY($2::uuid[]) ORDER BY m.submission_id, m.created_at, m.id`,
       [bookId, chunk],
     );
     const byId = new Map(rows.map((r) => [r.id, { ...r, media: [] as ExportMedia[] }]));
-    for (const m of media) byId.get(m.submission_id)?.media.push({ ...m, size_bytes: Number(m.size_bytes) });
+    for (const { t_status, t_language, t_text, t_segments, t_edited, ...m } of media) {
+      const transcript: ExportMedia['transcript'] =
+        m.kind === 'image' ? undefined : t_status ? { status: t_status, language: t_language, text: t_text ?? '', segments: t_segments ?? [], edited: t_edited === true } : null;
+      byId.get(m.submission_id)?.media.push({ ...m, size_bytes: Number(m.size_bytes), ...(transcript === undefined ? {} : { transcript }) });
+    }
     for (const id of chunk) {
       const s = byId.get(id);
       if (s) yield s;

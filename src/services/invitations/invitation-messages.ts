@@ -1,3 +1,5 @@
+import { isLanguage, type Language } from '../../lib/i18n/languages.js';
+import { message } from '../../lib/i18n/messages.js';
 import { oneLine } from '../../lib/names.js';
 import type { MailMessage } from '../../mail/mailer.js';
 
@@ -11,36 +13,47 @@ export interface InvitationFacts {
   expiresAt: string;
   /** Where an existing user finds the book once they are a member. */
   homeUrl: string;
+  /** The book's language (settings.language): the mails are written in it; English when unset. */
+  language?: string;
 }
 
+const languageOf = (f: InvitationFacts): Language => (isLanguage(f.language) ? f.language : 'en');
+
 const roleText = (role: InvitationFacts['role']) => (role === 'admin' ? 'help run' : 'add your memories to');
-const day = (iso: string) => new Date(iso).toUTCString().slice(5, 16);
 
 /** Names and titles as one line each: a line break stored in one never reaches a message. */
 function clean<T extends InvitationFacts>(f: T): T {
   return { ...f, bookTitle: oneLine(f.bookTitle), inviterName: oneLine(f.inviterName) };
 }
 
-export function invitationMail(to: string, facts: InvitationFacts & { acceptUrl: string }): MailMessage {
+/**
+ * The mail with the acceptance link, in the book's language (ICU messages of src/lib/i18n: the days left by
+ * CLDR plural rules, the date in the language's own long form). `now` is when it is written.
+ */
+export function invitationMail(to: string, facts: InvitationFacts & { acceptUrl: string }, now = new Date()): MailMessage {
   const f = clean(facts);
+  const lang = languageOf(f);
+  const expires = new Date(f.expiresAt);
+  const days = Math.max(1, Math.ceil((expires.getTime() - now.getTime()) / 86_400_000));
+  const values = { inviter: f.inviterName, title: f.bookTitle, role: f.role, url: f.acceptUrl, days, expires };
   return {
     to,
-    subject: `${f.inviterName} invited you to "${f.bookTitle}"`,
-    text:
-      `${f.inviterName} invited you to ${roleText(f.role)} the memory book "${f.bookTitle}".\n\n` +
-      `Accept the invitation here:\n${f.acceptUrl}\n\n` +
-      `The link works until ${day(f.expiresAt)}. If you did not expect this invitation, you can ignore this message.\n`,
+    subject: message(lang, 'mail.invite.subject', values),
+    text: message(lang, 'mail.invite.body', values),
+    ...(lang !== 'en' ? { headers: { 'Content-Language': lang } } : {}),
   };
 }
 
+/** The news that someone with an account was added to a book, in the book's language. */
 export function addedMail(to: string, facts: InvitationFacts): MailMessage {
   const f = clean(facts);
+  const lang = languageOf(f);
+  const values = { inviter: f.inviterName, title: f.bookTitle, role: f.role, url: f.homeUrl };
   return {
     to,
-    subject: `You were added to "${f.bookTitle}"`,
-    text:
-      `${f.inviterName} added you as ${f.role === 'admin' ? 'an admin' : 'a contributor'} of the memory book "${f.bookTitle}".\n\n` +
-      `Sign in to find it among your books: ${f.homeUrl}\n`,
+    subject: message(lang, 'mail.added.subject', values),
+    text: message(lang, 'mail.added.body', values),
+    ...(lang !== 'en' ? { headers: { 'Content-Language': lang } } : {}),
   };
 }
 

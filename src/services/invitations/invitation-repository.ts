@@ -92,6 +92,8 @@ export interface InvitationByToken extends InvitationRow {
   book_title: string;
   book_subtitle: string;
   book_theme: string;
+  /** The book's settings.language, when its owner set one. */
+  book_language: string | null;
   inviter_first_name: string | null;
   inviter_last_name: string | null;
   inviter_email: string | null;
@@ -105,7 +107,7 @@ export interface InvitationByToken extends InvitationRow {
 export function findInvitationByToken(q: Queryable, tokenHash: Buffer, o: { forUpdate?: boolean } = {}) {
   return one<InvitationByToken>(
     q,
-    `SELECT ${COLUMNS}, b.slug AS book_slug, b.title AS book_title, b.subtitle AS book_subtitle, b.theme AS book_theme,
+    `SELECT ${COLUMNS}, b.slug AS book_slug, b.title AS book_title, b.subtitle AS book_subtitle, b.theme AS book_theme, b.settings->>'language' AS book_language,
             u.first_name AS inviter_first_name, u.last_name AS inviter_last_name, u.email AS inviter_email
      FROM invitations i
      JOIN books b ON b.id = i.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL

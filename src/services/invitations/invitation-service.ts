@@ -52,7 +52,7 @@ export interface InvitationLinkView {
   /** Accepted by the visitor themselves (then the page welcomes them rather than refusing). */
   acceptedByYou: boolean;
   role: InvitationRole;
-  book: { slug: string; title: string; subtitle: string; theme: string };
+  book: { slug: string; title: string; subtitle: string; theme: string; language: string | null };
   inviterName: string | null;
   expiresAt: string;
   /** The visitor's role in the book now, if signed in and a member. */
@@ -175,6 +175,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
           acceptUrl: user ? null : `${config.http.publicUrl}/invitations/${token}/`,
           expiresAt: row.expires_at,
           homeUrl: `${config.http.publicUrl}/`,
+          language: typeof ctx.book.settings?.language === 'string' ? ctx.book.settings.language : undefined,
         },
       });
       return toInvitation(row);
@@ -210,7 +211,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         status: row.status,
         acceptedByYou: row.status === 'accepted' && userId !== null && row.accepted_user_id === userId,
         role: row.role,
-        book: { slug: row.book_slug, title: row.book_title, subtitle: row.book_subtitle, theme: row.book_theme },
+        book: { slug: row.book_slug, title: row.book_title, subtitle: row.book_subtitle, theme: row.book_theme, language: row.book_language ?? null },
         inviterName: inviterNameOf(row),
         expiresAt: row.expires_at,
         yourRole: ctx?.role ?? null,

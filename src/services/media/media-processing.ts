@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
-import type { Db } from '../../db/client.js';
+import type { Db, Queryable } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { recordMediaProcessed } from '../events/event-objects.js';
@@ -40,7 +40,15 @@ interface Findings {
  * duration. Safe to run again: a run that died half way starts over, and a
  * poster written by a run whose result was never recorded is overwritten.
  */
-export function createMediaProcessing(deps: { db: Db; config: Config; store: ObjectStore; queue?: JobSender; scanner?: VirusScanner | null }) {
+export function createMediaProcessing(deps: {
+  db: Db;
+  config: Config;
+  store: ObjectStore;
+  queue?: JobSender;
+  scanner?: VirusScanner | null;
+  /** In the transaction that records a completed file (a book that transcribes voice notes on arrival queues it here). */
+  onProcessed?: (tx: Queryable, m: MediaRow) => Promise<void>;
+}) {
   const { db, config, store } = deps;
   const scanner = deps.scanner !== undefined ? deps.scanner : config.media.clamav ? createClamavScanner(config.media.clamav) : null;
 
@@ -149,6 +157,7 @@ export function createMediaProcessing(deps: { db: Db; config: Config; store: Obj
         // The submission embeds its media: its representation changed.
         await touchSubmission(tx, m.submission_id);
         await recordMediaProcessed(tx, store, m.id);
+        await deps.onProcessed?.(tx, m);
         return true;
       });
       // Deleted while it was processed: its poster has no row to be cleaned up with.

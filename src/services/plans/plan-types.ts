@@ -7,6 +7,7 @@ export const PLAN_FEATURES = [
   'feature_audio',
   'feature_video',
   'feature_live_photo',
+  'feature_transcription',
 ] as const;
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 

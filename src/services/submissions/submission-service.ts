@@ -69,10 +69,10 @@ export function checkWebSubmission(input: WebSubmissionInput): WebSubmissionInpu
   const name = clean(input.name).replace(/\s+/g, ' ');
   const text = clean(input.text);
   if (!name) throw errors.validation('Please tell us your name.', { field: 'name' });
-  if (name.length > MAX_CONTRIBUTOR_NAME_LENGTH) throw errors.validation(`Your name can be at most ${MAX_CONTRIBUTOR_NAME_LENGTH} characters.`, { field: 'name' });
+  if (name.length > MAX_CONTRIBUTOR_NAME_LENGTH) throw errors.validation(`Your name can be at most ${MAX_CONTRIBUTOR_NAME_LENGTH} characters.`, { field: 'name', reason: 'too_long', max: MAX_CONTRIBUTOR_NAME_LENGTH });
   if (!text) throw errors.validation('Please write your memory.', { field: 'text' });
   if (text.length > MAX_TEXT_LENGTH) {
-    throw errors.validation(`Your memory can be at most ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; this one has ${text.length.toLocaleString('en')}.`, { field: 'text' });
+    throw errors.validation(`Your memory can be at most ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; this one has ${text.length.toLocaleString('en')}.`, { field: 'text', reason: 'too_long', max: MAX_TEXT_LENGTH, length: text.length });
   }
   return { text, name };
 }

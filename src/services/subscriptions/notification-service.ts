@@ -6,6 +6,7 @@ import { signatureOf } from '../../lib/contributor.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { digestMail, digestText, newMemoryMail, newMemoryText, type DigestFacts, type NewMemoryFacts } from './notification-messages.js';
 import { claimDelivery, selectRecipients, type Recipient } from './subscription-repository.js';
+import type { DeviceService } from '../devices/device-service.js';
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -25,7 +26,7 @@ const authorOf = (s: { contributor_name: string | null; first_name: string | nul
  * Each (subscription, event) is claimed in notification_deliveries in the
  * transaction that queues its message, so a job that runs twice sends once.
  */
-export function createNotificationService(deps: { db: Db; config: Config; queue?: JobSender }) {
+export function createNotificationService(deps: { db: Db; config: Config; queue?: JobSender; push?: Pick<DeviceService, 'reachable' | 'queuePush'> }) {
   const { db, config } = deps;
 
   function needQueue(): JobSender {
@@ -42,11 +43,13 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
     tx: Queryable,
     r: Recipient,
     event: string,
-    message: { mail: (to: string) => MailMessage & { stream?: string; userId?: string }; text: string },
+    message: { mail: (to: string) => MailMessage & { stream?: string; userId?: string }; text: string; push: { bookId: string; bookSlug: string; title: string; kind: string } },
   ): Promise<boolean> {
     const queue = needQueue();
     const reachable =
-      r.channel === 'email'
+      r.channel === 'push'
+        ? Boolean(deps.push && (await deps.push.reachable(tx, r.user_id)))
+        : r.channel === 'email'
         ? Boolean(r.email)
         : r.channel === 'sms'
           ? Boolean(r.phone_number && config.messaging.twilio)
@@ -68,6 +71,10 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
       // A free-form text: WhatsApp delivers it inside the 24-hour window the subscriber's own last message opened.
       case 'whatsapp':
         await queue.send('whatsapp.send', { to: r.phone_number!, text: message.text }, { tx });
+        break;
+      // Every device of the subscriber: a title and the short preview only.
+      case 'push':
+        await deps.push!.queuePush(tx, queue, r.user_id, { ...message.push, body: message.text });
         break;
     }
     return true;
@@ -110,7 +117,8 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
         for (const r of await selectRecipients(tx, s.book_id, 'new_submission')) {
           if (r.user_id === s.contributor_user_id) continue;
           const facts: NewMemoryFacts = { bookTitle: s.title, bookSlug: s.slug, from: authorOf(s), source: s.source, text: s.text_content, subscriptionId: r.subscription_id };
-          if (await deliver(tx, r, `submission:${s.id}`, { mail: (to) => newMemoryMail(to, facts), text: newMemoryText(facts) })) queued++;
+          const push = { bookId: s.book_id, bookSlug: s.slug, title: s.title, kind: 'new_submission' };
+          if (await deliver(tx, r, `submission:${s.id}`, { mail: (to) => newMemoryMail(to, facts), text: newMemoryText(facts), push })) queued++;
         }
         return queued;
       });
@@ -159,7 +167,8 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
               subscriptionId: r.subscription_id,
             };
             const mail = (addr: string) => ({ ...digestMail(addr, facts), stream: 'digests', userId: r.user_id });
-            if (await deliver(tx, r, `digest:${day}`, { mail, text: digestText(facts) })) n++;
+            const push = { bookId: b.book_id, bookSlug: b.slug, title: b.title, kind: 'digest' };
+            if (await deliver(tx, r, `digest:${day}`, { mail, text: digestText(facts), push })) n++;
           }
           return n;
         });

@@ -104,6 +104,10 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
         if (channel === 'telegram' && !user.telegram_chat_id) {
           throw errors.validation(`${user.email} has no Telegram chat with the bot yet; they must write to it first.`, { channel });
         }
+        if (channel === 'push') {
+          const [device] = await tx.query(`SELECT 1 FROM devices WHERE user_id = $1 LIMIT 1`, [user.id]);
+          if (!device) throw errors.validation(`${user.email} has no device registered for push (POST /me/devices/ from their app or browser).`, { channel });
+        }
         const fields = { bookId: ctx.book.id, userId: user.id, channel, kind: input.kind };
         const inserted = await insertSubscription(tx, { id: uuidv7(), ...fields });
         const row = inserted ?? (await findActiveSubscription(tx, fields))!;

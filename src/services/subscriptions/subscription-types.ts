@@ -1,4 +1,4 @@
-export const SUBSCRIPTION_CHANNELS = ['email', 'sms', 'telegram', 'whatsapp'] as const;
+export const SUBSCRIPTION_CHANNELS = ['email', 'sms', 'telegram', 'whatsapp', 'push'] as const;
 export type SubscriptionChannel = (typeof SUBSCRIPTION_CHANNELS)[number];
 
 /** new_submission: each new memory as it arrives; digest: one summary a day of the day before. */

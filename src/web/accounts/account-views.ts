@@ -1,10 +1,15 @@
+import { errorSummary, fieldAttrs, fieldMessage, type FieldError } from '../form-errors.js';
 import { html } from '../html.js';
+import type { Translator } from '../i18n/i18n.js';
 import { renderPage } from '../layout.js';
 import { CSRF_FIELD } from '../web-security.js';
 
-function errorBox(message: string | undefined) {
-  return message ? html`<div class="alert error" role="alert"><p>${message}</p></div>` : '';
-}
+export type AccountField = 'email' | 'password' | 'first_name' | 'last_name';
+export type AccountError = FieldError<AccountField>;
+
+const list = (e: AccountError | undefined): AccountError[] => (e ? [e] : []);
+/** Without an error the first field takes the focus; with one, the error summary does. */
+const autofocus = (errs: AccountError[]) => (errs.length ? '' : html` autofocus`);
 
 /** `?next=` for a link between the two forms, kept only when it leads somewhere other than the default. */
 function nextQuery(next: string | undefined): string {
@@ -12,65 +17,80 @@ function nextQuery(next: string | undefined): string {
 }
 const DEFAULT_NEXT = '/';
 
-export function signupPage(o: {
-  csrf: string;
-  next?: string;
-  error?: string;
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-  /** The address of the email invitation this sign-up came from: with it, no confirmation mail is needed. */
-  invitedEmail?: string | null;
-}): string {
+export function signupPage(
+  i: Translator,
+  o: {
+    csrf: string;
+    next?: string;
+    error?: AccountError;
+    email?: string;
+    firstName?: string;
+    lastName?: string;
+    /** The address of the email invitation this sign-up came from: with it, no confirmation mail is needed. */
+    invitedEmail?: string | null;
+  },
+): string {
+  const errs = list(o.error);
   return renderPage({
-    title: 'Create an account',
+    i,
+    title: i.t('signup.title'),
+    hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`<section class="card">
-  <h1>Create an account</h1>
-  <p class="lead">Collect memories into books, and call the Memory Book API from your own tools.</p>
-  ${errorBox(o.error)}
-  ${o.invitedEmail ? html`<p class="hint">Your invitation is for <strong>${o.invitedEmail}</strong>: sign up with that address and you can accept it straight away.</p>` : html`<p class="hint">We will mail you a link to confirm your address before you can sign in.</p>`}
-  <form method="post" action="/accounts/signup/">
+    body: html`${errorSummary(errs, { heading: i.t('error.summary') })}<section class="card">
+  <h1>${i.t('signup.title')}</h1>
+  ${o.invitedEmail
+    ? html`<p class="lead">${i.t('signup.leadInvited')}</p>
+  <p class="hint">${i.h('signup.invitedFor', { email: o.invitedEmail })}</p>`
+    : html`<p class="lead">${i.t('signup.lead')}</p>
+  <p class="hint">${i.t('signup.confirmHint')}</p>`}
+  <form method="post" action="/accounts/signup/" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     ${o.next && o.next !== DEFAULT_NEXT ? html`<input type="hidden" name="next" value="${o.next}">` : ''}
-    <label for="email">Email</label>
-    <input type="email" id="email" name="email" value="${o.email ?? o.invitedEmail ?? ''}" required maxlength="254" autocomplete="email" autofocus>
-    <label for="password">Password</label>
-    <input type="password" id="password" name="password" required minlength="8" maxlength="1024" autocomplete="new-password">
-    <p class="hint">At least 8 characters.</p>
+    <label for="email">${i.t('field.email')}</label>
+    ${fieldMessage(errs, 'email', i.t('error.prefix'))}
+    <input type="email" id="email" name="email" value="${o.email ?? o.invitedEmail ?? ''}" required maxlength="254" autocomplete="email" dir="ltr"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
+    <label for="password">${i.t('field.password')}</label>
+    <p class="hint" id="password-hint">${i.t('signup.passwordHint', { min: 8 })}</p>
+    ${fieldMessage(errs, 'password', i.t('error.prefix'))}
+    <input type="password" id="password" name="password" required minlength="8" maxlength="1024" autocomplete="new-password"${fieldAttrs(errs, 'password', 'password-hint')}>
     <div class="row">
       <div>
-        <label for="first_name">First name <span class="optional">(optional)</span></label>
-        <input type="text" id="first_name" name="first_name" value="${o.firstName ?? ''}" maxlength="150" autocomplete="given-name">
+        <label for="first_name">${i.t('signup.firstName')} <span class="optional">${i.t('form.optional')}</span></label>
+        ${fieldMessage(errs, 'first_name', i.t('error.prefix'))}
+        <input type="text" id="first_name" name="first_name" value="${o.firstName ?? ''}" maxlength="150" autocomplete="given-name" dir="auto"${fieldAttrs(errs, 'first_name')}>
       </div>
       <div>
-        <label for="last_name">Last name <span class="optional">(optional)</span></label>
-        <input type="text" id="last_name" name="last_name" value="${o.lastName ?? ''}" maxlength="150" autocomplete="family-name">
+        <label for="last_name">${i.t('signup.lastName')} <span class="optional">${i.t('form.optional')}</span></label>
+        ${fieldMessage(errs, 'last_name', i.t('error.prefix'))}
+        <input type="text" id="last_name" name="last_name" value="${o.lastName ?? ''}" maxlength="150" autocomplete="family-name" dir="auto"${fieldAttrs(errs, 'last_name')}>
       </div>
     </div>
-    <div class="actions"><button type="submit">Create account</button></div>
+    <div class="actions"><button type="submit">${i.t('signup.submit')}</button></div>
   </form>
 </section>
-<p class="foot">Already have an account? <a href="/accounts/login/${nextQuery(o.next)}">Sign in</a></p>`,
+<p class="foot">${i.t('signup.haveAccount')} <a href="/accounts/login/${nextQuery(o.next)}">${i.t('nav.signIn')}</a></p>`,
   });
 }
 
-export function loginPage(o: { csrf: string; next: string; error?: string; email?: string }): string {
+export function loginPage(o: { csrf: string; next: string; error?: AccountError; email?: string }): string {
+  const errs = list(o.error);
   return renderPage({
     title: 'Sign in',
+    hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`<section class="card">
+    body: html`${errorSummary(errs)}<section class="card">
   <h1>Sign in</h1>
-  ${errorBox(o.error)}
-  <form method="post" action="/accounts/login/">
+  <form method="post" action="/accounts/login/" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <input type="hidden" name="next" value="${o.next}">
     <label for="email">Email</label>
-    <input type="email" id="email" name="email" value="${o.email ?? ''}" required maxlength="254" autocomplete="username" autofocus>
+    ${fieldMessage(errs, 'email')}
+    <input type="email" id="email" name="email" value="${o.email ?? ''}" required maxlength="254" autocomplete="username"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
     <label for="password">Password</label>
-    <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password">
+    ${fieldMessage(errs, 'password')}
+    <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password"${fieldAttrs(errs, 'password')}>
     <div class="actions"><button type="submit">Sign in</button></div>
   </form>
 </section>
@@ -94,7 +114,7 @@ export function logoutPage(o: { csrf: string; email: string | null }): string {
     narrow: true,
     body: html`<section class="card">
   <h1>Sign out</h1>
-  <p>Sign out of ${o.email} in this browser? Your API tokens keep working.</p>
+  <p>Sign out of <bdi>${o.email}</bdi> in this browser?</p>
   <form method="post" action="/accounts/logout/">
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <div class="actions"><button type="submit">Sign out</button></div>
@@ -104,34 +124,37 @@ export function logoutPage(o: { csrf: string; email: string | null }): string {
 }
 
 /** After a sign-up from the page, whether or not the address already had an account: the same words either way. */
-export function checkMailPage(o: { csrf: string; email: string }): string {
+export function checkMailPage(i: Translator, o: { csrf: string; email: string }): string {
   return renderPage({
-    title: 'Check your mail',
+    i,
+    title: i.t('checkMail.title'),
     csrf: o.csrf,
     narrow: true,
     body: html`<section class="card">
-  <h1>Check your mail</h1>
-  <p role="status">We sent a message to <strong>${o.email}</strong>. Open the link in it to finish: your account is ready once the address is confirmed.</p>
-  <p class="hint">Nothing there after a few minutes? Look in the spam folder, or sign up again.</p>
+  <h1>${i.t('checkMail.title')}</h1>
+  <p role="status">${i.h('checkMail.sent', { email: o.email })}</p>
+  <p class="hint">${i.t('checkMail.hint')}</p>
 </section>
-<p class="foot">Already have an account? <a href="/accounts/login/">Sign in</a></p>`,
+<p class="foot">${i.t('signup.haveAccount')} <a href="/accounts/login/">${i.t('nav.signIn')}</a></p>`,
   });
 }
 
 /** The confirmation link's page: the password chosen at sign-up, then the account exists. */
 export function confirmPage(o: { csrf: string; email: string; path: string; error?: string }): string {
+  const errs: AccountError[] = o.error ? [{ field: 'password', message: o.error }] : [];
   return renderPage({
     title: 'Confirm your address',
+    hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`<section class="card">
+    body: html`${errorSummary(errs)}<section class="card">
   <h1>Confirm your address</h1>
-  <p>Finish creating the account for <strong>${o.email}</strong>: enter the password you chose when you signed up.</p>
-  ${errorBox(o.error)}
-  <form method="post" action="${o.path}">
+  <p>Finish creating the account for <strong><bdi>${o.email}</bdi></strong>: enter the password you chose when you signed up.</p>
+  <form method="post" action="${o.path}" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <label for="password">Password</label>
-    <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password" autofocus>
+    ${fieldMessage(errs, 'password')}
+    <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password"${autofocus(errs)}${fieldAttrs(errs, 'password')}>
     <div class="actions"><button type="submit">Confirm and sign in</button></div>
   </form>
 </section>`,

@@ -4,7 +4,7 @@ import { sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
-import { loginPage } from './account-views.js';
+import { loginPage, type AccountError } from './account-views.js';
 import { limitSignIn, MAX_PASSWORD_LENGTH, setDeviceCookie } from './sign-in.js';
 
 export function registerLoginPage(web: FastifyInstance, ctx: RouteContext) {
@@ -19,13 +19,14 @@ export function registerLoginPage(web: FastifyInstance, ctx: RouteContext) {
     const email = (formField(request, 'email') ?? '').trim();
     const password = formField(request, 'password') ?? '';
     const next = safeNextPath(formField(request, 'next'));
-    const again = (error: string) => sendHtml(reply, 400, loginPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email }));
+    const again = (error: AccountError) => sendHtml(reply, 400, loginPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email }));
 
-    if (!email || !password) return again('Enter your email and password.');
+    if (!email) return again({ field: 'email', message: 'Enter your email address.' });
+    if (!password) return again({ field: 'password', message: 'Enter your password.' });
     await limitSignIn(ctx, request, email);
     const user = password.length <= MAX_PASSWORD_LENGTH ? await ctx.services.users.checkPassword(email, password) : undefined;
     // One message for unknown email and wrong password, so the form does not reveal who has an account.
-    if (!user) return again('That email and password do not match an account.');
+    if (!user) return again({ field: 'email', message: 'That email and password do not match an account.' });
     await beginSession(request, reply, ctx, user.id);
     setDeviceCookie(reply, ctx, user.email);
     await ctx.services.audit.record('web_signed_in', { userId: user.id, requestId: String(request.id) });

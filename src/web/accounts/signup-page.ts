@@ -5,7 +5,8 @@ import { renderMessagePage, sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
-import { checkMailPage, confirmPage, signupPage } from './account-views.js';
+import { requestTranslator } from '../i18n/i18n.js';
+import { checkMailPage, confirmPage, signupPage, type AccountError } from './account-views.js';
 import { limitSignIn, limitSignUp, MAX_PASSWORD_LENGTH, setDeviceCookie, signUpMailAllowed } from './sign-in.js';
 
 const MAX_NAME_LENGTH = 150;
@@ -22,6 +23,8 @@ type ConfirmParams = { token: string };
  * invited address needs no mail: the link proved the address.
  */
 export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
+  const languageOf = (request: FastifyRequest, reply: FastifyReply) => requestTranslator(request, reply, { secureCookies: ctx.config.http.secureCookies });
+
   /** The address of the pending email invitation `next` leads to, if it does. */
   async function invitedEmailOf(next: string): Promise<string | null> {
     const token = INVITATION_PATH.exec(next)?.[1];
@@ -42,7 +45,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     const next = safeNextPath((request.query as Record<string, unknown>).next);
     if (await currentSession(request, ctx)) return reply.redirect(next, 303);
     const invitedEmail = await invitedEmailOf(next);
-    return sendHtml(reply, 200, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, invitedEmail }));
+    return sendHtml(reply, 200, signupPage(languageOf(request, reply), { csrf: ensureCsrfToken(request, reply, ctx.config), next, invitedEmail }));
   });
 
   web.post('/accounts/signup/', PAGE_ROUTE, async (request, reply) => {
@@ -54,12 +57,13 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     const lastName = (formField(request, 'last_name') ?? '').trim();
     const next = safeNextPath(formField(request, 'next'));
     const invitedEmail = await invitedEmailOf(next);
-    const again = (status: number, error: string) =>
-      sendHtml(reply, status, signupPage({ csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName, invitedEmail }));
+    const i = languageOf(request, reply);
+    const again = (status: number, error: AccountError) =>
+      sendHtml(reply, status, signupPage(i, { csrf: ensureCsrfToken(request, reply, ctx.config), next, error, email, firstName, lastName, invitedEmail }));
 
-    if (password.length > MAX_PASSWORD_LENGTH) return again(400, `The password may be at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (password.length > MAX_PASSWORD_LENGTH) return again(400, { field: 'password', message: i.t('error.passwordLong', { max: MAX_PASSWORD_LENGTH }) });
     if (firstName.length > MAX_NAME_LENGTH || lastName.length > MAX_NAME_LENGTH) {
-      return again(400, `Names may be at most ${MAX_NAME_LENGTH} characters.`);
+      return again(400, { field: firstName.length > MAX_NAME_LENGTH ? 'first_name' : 'last_name', message: i.t('error.namesLong', { max: MAX_NAME_LENGTH }) });
     }
     const input = { email, password, firstName, lastName };
     try {
@@ -76,12 +80,24 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     } catch (err) {
       // The service's messages are written for people ("Enter a valid email address.").
       if (err instanceof AppError && err.code === 'validation_failed') {
-        const reason = (err.details as { reason?: string } | null)?.reason;
-        return again(reason === 'control_characters' ? 422 : err.status, err.message);
+        const { reason, field } = (err.details as { reason?: string; field?: string } | null) ?? {};
+        const known = (['email', 'password', 'first_name', 'last_name'] as const).find((f) => f === field);
+        // The service's reasons, in the page's language.
+        const message =
+          reason === 'control_characters'
+            ? i.t('error.namesControl')
+            : known === 'password'
+              ? i.t('error.passwordShort', { min: 8 })
+              : known === 'first_name' || known === 'last_name'
+                ? i.t('error.namesLong', { max: MAX_NAME_LENGTH })
+                : known === 'email'
+                  ? i.t('error.emailInvalid')
+                  : err.message;
+        return again(reason === 'control_characters' ? 422 : err.status, { field: known ?? 'email', message });
       }
       throw err;
     }
-    return sendHtml(reply, 200, checkMailPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email: email.toLowerCase() }));
+    return sendHtml(reply, 200, checkMailPage(i, { csrf: ensureCsrfToken(request, reply, ctx.config), email: email.toLowerCase() }));
   });
 
   const confirmPath = (token: string) => `/accounts/confirm/${encodeURIComponent(token)}/`;

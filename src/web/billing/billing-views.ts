@@ -15,7 +15,7 @@ interface PlanView {
 }
 
 const FEATURE_NAMES: Record<string, string> = {
-  api_access: 'Memories through the API',
+  api_access: 'Memories from your own app or website',
   pdf_export: 'PDF export',
   json_export: 'JSON export',
   zip_export: 'ZIP export (every file)',
@@ -23,6 +23,7 @@ const FEATURE_NAMES: Record<string, string> = {
   feature_audio: 'Audio memories',
   feature_video: 'Video memories',
   feature_live_photo: 'Live photos',
+  feature_transcription: 'Voice notes transcribed',
 };
 
 export function priceText(price: PlanView['price']): string {
@@ -61,7 +62,7 @@ export function checkoutPage(o: {
     o.available !== null && o.available > 0
       ? html`<div class="alert success" role="status" id="slots-held">
           ${o.granted ? html`<p>A test slot was added.</p>` : ''}
-          <p>You hold ${o.available} unused ${plan.name} book slot${o.available === 1 ? '' : 's'}: create the book again (POST /api/v1/books/ with <code>"plan": "${plan.slug}"</code>) and it will use one.</p>
+          <p>You hold ${o.available} unused ${plan.name} book slot${o.available === 1 ? '' : 's'}: create the book again on the ${plan.name} plan and it will use one.</p>
         </div>`
       : '';
   const buy = plan.is_default
@@ -74,9 +75,8 @@ export function checkoutPage(o: {
           <div class="actions"><button type="submit">Continue to payment</button></div>
         </form>`
       : html`<div id="operator-grants">
-          <p>${plan.name} book slots are not sold online on this service: its operator grants them.
-          To ask for one, write to the operator with your account email (<strong>${o.email ?? ''}</strong>) and the plan (<code>${plan.slug}</code>);
-          they grant it with <code>memorybook slots grant --email ${o.email ?? 'you@example.com'} --plan ${plan.slug}</code>.</p>
+          <p>${plan.name} book slots are not sold online here: the people who run this service add them by hand.
+          To ask for one, write to them with the email address of your account (<strong><bdi>${o.email ?? ''}</bdi></strong>) and the plan you want (${plan.name}).</p>
         </div>`;
   const testSlot =
     o.testSlotOffered && !plan.is_default
@@ -130,7 +130,7 @@ export function checkoutDonePage(o: { csrf: string; email: string | null; state:
         ? html`<section class="card" id="checkout-done">
   <h1>Your ${name} slot is ready</h1>
   <p>Thank you. You hold ${o.available} unused ${name} book slot${o.available === 1 ? '' : 's'}.
-  Create the book again (POST /api/v1/books/${o.plan ? html` with <code>"plan": "${o.plan.slug}"</code>` : ''}) and it will use one.</p>
+  Create the book again${o.plan ? ` on the ${o.plan.name} plan` : ''} and it will use one.</p>
   <p><a href="/billing/portal/">Manage billing</a></p>
 </section>`
         : o.state === 'processing'

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { declaredLengthOver, drainPart, dropRestOfBody, multipartFailureOf } from '../../http/multipart.js';
 import { hasControlCharacters } from '../../lib/names.js';
@@ -19,7 +19,8 @@ import {
   formField,
   rateLimitedError,
 } from '../web-security.js';
-import { closedPage, rateLimitedPage, thanksPage, webFormPage, type FormBook, type FormState } from './contribute-views.js';
+import { chooseLanguage, LANGUAGE_COOKIE, translator, type Translator } from '../i18n/i18n.js';
+import { closedPage, rateLimitedPage, thanksPage, webFormPage, type FormBook, type FormField, type FormState } from './contribute-views.js';
 
 /** Everything in the body but the photo: the token, a name, up to 20,000 characters (4 bytes each at most). */
 const FIELD_BYTES = 96 * 1024;
@@ -40,7 +41,7 @@ async function limitWebForm(ctx: RouteContext, ip: string): Promise<void> {
 function fromMultipartError(err: unknown): unknown {
   switch (multipartFailureOf(err)) {
     case 'too_many_files':
-      return errors.validation('Please send one photo at a time.', { field: 'file' });
+      return errors.validation('Please send one photo at a time.', { field: 'file', reason: 'too_many_files' });
     case 'file_too_large':
       return new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES });
     case 'too_many_parts':
@@ -58,7 +59,39 @@ function fromMultipartError(err: unknown): unknown {
 const controlCharacterName = () =>
   errors.validation('Your name may not contain line breaks or other control characters.', { field: 'name', reason: 'control_characters' });
 
-const megabytes = (n: number) => `${Math.round(n / 1_048_576)} MB`;
+/** A refusal in the contributor's language: which field it is about, and what to do. */
+function formError(i: Translator, err: AppError): { status: number; field?: FormField; message: string } | undefined {
+  const d = (err.details ?? {}) as Record<string, unknown>;
+  const megabytes = Math.round(PHOTO_CAP_BYTES / 1_048_576);
+  switch (err.code) {
+    case 'payload_too_large':
+      return { status: 413, field: 'photo', message: i.t('error.photoTooBig', { megabytes }) };
+    case 'plan_limit_exceeded':
+      return { status: 402, field: 'photo', message: i.t('error.noRoom') };
+    case 'validation_failed':
+      break;
+    default:
+      return undefined;
+  }
+  if (d.field === 'file') {
+    if (d.reason === 'too_many_pixels') {
+      const mp = Math.round(((Number(d.width) * Number(d.height)) / 1e6) * 10) / 10;
+      return { status: 400, field: 'photo', message: i.t('error.tooManyPixels', { megapixels: mp, max: Number(d.max_pixels) / 1e6 }) };
+    }
+    if (d.reason === 'too_many_files') return { status: 400, field: 'photo', message: i.t('error.oneFile') };
+    return { status: 400, field: 'photo', message: i.t('error.notPhoto') };
+  }
+  if (d.field === 'name') {
+    if (d.reason === 'control_characters') return { status: 422, field: 'name', message: i.t('error.nameControl') };
+    if (d.reason === 'too_long') return { status: 400, field: 'name', message: i.t('error.nameTooLong', { max: Number(d.max) }) };
+    return { status: 400, field: 'name', message: i.t('error.nameMissing') };
+  }
+  if (d.field === 'text') {
+    if (d.reason === 'too_long') return { status: 400, field: 'text', message: i.t('error.textTooLong', { max: Number(d.max), count: Number(d.length) }) };
+    return { status: 400, field: 'text', message: i.t('error.textMissing') };
+  }
+  return { status: 400, message: i.t('error.incomplete') };
+}
 
 /**
  * The contributor form of a book (the `web` channel): anyone with the link
@@ -77,6 +110,20 @@ const megabytes = (n: number) => `${Math.round(n / 1_048_576)} MB`;
 export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContext) {
   const csp = (reply: FastifyReply) => reply.header('content-security-policy', BOOK_PAGE_CONTENT_SECURITY_POLICY);
 
+  /**
+   * The page's language: a `lang` chosen with the switch (kept in a cookie for the post and the thanks page), the
+   * book's language, the browser's Accept-Language (see chooseLanguage). Pages differ by it: `Vary` says so.
+   */
+  function languageOf(request: FastifyRequest, reply: FastifyReply, book?: FormBook): Translator {
+    const chosen = (request.query as Record<string, unknown> | undefined)?.lang;
+    const lang = chooseLanguage({ chosen, cookie: request.cookies[LANGUAGE_COOKIE], bookLanguage: book?.language, acceptLanguage: request.headers['accept-language'] });
+    if (chosen === lang && request.cookies[LANGUAGE_COOKIE] !== lang) {
+      reply.setCookie(LANGUAGE_COOKIE, lang, { path: '/', sameSite: 'lax', secure: ctx.config.http.secureCookies, httpOnly: true, maxAge: 365 * 24 * 3600 });
+    }
+    reply.header('content-language', lang).header('vary', 'Accept-Language, Cookie');
+    return translator(lang);
+  }
+
   /** The book whose form this request may open: its `key` query parameter must be the book's form key unless the book is public. */
   async function openBook(slug: string, query: unknown): Promise<FormBook | undefined> {
     try {
@@ -90,15 +137,15 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
   web.get<{ Params: Params }>('/b/:slug/', PAGE_ROUTE, async (request, reply) => {
     csp(reply);
     const book = await openBook(request.params.slug, request.query);
-    if (!book) return sendHtml(reply, 404, closedPage());
-    return sendHtml(reply, 200, webFormPage({ book, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES }));
+    if (!book) return sendHtml(reply, 404, closedPage(languageOf(request, reply)));
+    return sendHtml(reply, 200, webFormPage(languageOf(request, reply, book), { book, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES }));
   });
 
   web.get<{ Params: Params }>('/b/:slug/thanks/', PAGE_ROUTE, async (request, reply) => {
     csp(reply);
     const book = await openBook(request.params.slug, request.query);
-    if (!book) return sendHtml(reply, 404, closedPage());
-    return sendHtml(reply, 200, thanksPage({ book }));
+    if (!book) return sendHtml(reply, 404, closedPage(languageOf(request, reply)));
+    return sendHtml(reply, 200, thanksPage(languageOf(request, reply, book), { book }));
   });
 
   // The multipart parser only here: everywhere else in the pages a multipart body stays unreadable.
@@ -115,6 +162,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
       let photoSent = false;
       let staged: StagedUpload | undefined;
       let book: FormBook | undefined;
+      let declared: number | undefined;
       try {
         let needsFormToken = false;
         if (isMultipart) ({ needsFormToken } = assertCsrfBeforeBody(request, ctx.config));
@@ -122,10 +170,11 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         await limitWebForm(ctx, request.ip);
         book = await openBook(slug, request.query);
         if (!book) throw errors.notFound('book');
-        const declared = declaredLengthOver(request, FORM_CEILING_BYTES);
-        if (declared !== undefined) {
-          throw new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES, content_length: declared });
-        }
+        // A body declared over the ceiling is refused before its photo streams in, but after its words (they come
+        // first, and are small): the page that says the photo is too big keeps what was written.
+        declared = declaredLengthOver(request, FORM_CEILING_BYTES);
+        const tooLarge = () => new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES, content_length: declared });
+        if (declared !== undefined && !isMultipart) throw tooLarge();
 
         if (isMultipart) {
           let tokenChecked = !needsFormToken;
@@ -153,12 +202,14 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
               continue;
             }
             photoSent = true;
+            if (declared !== undefined) throw tooLarge();
             // The words are checked before minutes of photo upload, when they came first (as the form sends them).
             if (seen.size === TEXT_FIELDS.length) checkWebSubmission({ name: state.name ?? '', text: state.text ?? '' });
             staged = await ctx.services.media.stageWebPhoto(slug, { stream: part.file, filename: part.filename, declaredType: part.mimetype || null });
           }
           if (!tokenChecked) throw errors.csrfFailed('the security token (form field) is missing');
           bodyRead = true;
+          if (declared !== undefined) throw tooLarge();
         } else {
           state.name = formField(request, 'name');
           state.text = formField(request, 'text');
@@ -166,34 +217,28 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         if (state.name !== undefined && hasControlCharacters(state.name)) throw controlCharacterName();
         await ctx.services.submissions.createWebSubmission(slug, { name: state.name ?? '', text: state.text ?? '' }, staged);
       } catch (raw) {
-        if (!bodyRead) dropRestOfBody(request, reply);
+        // A body declared over the ceiling is never read to its end: the connection closes after the answer.
+        if (!bodyRead || declared !== undefined) dropRestOfBody(request, reply);
         if (staged) await ctx.services.media.discardStaged(staged).catch((e) => request.log.warn({ err: e }, 'could not discard a staged photo'));
         const err = fromMultipartError(raw);
         if (!(err instanceof AppError)) throw err;
         request.errorCode = err.code;
-        if (err.code === 'not_found') return sendHtml(reply, 404, closedPage());
+        const i = languageOf(request, reply, book);
+        if (err.code === 'not_found') return sendHtml(reply, 404, closedPage(i));
         if (err.code === 'rate_limited') {
           for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-          return sendHtml(reply, 429, rateLimitedPage({ retryAfterSeconds: Number(err.headers['retry-after']) || 60 }));
+          return sendHtml(reply, 429, rateLimitedPage(i, { retryAfterSeconds: Number(err.headers['retry-after']) || 60 }));
         }
-        const again = (status: number, error: FormState['error']) =>
-          sendHtml(reply, status, webFormPage({ book: book!, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES, state: { ...state, error } }));
-        // A browser never keeps a chosen file across pages.
-        const photoAgain = photoSent ? ' Please add your photo again.' : '';
-        if (book && err.code === 'payload_too_large') {
-          return again(413, { field: 'photo', message: `That photo is too big: photos can be up to ${megabytes(PHOTO_CAP_BYTES)}. Please choose a smaller one.` });
-        }
-        if (book && err.code === 'plan_limit_exceeded') {
-          return again(402, { field: 'photo', message: 'This book has no room for more photos right now. You can send your memory without the photo.' });
-        }
-        if (book && err.code === 'validation_failed') {
-          const field = (err.details as { field?: string } | null)?.field;
-          if (field === 'file') return again(400, { field: 'photo', message: err.message });
-          if (field === 'name' && (err.details as { reason?: string }).reason === 'control_characters') return again(422, { field, message: err.message + photoAgain });
-          if (field === 'name' || field === 'text') return again(400, { field, message: err.message + photoAgain });
-          return again(400, { message: err.message + photoAgain });
-        }
-        throw err;
+        const refusal = book && formError(i, err);
+        if (!book || !refusal) throw err;
+        const errs: NonNullable<FormState['errors']> = [{ field: refusal.field, message: refusal.message }];
+        // A browser never keeps a chosen file across pages: a photo refused for the words' sake is asked for again, at the photo.
+        if (photoSent && refusal.field !== 'photo') errs.push({ field: 'photo', message: i.t('error.photoAgain') });
+        return sendHtml(
+          reply,
+          refusal.status,
+          webFormPage(i, { book, csrf: ensureCsrfToken(request, reply, ctx.config), maxPhotoBytes: PHOTO_CAP_BYTES, state: { ...state, errors: errs } }),
+        );
       }
       return reply.redirect(book.path.replace(/\/(\?|$)/, '/thanks/$1'), 303);
     });

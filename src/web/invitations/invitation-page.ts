@@ -6,27 +6,20 @@ import { sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, clearSessionCookie, ensureCsrfToken, safeNextPath } from '../web-security.js';
 import { currentSession } from '../web-session.js';
+import { INVITATION_TTL_DAYS } from '../../services/invitations/invitation-types.js';
+import { requestTranslator } from '../i18n/i18n.js';
 import { invitationPage, invitationProblemPage, otherAddressPage, welcomePage } from './invitation-views.js';
 
 type Params = { token: string };
 
-/** What each refusal of a link looks like to the person holding it. */
-const PROBLEMS: Record<string, { status: number; title: string }> = {
-  not_found: { status: 404, title: 'We couldn’t find this invitation' },
-  invitation_expired: { status: 410, title: 'This invitation has expired' },
-  invitation_revoked: { status: 410, title: 'This invitation was withdrawn' },
-  invitation_accepted: { status: 410, title: 'This invitation has already been used' },
-  member_limit_exceeded: { status: 402, title: 'This book is full' },
-  book_grace_period: { status: 403, title: 'This book is paused' },
-};
-
-const MESSAGES: Record<string, string> = {
-  not_found: 'The link may be incomplete: check that you opened the whole link from your invitation, or ask for a new one.',
-  invitation_expired: 'Invitations stay open for 14 days. Ask the person who invited you to send a new one.',
-  invitation_revoked: 'The book’s owner or an admin withdrew it. If you think that was a mistake, ask them for a new one.',
-  invitation_accepted: 'Someone has already accepted it. If that was you, sign in with the account you used; otherwise ask for an invitation of your own.',
-  member_limit_exceeded:
-    'The book already has as many members as its plan allows, so you could not join. Let the person who invited you know: they can make room, or move the book to a bigger plan.',
+/** What each refusal of a link looks like to the person holding it: its status, and its title and words in the catalogue. */
+const PROBLEMS: Record<string, { status: number; key: 'notFound' | 'expired' | 'revoked' | 'accepted' | 'full' | 'paused' }> = {
+  not_found: { status: 404, key: 'notFound' },
+  invitation_expired: { status: 410, key: 'expired' },
+  invitation_revoked: { status: 410, key: 'revoked' },
+  invitation_accepted: { status: 410, key: 'accepted' },
+  member_limit_exceeded: { status: 402, key: 'full' },
+  book_grace_period: { status: 403, key: 'paused' },
 };
 
 /**
@@ -40,11 +33,17 @@ const MESSAGES: Record<string, string> = {
 export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) {
   const pathOf = (token: string) => `/invitations/${encodeURIComponent(token)}/`;
 
-  async function problem(request: FastifyRequest, reply: FastifyReply, err: AppError, signedInAs: string | null) {
-    const p = PROBLEMS[err.code];
-    request.errorCode = err.code;
+  const languageOf = (request: FastifyRequest, reply: FastifyReply, bookLanguage?: string | null) =>
+    requestTranslator(request, reply, { secureCookies: ctx.config.http.secureCookies, bookLanguage });
+
+  async function problem(request: FastifyRequest, reply: FastifyReply, code: string, signedInAs: string | null, bookLanguage?: string | null) {
+    const p = PROBLEMS[code];
+    request.errorCode = code;
     const csrf = ensureCsrfToken(request, reply, ctx.config);
-    return sendHtml(reply, p.status, invitationProblemPage({ title: p.title, message: MESSAGES[err.code] ?? err.message, csrf, signedInAs }));
+    const i = languageOf(request, reply, bookLanguage);
+    const title = i.t(`problem.${p.key}.title`);
+    const message = i.t(`problem.${p.key}`, { days: INVITATION_TTL_DAYS });
+    return sendHtml(reply, p.status, invitationProblemPage(i, { title, message, csrf, signedInAs }));
   }
 
   /** The book's form (with its key) for its new member, when the book takes memories over the web. */
@@ -62,24 +61,23 @@ export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) 
     try {
       view = await ctx.services.invitations.viewInvitationLink(token, session ? { id: session.user.id, email: session.user.email } : null);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') return problem(request, reply, err, email);
+      if (err instanceof AppError && err.code === 'not_found') return problem(request, reply, err.code, email);
       throw err;
     }
     if (view.status === 'pending' && view.forAnotherAccount && session) {
       // An email invitation is its address's: someone else signed in is told which address, and nothing changes.
       request.errorCode = 'forbidden';
-      return sendHtml(reply, 403, otherAddressPage({ invitedEmail: view.invitedEmail ?? '', csrf, signedInAs: session.user.email, path: pathOf(token) }));
+      return sendHtml(reply, 403, otherAddressPage(languageOf(request, reply, view.book.language), { invitedEmail: view.invitedEmail ?? '', csrf, signedInAs: session.user.email, path: pathOf(token) }));
     }
     if (view.status === 'pending') {
-      return sendHtml(reply, 200, invitationPage({ view, csrf, path: pathOf(token), signedInAs: email }));
+      return sendHtml(reply, 200, invitationPage(languageOf(request, reply, view.book.language), { view, csrf, path: pathOf(token), signedInAs: email }));
     }
     if (view.acceptedByYou && session) {
       const role = view.yourRole ?? view.role;
-      return sendHtml(reply, 200, welcomePage({ view, role, csrf, signedInAs: session.user.email, webFormPath: await webFormPath(view.book.slug) }));
+      return sendHtml(reply, 200, welcomePage(languageOf(request, reply, view.book.language), { view, role, csrf, signedInAs: session.user.email, webFormPath: await webFormPath(view.book.slug) }));
     }
     const code = view.status === 'expired' ? 'invitation_expired' : view.status === 'revoked' ? 'invitation_revoked' : 'invitation_accepted';
-    const gone = new AppError(code, MESSAGES[code]);
-    return problem(request, reply, gone, email);
+    return problem(request, reply, code, email, view.book.language);
   });
 
   web.post<{ Params: Params }>('/invitations/:token/', PAGE_ROUTE, async (request, reply) => {
@@ -99,7 +97,7 @@ export function registerInvitationPage(web: FastifyInstance, ctx: RouteContext) 
         request.errorCode = err.code;
         return reply.redirect(path, 303);
       }
-      if (err instanceof AppError && err.code in PROBLEMS) return problem(request, reply, err, session.user.email);
+      if (err instanceof AppError && err.code in PROBLEMS) return problem(request, reply, err.code, session.user.email);
       throw err;
     }
     // Back to the link, which now welcomes its member (a reload does not post again).

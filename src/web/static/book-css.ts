@@ -41,10 +41,12 @@ export function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-/** `color`, moved toward `toward` in small steps until it reaches `ratio` against `against`. */
-function readable(color: string, against: string, ratio: number, toward: string): string {
+/** `color`, moved toward `toward` in small steps until it reaches `ratio` against `against` (each of them, if several). */
+function readable(color: string, against: string | string[], ratio: number, toward: string): string {
+  const all = Array.isArray(against) ? against : [against];
+  const worst = (c: string) => Math.min(...all.map((a) => contrast(c, a)));
   let c = color;
-  for (let i = 1; i <= 20 && contrast(c, against) < ratio; i++) c = mix(color, toward, i / 20);
+  for (let i = 1; i <= 40 && worst(c) < ratio; i++) c = mix(color, toward, i / 40);
   return c;
 }
 
@@ -59,7 +61,13 @@ export interface BookColours {
   button: string;
   buttonInk: string;
   field: string;
+  /** Borders of fields (3:1 against the paper and the field, WCAG 1.4.11). */
   line: string;
+  /** Errors: the message text on the paper, the invalid field's border, the summary's ground and text. */
+  errorInk: string;
+  errorLine: string;
+  errorBg: string;
+  errorBgInk: string;
   dark: boolean;
 }
 
@@ -79,16 +87,24 @@ export function bookColours(p: ThemePalette): BookColours {
   if (contrast(deepened, white) >= 4.5 && contrast(mix(p.accent, '#000000', 0.3), white) >= 4.5) button = deepened;
   else buttonInk = black;
   if (contrast(button, buttonInk) < 4.5) button = readable(button, buttonInk, 4.5, buttonInk === white ? '#000000' : '#ffffff');
+  // Text sits on the paper, on the page around it (the book's head, the foot) and in the fields: it reads on all three.
+  const grounds = [paper, p.background, field];
+  const red = dark ? '#ff8a80' : '#b3261e';
+  const errorBg = dark ? mix(paper, '#b3261e', 0.22) : '#fdecea';
   return {
     bg: p.background,
     paper,
-    ink: readable(p.text, paper, 7, away),
-    muted: readable(p.muted, paper, 4.5, away),
-    accentText: readable(p.accent, paper, 4.5, away),
+    ink: readable(p.text, grounds, 7, away),
+    muted: readable(p.muted, grounds, 4.5, away),
+    accentText: readable(p.accent, grounds, 4.5, away),
     button,
     buttonInk,
     field,
-    line: dark ? mix(paper, '#ffffff', 0.22) : mix(p.muted, paper, 0.6),
+    line: readable(dark ? mix(paper, '#ffffff', 0.22) : mix(p.muted, paper, 0.6), [paper, field], 3, away),
+    errorInk: readable(red, grounds, 4.5, away),
+    errorLine: readable(red, [paper, field], 3, away),
+    errorBg,
+    errorBgInk: readable(red, errorBg, 4.5, away),
     dark,
   };
 }
@@ -143,6 +159,7 @@ function themeRules(): string {
 .theme-${t} {
   --bg: ${c.bg}; --paper: ${c.paper}; --ink: ${c.ink}; --muted: ${c.muted}; --accent: ${c.accentText};
   --button: ${c.button}; --button-ink: ${c.buttonInk}; --field: ${c.field}; --line: ${c.line};
+  --error-ink: ${c.errorInk}; --error-line: ${c.errorLine}; --error-bg: ${c.errorBg}; --error-bg-ink: ${c.errorBgInk};
   --title-font: "mb-title-${t}", ${fallbackFamilies(f)}, Georgia, "Times New Roman", serif; --title-weight: ${f.weight}; --title-style: ${f.style};
   --title-case: ${style.titleUppercase ? 'uppercase' : 'none'}; --title-tracking: ${style.titleUppercase ? '0.08em' : '0'};
   --shadow: ${c.dark ? '0 1px 2px rgba(0,0,0,.35), 0 12px 32px rgba(0,0,0,.35)' : '0 1px 2px rgba(60,40,20,.06), 0 12px 32px rgba(60,40,20,.10)'};
@@ -184,15 +201,35 @@ input[type=file] {
   padding: 0.5rem; border: 1.5px dashed var(--line); border-radius: 12px; background: var(--field);
 }
 input[type=file]::file-selector-button {
-  min-height: 2.75rem; margin-right: 0.75rem; padding: 0.55rem 1rem; font: inherit; font-weight: 650; cursor: pointer;
+  min-height: 2.75rem; margin-inline-end: 0.75rem; padding: 0.55rem 1rem; font: inherit; font-weight: 650; cursor: pointer;
   color: var(--accent); background: transparent; border: 1.5px solid var(--accent); border-radius: 10px;
 }
 input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible {
   outline: 3px solid var(--accent); outline-offset: 2px;
 }
-[aria-invalid=true] { border-color: #c0392b; }
+/* After the fields' own rules and as specific as they are (a type selector and two attributes), so an invalid field always shows its border. */
+input[type][aria-invalid=true], textarea[aria-invalid=true] { border: 2.5px solid var(--error-line); }
 .hint { margin: 0.35rem 0 0; font-size: 0.9rem; color: var(--muted); }
-.field-error { margin: 0.4rem 0 0; font-size: 0.95rem; font-weight: 600; color: var(--error-ink, #b3261e); }
+.field-error { margin: 0 0 0.4rem; font-size: 0.95rem; font-weight: 650; color: var(--error-ink); }
+.hint + .field-error { margin-top: 0.35rem; }
+.hint:has(+ .field-error:not([hidden])), .hint:has(+ .field-error + input) { margin-bottom: 0.4rem; }
+.error-summary {
+  margin: 0 0 1.25rem; padding: 1rem 1.25rem; border: 3px solid var(--error-line); border-radius: 14px;
+  background: var(--error-bg); color: var(--error-bg-ink);
+}
+.error-summary:focus { outline: 3px solid var(--accent); outline-offset: 3px; }
+.error-summary-title { margin: 0 0 0.5rem; font-size: 1.15rem; line-height: 1.3; }
+.error-summary-list { margin: 0; padding-inline-start: 1.2rem; }
+.error-summary a { color: var(--error-bg-ink); font-weight: 650; }
+.lang-switch { display: flex; flex-wrap: wrap; align-items: center; justify-content: flex-end; gap: 0.4rem; margin: 0 0 1rem; font-size: 0.9rem; color: var(--muted); }
+.lang-switch label { display: inline-flex; align-items: center; gap: 0.3rem; margin: 0; font-weight: 600; color: var(--muted); }
+.lang-switch svg { width: 1.1rem; height: 1.1rem; }
+.lang-switch select, .lang-switch button {
+  min-height: 2.75rem; padding: 0.35rem 0.6rem; font: inherit; color: var(--ink); background: var(--field);
+  border: 1.5px solid var(--line); border-radius: 10px;
+}
+.lang-switch button { font-weight: 650; color: var(--accent); border-color: var(--accent); background: transparent; cursor: pointer; }
+select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .preview { margin: 0.75rem 0 0; }
 .preview img { display: block; width: 100%; max-height: 16rem; object-fit: cover; border-radius: 12px; }
 .preview figcaption { margin-top: 0.35rem; font-size: 0.9rem; color: var(--muted); overflow-wrap: anywhere; }
@@ -202,10 +239,11 @@ input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visib
   border: 0; border-radius: 14px; text-align: center; text-decoration: none;
 }
 .send:hover { filter: brightness(1.06); }
-.send[disabled] { opacity: 0.7; cursor: progress; }
+.send[disabled] { cursor: progress; }
 .send.secondary { color: var(--accent); background: transparent; border: 1.5px solid var(--accent); }
 .fine { margin: 0.9rem 0 0; font-size: 0.9rem; color: var(--muted); text-align: center; }
-.alert { margin: 0 0 1rem; padding: 0.8rem 1rem; border-radius: 12px; background: #fdecea; color: #8c1d18; border: 1px solid #f2c4bf; }
+.alert { margin: 0 0 1rem; padding: 0.8rem 1rem; border-radius: 12px; background: var(--error-bg); color: var(--error-bg-ink); border: 1.5px solid var(--error-line); }
+.alert a { color: inherit; }
 .alert p { margin: 0; }
 .thanks { text-align: center; }
 .thanks .mark { display: block; width: 3.5rem; height: 3.5rem; margin: 0.25rem auto 0.75rem; color: var(--accent); }

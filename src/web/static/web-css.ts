@@ -29,9 +29,18 @@ p.lead { color: var(--muted); margin-top: 0; }
 label { display: block; font-weight: 600; font-size: 0.9rem; margin: 0.9rem 0 0.3rem; }
 label .optional { font-weight: 400; color: var(--muted); }
 input[type=text], input[type=email], input[type=password] {
-  width: 100%; padding: 0.55rem 0.7rem; font: inherit; border: 1px solid #c4c9d4; border-radius: 6px; background: #fff;
+  width: 100%; padding: 0.55rem 0.7rem; font: inherit; border: 1px solid #7d8494; border-radius: 6px; background: #fff;
 }
-input:focus, button:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
+/* As specific as the rule above (a type and two attributes), and after it: an invalid field always shows its border. */
+input[type][aria-invalid=true] { border: 2px solid var(--error); }
+.field-error { margin: 0 0 0.3rem; font-size: 0.9rem; font-weight: 600; color: var(--error); }
+.error-summary { margin: 0 0 1.5rem; padding: 1rem 1.25rem; border: 3px solid var(--error); border-radius: 10px; background: var(--card); color: var(--ink); }
+.error-summary:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+.error-summary-title { font-size: 1.1rem; margin: 0 0 0.5rem; }
+.error-summary-list { margin: 0; padding-inline-start: 1.2rem; }
+.error-summary a { color: var(--error); font-weight: 600; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); border: 0; }
+input:focus, button:focus, .error-summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .row { display: flex; gap: 0.75rem; }
 .row > div { flex: 1; }
 .inline { display: flex; gap: 0.6rem; align-items: flex-end; }
@@ -56,7 +65,7 @@ form .actions { margin-top: 1.25rem; }
 }
 .hint { font-size: 0.85rem; color: var(--muted); margin: 0.35rem 0 0; }
 table { width: 100%; border-collapse: collapse; font-size: 0.95rem; }
-th, td { text-align: left; padding: 0.5rem 0.4rem; border-bottom: 1px solid var(--line); }
+th, td { text-align: start; padding: 0.5rem 0.4rem; border-bottom: 1px solid var(--line); }
 th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); }
 td.name { font-weight: 600; word-break: break-all; }
 .empty { color: var(--muted); }

@@ -17,9 +17,15 @@ export const WEB_FORM_JS = `'use strict';
   var button = form.querySelector('button[type=submit]');
   var label = button.textContent;
   var max = Number(form.getAttribute('data-max-photo-bytes')) || 0;
+  var lang = form.getAttribute('data-lang') || 'en';
   var url = null;
+  // The page's messages, in its language (the server put them on the form).
+  function msg(name) { return form.getAttribute('data-msg-' + name) || ''; }
 
-  function megabytes(n) { return (n / 1048576).toFixed(n < 10485760 ? 1 : 0) + ' MB'; }
+  function megabytes(n) {
+    var mb = n / 1048576;
+    try { return new Intl.NumberFormat(lang, { maximumFractionDigits: mb < 10 ? 1 : 0 }).format(mb); } catch (e) { return mb.toFixed(mb < 10 ? 1 : 0); }
+  }
 
   function clearPreview() {
     if (url) URL.revokeObjectURL(url);
@@ -29,24 +35,31 @@ export const WEB_FORM_JS = `'use strict';
   }
 
   function showError(message) {
-    error.textContent = message;
+    error.textContent = '';
+    var prefix = document.createElement('span');
+    prefix.className = 'visually-hidden';
+    prefix.textContent = msg('error-prefix') + ': ';
+    error.appendChild(prefix);
+    error.appendChild(document.createTextNode(message));
     error.hidden = false;
     input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', 'photo-hint photo-error');
   }
 
   input.addEventListener('change', function () {
     clearPreview();
     error.hidden = true;
     input.removeAttribute('aria-invalid');
+    input.setAttribute('aria-describedby', 'photo-hint');
     var file = input.files && input.files[0];
     if (!file) return;
     if (file.type && file.type.indexOf('image/') !== 0) {
       input.value = '';
-      return showError('That file is not a photo. Choose a picture (JPEG, PNG, HEIC…).');
+      return showError(msg('not-photo'));
     }
     if (max && file.size > max) {
       input.value = '';
-      return showError('That photo is ' + megabytes(file.size) + '; photos can be up to ' + megabytes(max) + '. Choose a smaller one.');
+      return showError(msg('too-big').replace('%SIZE%', megabytes(file.size)));
     }
     caption.textContent = '';
     url = URL.createObjectURL(file);
@@ -65,7 +78,7 @@ export const WEB_FORM_JS = `'use strict';
     if (form.getAttribute('data-sending')) return event.preventDefault();
     form.setAttribute('data-sending', '1');
     button.disabled = true;
-    button.textContent = 'Sending…';
+    button.textContent = msg('sending');
   });
   // Coming back to the page (the back button) finds it ready to send again.
   window.addEventListener('pageshow', function () {

@@ -103,7 +103,7 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(job.size_bytes).toBeGreaterThan(0);
     expect(doc.format_version).toBe(1);
     expect(Object.keys(doc)).toEqual([
-      'format_version', 'exported_at', 'user', 'mail_streams', 'memberships', 'books_owned', 'submissions', 'media',
+      'format_version', 'exported_at', 'user', 'mail_streams', 'memberships', 'books_owned', 'submissions', 'media', 'transcriptions',
       'invitations_sent', 'subscriptions', 'book_slots', 'stripe_customers', 'stripe_checkouts', 'stripe_subscriptions', 'api_tokens',
       'web_sessions', 'audit_events', 'data_exports',
     ]);

@@ -179,7 +179,7 @@ describe('GET /plans/', () => {
     expect(free).toMatchObject({ is_default: true, price: null, max_members_per_book: 5, max_approved_submissions_per_book: 50, channels: ['web', 'email'] });
     expect(free.features).toEqual({
       api_access: false, pdf_export: false, json_export: true, zip_export: false,
-      feature_ai_enhancer: false, feature_audio: false, feature_video: false, feature_live_photo: false,
+      feature_ai_enhancer: false, feature_audio: false, feature_video: false, feature_live_photo: false, feature_transcription: false,
     });
     expect(plus.features).toMatchObject({ api_access: true, pdf_export: true, feature_audio: true, feature_live_photo: true, feature_video: false, zip_export: false });
     expect(plus).toMatchObject({ max_members_per_book: 25, channels: ['web', 'email', 'sms', 'telegram'] });

@@ -5,6 +5,7 @@ import { buildTestApp, TEST_SECRET, type TestApp } from '../../helpers/build-tes
 import { addMember, newBook, newUser, setGrace } from '../../helpers/factories.js';
 
 const CHANNELS = ['web', 'email', 'sms', 'rcs', 'imessage', 'whatsapp', 'telegram'];
+const ROWS = [...CHANNELS, 'push'];
 const url = (slug: string) => `/api/v1/books/${slug}/channels/`;
 const byChannel = (items: any[]) => Object.fromEntries(items.map((r) => [r.channel, r]));
 
@@ -58,7 +59,7 @@ describe('without any provider configured', () => {
     expect(res.headers['last-modified']).toBeUndefined();
     expect(res.body.has_more).toBe(false);
     expect(res.body.next_cursor).toBeNull();
-    expect(res.body.items.map((r: any) => r.channel)).toEqual(CHANNELS);
+    expect(res.body.items.map((r: any) => r.channel)).toEqual(ROWS);
     const rows = byChannel(res.body.items);
     const key = (await t.db.query<{ form_key: string }>(`SELECT form_key FROM books WHERE slug = $1`, [slug]))[0].form_key;
     // Not public: the form's address carries the book's form key.

@@ -139,7 +139,7 @@ describe('OpenAPI document: request headers and bodies', () => {
       .filter(({ op }) => headerParams(op).some((p: any) => p.name === 'If-Match' && p.required === false))
       .map(({ op }) => op.operationId)
       .sort();
-    expect(withIfMatch).toEqual(['updateBook', 'updateProfile', 'updateSubmission', 'updateWebhookEndpoint']);
+    expect(withIfMatch).toEqual(['updateBook', 'updateProfile', 'updateSubmission', 'updateTranscription', 'updateWebhookEndpoint']);
   });
 
   it('keeps the headers out of validation: a missing key on a book the caller cannot see is still 404, then 428 for the owner', async () => {

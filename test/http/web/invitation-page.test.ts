@@ -92,7 +92,7 @@ describe('a pending invitation', () => {
     const page = await c.get(path);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Accept invitation');
-    expect(page.text).toContain(`Accepting as ${email}`);
+    expect(page.text).toContain(`Accepting as <bdi>${email}</bdi>`);
     expect(await memberRole(owner, slug, email)).toBeNull();
 
     const accepted = await c.submit(path, {});

@@ -131,7 +131,16 @@ describe('POST /accounts/login/', () => {
     const { c } = await openLogin();
     const res = await c.submit('/accounts/login/', { email: '', password: '' });
     expect(res.status).toBe(400);
-    expect(res.text).toContain('Enter your email and password.');
+    // GOV.UK's error pattern: the title says so, a summary links to the field, the field is tied to its message.
+    expect(res.text).toContain('<title>Error: Sign in · Memory Book</title>');
+    expect(res.text).toMatch(/<div class="error-summary" tabindex="-1" autofocus/);
+    expect(res.text).toContain('<a href="#email">Enter your email address.</a>');
+    expect(res.text).toMatch(/<p class="field-error" id="email-error"><span class="visually-hidden">Error:<\/span> Enter your email address.<\/p>/);
+    expect(res.text).toMatch(/<input type="email" id="email"[^>]* aria-describedby="email-error" aria-invalid="true">/);
+    // Only the summary takes the focus.
+    expect(res.text.match(/autofocus/g)).toHaveLength(1);
+    const noPassword = await c.submit('/accounts/login/', { email: 'a@example.test', password: '' });
+    expect(noPassword.text).toMatch(/<input type="password" id="password"[^>]* aria-describedby="password-error" aria-invalid="true">/);
   });
 
   it('escapes the echoed email', async () => {

@@ -128,7 +128,7 @@ describe('POST /accounts/signup/', () => {
   it.each([
     ['an invalid email', { email: 'not-an-email' }, 400, 'Enter a valid email address.'],
     ['a short password', { password: 'short' }, 400, 'at least 8 characters'],
-    ['an over-long password', { password: 'x'.repeat(1025) }, 400, 'at most 1024 characters'],
+    ['an over-long password', { password: 'x'.repeat(1025) }, 400, 'at most 1,024 characters'],
     ['an over-long name', { first_name: 'x'.repeat(151) }, 400, 'at most 150 characters'],
   ])('re-renders the form on %s', async (_what, fields, status, message) => {
     const c = webClient(t);

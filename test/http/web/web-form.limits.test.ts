@@ -99,7 +99,7 @@ describe('photo size', () => {
     expect(await mediaOf(slug)).toHaveLength(1);
   });
 
-  it('a declared Content-Length over the form’s ceiling: 413 before the body is read', async () => {
+  it('a declared Content-Length over the form’s ceiling: 413 before the photo is read, the words kept', async () => {
     const { slug } = await newBook(t, await newUser(t));
     const c = webClient(t);
     await c.get(form(slug));
@@ -119,6 +119,8 @@ describe('photo size', () => {
     expect(res.statusCode).toBe(413);
     expect(res.headers.connection).toBe('close');
     expect(res.body).toContain('That photo is too big');
+    // Nothing typed is lost: the words come before the photo, and come back in the form.
+    for (const w of words()) expect(res.body).toContain(String(w.data).slice(0, 20));
     expect(await count(slug)).toBe(0);
   });
 

@@ -219,8 +219,12 @@ describe('POST /b/{slug}/', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('That file is not a photo');
-    expect(res.text).toContain('application/pdf');
-    expect(res.text).toMatch(/id="photo"[^>]*aria-invalid="true"/);
+    // Plain words: no MIME type for a contributor.
+    expect(res.text).not.toContain('application/pdf');
+    // GOV.UK's pattern: "Error:" in the title, a summary linking to the photo, the photo tied to its message.
+    expect(res.text).toContain('<title>Error: Share a memory');
+    expect(res.text).toContain('<a href="#photo">That file is not a photo');
+    expect(res.text).toMatch(/id="photo"[^>]* aria-describedby="photo-hint photo-error" aria-invalid="true"/);
     // The words come back (escaped), the photo has to be chosen again.
     expect(res.text).toContain('Our trip &lt;to&gt; the coast</textarea>');
     expect(res.text).toContain('value="Aunt May"');
@@ -280,7 +284,8 @@ describe('POST /b/{slug}/', () => {
       const c = await openForm(slug);
       const res = await c.submitMultipart(form(slug), fields({ photo: { data: jpeg, filename: 'a.jpg', contentType: 'image/jpeg' } }), o(c));
       expect(res.status).toBe(403);
-      expect(res.text).toContain('Security check failed');
+      expect(res.text).toContain('Please send the form again');
+    expect(res.text).not.toMatch(/X-CSRFToken|csrftoken cookie/i);
       expect(await count(slug)).toBe(0);
     });
 
