@@ -20,7 +20,7 @@ let t: TestApp;
 let smtp: TestSmtpServer;
 let receiver: SmtpReceiver;
 let owner: TestUser;
-const cases = corpus();
+const cases = await corpus();
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
@@ -70,7 +70,10 @@ describe('the corpus as mail', () => {
     const { slug } = await newBook(t, owner);
     const to = await mailAddressOf(t, slug, owner.token);
     for (const [n, c] of cases.entries()) {
-      const info = await deliver(receiver, message(c, n, to));
+      // A 451 (the receiver could not finish, e.g. a DNS lookup for the verdict timing out on a loaded machine) is
+      // what a sending MTA retries; this test is about the words, so it retries once as the MTA would.
+      const mail = message(c, n, to);
+      const info = await deliver(receiver, mail).catch((err: Error) => (err.message.includes(' 451 ') ? deliver(receiver, mail) : Promise.reject(err)));
       expect(info.response).toMatch(/^250 /);
     }
     const got = await eventually(() => memoriesOf(slug), (m) => m.size === cases.length, 300_000);

@@ -53,17 +53,24 @@ describe('the mail path is linear in its input', () => {
     const { slug } = await newBook(t, owner);
     const to = await mailAddressOf(t, slug, owner.token);
     const raw = await rawMessage({ from: 'ann@family.test', to, subject: 'Hostile', text: hostileBody(1.5 * 1024 * 1024) });
-    let slowest = 0;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
+    // The slowest /healthz answer while polling until `done`.
+    const slowestHealthz = async (done: () => boolean) => {
+      let slowest = 0;
+      while (!done()) {
         const started = performance.now();
         const res = await t.app.inject({ method: 'GET', url: '/healthz' });
         slowest = Math.max(slowest, performance.now() - started);
         expect(res.statusCode).toBeLessThan(600);
         await new Promise((r) => setTimeout(r, 10));
       }
-    })();
+      return slowest;
+    };
+    // A baseline from this run, with no mail at work: what a shared, loaded machine's scheduling adds on its own
+    // (a few ms when idle), so the bound below measures what the hostile message adds, not the neighbours.
+    const baselineUntil = performance.now() + 2000;
+    const baseline = await slowestHealthz(() => performance.now() > baselineUntil);
+    let polling = true;
+    const poll = slowestHealthz(() => !polling);
     expect((await post(raw)).statusCode).toBe(202);
     const [row] = await eventually(
       () => t.db.query<{ outcome: string; took: number }>(`SELECT e.outcome, extract(epoch FROM e.processed_at - e.created_at)::float8 AS took FROM inbound_emails e JOIN books b ON b.id = e.book_id WHERE b.slug = $1`, [slug]),
@@ -71,8 +78,8 @@ describe('the mail path is linear in its input', () => {
       60_000,
     );
     polling = false;
-    await poll;
-    expect(slowest).toBeLessThan(100);
+    const slowest = await poll;
+    expect(slowest).toBeLessThan(100 + baseline);
     // From the row being written to its memory, the queue's own wait included.
     expect(row.took).toBeLessThan(5);
   }, 90_000);

@@ -51,8 +51,9 @@ export function ownWordsOfParts(text: string, html: string, subject: string): { 
   // A long text part is the message; a short one may be a stub beside the real (HTML) message.
   if (!html || fromText.text.length >= RICHER_HTML_BELOW) return fromText;
   const fromHtml = extractOwnWords(textOfHtml(html), { subject });
-  // The HTML part is read when the text part has no words, or when it says far more ("View this message in a browser").
-  return fromHtml.text.length > 2 * fromText.text.length + 40 ? fromHtml : fromText;
+  // The HTML part is read when the text part has no words (however few the HTML's: "Reply"), or when it says far
+  // more ("View this message in a browser").
+  return fromText.text === '' || fromHtml.text.length > 2 * fromText.text.length + 40 ? fromHtml : fromText;
 }
 
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);

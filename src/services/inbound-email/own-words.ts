@@ -87,14 +87,18 @@ const MOBILE_OPENINGS = [
   'sent from my ', 'sent from ', 'get outlook for ', 'envoyé de mon ', 'envoyé depuis ', 'envoyé à partir de ', 'von meinem ', 'gesendet von ', 'enviado desde ', 'enviado de mi ', 'enviado do meu ',
   'enviado a partir do ', 'inviato da ', 'verzonden vanaf ', 'verstuurd vanaf ', 'verzonden met ', 'skickat från ', 'sendt fra ', 'lähetetty ', 'wysłane z ', 'wysłano z ', 'odesláno z ', 'отправлено с ',
   'отправлено из ', 'надіслано з ', 'iphone\'umdan gönderildi', 'iphone’umdan gönderildi', 'gönderildi', 'iphoneから送信', '从我的iphone发送', '发自我的', '發自我的', '从我的', 'iphone에서 보냄', '보낸 사람:', 'được gửi từ ',
-  'gửi từ ', 'télécharger outlook pour ', 'scarica outlook per ', 'outlook for ', 'sent via ', 'sent with ',
+  'gửi từ ', 'sent wirelessly from my ', 'envoyé sans fil par mon ', 'télécharger outlook pour ', 'scarica outlook per ', 'outlook for ', 'sent via ', 'sent with ',
 ];
 /** Mobile footers that end in their client's name (Japanese, Korean, Turkish word order). */
 const MOBILE_ENDINGS = ['から送信', '에서 보냄', 'umdan gönderildi', "'dan gönderildi", ' gesendet', 'から送信しました'];
 
 const isBlank = (line: string) => line.trim() === '';
 const look = (line: string) => (line.length > MAX_LOOK ? line.slice(0, MAX_LOOK) : line).trim();
-const isQuoted = (line: string) => line.trimStart().startsWith('>');
+/** A `>` line is quoted, except a `>>> … <<<` decoration around a link (talon keeps it too). */
+const isQuoted = (line: string) => {
+  const t = line.trimStart();
+  return t.startsWith('>') && !(t.startsWith('>>>') && t.trimEnd().endsWith('<<<'));
+};
 
 /** Strips characters from both ends while they are in `chars` (no pattern). */
 function strip(s: string, chars: string): string {
@@ -227,6 +231,39 @@ function datedAddressLine(s: string): boolean {
   return digits >= 6;
 }
 
+/** "2011/4/7 Ann <ann@example.com>" above a quote (older Gmail): a date, a name, an address, no verb. */
+function datedAddressAbove(s: string): boolean {
+  if (s.length > 200 || !s.endsWith('>') || !s.includes('@') || !s.includes('<')) return false;
+  if (!(s.charCodeAt(0) >= 48 && s.charCodeAt(0) <= 57)) return false;
+  let digits = 0;
+  for (let k = 0; k < s.length && k < 40; k++) if (s.charCodeAt(k) >= 48 && s.charCodeAt(k) <= 57) digits++;
+  return digits >= 5;
+}
+
+/**
+ * The sender's words in front of an English attribution on the same line
+ * ("reply On Wed, Apr 4, 2012 at 3:59 PM, bob@example.com wrote:", "reply--- On …"),
+ * or '' when the line opens with the attribution.
+ */
+function wordsBeforeAttribution(line: string): string {
+  const t = look(line);
+  const lower = t.toLowerCase();
+  if (ATTRIBUTION_OPENERS.some((o) => strip(lower, '- ').startsWith(o))) return '';
+  let k = lower.indexOf('on ', 1);
+  while (k !== -1 && lower[k - 1] !== ' ' && lower[k - 1] !== '-') k = lower.indexOf('on ', k + 1);
+  if (k === -1 || !endsLikeAttribution(strip(lower.slice(k), '- '))) return '';
+  let end = k;
+  while (end > 0 && (t[end - 1] === ' ' || t[end - 1] === '-')) end--;
+  return t.slice(0, end);
+}
+
+/** A piece of a link the quoting client wrapped out of its `>` line ("_nonce=3dd518)", " (http://…) >"): one token with "://" or "=". */
+function isWrappedLinkPiece(line: string): boolean {
+  const core = strip(look(line), ' >');
+  if (core === '' || core.includes(' ') || core.includes('\t')) return false;
+  return core.includes('://') || core.includes('=');
+}
+
 /** The attribution that starts at line i, wrapped over up to three lines: the number of lines it takes, or 0. */
 function attributionAt(lines: string[], i: number): number {
   if (isBlank(lines[i]) || isQuoted(lines[i])) return 0;
@@ -239,6 +276,7 @@ function attributionAt(lines: string[], i: number): number {
     const lower = strip(joined.toLowerCase(), '- ');
     if (isAttribution(lower) || datedAddressLine(lower)) return n;
     // "Ann Example пишет:" / "---- John Smith wrote ----": a short line with the verb, between dashes or right above a quote.
+    if (n === 1 && datedAddressAbove(lower) && nextIsQuote(lines, i + 1)) return 1;
     if (n === 1 && lower.length <= 120 && endsLikeAttribution(lower) && (joined.startsWith('-') || nextIsQuote(lines, i + 1))) return 1;
     // The second and third line only continue an attribution the first line opened.
     if (n === 1 && !ATTRIBUTION_OPENERS.some((o) => lower.startsWith(o)) && !lower.includes('@') && !/\d/.test(lower.slice(0, 40))) return 0;
@@ -249,9 +287,12 @@ function attributionAt(lines: string[], i: number): number {
 /** Whether a line is a mobile or webmail client's footer ("Sent from my iPhone"): short, without a sentence's punctuation. */
 function isMobileFooter(line: string): boolean {
   const t = look(line);
-  if (t.length > 60 || t.length < 6) return false;
   const lower = t.toLowerCase();
+  // BlackBerry's carrier footers run longer ("Sent wirelessly from my BlackBerry device on the Bell network.").
+  const blackBerry = lower.includes('blackberry');
+  if (t.length > (blackBerry ? 100 : 60) || t.length < 6) return false;
   if (!MOBILE_OPENINGS.some((o) => lower.startsWith(o)) && !MOBILE_ENDINGS.some((e) => lower.endsWith(e))) return false;
+  if (blackBerry) return true;
   // "Sent from my desk, is much easier then my mobile phone." is a sentence, not a footer.
   return !lower.includes(',') && !(lower.endsWith('.') && lower.split(' ').length > 6);
 }
@@ -289,10 +330,16 @@ function replyWords(lines: string[], from: number, to: number): Cut {
   const kept: string[] = [];
   const quoted: string[] = [];
   const signature: string[] = [];
+  let words = false;
   let i = from;
   while (i < to) {
     const line = lines[i];
     if (isQuoted(line)) {
+      quoted.push(line);
+      i++;
+      continue;
+    }
+    if (i > from && i + 1 < to && isQuoted(lines[i - 1]) && isQuoted(lines[i + 1]) && isWrappedLinkPiece(line)) {
       quoted.push(line);
       i++;
       continue;
@@ -303,6 +350,11 @@ function replyWords(lines: string[], from: number, to: number): Cut {
       let j = i + attribution;
       while (j < to && isBlank(lines[j])) j++;
       if (j < to && isQuoted(lines[j])) {
+        const before = attribution === 1 ? wordsBeforeAttribution(line) : '';
+        if (before) {
+          kept.push(before);
+          words = true;
+        }
         for (let k = i; k < j; k++) quoted.push(lines[k]);
         i = j;
         continue;
@@ -314,7 +366,8 @@ function replyWords(lines: string[], from: number, to: number): Cut {
       for (let k = i; k < to; k++) quoted.push(lines[k]);
       break;
     }
-    if (isSignatureRule(line)) {
+    // A rule over the only words there are ("--\nRoman") is not a signature's.
+    if (words && isSignatureRule(line)) {
       // The signature runs to the next quote or history; what follows that is history.
       let k = i;
       while (k < to && !isQuoted(lines[k]) && !(k > i && (attributionAt(lines, k) || originalRuleAt(lines, k) || headerBlockAt(lines, k)))) signature.push(lines[k++]);
@@ -325,13 +378,14 @@ function replyWords(lines: string[], from: number, to: number): Cut {
       // Only as a last line: blank lines, then nothing or history.
       let j = i + 1;
       while (j < to && isBlank(lines[j])) j++;
-      if (j >= to || isQuoted(lines[j]) || attributionAt(lines, j) || originalRuleAt(lines, j) || headerBlockAt(lines, j)) {
+      if (j >= to || isQuoted(lines[j]) || isMobileFooter(lines[j]) || attributionAt(lines, j) || originalRuleAt(lines, j) || headerBlockAt(lines, j)) {
         signature.push(line);
         i = j;
         continue;
       }
     }
     kept.push(line);
+    if (!isBlank(line)) words = true;
     i++;
   }
   return { kept, quoted, signature };
