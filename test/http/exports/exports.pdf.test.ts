@@ -203,9 +203,9 @@ for (const store of STORES) {
     it('places every photo and poster frame, downscaled to 300 dpi and never upscaled', async () => {
       for (const r of rendered) {
         const images = imagesOf(await PDFDocument.load(await readFile(r.file)));
-        // The large photo, the JPEG and PNG, the video's poster frame; and the cover photo on the first page of a
-        // book that is not going to print (a printed book's cover is its wrap).
-        expect(images.length, r.file).toBe(r.intent === 'shop' ? 4 : 5);
+        // The large photo, the JPEG and PNG, the video's poster frame, the closing photo of the book's ending; and
+        // the cover photo on the first page of a book that is not going to print (a printed book's cover is its wrap).
+        expect(images.length, r.file).toBe(r.intent === 'shop' ? 5 : 6);
         for (const i of images) {
           expect(i.width).toBeLessThanOrEqual(3000);
           expect(i.height).toBeLessThanOrEqual(2000);
@@ -221,7 +221,7 @@ for (const store of STORES) {
     it.runIf(POPPLER)('prints each image at no more than 300 dpi, the large photo at 300, and warns of those below 200', async () => {
       for (const r of rendered) {
         const res = await imageResolutions(r.file);
-        expect(res, r.file).toHaveLength(r.intent === 'shop' ? 4 : 5);
+        expect(res, r.file).toHaveLength(r.intent === 'shop' ? 5 : 6);
         for (const i of res) {
           expect(i.xppi, `${r.file}: ${JSON.stringify(i)}`).toBeLessThanOrEqual(301);
           expect(Math.abs(i.xppi - i.yppi)).toBeLessThanOrEqual(2);
