@@ -166,8 +166,9 @@ function everyOperation(doc: Json): string {
       const hasPath = Object.keys(pathParams).length > 0;
       const json = op.requestBody?.content?.['application/json'];
       if (!json && op.requestBody?.content?.['multipart/form-data']) {
-        // An upload: the helper, which builds the form and waits for processing.
-        lines.push(`  const r${n++} = await mb.media.upload({ slug: ${JSON.stringify(pathParams.slug)}, submissionId: ${JSON.stringify(pathParams.id)}, file });`);
+        // An upload: the helper, which builds the form (and for a memory's file waits for processing).
+        if (path.endsWith('/cover/')) lines.push(`  const r${n++} = await mb.cover.put({ slug: ${JSON.stringify(pathParams.slug)}, file });`);
+        else lines.push(`  const r${n++} = await mb.media.upload({ slug: ${JSON.stringify(pathParams.slug)}, submissionId: ${JSON.stringify(pathParams.id)}, file });`);
         continue;
       }
       const options: string[] = [];

@@ -84,7 +84,7 @@ export const BookCover = Type.Object(
     $id: 'BookCover',
     title: 'BookCover',
     description: "A book's chosen cover",
-    examples: [{ media_id: '01936f4e-8a1b-7c3d-9e2f-0a1b2c3d4e5f', url: 'https://files.example.com/media/…?X-Amz-Signature=…', width: 3024, height: 4032, focal_point: { x: 0.42, y: 0.31 } }],
+    examples: [{ media_id: '01936f4e-8a1b-7c3d-9e2f-0a1b2c3d4e5f', url: 'https://files.example.org/media/01936f4e-8a1b-7c3d-9e2f-0a1b2c3d4e5f/cover.jpg?X-Amz-Expires=900&X-Amz-Signature=5d41402abc4b2a76', width: 3024, height: 4032, focal_point: { x: 0.42, y: 0.31 } }],
   },
 );
 
