@@ -218,6 +218,10 @@ const ROW_PARAMS: Record<string, (t: TestApp, slug: string, author: TestUser, pa
   },
   // A member of the book (the contributor among the case's people).
   user_id: async (_t, _slug, author) => author.user.id,
+  // A voice note on the submission {id}: only audio and video can be transcribed.
+  'requestTranscription:media_id': (t, slug, _author, params) => voiceNote(t, slug, params.id),
+  'getTranscription:media_id': (t, slug, _author, params) => voiceNote(t, slug, params.id),
+  'updateTranscription:media_id': (t, slug, _author, params) => voiceNote(t, slug, params.id),
   'revokeBookInvitation:id': async (t, slug) => {
     const owner = await findBookOwner(t.db, slug);
     const invitation = await t.db.transaction((tx) =>
@@ -253,6 +257,7 @@ const VALID_BODIES: Record<string, unknown> = {
   updateBook: { subtitle: 'Access check' },
   createSubmission: { text_content: 'An access check' },
   updateSubmission: { text_content: 'Edited in an access check' },
+  updateTranscription: { text: 'Happy birthday, dear Rose.' },
   rejectSubmission: { reason: 'An access check' },
   addBookMember: { email: ACCESS_NEWCOMER, role: 'contributor' },
   createBookInvitation: { identifier_type: 'email', identifier: 'access-invitee@example.test' },
@@ -260,11 +265,36 @@ const VALID_BODIES: Record<string, unknown> = {
 };
 
 /** State an operation needs before it can succeed, by operationId (set up by the owner). */
+/**
+ * A voice note on the submission, whatever the book's plan: a file staged as
+ * the photo is, then marked as audio (the access rules read only its kind;
+ * no worker processes it here).
+ */
+async function voiceNote(t: TestApp, slug: string, submissionId: string): Promise<string> {
+  const owner = await findBookOwner(t.db, slug);
+  const media = t.services.media;
+  const staged = await media.stageUpload(owner, slug, submissionId, { stream: Readable.from([TINY_PNG]), filename: 'voice.png', declaredType: 'image/png' });
+  const { id } = await t.db.transaction((tx) => media.attachUpload(tx, owner, slug, submissionId, staged));
+  await t.db.query(`UPDATE media SET kind = 'audio', mime_type = 'audio/mpeg' WHERE id = $1`, [id]);
+  return id;
+}
+
+/** A completed transcript of the voice note {media_id}, as the worker leaves it. */
+async function completedTranscript(t: TestApp, params: Record<string, string>): Promise<void> {
+  await t.db.query(
+    `INSERT INTO transcriptions (media_id, book_id, submission_id, status, language, text, completed_at)
+     SELECT m.id, m.book_id, m.submission_id, 'completed', 'en', 'Happy birthday, Rose.', now() FROM media m WHERE m.id = $1`,
+    [params.media_id],
+  );
+}
+
 const PREPARE: Record<string, (t: TestApp, people: People, params: Record<string, string>) => Promise<void>> = {
   addBookMember: async (t) => {
     const [known] = await t.db.query(`SELECT 1 FROM users WHERE email = $1`, [ACCESS_NEWCOMER]);
     if (!known) await newUser(t, { email: ACCESS_NEWCOMER });
   },
+  getTranscription: (t, _p, params) => completedTranscript(t, params),
+  updateTranscription: (t, _p, params) => completedTranscript(t, params),
   restoreBook: async (t, p, { slug }) => must(await t.post(`/api/v1/books/${slug}/archive/`, undefined, { token: p.owner.token })),
   pinSubmission: async (t, p, { slug, id }) => must(await t.post(`/api/v1/books/${slug}/submissions/${id}/approve/`, undefined, { token: p.owner.token })),
   unpinSubmission: async (t, p, { slug, id }) => {

@@ -70,7 +70,7 @@ const focalPointMembers = {
 };
 const FOCAL_POINT_DESCRIPTION = "Where the photo's subject is: every crop of the cover is centred on it as far as the photo's edges allow";
 
-export const FocalPoint = Type.Object(focalPointMembers, { $id: 'FocalPoint', title: 'FocalPoint', additionalProperties: false, description: FOCAL_POINT_DESCRIPTION });
+export const FocalPoint = Type.Object(focalPointMembers, { $id: 'FocalPoint', title: 'FocalPoint', description: FOCAL_POINT_DESCRIPTION });
 
 export const BookCover = Type.Object(
   {

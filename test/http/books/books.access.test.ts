@@ -28,7 +28,8 @@ import { buildTestApp, type TestResponse } from '../../helpers/build-test-app.js
 import { addMember, newBook, newSubmission, newToken, newUser, setGrace } from '../../helpers/factories.js';
 
 // The document is read before the tests are collected, so each case is its own test.
-const t = await buildTestApp();
+// A transcription endpoint is configured (requests are only queued here: no worker runs).
+const t = await buildTestApp({ env: { TRANSCRIPTION_URL: 'http://127.0.0.1:9' } });
 const operations = bookOperations((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
 const declared = operations.filter((op): op is BookOperation & { access: BookAccess } => op.access !== null);
 const label = (op: BookOperation) => `${op.operationId} (${op.method} ${op.template.slice('/api/v1'.length)})`;
