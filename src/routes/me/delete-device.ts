@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
-import { DeviceParams } from './device-schemas.js';
+import { DeviceParams, deviceIdMustBeWellFormed } from './device-schemas.js';
 
 export function deleteDevice(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().delete(
@@ -17,6 +17,7 @@ export function deleteDevice(app: FastifyInstance, { services }: RouteContext) {
         params: DeviceParams,
         response: { 204: Type.Null({ description: 'Removed' }) },
       },
+      onRequest: deviceIdMustBeWellFormed,
     },
     async (request, reply) => {
       await services.devices.remove(unitOf(request), actorOf(request), request.params.device_id);

@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { errors } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas/common.js';
 import { DEVICE_PLATFORMS } from '../../services/devices/device-repository.js';
 
@@ -66,3 +69,8 @@ export const DeviceList = Type.Object(
 );
 
 export const DeviceParams = Type.Object({ device_id: Type.String({ maxLength: 200, description: 'Device id' }) });
+
+/** onRequest of /me/devices/{device_id}/: an id not shaped like ours names nothing (404), before a key is looked at. */
+export async function deviceIdMustBeWellFormed(request: FastifyRequest) {
+  if (!isUuid((request.params as { device_id?: string }).device_id)) throw errors.notFound('device');
+}

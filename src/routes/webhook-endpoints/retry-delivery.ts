@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import type { RouteContext } from '../../services/index.js';
-import { DeliveryParams, endpointIdMustBeWellFormed } from './schemas.js';
+import { DeliveryParams, deliveryIdMustBeWellFormed } from './schemas.js';
 
 export function retryDelivery(app: FastifyInstance, { services }: RouteContext) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -22,7 +22,7 @@ export function retryDelivery(app: FastifyInstance, { services }: RouteContext) 
         body: EmptyBody,
         response: { 202: Type.Ref('WebhookDelivery', { description: 'Accepted: the delivery, pending' }) },
       },
-      onRequest: endpointIdMustBeWellFormed,
+      onRequest: deliveryIdMustBeWellFormed,
     },
     async (request, reply) =>
       reply.code(202).send(await services.webhookEndpoints.retryDelivery(unitOf(request), actorOf(request), request.params.id, request.params.delivery_id)),

@@ -12,6 +12,12 @@ export async function endpointIdMustBeWellFormed(request: FastifyRequest) {
   if (!isUuid((request.params as { id?: string }).id)) throw errors.notFound('webhook endpoint');
 }
 
+/** onRequest of the /webhook_endpoints/{id}/deliveries/{delivery_id}/ routes: either id not shaped like ours names nothing (404). */
+export async function deliveryIdMustBeWellFormed(request: FastifyRequest) {
+  await endpointIdMustBeWellFormed(request);
+  if (!isUuid((request.params as { delivery_id?: string }).delivery_id)) throw errors.notFound('webhook delivery');
+}
+
 const Url = Type.String({
   minLength: 1,
   maxLength: 2000,

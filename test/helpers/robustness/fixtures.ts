@@ -59,6 +59,16 @@ export async function createFixtures(t: TestApp): Promise<RobustnessFixtures> {
     await t.db.transaction((tx) => t.services.webhookEndpoints.createEndpoint(tx, owner.user, { url: 'https://hooks.example.com/memorybook' }))
   ).id;
 
+  // {delivery_id} of /webhook_endpoints/{id}/deliveries/{delivery_id}/…: a delivery of that endpoint (its test ping).
+  await t.db.transaction((tx) => t.services.webhookEndpoints.sendTestEvent(tx, owner.user, params['webhook_endpoints.id']));
+  const [delivery] = await t.db.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE endpoint_id = $1', [params['webhook_endpoints.id']]);
+  params.delivery_id = delivery.id;
+
+  // {device_id} of /me/devices/{device_id}/: a device of the owner's.
+  params.device_id = (
+    await t.db.transaction((tx) => t.services.devices.register(tx, owner.user, { platform: 'ios', token: `robustness-${crypto.randomUUID()}` }))
+  ).device.id;
+
   // {stream} of /me/unsubscribe/{stream}/…: the one stream the token route takes.
   params.stream = 'onboarding';
 
