@@ -91,7 +91,7 @@ describe.skipIf(!HAS_CHROMIUM)('the checkout without Stripe, in development', ()
     await page.fill('#email', owner.email);
     await page.fill('#password', 'a long enough password');
     await Promise.all([page.waitForURL(refused.body.details.checkout_url), page.click('form[action="/accounts/login/"] button[type=submit]')]);
-    expect(await page.textContent('#operator-grants')).toContain('its operator grants them');
+    expect(await page.textContent('#operator-grants')).toContain('the people who run this service add them by hand');
     await Promise.all([page.waitForURL(/granted=test/), page.click('#test-slot-form button[type=submit]')]);
     expect(await page.textContent('#slots-held')).toContain('You hold 1 unused Plus book slot');
     const created = await api(env, owner.token, 'POST', '/books/', { title: 'Class of 2026', plan: 'plus' });
