@@ -76,11 +76,14 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
     }
   }
 
-  /** Renames into a directory a concurrent delete may be pruning: recreate it and retry. */
+  /**
+   * Renames into a directory a concurrent delete may be pruning: recreate it and retry. The recursive
+   * mkdir itself can meet ENOENT when a parent it just made is pruned before its child is made.
+   */
   async function renameInto(from: string, to: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      await mkdir(path.dirname(to), { recursive: true });
       try {
+        await mkdir(path.dirname(to), { recursive: true });
         await rename(from, to);
         return;
       } catch (err) {

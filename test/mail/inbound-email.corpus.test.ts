@@ -89,7 +89,7 @@ describe('the corpus as mail', () => {
     for (const [n, c] of cases.entries()) {
       const raw = await rawMessage(message(c, n, to));
       const res = await t.app.inject({ method: 'POST', url: '/webhooks/email/', headers: { 'content-type': 'message/rfc822', 'x-memorybook-signature': signBody(raw) }, payload: raw });
-      expect(res.statusCode).toBe(202);
+      expect(res.statusCode, `${n}: ${res.body}`).toBe(202);
     }
     judge('webhook', await eventually(() => memoriesOf(slug), (m) => m.size === cases.length, 300_000));
   }, 600_000);
