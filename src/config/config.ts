@@ -407,26 +407,32 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
   } satisfies Config);
 }
 
+/** A group of variables set all together or not at all (null when none is set; a problem when only some are). */
+function allOrNone<K extends string>(str: (name: string) => string | undefined, problems: string[], names: Record<K, string>): Record<K, string> | null {
+  const values = Object.fromEntries(Object.entries<string>(names).map(([k, env]) => [k, str(env)])) as Record<K, string | undefined>;
+  const set = Object.values(values).filter((v) => v !== undefined).length;
+  if (set === 0) return null;
+  if (set < Object.keys(names).length) {
+    problems.push(`${Object.values(names).join(', ')}: set all of them or none`);
+    return null;
+  }
+  return values as Record<K, string>;
+}
+
+/** An http(s) base URL from `name` (or the fallback), without its trailing slashes; a problem when it is not one. */
+function httpUrl(str: (name: string) => string | undefined, problems: string[], name: string, fallback: string): string {
+  const v = str(name) ?? fallback;
+  if (!/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name}: expected an http(s) URL, got "${v}"`);
+  return v.replace(/\/+$/, '');
+}
+
 /**
  * The messaging providers: each one all-or-nothing, so a half-configured
  * channel is a start-up error rather than a channel that fails at run time.
  */
 function parseMessaging(str: (name: string) => string | undefined, problems: string[], publicHost: string): Config['messaging'] {
-  const group = <K extends string>(names: Record<K, string>): Record<K, string> | null => {
-    const values = Object.fromEntries(Object.entries<string>(names).map(([k, env]) => [k, str(env)])) as Record<K, string | undefined>;
-    const set = Object.values(values).filter((v) => v !== undefined).length;
-    if (set === 0) return null;
-    if (set < Object.keys(names).length) {
-      problems.push(`${Object.values(names).join(', ')}: set all of them or none`);
-      return null;
-    }
-    return values as Record<K, string>;
-  };
-  const url = (name: string, fallback: string) => {
-    const v = str(name) ?? fallback;
-    if (!/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name}: expected an http(s) URL, got "${v}"`);
-    return v.replace(/\/+$/, '');
-  };
+  const group = <K extends string>(names: Record<K, string>) => allOrNone(str, problems, names);
+  const url = (name: string, fallback: string) => httpUrl(str, problems, name, fallback);
 
   const phoneRegion = (str('INVITATION_PHONE_REGION') ?? 'US').toUpperCase();
   // The default needs no check, and then no phone library at start (see phoneNumbers).
@@ -504,21 +510,8 @@ function parseTranscription(
 
 /** WEB_PUSH_*, FCM_*, APNS_*: each provider all or nothing. */
 function parsePush(str: (name: string) => string | undefined, problems: string[]): Config['push'] {
-  const group = <K extends string>(names: Record<K, string>): Record<K, string> | null => {
-    const values = Object.fromEntries(Object.entries<string>(names).map(([k, env]) => [k, str(env)])) as Record<K, string | undefined>;
-    const set = Object.values(values).filter((v) => v !== undefined).length;
-    if (set === 0) return null;
-    if (set < Object.keys(names).length) {
-      problems.push(`${Object.values(names).join(', ')}: set all of them or none`);
-      return null;
-    }
-    return values as Record<K, string>;
-  };
-  const base = (name: string, fallback: string) => {
-    const v = str(name) ?? fallback;
-    if (!/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name}: expected an http(s) URL, got "${v}"`);
-    return v.replace(/\/+$/, '');
-  };
+  const group = <K extends string>(names: Record<K, string>) => allOrNone(str, problems, names);
+  const base = (name: string, fallback: string) => httpUrl(str, problems, name, fallback);
   const webPush = group({ publicKey: 'WEB_PUSH_VAPID_PUBLIC_KEY', privateKey: 'WEB_PUSH_VAPID_PRIVATE_KEY', subject: 'WEB_PUSH_SUBJECT' });
   if (webPush) {
     if (!/^(mailto:|https:\/\/)\S+$/.test(webPush.subject)) problems.push(`WEB_PUSH_SUBJECT: expected a mailto: or https: contact, got "${webPush.subject}"`);
