@@ -1,5 +1,6 @@
 /** CPU time and memory of processes, read from /proc (Linux only): what the benches report. */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every mainstream Linux
 
@@ -90,3 +91,26 @@ export function watchPeakRss(pid: number, sampleMs = 20): { before: number; stop
     },
   };
 }
+
+/** Waits until the process has used (almost) no CPU for half a second, or the timeout passes. */
+export async function settle(pid: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = processCpuMs(pid) ?? 0;
+    await new Promise((r) => setTimeout(r, 500));
+    if ((processCpuMs(pid) ?? 0) - before <= 20 || Date.now() > deadline) return;
+  }
+}
+
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+

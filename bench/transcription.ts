@@ -17,15 +17,14 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openAsBlob, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startTranscriptionServer } from '../test/helpers/transcription-server.js';
-import { watchPeakRss } from './proc-cpu.js';
+import { freePort, settle, watchPeakRss } from './proc-cpu.js';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,33 +41,6 @@ const settings = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function cpuMs(pid: number): number {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-}
-
-/** Waits until the process has used (almost) no CPU for half a second. */
-async function settle(pid: number, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const before = cpuMs(pid);
-    await sleep(500);
-    if (cpuMs(pid) - before <= 20 || Date.now() > deadline) return;
-  }
-}
 
 /** A voice note of `minutes`: a few spoken sentences (espeak-ng), looped to length and encoded as MP3 by the ffmpeg the project ships. */
 function makeVoiceNote(dir: string, minutes: number): string {
