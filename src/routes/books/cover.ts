@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import type { CoverFindings } from '../../services/books/cover-writes.js';
-import { declaredLengthWithinCeiling, FILE_FIELD, receiveUpload } from '../media/upload-media.js';
+import { declaredLengthWithinCeiling, discardLeftoverUpload, FILE_FIELD, receiveUpload } from '../media/upload-media.js';
 import { SlugParams } from './schemas.js';
 
 /** PUT /books/{slug}/cover/: one photo uploaded as the book's cover, through the media upload's own intake. Registered where multipart is parsed. */
@@ -34,12 +34,7 @@ export function putCover(app: FastifyInstance, { services }: RouteContext) {
         errors: ['plan_limit_exceeded', 413, 415],
       },
       onRequest: [declaredLengthWithinCeiling],
-      // After the answer and its transaction: a staged upload no row took is removed (never while the transaction is open).
-      onResponse: async (request) => {
-        const left = request.stagedUpload;
-        request.stagedUpload = undefined;
-        if (left) await services.media.discardStaged(left).catch((err) => request.log.warn({ err }, 'could not discard a staged upload; the sweep will'));
-      },
+      onResponse: discardLeftoverUpload(services),
     },
     async (request, reply) => {
       const actor = actorOf(request);

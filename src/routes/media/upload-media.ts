@@ -78,6 +78,18 @@ function fromMultipartError(err: unknown): unknown {
 }
 
 /**
+ * onResponse of an upload route: after the answer and its transaction, a staged upload no row took is
+ * removed (never while the transaction is open).
+ */
+export function discardLeftoverUpload(services: RouteContext['services']) {
+  return async (request: FastifyRequest) => {
+    const left = request.stagedUpload;
+    request.stagedUpload = undefined;
+    if (left) await services.media.discardStaged(left).catch((err) => request.log.warn({ err }, 'could not discard a staged upload; the sweep will'));
+  };
+}
+
+/**
  * The one intake of a multipart upload route (media, the book's cover): one
  * file part named `file`, streamed by `stage` (the upload intake: type from
  * the bytes, caps, plan gates), then recorded by `attach` in the request's
@@ -184,12 +196,7 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
         errors: ['plan_limit_exceeded', 413, 415],
       },
       onRequest: [submissionIdMustBeWellFormed, declaredLengthWithinCeiling],
-      // After the answer and its transaction: a staged upload no row took is removed (never while the transaction is open).
-      onResponse: async (request) => {
-        const left = request.stagedUpload;
-        request.stagedUpload = undefined;
-        if (left) await services.media.discardStaged(left).catch((err) => request.log.warn({ err }, 'could not discard a staged upload; the sweep will'));
-      },
+      onResponse: discardLeftoverUpload(services),
     },
     async (request, reply) => {
       const actor = actorOf(request);
