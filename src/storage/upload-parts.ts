@@ -63,10 +63,15 @@ export async function createUploadParts(config: Config): Promise<UploadParts> {
       uploadId: (storeId) => storeId.slice(S3_PREFIX.length),
       read: (id) => store.read(S3_PREFIX + id),
       async remove(id) {
+        const key = S3_PREFIX + id;
         try {
-          await store.remove(S3_PREFIX + id);
+          await store.remove(key);
         } catch (err) {
           if (!isGone(err)) throw err;
+          // A finished upload has no multipart upload left to abort, and the store gives up before deleting its
+          // objects: the assembled file, its info and an unfinished part go here.
+          const client = (store as unknown as { client: import('@aws-sdk/client-s3').S3 }).client;
+          await client.deleteObjects({ Bucket: s3.bucket, Delete: { Objects: [{ Key: key }, { Key: `${key}.info` }, { Key: `${key}.part` }] } });
         }
       },
       // store.deleteExpired lists every multipart upload of the bucket, the object store's own among them: not called.

@@ -48,6 +48,11 @@ export async function bindUpload(q: Queryable, ticketId: string, uploadId: strin
   await q.query(`UPDATE web_upload_tickets SET upload_id = $2, upload_length = $3 WHERE id = $1`, [ticketId, uploadId, length]);
 }
 
+/** The upload no longer sends this ticket's file (refused, or its parts gone): a new one may start. */
+export async function unbindUpload(q: Queryable, uploadId: string) {
+  await q.query(`UPDATE web_upload_tickets SET upload_id = NULL, upload_length = NULL WHERE upload_id = $1 AND finished_at IS NULL`, [uploadId]);
+}
+
 export async function markFinished(q: Queryable, ticketId: string, mediaId: string) {
   await q.query(`UPDATE web_upload_tickets SET finished_at = now(), media_id = $2 WHERE id = $1`, [ticketId, mediaId]);
 }

@@ -9,7 +9,7 @@ import { findOpenChannelBook } from '../channels/channel-service.js';
 import type { MediaService, StagedUpload } from '../media/media-service.js';
 import { kindOfMime, MULTIPART_CEILING_BYTES, overStorage, PHOTO_CAP_BYTES, type MediaKind } from '../media/media-policy.js';
 import { findSubmission } from '../submissions/submission-repository.js';
-import { bindUpload, deleteExpiredTickets, findTicketByToken, findTicketByUpload, insertTicket, markFinished, type UploadField } from './web-upload-repository.js';
+import { bindUpload, deleteExpiredTickets, findTicketByToken, findTicketByUpload, insertTicket, markFinished, unbindUpload, type UploadField } from './web-upload-repository.js';
 
 export type { UploadField };
 export { UPLOAD_EXPIRY_SECONDS };
@@ -157,6 +157,10 @@ export function createWebUploadService(deps: { db: Db; config: Config; media: Me
         }
         staged = undefined;
         return { mediaId: done.mediaId };
+      } catch (err) {
+        // Refused or failed: the ticket lets go of this upload, so a resumed HEAD finds nothing and a new upload starts.
+        await unbindUpload(db, uploadId).catch(() => {});
+        throw err;
       } finally {
         if (staged) await media.discardStaged(staged).catch((err) => deps.log?.warn({ err }, 'could not discard a staged upload'));
         await removeQuietly(uploadId);

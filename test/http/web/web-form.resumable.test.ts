@@ -177,6 +177,7 @@ for (const storage of ['local', 's3'] as const) {
       expect((await memoriesOf(slug))[0]!.media).toBe(1);
       // The parts are gone from the store.
       if (storage === 'local') expect(readdirSync(path.join(t.config.dataDir, 'uploads'))).toEqual([]);
+      else expect(existsSync(path.join(s3!.directory, s3!.bucket, 'tus-parts')) ? readdirSync(path.join(s3!.directory, s3!.bucket, 'tus-parts')) : []).toEqual([]);
     });
 
     it('refuses a file that is not a photo: by its declared type at creation, by its bytes at the end; the words stay', async () => {
