@@ -60,7 +60,8 @@ function bookShell(i: Translator, o: { pageTitle: string; theme: string | null; 
 <meta name="robots" content="noindex">
 <title>${o.hasErrors ? `${i.t('error.prefix')}: ${o.pageTitle}` : o.pageTitle}</title>
 <link rel="stylesheet" href="${ASSETS.bookCss.href}">
-${o.script ? html`<script src="${ASSETS.webFormJs.href}" defer></script>` : ''}
+${o.script ? html`<script src="${ASSETS.tusJs.href}" defer></script>
+<script src="${ASSETS.webFormJs.href}" defer></script>` : ''}
 </head>
 <body class="theme-${theme}">
 <main class="sheet">
@@ -123,7 +124,11 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
   <form id="memory-form" method="post" action="${o.book.path}" enctype="multipart/form-data" novalidate
     data-max-photo-bytes="${o.maxPhotoBytes}" data-lang="${i.lang}"
     data-msg-not-photo="${i.t('error.notPhoto')}" data-msg-too-big="${i.t('error.photoTooBigHere', { size: '%SIZE%', megabytes: maxMb })}"
-    data-msg-sending="${i.t('form.sending')}" data-msg-error-prefix="${i.t('error.prefix')}">
+    data-msg-sending="${i.t('form.sending')}" data-msg-error-prefix="${i.t('error.prefix')}"
+    data-msg-saved="${i.t('upload.saved')}" data-msg-retrying="${i.t('upload.retrying')}" data-msg-cancelled="${i.t('upload.cancelled')}"
+    data-msg-failed="${i.t('upload.failed')}" data-msg-send-photo="${i.t('upload.sendPhoto')}" data-msg-no-connection="${i.t('error.noConnection')}"
+    data-msg-no-room="${i.t('error.noRoom')}" data-msg-too-big-any="${i.t('error.photoTooBig', { megabytes: maxMb })}"
+    ${[25, 50, 75, 100].map((p) => html` data-msg-p${p}="${i.t('upload.progress', { fraction: p / 100 })}"`)}>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <label for="name">${i.t('form.name')}</label>
     ${message('name')}
@@ -136,6 +141,13 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
     <p class="field-error" id="photo-error" aria-live="polite"${photoError ? '' : html` hidden`}>${photoError ? html`<span class="visually-hidden">${i.t('error.prefix')}:</span> ${photoError.message}` : ''}</p>
     <input type="file" id="photo" name="photo" accept="image/*"${described('photo', 'photo-hint')}>
     <figure class="preview" id="photo-preview" hidden><img alt="${i.t('form.photoAlt')}"><figcaption></figcaption></figure>
+    <div class="upload" id="upload" hidden>
+      <p class="upload-status" id="upload-status"></p>
+      <div class="progress" id="upload-bar" role="progressbar" aria-label="${i.t('upload.label')}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"><span class="progress-fill"></span></div>
+      <p class="visually-hidden" id="upload-live" aria-live="polite"></p>
+      <button type="button" class="send secondary" id="upload-cancel">${i.t('upload.cancel')}</button>
+      <a class="upload-skip" id="upload-skip" href="${o.book.path.replace(/\/(\?|$)/, '/thanks/$1')}" hidden>${i.t('upload.finishWithout')}</a>
+    </div>
     <button type="submit" class="send">${i.t('form.send')}</button>
     <p class="fine">${i.t('form.fine')}</p>
   </form>

@@ -1,9 +1,15 @@
 /**
  * The contributor form's script, served from /static/ (the CSP allows no
- * inline script). Only comfort: a preview of the chosen photo, a photo over
- * the cap or not a picture is caught before minutes of uploading, and the
- * button cannot send twice. The form works the same without it; the server
- * checks everything again.
+ * inline script): a preview of the chosen photo, a photo over the cap or not
+ * a picture caught before minutes of uploading, a button that cannot send
+ * twice, and a photo sent resumably: the words are posted first (the server
+ * saves the memory and answers a ticket), then tus-js-client (served from
+ * /static/tus.min.js) sends the photo in 1 MiB parts bound to that ticket,
+ * retrying with backoff through dropped connections and a sleeping phone
+ * (its fingerprint in localStorage), with a progress bar announced politely
+ * at every quarter and a button to stop. The thanks page follows the finished
+ * upload. Without the script (or tus) the form posts as a plain upload; the
+ * server checks everything either way.
  */
 export const WEB_FORM_JS = `'use strict';
 (function () {
@@ -74,17 +80,206 @@ export const WEB_FORM_JS = `'use strict';
     caption.textContent = input.files && input.files[0] ? input.files[0].name : '';
   });
 
+  // The resumable path: the words first, then the photo in parts.
+  var box = document.getElementById('upload');
+  var status = document.getElementById('upload-status');
+  var bar = document.getElementById('upload-bar');
+  var fill = bar.querySelector('.progress-fill');
+  var live = document.getElementById('upload-live');
+  var cancel = document.getElementById('upload-cancel');
+  var skip = document.getElementById('upload-skip');
+  var csrfField = form.querySelector('input[name=csrfmiddlewaretoken]');
+  var saved = null; // the server's answer once the words are saved: { upload_url, thanks_url, tickets }
+  var upload = null;
+  var announced = 0;
+  var waitingForNetwork = false;
+  // Generous, growing waits: a phone may be out of coverage for minutes; going online again retries at once.
+  var RETRY_DELAYS = [0, 1000, 3000, 5000, 10000, 20000];
+  for (var r = 0; r < 40; r++) RETRY_DELAYS.push(30000);
+  var resumable = !!(window.tus && window.tus.isSupported && window.fetch && window.URLSearchParams && box);
+
+  function say(text) {
+    // Re-set so the same words are announced again.
+    live.textContent = '';
+    window.setTimeout(function () { live.textContent = text; }, 50);
+  }
+
+  function setProgress(fraction) {
+    var pct = Math.max(0, Math.min(100, Math.floor(fraction * 100)));
+    bar.setAttribute('aria-valuenow', String(pct));
+    fill.style.transform = 'scaleX(' + pct / 100 + ')';
+    var step = Math.floor(pct / 25) * 25;
+    if (step > announced) {
+      announced = step;
+      say(msg('p' + step));
+    }
+  }
+
+  function idle(buttonLabel) {
+    form.removeAttribute('data-sending');
+    button.disabled = false;
+    button.textContent = buttonLabel;
+    cancel.hidden = true;
+  }
+
+  function failed(message) {
+    upload = null;
+    status.textContent = msg('failed');
+    skip.hidden = false;
+    idle(msg('send-photo'));
+    if (message) showError(message);
+  }
+
+  function messageFor(err) {
+    var res = err && err.originalResponse;
+    var code = '';
+    try { code = res ? JSON.parse(res.getBody() || '{}').code || '' : ''; } catch (e) { code = ''; }
+    if (code === 'validation_failed') return msg('not-photo');
+    if (code === 'payload_too_large') return msg('too-big-any');
+    if (code === 'plan_limit_exceeded') return msg('no-room');
+    return '';
+  }
+
+  function sendPhoto(file) {
+    var ticket = null;
+    for (var i = 0; i < saved.tickets.length; i++) if (saved.tickets[i].field === 'photo') ticket = saved.tickets[i];
+    if (!ticket) return failed('');
+    announced = 0;
+    setProgress(0);
+    box.hidden = false;
+    cancel.hidden = false;
+    skip.hidden = true;
+    status.textContent = msg('saved');
+    say(msg('saved'));
+    upload = new window.tus.Upload(file, {
+      endpoint: saved.upload_url,
+      chunkSize: 1048576,
+      retryDelays: RETRY_DELAYS,
+      metadata: { token: ticket.token, filename: file.name, filetype: file.type || '' },
+      headers: { 'X-CSRFToken': csrfField ? csrfField.value : '' },
+      storeFingerprintForResuming: true,
+      removeFingerprintOnSuccess: true,
+      // The ticket is part of the fingerprint: the same file sent for another memory never resumes this one's upload.
+      fingerprint: function (f) {
+        return Promise.resolve(['memorybook', ticket.token.slice(0, 12), f.name, f.type, f.size, f.lastModified].join('-'));
+      },
+      // A lost connection is always worth another try (the default gives up while the browser says it is offline).
+      onShouldRetry: function (err) {
+        var res = err && err.originalResponse;
+        var code = res ? res.getStatus() : 0;
+        var again = code === 0 || code >= 500 || code === 409 || code === 423 || code === 429;
+        if (again && code === 0) {
+          status.textContent = msg('retrying');
+          say(msg('retrying'));
+        }
+        return again;
+      },
+      onProgress: function (sent, total) {
+        if (total) setProgress(sent / total);
+        if (status.textContent !== msg('saved')) status.textContent = msg('saved');
+      },
+      onError: function (err) {
+        var res = err && err.originalResponse;
+        if (!res || !res.getStatus()) {
+          // Out of retries while away: carry on as soon as the browser is online again.
+          waitingForNetwork = true;
+          status.textContent = msg('retrying');
+          return;
+        }
+        failed(messageFor(err));
+      },
+      onSuccess: function () {
+        setProgress(1);
+        window.location.assign(saved.thanks_url);
+      },
+    });
+    upload.findPreviousUploads().then(function (previous) {
+      if (previous.length) upload.resumeFromPreviousUpload(previous[0]);
+      upload.start();
+    });
+  }
+
+  window.addEventListener('online', function () {
+    if (upload && waitingForNetwork) {
+      waitingForNetwork = false;
+      upload.start();
+    }
+  });
+
+  cancel.addEventListener('click', function () {
+    if (!upload) return;
+    var stopping = upload;
+    upload = null;
+    waitingForNetwork = false;
+    stopping.abort(true).catch(function () {});
+    status.textContent = msg('cancelled');
+    say(msg('cancelled'));
+    skip.hidden = false;
+    idle(msg('send-photo'));
+    button.focus();
+  });
+
+  /** The words are saved first: an urlencoded post of the fields, answered with the upload's path and a ticket. */
+  function saveWords(file) {
+    var body = new URLSearchParams();
+    var fields = form.querySelectorAll('input[type=hidden], input[type=text], textarea');
+    for (var i = 0; i < fields.length; i++) body.append(fields[i].name, fields[i].value);
+    body.append('uploads', 'photo');
+    body.append('photo_size', String(file.size));
+    return window.fetch(form.getAttribute('action'), { method: 'POST', body: body, credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
+      if (res.status === 201) return res.json();
+      // Refused (the words need a change, too many posts, the book closed): the server's page, words kept, takes over.
+      return res.text().then(function (page) {
+        document.open();
+        document.write(page);
+        document.close();
+        return null;
+      });
+    });
+  }
+
   form.addEventListener('submit', function (event) {
     if (form.getAttribute('data-sending')) return event.preventDefault();
+    var file = input.files && input.files[0];
+    if (saved && !file) {
+      // The words are saved already: finishing without the photo must not send them twice.
+      event.preventDefault();
+      return window.location.assign(saved.thanks_url);
+    }
+    if (resumable && file) {
+      event.preventDefault();
+      form.setAttribute('data-sending', '1');
+      button.disabled = true;
+      button.textContent = msg('sending');
+      error.hidden = true;
+      if (saved) return sendPhoto(file);
+      saveWords(file).then(function (answer) {
+        if (!answer) return;
+        saved = answer;
+        // The words are in: they stay as they are on the page, and cannot be sent twice.
+        var words = form.querySelectorAll('input[type=text], textarea');
+        for (var i = 0; i < words.length; i++) words[i].readOnly = true;
+        skip.setAttribute('href', saved.thanks_url);
+        sendPhoto(file);
+      }, function () {
+        idle(label);
+        box.hidden = false;
+        status.textContent = msg('no-connection');
+        say(msg('no-connection'));
+        cancel.hidden = true;
+      });
+      return;
+    }
     form.setAttribute('data-sending', '1');
     button.disabled = true;
     button.textContent = msg('sending');
   });
   // Coming back to the page (the back button) finds it ready to send again.
   window.addEventListener('pageshow', function () {
+    if (upload) return;
     form.removeAttribute('data-sending');
     button.disabled = false;
-    button.textContent = label;
+    button.textContent = saved ? msg('send-photo') : label;
   });
 })();
 `;

@@ -113,4 +113,16 @@ export const ar: Catalogue = {
   'error.passwordLong': 'يمكن أن تتكوّن كلمة المرور من {max, number} حرفًا على الأكثر.',
   'error.namesLong': 'يمكن أن تتكوّن الأسماء من {max, number} حرفًا على الأكثر.',
   'error.namesControl': 'لا يمكن أن تحتوي الأسماء على فواصل أسطر أو محارف تحكّم أخرى.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'تم حفظ نصّك. يجري الآن إرسال صورتك…',
+  'upload.label': 'ما أُرسل من الصورة حتى الآن',
+  'upload.progress': 'أُرسل {fraction, number, percent} من صورتك',
+  'upload.retrying': 'انقطع الاتصال. سيستأنف إرسال صورتك من حيث توقف فور عودة الاتصال.',
+  'upload.cancel': 'إيقاف إرسال الصورة',
+  'upload.cancelled': 'توقف الإرسال. نصّك محفوظ: اختر الصورة مرة أخرى لإرسالها، أو أنهِ بدونها.',
+  'upload.failed': 'تعذّر إرسال الصورة. نصّك محفوظ: حاول مرة أخرى، أو أنهِ بدون الصورة.',
+  'upload.finishWithout': 'إنهاء بدون الصورة',
+  'upload.sendPhoto': 'إرسال الصورة',
+  'error.noConnection': 'تعذّر إرسال ذكراك: لا يوجد اتصال. لم يضِع شيء؛ حاول مرة أخرى عند عودة الاتصال.',
 };

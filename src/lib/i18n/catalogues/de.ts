@@ -113,4 +113,16 @@ export const de: Catalogue = {
   'error.passwordLong': 'Das Passwort darf höchstens {max, number} Zeichen lang sein.',
   'error.namesLong': 'Namen dürfen höchstens {max, number} Zeichen lang sein.',
   'error.namesControl': 'Namen dürfen keine Zeilenumbrüche oder anderen Steuerzeichen enthalten.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Ihr Text ist gespeichert. Jetzt wird Ihr Foto gesendet …',
+  'upload.label': 'Bisher gesendeter Teil des Fotos',
+  'upload.progress': '{fraction, number, percent} Ihres Fotos gesendet',
+  'upload.retrying': 'Die Verbindung ist abgebrochen. Ihr Foto wird dort fortgesetzt, wo es stehen geblieben ist, sobald die Verbindung wieder da ist.',
+  'upload.cancel': 'Senden des Fotos abbrechen',
+  'upload.cancelled': 'Senden abgebrochen. Ihr Text ist gespeichert: Wählen Sie das Foto erneut, um es zu senden, oder schließen Sie ohne Foto ab.',
+  'upload.failed': 'Das Foto konnte nicht gesendet werden. Ihr Text ist gespeichert: Versuchen Sie es erneut oder schließen Sie ohne Foto ab.',
+  'upload.finishWithout': 'Ohne Foto abschließen',
+  'upload.sendPhoto': 'Foto senden',
+  'error.noConnection': 'Ihre Erinnerung konnte nicht gesendet werden: Es besteht keine Verbindung. Nichts ist verloren; versuchen Sie es erneut, wenn Sie wieder online sind.',
 };

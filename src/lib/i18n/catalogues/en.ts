@@ -122,6 +122,18 @@ export const en = {
   'error.passwordLong': 'The password may be at most {max, number} characters.',
   'error.namesLong': 'Names may be at most {max, number} characters.',
   'error.namesControl': 'Names may not contain line breaks or other control characters.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Your words are saved. Now sending your photo…',
+  'upload.label': 'Photo sent so far',
+  'upload.progress': '{fraction, number, percent} of your photo sent',
+  'upload.retrying': 'The connection dropped. Your photo carries on from where it stopped as soon as the connection is back.',
+  'upload.cancel': 'Stop sending the photo',
+  'upload.cancelled': 'Sending stopped. Your words are saved: choose the photo again to send it, or finish without it.',
+  'upload.failed': 'The photo could not be sent. Your words are saved: try again, or finish without it.',
+  'upload.finishWithout': 'Finish without the photo',
+  'upload.sendPhoto': 'Send the photo',
+  'error.noConnection': 'Your memory could not be sent: there is no connection. Nothing was lost; try again when you are back online.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -113,4 +113,16 @@ export const es: Catalogue = {
   'error.passwordLong': 'La contraseña puede tener como máximo {max, number} caracteres.',
   'error.namesLong': 'Los nombres pueden tener como máximo {max, number} caracteres.',
   'error.namesControl': 'Los nombres no pueden contener saltos de línea ni otros caracteres de control.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Tu texto está guardado. Ahora se envía tu foto…',
+  'upload.label': 'Parte de la foto enviada',
+  'upload.progress': '{fraction, number, percent} de tu foto enviado',
+  'upload.retrying': 'Se cortó la conexión. Tu foto seguirá desde donde se detuvo en cuanto vuelva la conexión.',
+  'upload.cancel': 'Dejar de enviar la foto',
+  'upload.cancelled': 'Envío detenido. Tu texto está guardado: elige la foto de nuevo para enviarla, o termina sin ella.',
+  'upload.failed': 'No se pudo enviar la foto. Tu texto está guardado: inténtalo de nuevo, o termina sin la foto.',
+  'upload.finishWithout': 'Terminar sin la foto',
+  'upload.sendPhoto': 'Enviar la foto',
+  'error.noConnection': 'No se pudo enviar tu recuerdo: no hay conexión. No se ha perdido nada; inténtalo de nuevo cuando vuelvas a tener conexión.',
 };

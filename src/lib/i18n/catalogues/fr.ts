@@ -113,4 +113,16 @@ export const fr: Catalogue = {
   'error.passwordLong': 'Le mot de passe peut compter au plus {max, number} caractères.',
   'error.namesLong': 'Les noms peuvent compter au plus {max, number} caractères.',
   'error.namesControl': 'Les noms ne peuvent pas contenir de saut de ligne ni d’autre caractère de contrôle.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Votre texte est enregistré. Envoi de votre photo en cours…',
+  'upload.label': 'Part de la photo déjà envoyée',
+  'upload.progress': '{fraction, number, percent} de votre photo envoyés',
+  'upload.retrying': 'La connexion a été coupée. L’envoi de votre photo reprendra là où il s’est arrêté dès le retour de la connexion.',
+  'upload.cancel': 'Arrêter l’envoi de la photo',
+  'upload.cancelled': 'Envoi arrêté. Votre texte est enregistré : choisissez à nouveau la photo pour l’envoyer, ou terminez sans elle.',
+  'upload.failed': 'La photo n’a pas pu être envoyée. Votre texte est enregistré : réessayez, ou terminez sans la photo.',
+  'upload.finishWithout': 'Terminer sans la photo',
+  'upload.sendPhoto': 'Envoyer la photo',
+  'error.noConnection': 'Votre souvenir n’a pas pu être envoyé : il n’y a pas de connexion. Rien n’est perdu ; réessayez une fois de nouveau en ligne.',
 };

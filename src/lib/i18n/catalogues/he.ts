@@ -113,4 +113,16 @@ export const he: Catalogue = {
   'error.passwordLong': 'הסיסמה יכולה להכיל עד {max, number} תווים.',
   'error.namesLong': 'שמות יכולים להכיל עד {max, number} תווים.',
   'error.namesControl': 'שמות לא יכולים להכיל מעברי שורה או תווי בקרה אחרים.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'הטקסט שלך נשמר. התמונה נשלחת עכשיו…',
+  'upload.label': 'החלק של התמונה שכבר נשלח',
+  'upload.progress': 'נשלחו {fraction, number, percent} מהתמונה',
+  'upload.retrying': 'החיבור נותק. שליחת התמונה תימשך מהמקום שבו נעצרה ברגע שהחיבור יחזור.',
+  'upload.cancel': 'הפסקת שליחת התמונה',
+  'upload.cancelled': 'השליחה הופסקה. הטקסט שלך נשמר: אפשר לבחור שוב את התמונה כדי לשלוח אותה, או לסיים בלעדיה.',
+  'upload.failed': 'לא ניתן היה לשלוח את התמונה. הטקסט שלך נשמר: אפשר לנסות שוב, או לסיים בלי התמונה.',
+  'upload.finishWithout': 'סיום בלי התמונה',
+  'upload.sendPhoto': 'שליחת התמונה',
+  'error.noConnection': 'לא ניתן היה לשלוח את הזיכרון: אין חיבור. שום דבר לא אבד; אפשר לנסות שוב כשהחיבור יחזור.',
 };

@@ -113,4 +113,16 @@ export const it: Catalogue = {
   'error.passwordLong': 'La password può avere al massimo {max, number} caratteri.',
   'error.namesLong': 'I nomi possono avere al massimo {max, number} caratteri.',
   'error.namesControl': 'I nomi non possono contenere a capo o altri caratteri di controllo.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Il tuo testo è salvato. Ora invio della foto…',
+  'upload.label': 'Parte della foto già inviata',
+  'upload.progress': '{fraction, number, percent} della foto inviato',
+  'upload.retrying': 'La connessione si è interrotta. La foto riprenderà da dove si era fermata appena la connessione torna.',
+  'upload.cancel': 'Interrompi l’invio della foto',
+  'upload.cancelled': 'Invio interrotto. Il tuo testo è salvato: scegli di nuovo la foto per inviarla, oppure concludi senza.',
+  'upload.failed': 'Non è stato possibile inviare la foto. Il tuo testo è salvato: riprova, oppure concludi senza la foto.',
+  'upload.finishWithout': 'Concludi senza la foto',
+  'upload.sendPhoto': 'Invia la foto',
+  'error.noConnection': 'Non è stato possibile inviare il tuo ricordo: manca la connessione. Non si è perso nulla; riprova quando sei di nuovo online.',
 };

@@ -113,4 +113,16 @@ export const ja: Catalogue = {
   'error.passwordLong': 'パスワードは {max, number} 文字までです。',
   'error.namesLong': '名前は {max, number} 文字までです。',
   'error.namesControl': '名前に改行やその他の制御文字は使えません。',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': '文章は保存されました。写真を送信しています…',
+  'upload.label': '写真の送信済みの割合',
+  'upload.progress': '写真の {fraction, number, percent} を送信しました',
+  'upload.retrying': '接続が切れました。接続が戻りしだい、写真は止まったところから送信を再開します。',
+  'upload.cancel': '写真の送信をやめる',
+  'upload.cancelled': '送信を止めました。文章は保存されています。写真をもう一度選んで送るか、写真なしで完了してください。',
+  'upload.failed': '写真を送信できませんでした。文章は保存されています。もう一度試すか、写真なしで完了してください。',
+  'upload.finishWithout': '写真なしで完了する',
+  'upload.sendPhoto': '写真を送信する',
+  'error.noConnection': '思い出を送信できませんでした。インターネットに接続されていません。何も失われていません。接続が戻ったらもう一度お試しください。',
 };

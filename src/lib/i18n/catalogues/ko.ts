@@ -113,4 +113,16 @@ export const ko: Catalogue = {
   'error.passwordLong': '비밀번호는 최대 {max, number}자까지 쓸 수 있습니다.',
   'error.namesLong': '이름은 최대 {max, number}자까지 쓸 수 있습니다.',
   'error.namesControl': '이름에는 줄바꿈이나 기타 제어 문자를 쓸 수 없습니다.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': '글이 저장되었습니다. 이제 사진을 보내는 중입니다…',
+  'upload.label': '지금까지 보낸 사진',
+  'upload.progress': '사진 {fraction, number, percent} 전송됨',
+  'upload.retrying': '연결이 끊겼습니다. 연결이 돌아오면 사진은 멈춘 곳부터 이어서 전송됩니다.',
+  'upload.cancel': '사진 보내기 중지',
+  'upload.cancelled': '전송을 멈췄습니다. 글은 저장되어 있습니다. 사진을 다시 골라 보내거나 사진 없이 마치세요.',
+  'upload.failed': '사진을 보내지 못했습니다. 글은 저장되어 있습니다. 다시 시도하거나 사진 없이 마치세요.',
+  'upload.finishWithout': '사진 없이 마치기',
+  'upload.sendPhoto': '사진 보내기',
+  'error.noConnection': '추억을 보내지 못했습니다. 인터넷 연결이 없습니다. 잃어버린 것은 없으니 다시 연결되면 시도해 주세요.',
 };

@@ -113,4 +113,16 @@ export const nl: Catalogue = {
   'error.passwordLong': 'Het wachtwoord mag hoogstens {max, number} tekens lang zijn.',
   'error.namesLong': 'Namen mogen hoogstens {max, number} tekens lang zijn.',
   'error.namesControl': 'Namen mogen geen regeleinden of andere stuurtekens bevatten.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Je tekst is bewaard. Je foto wordt nu verstuurd…',
+  'upload.label': 'Deel van de foto dat verstuurd is',
+  'upload.progress': '{fraction, number, percent} van je foto verstuurd',
+  'upload.retrying': 'De verbinding is weggevallen. Je foto gaat verder waar hij gebleven was zodra de verbinding terug is.',
+  'upload.cancel': 'Versturen van de foto stoppen',
+  'upload.cancelled': 'Versturen gestopt. Je tekst is bewaard: kies de foto opnieuw om hem te versturen, of rond af zonder foto.',
+  'upload.failed': 'De foto kon niet worden verstuurd. Je tekst is bewaard: probeer het opnieuw, of rond af zonder foto.',
+  'upload.finishWithout': 'Afronden zonder foto',
+  'upload.sendPhoto': 'Foto versturen',
+  'error.noConnection': 'Je herinnering kon niet worden verstuurd: er is geen verbinding. Er is niets verloren; probeer het opnieuw als je weer online bent.',
 };

@@ -113,4 +113,16 @@ export const pl: Catalogue = {
   'error.passwordLong': 'Hasło może mieć najwyżej {max, number} znaków.',
   'error.namesLong': 'Imiona i nazwiska mogą mieć najwyżej {max, number} znaków.',
   'error.namesControl': 'Imiona i nazwiska nie mogą zawierać podziałów wiersza ani innych znaków sterujących.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'Twój tekst jest zapisany. Teraz wysyłamy zdjęcie…',
+  'upload.label': 'Wysłana część zdjęcia',
+  'upload.progress': 'Wysłano {fraction, number, percent} zdjęcia',
+  'upload.retrying': 'Połączenie zostało przerwane. Zdjęcie będzie wysyłane dalej od miejsca przerwania, gdy tylko połączenie wróci.',
+  'upload.cancel': 'Przerwij wysyłanie zdjęcia',
+  'upload.cancelled': 'Wysyłanie przerwane. Twój tekst jest zapisany: wybierz zdjęcie ponownie, aby je wysłać, albo zakończ bez niego.',
+  'upload.failed': 'Nie udało się wysłać zdjęcia. Twój tekst jest zapisany: spróbuj ponownie albo zakończ bez zdjęcia.',
+  'upload.finishWithout': 'Zakończ bez zdjęcia',
+  'upload.sendPhoto': 'Wyślij zdjęcie',
+  'error.noConnection': 'Nie udało się wysłać wspomnienia: brak połączenia. Nic nie zginęło; spróbuj ponownie, gdy połączenie wróci.',
 };

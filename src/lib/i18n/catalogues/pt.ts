@@ -113,4 +113,16 @@ export const pt: Catalogue = {
   'error.passwordLong': 'A palavra-passe pode ter no máximo {max, number} caracteres.',
   'error.namesLong': 'Os nomes podem ter no máximo {max, number} caracteres.',
   'error.namesControl': 'Os nomes não podem ter quebras de linha nem outros caracteres de controlo.',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': 'O seu texto está guardado. A enviar a sua foto…',
+  'upload.label': 'Parte da foto já enviada',
+  'upload.progress': '{fraction, number, percent} da sua foto enviados',
+  'upload.retrying': 'A ligação caiu. A sua foto continua de onde parou assim que a ligação voltar.',
+  'upload.cancel': 'Parar o envio da foto',
+  'upload.cancelled': 'Envio parado. O seu texto está guardado: escolha a foto outra vez para a enviar, ou termine sem ela.',
+  'upload.failed': 'Não foi possível enviar a foto. O seu texto está guardado: tente de novo, ou termine sem a foto.',
+  'upload.finishWithout': 'Terminar sem a foto',
+  'upload.sendPhoto': 'Enviar a foto',
+  'error.noConnection': 'Não foi possível enviar a sua memória: não há ligação. Nada se perdeu; tente de novo quando estiver novamente online.',
 };

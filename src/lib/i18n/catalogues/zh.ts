@@ -113,4 +113,16 @@ export const zh: Catalogue = {
   'error.passwordLong': '密码最多 {max, number} 个字符。',
   'error.namesLong': '姓名最多 {max, number} 个字符。',
   'error.namesControl': '姓名中不能包含换行符或其他控制字符。',
+
+  // i45: the resumable upload (progress, cancel, retry)
+  'upload.saved': '您的文字已保存。正在发送照片……',
+  'upload.label': '照片已发送的部分',
+  'upload.progress': '照片已发送 {fraction, number, percent}',
+  'upload.retrying': '连接已中断。连接恢复后，照片会从中断处继续发送。',
+  'upload.cancel': '停止发送照片',
+  'upload.cancelled': '已停止发送。您的文字已保存：重新选择照片即可发送，或不带照片直接完成。',
+  'upload.failed': '照片未能发送。您的文字已保存：请重试，或不带照片直接完成。',
+  'upload.finishWithout': '不带照片完成',
+  'upload.sendPhoto': '发送照片',
+  'error.noConnection': '您的回忆未能发送：没有网络连接。什么都没有丢失；恢复联网后请重试。',
 };
