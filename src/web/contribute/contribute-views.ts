@@ -145,7 +145,7 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
       <p class="upload-status" id="upload-status"></p>
       <div class="progress" id="upload-bar" role="progressbar" aria-label="${i.t('upload.label')}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"><span class="progress-fill"></span></div>
       <p class="visually-hidden" id="upload-live" aria-live="polite"></p>
-      <button type="button" class="send secondary" id="upload-cancel">${i.t('upload.cancel')}</button>
+      <button type="button" class="stop" id="upload-cancel">${i.t('upload.cancel')}</button>
       <a class="upload-skip" id="upload-skip" href="${o.book.path.replace(/\/(\?|$)/, '/thanks/$1')}" hidden>${i.t('upload.finishWithout')}</a>
     </div>
     <button type="submit" class="send">${i.t('form.send')}</button>
