@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { createUploadParts, UPLOAD_EXPIRY_SECONDS, type UploadParts } from '../../storage/upload-parts.js';
@@ -90,7 +90,7 @@ export function createWebUploadService(deps: { db: Db; config: Config; media: Me
         if (!ticket || ticket.finished_at) throw errors.notFound('upload');
         const rule = UPLOAD_FIELDS[ticket.field];
         if (o.length === undefined) throw errors.validation('The upload must declare its length (Upload-Length).', { field: 'file', reason: 'length_required' });
-        if (o.length > rule.capBytes) throw new AppError('payload_too_large', 'The file is too large.', { limit_bytes: rule.capBytes, length: o.length });
+        if (o.length > rule.capBytes) throw errors.payloadTooLarge('The file is too large.', { limit_bytes: rule.capBytes, length: o.length });
         const declaredKind = o.declaredType ? kindOfMime(o.declaredType) : null;
         if (o.declaredType && (!declaredKind || !rule.kinds.includes(declaredKind))) {
           throw errors.validation(`That file is not ${ticket.field === 'photo' ? 'a photo' : 'a voice note or video'}: it says it is ${o.declaredType}.`, {

@@ -74,7 +74,7 @@ function resumableFiles(request: FastifyRequest): ResumableFile[] {
     if (!listed.includes(field)) continue;
     const size = Number(formField(request, `${field}_size`));
     if (!Number.isSafeInteger(size) || size < 1) throw errors.validation('The form arrived incomplete. Please try again.', null);
-    if (size > UPLOAD_FIELDS[field].capBytes) throw new AppError('payload_too_large', 'The file is too large.', { field, limit_bytes: UPLOAD_FIELDS[field].capBytes, length: size });
+    if (size > UPLOAD_FIELDS[field].capBytes) throw errors.payloadTooLarge('The file is too large.', { field, limit_bytes: UPLOAD_FIELDS[field].capBytes, length: size });
     files.push({ field, size });
   }
   return files;
