@@ -67,11 +67,13 @@ interface ResumableFile {
  * (an urlencoded post with `uploads=photo`, `photo_size=…`, likewise `media`):
  * a declared size over the field's cap is refused now, with the words kept.
  */
-function resumableFiles(request: FastifyRequest): ResumableFile[] {
+function resumableFiles(request: FastifyRequest, book: FormBook): ResumableFile[] {
   const listed = (formField(request, 'uploads') ?? '').split(/[ ,]+/).filter(Boolean);
   const files: ResumableFile[] = [];
   for (const field of ['photo', 'media'] as const) {
     if (!listed.includes(field)) continue;
+    // A voice note or video only where the book's plan takes audio or video (the page shows the field only there).
+    if (field === 'media' && !book.mediaCapBytes) throw errors.validation('The form arrived incomplete. Please try again.', null);
     const size = Number(formField(request, `${field}_size`));
     if (!Number.isSafeInteger(size) || size < 1) throw errors.validation('The form arrived incomplete. Please try again.', null);
     if (size > UPLOAD_FIELDS[field].capBytes) throw errors.payloadTooLarge('The file is too large.', { field, limit_bytes: UPLOAD_FIELDS[field].capBytes, length: size });
@@ -249,7 +251,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         } else {
           state.name = formField(request, 'name');
           state.text = formField(request, 'text');
-          resumable = resumableFiles(request);
+          resumable = resumableFiles(request, book);
           photoSent = resumable.length > 0;
         }
         if (state.name !== undefined && hasControlCharacters(state.name)) throw controlCharacterName();

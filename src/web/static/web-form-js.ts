@@ -40,16 +40,18 @@ export const WEB_FORM_JS = `'use strict';
     figure.hidden = true;
   }
 
-  function showError(message) {
-    error.textContent = '';
+  function showError(message, target, field) {
+    target = target || error;
+    field = field || input;
+    target.textContent = '';
     var prefix = document.createElement('span');
     prefix.className = 'visually-hidden';
     prefix.textContent = msg('error-prefix') + ': ';
-    error.appendChild(prefix);
-    error.appendChild(document.createTextNode(message));
-    error.hidden = false;
-    input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', 'photo-hint photo-error');
+    target.appendChild(prefix);
+    target.appendChild(document.createTextNode(message));
+    target.hidden = false;
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-describedby', field.id + '-hint ' + target.id);
   }
 
   input.addEventListener('change', function () {
@@ -80,7 +82,7 @@ export const WEB_FORM_JS = `'use strict';
     caption.textContent = input.files && input.files[0] ? input.files[0].name : '';
   });
 
-  // The resumable path: the words first, then the photo in parts.
+  // The resumable path: the words first, then the photo (and a voice note or video) in parts.
   var box = document.getElementById('upload');
   var status = document.getElementById('upload-status');
   var bar = document.getElementById('upload-bar');
@@ -88,8 +90,14 @@ export const WEB_FORM_JS = `'use strict';
   var live = document.getElementById('upload-live');
   var cancel = document.getElementById('upload-cancel');
   var skip = document.getElementById('upload-skip');
+  var mediaField = document.getElementById('media-field');
+  var mediaInput = document.getElementById('media');
+  var mediaError = document.getElementById('media-error');
+  var maxMedia = Number(form.getAttribute('data-max-media-bytes')) || 0;
   var csrfField = form.querySelector('input[name=csrfmiddlewaretoken]');
   var saved = null; // the server's answer once the words are saved: { upload_url, thanks_url, tickets }
+  var pending = []; // the files still to send: { field, file }
+  var sent = []; // the fields whose file is in
   var upload = null;
   var announced = 0;
   var waitingForNetwork = false;
@@ -97,6 +105,25 @@ export const WEB_FORM_JS = `'use strict';
   var RETRY_DELAYS = [0, 1000, 3000, 5000, 10000, 20000];
   for (var r = 0; r < 40; r++) RETRY_DELAYS.push(30000);
   var resumable = !!(window.tus && window.tus.isSupported && window.fetch && window.URLSearchParams && box);
+  // A voice note or video goes only this way: without the script its field stays hidden.
+  if (resumable && mediaField) mediaField.hidden = false;
+  if (mediaInput) {
+    mediaInput.addEventListener('change', function () {
+      mediaError.hidden = true;
+      mediaInput.removeAttribute('aria-invalid');
+      mediaInput.setAttribute('aria-describedby', 'media-hint');
+      var file = mediaInput.files && mediaInput.files[0];
+      if (!file) return;
+      if (file.type && file.type.indexOf('audio/') !== 0 && file.type.indexOf('video/') !== 0) {
+        mediaInput.value = '';
+        return showError(msg('not-media'), mediaError, mediaInput);
+      }
+      if (maxMedia && file.size > maxMedia) {
+        mediaInput.value = '';
+        return showError(msg('too-big-any'), mediaError, mediaInput);
+      }
+    });
+  }
 
   function say(text) {
     // Re-set so the same words are announced again.
@@ -104,14 +131,14 @@ export const WEB_FORM_JS = `'use strict';
     window.setTimeout(function () { live.textContent = text; }, 50);
   }
 
-  function setProgress(fraction) {
+  function setProgress(fraction, prefix) {
     var pct = Math.max(0, Math.min(100, Math.floor(fraction * 100)));
     bar.setAttribute('aria-valuenow', String(pct));
     fill.style.transform = 'scaleX(' + pct / 100 + ')';
     var step = Math.floor(pct / 25) * 25;
     if (step > announced) {
       announced = step;
-      say(msg('p' + step));
+      say(msg(prefix + step));
     }
   }
 
@@ -122,35 +149,44 @@ export const WEB_FORM_JS = `'use strict';
     cancel.hidden = true;
   }
 
-  function failed(message) {
+  function failed(message, field) {
     upload = null;
     status.textContent = msg('failed');
     skip.hidden = false;
     idle(msg('send-photo'));
-    if (message) showError(message);
+    if (message) field === 'media' ? showError(message, mediaError, mediaInput) : showError(message);
   }
 
-  function messageFor(err) {
+  function messageFor(err, field) {
     var res = err && err.originalResponse;
     var code = '';
     try { code = res ? JSON.parse(res.getBody() || '{}').code || '' : ''; } catch (e) { code = ''; }
-    if (code === 'validation_failed') return msg('not-photo');
+    if (code === 'validation_failed') return msg(field === 'media' ? 'not-media' : 'not-photo');
     if (code === 'payload_too_large') return msg('too-big-any');
     if (code === 'plan_limit_exceeded') return msg('no-room');
     return '';
   }
 
-  function sendPhoto(file) {
+  /** Sends the first pending file; the next one follows it, the thanks page the last. */
+  function sendNext() {
+    if (!pending.length) {
+      setProgress(1, 'p');
+      return window.location.assign(saved.thanks_url);
+    }
+    var item = pending[0];
+    var file = item.file;
+    var prefix = item.field === 'media' ? 'm' : 'p';
+    var sending = msg(item.field === 'media' ? 'saved-media' : 'saved');
     var ticket = null;
-    for (var i = 0; i < saved.tickets.length; i++) if (saved.tickets[i].field === 'photo') ticket = saved.tickets[i];
+    for (var i = 0; i < saved.tickets.length; i++) if (saved.tickets[i].field === item.field) ticket = saved.tickets[i];
     if (!ticket) return failed('');
     announced = 0;
-    setProgress(0);
+    setProgress(0, prefix);
     box.hidden = false;
     cancel.hidden = false;
     skip.hidden = true;
-    status.textContent = msg('saved');
-    say(msg('saved'));
+    status.textContent = sending;
+    say(sending);
     upload = new window.tus.Upload(file, {
       endpoint: saved.upload_url,
       chunkSize: 1048576,
@@ -175,8 +211,8 @@ export const WEB_FORM_JS = `'use strict';
         return again;
       },
       onProgress: function (sent, total) {
-        if (total) setProgress(sent / total);
-        if (status.textContent !== msg('saved')) status.textContent = msg('saved');
+        if (total) setProgress(sent / total, prefix);
+        if (status.textContent !== sending) status.textContent = sending;
       },
       onError: function (err) {
         var res = err && err.originalResponse;
@@ -186,16 +222,19 @@ export const WEB_FORM_JS = `'use strict';
           status.textContent = msg('retrying');
           return;
         }
-        failed(messageFor(err));
+        failed(messageFor(err, item.field), item.field);
       },
       onSuccess: function () {
-        setProgress(1);
-        window.location.assign(saved.thanks_url);
+        upload = null;
+        sent.push(item.field);
+        pending.shift();
+        sendNext();
       },
     });
-    upload.findPreviousUploads().then(function (previous) {
-      if (previous.length) upload.resumeFromPreviousUpload(previous[0]);
-      upload.start();
+    var current = upload;
+    current.findPreviousUploads().then(function (previous) {
+      if (previous.length) current.resumeFromPreviousUpload(previous[0]);
+      current.start();
     });
   }
 
@@ -219,13 +258,13 @@ export const WEB_FORM_JS = `'use strict';
     button.focus();
   });
 
-  /** The words are saved first: an urlencoded post of the fields, answered with the upload's path and a ticket. */
-  function saveWords(file) {
+  /** The words are saved first: an urlencoded post of the fields and the files' sizes, answered with the upload's path and a ticket each. */
+  function saveWords(files) {
     var body = new URLSearchParams();
     var fields = form.querySelectorAll('input[type=hidden], input[type=text], textarea');
     for (var i = 0; i < fields.length; i++) body.append(fields[i].name, fields[i].value);
-    body.append('uploads', 'photo');
-    body.append('photo_size', String(file.size));
+    body.append('uploads', files.map(function (f) { return f.field; }).join(','));
+    for (var j = 0; j < files.length; j++) body.append(files[j].field + '_size', String(files[j].file.size));
     return window.fetch(form.getAttribute('action'), { method: 'POST', body: body, credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
       if (res.status === 201) return res.json();
       // Refused (the words need a change, too many posts, the book closed): the server's page, words kept, takes over.
@@ -238,29 +277,46 @@ export const WEB_FORM_JS = `'use strict';
     });
   }
 
+  /** The files chosen now: the photo, then a voice note or video. */
+  function chosen() {
+    var files = [];
+    if (input.files && input.files[0]) files.push({ field: 'photo', file: input.files[0] });
+    if (mediaInput && mediaInput.files && mediaInput.files[0]) files.push({ field: 'media', file: mediaInput.files[0] });
+    return files;
+  }
+
   form.addEventListener('submit', function (event) {
     if (form.getAttribute('data-sending')) return event.preventDefault();
-    var file = input.files && input.files[0];
-    if (saved && !file) {
-      // The words are saved already: finishing without the photo must not send them twice.
+    var files = chosen();
+    if (saved) {
+      // The words are saved already: never sent twice. What is chosen now replaces what had not gone yet.
       event.preventDefault();
-      return window.location.assign(saved.thanks_url);
+      var ticketed = files.filter(function (f) {
+        return sent.indexOf(f.field) === -1 && saved.tickets.some(function (t) { return t.field === f.field; });
+      });
+      if (!ticketed.length) return window.location.assign(saved.thanks_url);
+      pending = ticketed;
+      form.setAttribute('data-sending', '1');
+      button.disabled = true;
+      button.textContent = msg('sending');
+      error.hidden = true;
+      return sendNext();
     }
-    if (resumable && file) {
+    if (resumable && files.length) {
       event.preventDefault();
       form.setAttribute('data-sending', '1');
       button.disabled = true;
       button.textContent = msg('sending');
       error.hidden = true;
-      if (saved) return sendPhoto(file);
-      saveWords(file).then(function (answer) {
+      saveWords(files).then(function (answer) {
         if (!answer) return;
         saved = answer;
+        pending = files;
         // The words are in: they stay as they are on the page, and cannot be sent twice.
         var words = form.querySelectorAll('input[type=text], textarea');
         for (var i = 0; i < words.length; i++) words[i].readOnly = true;
         skip.setAttribute('href', saved.thanks_url);
-        sendPhoto(file);
+        sendNext();
       }, function () {
         idle(label);
         box.hidden = false;

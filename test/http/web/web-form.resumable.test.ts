@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newBook, newUser, type TestUser } from '../../helpers/factories.js';
+import { readFixture } from '../../helpers/media-fixtures.js';
 import { startS3Server, type TestS3Server } from '../../helpers/s3-server.js';
 import { formPathOf, webClient, type WebClient } from './web-client.js';
 
@@ -217,6 +218,38 @@ for (const storage of ['local', 's3'] as const) {
       expect(noHeader.status).toBe(403);
       expect((await create(client, saved.upload_url, saved.tickets[0]!.token, 21 * MiB)).status).toBe(413);
       expect((await send(client, 'HEAD', `/b/${slug}/uploads/${'A'.repeat(32)}${saved.upload_url.slice(saved.upload_url.indexOf('?'))}`)).status).toBe(404);
+    });
+
+    it('a voice note goes the same way on a plan that takes audio; a plan that takes none shows no field and refuses one', async () => {
+      const owner = await newUser(t);
+      const { slug } = await newBook(t, owner, { title: 'Grandpa’s stories', plan: 'plus' });
+      const form = await formPathOf(t, slug);
+      const client = webClient(t);
+      const page = await client.get(form);
+      // The field is there for the script to show (hidden without it, and nameless: a plain post never carries it).
+      expect(page.text).toMatch(/<div id="media-field" hidden>/);
+      expect(page.text).toContain('<input type="file" id="media" accept="audio/*,video/*" aria-describedby="media-hint">');
+      const mp3 = await readFixture('mp3');
+      const res = await client.submit(form, { name: 'Aunt May', text: 'His laugh, recorded at the lake.', uploads: 'photo,media', photo_size: String(photo.length), media_size: String(mp3.length) });
+      expect(res.status).toBe(201);
+      const saved = JSON.parse(res.text) as { upload_url: string; tickets: { field: string; token: string }[] };
+      expect(saved.tickets.map((x) => x.field)).toEqual(['photo', 'media']);
+      const voice = saved.tickets.find((x) => x.field === 'media')!;
+      // A photo offered for the voice note's ticket is refused by its declared type.
+      expect((await create(client, saved.upload_url, voice.token, photo.length, 'image/jpeg')).status).toBe(400);
+      const created = await create(client, saved.upload_url, voice.token, mp3.length, 'audio/mpeg');
+      expect(created.status).toBe(201);
+      const done = await send(client, 'PATCH', created.headers.location!, { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, mp3);
+      expect(done.status).toBe(204);
+      const [m] = await t.db.query<{ kind: string; mime_type: string }>(`SELECT m.kind, m.mime_type FROM media m JOIN books b ON b.id = m.book_id WHERE b.slug = $1`, [slug]);
+      expect(m).toEqual({ kind: 'audio', mime_type: 'audio/mpeg' });
+
+      const free = await openForm(owner);
+      expect((await free.client.get(free.form)).text).not.toContain('id="media-field"');
+      const refused = await free.client.submit(free.form, { name: 'Aunt May', text: 'Words kept.', uploads: 'media', media_size: String(mp3.length) });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('Words kept.');
+      expect(await memoriesOf(free.slug)).toEqual([]);
     });
 
     it('sweeps abandoned uploads past their expiry: the parts go, the words stay', async () => {

@@ -158,4 +158,9 @@ export const ar: Catalogue = {
   'sms.invite': 'دعاك {inviter} إلى {role, select, admin {المساعدة في إدارة} other {إضافة ذكرياتك إلى}} «{title}» على Memory Book. ردّ بذكرى للانضمام، أو افتح {url}',
   'sms.added': 'أضافك {inviter} إلى «{title}» على Memory Book. أرسل ذكرى هنا في أي وقت.',
   'error.notYourPassword': 'هذه ليست كلمة المرور التي اخترتها عند التسجيل.',
+  'form.media': 'رسالة صوتية أو فيديو',
+  'form.mediaHint': 'MP3 أو M4A أو WAV أو MP4 أو MOV، حتى {megabytes, number} ميغابايت.',
+  'upload.savedMedia': 'يجري الآن إرسال رسالتك الصوتية أو الفيديو…',
+  'upload.progressMedia': 'أُرسل {fraction, number, percent} من رسالتك الصوتية أو الفيديو',
+  'error.notMedia': 'هذا الملف ليس رسالة صوتية ولا فيديو. اختر ملف صوت أو فيديو (MP3 أو M4A أو WAV أو MP4 أو MOV).',
 };

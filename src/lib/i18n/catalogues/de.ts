@@ -158,4 +158,9 @@ export const de: Catalogue = {
   'sms.invite': '{inviter} hat Sie eingeladen, {role, select, admin {das Erinnerungsbuch „{title}“ mitzubetreuen} other {Erinnerungen zum Buch „{title}“ beizutragen}} (Memory Book). Antworten Sie mit einer Erinnerung, um mitzumachen, oder öffnen Sie {url}',
   'sms.added': '{inviter} hat Sie zu „{title}“ auf Memory Book hinzugefügt. Senden Sie hier jederzeit eine Erinnerung.',
   'error.notYourPassword': 'Das ist nicht das Passwort, das Sie bei der Registrierung gewählt haben.',
+  'form.media': 'Eine Sprachnachricht oder ein Video',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 oder MOV, bis {megabytes, number} MB.',
+  'upload.savedMedia': 'Jetzt wird Ihre Sprachnachricht oder Ihr Video gesendet …',
+  'upload.progressMedia': '{fraction, number, percent} Ihrer Sprachnachricht oder Ihres Videos gesendet',
+  'error.notMedia': 'Diese Datei ist keine Sprachnachricht und kein Video. Wählen Sie eine Ton- oder Videodatei (MP3, M4A, WAV, MP4 oder MOV).',
 };

@@ -167,6 +167,11 @@ export const en = {
   'sms.invite': '{inviter} invited you to {role, select, admin {help run} other {add your memories to}} "{title}" on Memory Book. Reply with a memory to join, or open {url}',
   'sms.added': '{inviter} added you to "{title}" on Memory Book. Send a memory here any time.',
   'error.notYourPassword': 'That is not the password you chose when you signed up.',
+  'form.media': 'A voice note or video',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 or MOV, up to {megabytes, number} MB.',
+  'upload.savedMedia': 'Now sending your voice note or video…',
+  'upload.progressMedia': '{fraction, number, percent} of your voice note or video sent',
+  'error.notMedia': 'That file is not a voice note or video. Choose a sound or video file (MP3, M4A, WAV, MP4 or MOV).',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -158,4 +158,9 @@ export const es: Catalogue = {
   'sms.invite': '{inviter} te invitó a {role, select, admin {ayudar a gestionar} other {añadir tus recuerdos a}} «{title}» en Memory Book. Responde con un recuerdo para unirte, o abre {url}',
   'sms.added': '{inviter} te añadió a «{title}» en Memory Book. Envía un recuerdo aquí cuando quieras.',
   'error.notYourPassword': 'Esa no es la contraseña que elegiste al registrarte.',
+  'form.media': 'Una nota de voz o un vídeo',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 o MOV, hasta {megabytes, number} MB.',
+  'upload.savedMedia': 'Ahora se envía tu nota de voz o vídeo…',
+  'upload.progressMedia': '{fraction, number, percent} de tu nota de voz o vídeo enviado',
+  'error.notMedia': 'Ese archivo no es una nota de voz ni un vídeo. Elige un archivo de sonido o de vídeo (MP3, M4A, WAV, MP4 o MOV).',
 };

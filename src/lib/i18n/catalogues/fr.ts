@@ -158,4 +158,9 @@ export const fr: Catalogue = {
   'sms.invite': '{inviter} vous invite à {role, select, admin {aider à gérer} other {ajouter vos souvenirs à}} « {title} » sur Memory Book. Répondez avec un souvenir pour participer, ou ouvrez {url}',
   'sms.added': '{inviter} vous a ajouté à « {title} » sur Memory Book. Envoyez un souvenir ici quand vous voulez.',
   'error.notYourPassword': 'Ce n’est pas le mot de passe choisi lors de votre inscription.',
+  'form.media': 'Un message vocal ou une vidéo',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 ou MOV, jusqu’à {megabytes, number} Mo.',
+  'upload.savedMedia': 'Envoi de votre message vocal ou de votre vidéo en cours…',
+  'upload.progressMedia': '{fraction, number, percent} de votre message vocal ou vidéo envoyés',
+  'error.notMedia': 'Ce fichier n’est ni un message vocal ni une vidéo. Choisissez un fichier audio ou vidéo (MP3, M4A, WAV, MP4 ou MOV).',
 };

@@ -158,4 +158,9 @@ export const he: Catalogue = {
   'sms.invite': '{inviter} הזמין/ה אותך {role, select, admin {לעזור לנהל את} other {להוסיף זיכרונות ל}}"{title}" ב-Memory Book. אפשר להשיב עם זיכרון כדי להצטרף, או לפתוח את {url}',
   'sms.added': '{inviter} הוסיף/ה אותך ל"{title}" ב-Memory Book. אפשר לשלוח לכאן זיכרון בכל עת.',
   'error.notYourPassword': 'זו לא הסיסמה שבחרת בהרשמה.',
+  'form.media': 'הודעה קולית או סרטון',
+  'form.mediaHint': 'MP3‏, M4A‏, WAV‏, MP4 או MOV, עד {megabytes, number} MB.',
+  'upload.savedMedia': 'ההודעה הקולית או הסרטון נשלחים עכשיו…',
+  'upload.progressMedia': 'נשלחו {fraction, number, percent} מההודעה הקולית או מהסרטון',
+  'error.notMedia': 'הקובץ הזה אינו הודעה קולית או סרטון. יש לבחור קובץ שמע או וידאו (MP3‏, M4A‏, WAV‏, MP4 או MOV).',
 };

@@ -158,4 +158,9 @@ export const hi: Catalogue = {
   'sms.invite': '{inviter} ने आपको Memory Book पर "{title}" {role, select, admin {चलाने में मदद के लिए} other {में अपनी यादें जोड़ने के लिए}} आमंत्रित किया है। जुड़ने के लिए किसी याद के साथ जवाब दें, या {url} खोलें',
   'sms.added': '{inviter} ने आपको Memory Book पर "{title}" में जोड़ा है। जब चाहें यहाँ याद भेजें।',
   'error.notYourPassword': 'यह वह पासवर्ड नहीं है जो आपने साइन अप करते समय चुना था।',
+  'form.media': 'वॉइस नोट या वीडियो',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 या MOV, {megabytes, number} MB तक।',
+  'upload.savedMedia': 'अब आपका वॉइस नोट या वीडियो भेजा जा रहा है…',
+  'upload.progressMedia': 'आपके वॉइस नोट या वीडियो का {fraction, number, percent} भेजा गया',
+  'error.notMedia': 'यह फ़ाइल वॉइस नोट या वीडियो नहीं है। कोई ऑडियो या वीडियो फ़ाइल चुनें (MP3, M4A, WAV, MP4 या MOV)।',
 };

@@ -158,4 +158,9 @@ export const it: Catalogue = {
   'sms.invite': '{inviter} ti ha invitato a {role, select, admin {aiutare a gestire} other {aggiungere i tuoi ricordi a}} «{title}» su Memory Book. Rispondi con un ricordo per partecipare, oppure apri {url}',
   'sms.added': '{inviter} ti ha aggiunto a «{title}» su Memory Book. Invia un ricordo qui quando vuoi.',
   'error.notYourPassword': 'Non è la password che hai scelto al momento della registrazione.',
+  'form.media': 'Un messaggio vocale o un video',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 o MOV, fino a {megabytes, number} MB.',
+  'upload.savedMedia': 'Ora invio del messaggio vocale o del video…',
+  'upload.progressMedia': '{fraction, number, percent} del messaggio vocale o del video inviato',
+  'error.notMedia': 'Questo file non è un messaggio vocale né un video. Scegli un file audio o video (MP3, M4A, WAV, MP4 o MOV).',
 };

@@ -158,4 +158,9 @@ export const ja: Catalogue = {
   'sms.invite': '{inviter} さんから Memory Book の「{title}」{role, select, admin {の運営のお手伝い} other {への思い出の投稿}}に招待されました。思い出を返信すると参加できます。または {url} を開いてください',
   'sms.added': '{inviter} さんが Memory Book の「{title}」にあなたを追加しました。いつでもここに思い出を送れます。',
   'error.notYourPassword': '登録時に決めたパスワードではありません。',
+  'form.media': 'ボイスメモまたは動画',
+  'form.mediaHint': 'MP3、M4A、WAV、MP4、MOV（{megabytes, number} MB まで）',
+  'upload.savedMedia': 'ボイスメモまたは動画を送信しています…',
+  'upload.progressMedia': 'ボイスメモまたは動画の {fraction, number, percent} を送信しました',
+  'error.notMedia': 'このファイルはボイスメモでも動画でもありません。音声または動画のファイル（MP3、M4A、WAV、MP4、MOV）を選んでください。',
 };

@@ -158,4 +158,9 @@ export const ko: Catalogue = {
   'sms.invite': '{inviter}님이 Memory Book의 "{title}"에 {role, select, admin {운영을 도와 달라고} other {추억을 더해 달라고}} 초대했습니다. 추억으로 답장하면 참여되며, {url} 에서도 열 수 있습니다',
   'sms.added': '{inviter}님이 Memory Book의 "{title}"에 회원님을 추가했습니다. 언제든 여기로 추억을 보내세요.',
   'error.notYourPassword': '가입할 때 정한 비밀번호가 아닙니다.',
+  'form.media': '음성 메모 또는 동영상',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 또는 MOV, 최대 {megabytes, number}MB.',
+  'upload.savedMedia': '이제 음성 메모나 동영상을 보내는 중입니다…',
+  'upload.progressMedia': '음성 메모 또는 동영상 {fraction, number, percent} 전송됨',
+  'error.notMedia': '이 파일은 음성 메모나 동영상이 아닙니다. 오디오 또는 동영상 파일(MP3, M4A, WAV, MP4, MOV)을 고르세요.',
 };

@@ -158,4 +158,9 @@ export const nl: Catalogue = {
   'sms.invite': '{inviter} nodigt je uit om {role, select, admin {mee te helpen met} other {je herinneringen toe te voegen aan}} "{title}" op Memory Book. Antwoord met een herinnering om mee te doen, of open {url}',
   'sms.added': '{inviter} heeft je toegevoegd aan "{title}" op Memory Book. Stuur hier wanneer je wilt een herinnering.',
   'error.notYourPassword': 'Dat is niet het wachtwoord dat je bij het aanmelden koos.',
+  'form.media': 'Een spraakbericht of video',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 of MOV, tot {megabytes, number} MB.',
+  'upload.savedMedia': 'Je spraakbericht of video wordt nu verstuurd…',
+  'upload.progressMedia': '{fraction, number, percent} van je spraakbericht of video verstuurd',
+  'error.notMedia': 'Dat bestand is geen spraakbericht of video. Kies een geluids- of videobestand (MP3, M4A, WAV, MP4 of MOV).',
 };

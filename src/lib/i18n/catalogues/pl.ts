@@ -158,4 +158,9 @@ export const pl: Catalogue = {
   'sms.invite': '{inviter} zaprasza cię, {role, select, admin {aby pomóc prowadzić księgę} other {aby dodać wspomnienia do księgi}} „{title}” w Memory Book. Odpowiedz wspomnieniem, aby dołączyć, albo otwórz {url}',
   'sms.added': '{inviter} dodał(a) cię do „{title}” w Memory Book. Wysyłaj tu wspomnienia, kiedy chcesz.',
   'error.notYourPassword': 'To nie jest hasło wybrane podczas rejestracji.',
+  'form.media': 'Nagranie głosowe lub film',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 lub MOV, do {megabytes, number} MB.',
+  'upload.savedMedia': 'Teraz wysyłamy nagranie lub film…',
+  'upload.progressMedia': 'Wysłano {fraction, number, percent} nagrania lub filmu',
+  'error.notMedia': 'Ten plik nie jest nagraniem głosowym ani filmem. Wybierz plik dźwiękowy lub wideo (MP3, M4A, WAV, MP4 lub MOV).',
 };

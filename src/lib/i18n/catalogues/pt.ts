@@ -158,4 +158,9 @@ export const pt: Catalogue = {
   'sms.invite': '{inviter} convidou-o a {role, select, admin {ajudar a gerir} other {acrescentar as suas memórias a}} "{title}" no Memory Book. Responda com uma memória para participar, ou abra {url}',
   'sms.added': '{inviter} adicionou-o a "{title}" no Memory Book. Envie uma memória por aqui quando quiser.',
   'error.notYourPassword': 'Essa não é a palavra-passe que escolheu ao registar-se.',
+  'form.media': 'Uma mensagem de voz ou um vídeo',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 ou MOV, até {megabytes, number} MB.',
+  'upload.savedMedia': 'A enviar a sua mensagem de voz ou vídeo…',
+  'upload.progressMedia': '{fraction, number, percent} da sua mensagem de voz ou vídeo enviados',
+  'error.notMedia': 'Esse ficheiro não é uma mensagem de voz nem um vídeo. Escolha um ficheiro de som ou de vídeo (MP3, M4A, WAV, MP4 ou MOV).',
 };

@@ -158,4 +158,9 @@ export const ru: Catalogue = {
   'sms.invite': '{inviter} приглашает вас {role, select, admin {помочь вести книгу} other {добавить воспоминания в книгу}} «{title}» в Memory Book. Ответьте воспоминанием, чтобы присоединиться, или откройте {url}',
   'sms.added': '{inviter} добавил(а) вас в «{title}» в Memory Book. Присылайте сюда воспоминания в любое время.',
   'error.notYourPassword': 'Это не тот пароль, который вы выбрали при регистрации.',
+  'form.media': 'Голосовое сообщение или видео',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 или MOV, до {megabytes, number} МБ.',
+  'upload.savedMedia': 'Теперь отправляется голосовое сообщение или видео…',
+  'upload.progressMedia': 'Отправлено {fraction, number, percent} голосового сообщения или видео',
+  'error.notMedia': 'Этот файл не голосовое сообщение и не видео. Выберите звуковой файл или видео (MP3, M4A, WAV, MP4 или MOV).',
 };

@@ -158,4 +158,9 @@ export const uk: Catalogue = {
   'sms.invite': '{inviter} запрошує вас {role, select, admin {допомогти вести книгу} other {додати спогади до книги}} «{title}» у Memory Book. Дайте відповідь спогадом, щоб приєднатися, або відкрийте {url}',
   'sms.added': '{inviter} додав(ла) вас до «{title}» у Memory Book. Надсилайте сюди спогади будь-коли.',
   'error.notYourPassword': 'Це не той пароль, який ви обрали під час реєстрації.',
+  'form.media': 'Голосове повідомлення або відео',
+  'form.mediaHint': 'MP3, M4A, WAV, MP4 або MOV, до {megabytes, number} МБ.',
+  'upload.savedMedia': 'Тепер надсилається голосове повідомлення або відео…',
+  'upload.progressMedia': 'Надіслано {fraction, number, percent} голосового повідомлення або відео',
+  'error.notMedia': 'Цей файл не є голосовим повідомленням чи відео. Виберіть звуковий файл або відео (MP3, M4A, WAV, MP4 або MOV).',
 };

@@ -158,4 +158,9 @@ export const zh: Catalogue = {
   'sms.invite': '{inviter} 邀请您{role, select, admin {协助管理 Memory Book 上的“{title}”} other {为 Memory Book 上的“{title}”添加回忆}}。回复一段回忆即可加入，或打开 {url}',
   'sms.added': '{inviter} 已将您加入 Memory Book 上的“{title}”。随时可以在这里发送回忆。',
   'error.notYourPassword': '这不是您注册时设置的密码。',
+  'form.media': '语音留言或视频',
+  'form.mediaHint': 'MP3、M4A、WAV、MP4 或 MOV，不超过 {megabytes, number} MB。',
+  'upload.savedMedia': '正在发送语音留言或视频……',
+  'upload.progressMedia': '语音留言或视频已发送 {fraction, number, percent}',
+  'error.notMedia': '该文件不是语音留言或视频。请选择音频或视频文件（MP3、M4A、WAV、MP4 或 MOV）。',
 };
