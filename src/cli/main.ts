@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, readDotEnv, type Config } from '../config/config.js';
+import { ConfigError, ensureSecretKey, loadConfig, readDotEnv, type Config } from '../config/config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
@@ -427,6 +427,9 @@ const COMMANDS: Record<string, Command> = {
   '-h': help,
 };
 
+/** Commands that keep no generated SECRET_KEY on disk (see ensureSecretKey). */
+const NO_SECRET_KEPT = new Set(['help', '--help', '-h', 'openapi:export']);
+
 /** The configuration from the environment (and ./.env), or its problems on stderr (exit 2). */
 function configFrom(env: Record<string, string | undefined>): Config | null {
   try {
@@ -486,7 +489,9 @@ export async function main(argv: string[]): Promise<number> {
 
   const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   try {
-    const code = handler ? await handler({ config, argv, sub, rest, flushTraces }) : undefined;
+    // Loading wrote nothing: a command that serves or writes keeps a generated SECRET_KEY now (help and the document export need none kept).
+    const kept = handler && !NO_SECRET_KEPT.has(command) ? ensureSecretKey(config) : config;
+    const code = handler ? await handler({ config: kept, argv, sub, rest, flushTraces }) : undefined;
     if (code !== undefined) return code;
   } catch (err) {
     return failureCode(err);
