@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util';
 import ipaddr from 'ipaddr.js';
 import { parseAllowPrivate, type PrivateAllowance } from '../lib/allow-private.js';
 import { phoneNumbers } from '../lib/phone-numbers.js';
+import { intBounds } from './schema.js';
 
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
@@ -201,7 +202,8 @@ export function readDotEnv(env: Env, file = path.resolve('.env')): Env {
 /** How the group parsers read the environment: trimmed strings, bounded whole numbers, and one list of problems. */
 interface Reader {
   str(name: string): string | undefined;
-  int(name: string, fallback: number, min: number, max: number): number;
+  /** A whole number within the bounds the schema gives the variable (src/config/schema.ts). */
+  int(name: string, fallback: number): number;
   problems: string[];
 }
 
@@ -211,7 +213,8 @@ function reader(env: Env): Reader {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
-  const int = (name: string, fallback: number, min: number, max: number) => {
+  const int = (name: string, fallback: number) => {
+    const { min, max } = intBounds(name);
     const raw = str(name);
     if (raw === undefined) return fallback;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -249,7 +252,7 @@ export function loadConfig(env: Env): Config {
   const mail = { smtpUrl, from: str('MAIL_FROM') ?? `Memory Book <no-reply@${publicHost || 'localhost'}>` };
   const backupErasureUrl = str('BACKUP_ERASURE_URL') ?? null;
   if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
-  const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30, 1, 86400);
+  const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30);
   const webhookAllowPrivate = parseWebhookAllowPrivate(r);
   const limits = parseLimits(r);
   const storage = parseStorage(r);
@@ -257,9 +260,9 @@ export function loadConfig(env: Env): Config {
   const messaging = parseMessaging(str, problems, publicHost);
   const transcription = parseTranscription(str, int, problems);
   const push = parsePush(str, problems);
-  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14, 1, 365), stripe: parseStripe(str, problems) };
+  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14), stripe: parseStripe(str, problems) };
   const mailInbound = parseMailInbound(r, http.host);
-  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
+  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60);
   const metrics = parseMetrics(r, http);
   if (problems.length) throw new ConfigError(problems);
 
@@ -292,7 +295,7 @@ export function loadConfig(env: Env): Config {
 
 /** HTTP: where to listen, the public address, proxies, slow-client timeouts, and the shutdown's limits. */
 function parseHttp({ str, int, problems }: Reader): { http: Config['http']; shutdown: Config['shutdown']; publicHost: string } {
-  const port = int('PORT', 8000, 0, 65535);
+  const port = int('PORT', 8000);
   const host = str('HOST') ?? '127.0.0.1';
   let publicUrl = str('PUBLIC_URL') ?? `http://localhost:${port}`;
   let publicOrigin = publicUrl;
@@ -315,10 +318,10 @@ function parseHttp({ str, int, problems }: Reader): { http: Config['http']; shut
     trustProxyRaw === undefined || trustProxyRaw === 'false' ? false : trustProxyRaw === 'true' ? true : trustProxyRaw.split(',').map((x) => x.trim());
 
   // A client may not hold a connection by trickling bytes; uploads over slow links may need a longer request timeout.
-  const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 86_400_000);
-  const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
-  const shutdown = { delayMs: int('SHUTDOWN_DELAY_SECONDS', 0, 0, 600) * 1000, timeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600) * 1000 };
+  const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000);
+  const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000);
+  const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000);
+  const shutdown = { delayMs: int('SHUTDOWN_DELAY_SECONDS', 0) * 1000, timeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 30) * 1000 };
   if (headersMs > requestMs) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs}), got "${headersMs}"`);
   }
@@ -329,7 +332,7 @@ function parseHttp({ str, int, problems }: Reader): { http: Config['http']; shut
 function parseDatabase({ str, int, problems }: Reader): Config['database'] {
   const url = str('DATABASE_URL') ?? null;
   if (url && !/^postgres(ql)?:\/\//.test(url)) problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
-  const poolSize = int('DATABASE_POOL_SIZE', 10, 1, 200);
+  const poolSize = int('DATABASE_POOL_SIZE', 10);
   const schema = str('DATABASE_SCHEMA') ?? null;
   if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) problems.push(`DATABASE_SCHEMA: expected a lower-case SQL identifier, got "${schema}"`);
   const pooler = str('DATABASE_POOLER') ?? 'none';
@@ -349,12 +352,12 @@ function parseWebhookAllowPrivate({ str, problems }: Reader): PrivateAllowance {
 
 function parseLimits({ int }: Reader): Config['limits'] {
   return {
-    signInAttempts: int('SIGN_IN_ATTEMPTS', 10, 1, 100000),
-    signInWindowSeconds: int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400),
-    submissionRateLimit: int('SUBMISSION_RATE_LIMIT', 30, 1, 10_000_000),
-    submissionRateWindowSeconds: int('SUBMISSION_RATE_WINDOW_SECONDS', 3600, 1, 86400),
-    webFormRateLimit: int('WEB_FORM_RATE_LIMIT', 60, 1, 10_000_000),
-    webFormRateWindowSeconds: int('WEB_FORM_RATE_WINDOW_SECONDS', 3600, 1, 86400),
+    signInAttempts: int('SIGN_IN_ATTEMPTS', 10),
+    signInWindowSeconds: int('SIGN_IN_WINDOW_SECONDS', 900),
+    submissionRateLimit: int('SUBMISSION_RATE_LIMIT', 30),
+    submissionRateWindowSeconds: int('SUBMISSION_RATE_WINDOW_SECONDS', 3600),
+    webFormRateLimit: int('WEB_FORM_RATE_LIMIT', 60),
+    webFormRateWindowSeconds: int('WEB_FORM_RATE_WINDOW_SECONDS', 3600),
   };
 }
 
@@ -381,8 +384,8 @@ function parseStorage({ str, problems }: Reader): Config['storage'] {
 /** FFMPEG_PATH, FFPROBE_PATH, CLAMAV_*. */
 function parseMedia({ str, int }: Reader): Config['media'] {
   const clamavHost = str('CLAMAV_HOST') ?? null;
-  const clamavPort = int('CLAMAV_PORT', 3310, 1, 65535);
-  const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const clamavPort = int('CLAMAV_PORT', 3310);
+  const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000);
   return {
     ffmpegPath: str('FFMPEG_PATH') ?? null,
     ffprobePath: str('FFPROBE_PATH') ?? null,
@@ -392,7 +395,7 @@ function parseMedia({ str, int }: Reader): Config['media'] {
 
 /** SMTP_INBOUND_* and INBOUND_EMAIL_*: the SMTP receiver and the inbound mail webhook. */
 function parseMailInbound({ str, int, problems }: Reader, host: string): Config['mailInbound'] {
-  const port = str('SMTP_INBOUND_PORT') === undefined ? null : int('SMTP_INBOUND_PORT', 2525, 0, 65535);
+  const port = str('SMTP_INBOUND_PORT') === undefined ? null : int('SMTP_INBOUND_PORT', 2525);
   const tlsKeyPath = str('SMTP_INBOUND_TLS_KEY') ?? null;
   const tlsCertPath = str('SMTP_INBOUND_TLS_CERT') ?? null;
   if (Boolean(tlsKeyPath) !== Boolean(tlsCertPath)) problems.push('SMTP_INBOUND_TLS_KEY and SMTP_INBOUND_TLS_CERT: set both or neither');
@@ -438,7 +441,7 @@ function parseMetrics({ str, int, problems }: Reader, http: { port: number; host
   const token = str('METRICS_TOKEN') ?? null;
   if (token !== null && token.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
   if (token !== null && /\s/.test(token)) problems.push('METRICS_TOKEN: must not contain spaces');
-  const port = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464, 0, 65535);
+  const port = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464);
   if (port !== null && port !== 0 && port === http.port) problems.push(`METRICS_PORT: must differ from PORT (${http.port})`);
   // Without a token the scrape answers anyone who reaches it: only this machine, unless the operator sets a token.
   const host = str('METRICS_HOST') ?? (token === null ? '127.0.0.1' : http.host);
@@ -527,13 +530,13 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
 /** TRANSCRIPTION_*: on when TRANSCRIPTION_URL is set. */
 function parseTranscription(
   str: (name: string) => string | undefined,
-  int: (name: string, fallback: number, min: number, max: number) => number,
+  int: (name: string, fallback: number) => number,
   problems: string[],
 ): Config['transcription'] {
   const url = str('TRANSCRIPTION_URL');
-  const retrySeconds = int('TRANSCRIPTION_RETRY_SECONDS', 30, 0, 3600);
-  const maxAttempts = int('TRANSCRIPTION_MAX_ATTEMPTS', 6, 1, 20);
-  const timeoutSeconds = int('TRANSCRIPTION_TIMEOUT_SECONDS', 1800, 10, 21_600);
+  const retrySeconds = int('TRANSCRIPTION_RETRY_SECONDS', 30);
+  const maxAttempts = int('TRANSCRIPTION_MAX_ATTEMPTS', 6);
+  const timeoutSeconds = int('TRANSCRIPTION_TIMEOUT_SECONDS', 1800);
   if (url === undefined) {
     for (const name of ['TRANSCRIPTION_API_KEY', 'TRANSCRIPTION_MODEL']) if (str(name) !== undefined) problems.push(`${name}: needs TRANSCRIPTION_URL`);
     return null;
