@@ -43,7 +43,7 @@ import { createEventService } from './events/event-service.js';
 import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
-import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createUrlGuard, type Resolver } from './webhook-endpoints/url-guard.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createTranscriptionService } from './transcriptions/transcription-service.js';
 import { createWebUploadService } from './web-uploads/web-upload-service.js';
@@ -97,7 +97,7 @@ export function createServices(deps: ServiceDeps) {
   };
   const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
-  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
+  const webhookGuard = createUrlGuard(config.webhookAllowPrivate, deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);
   const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
   const notifications = createNotificationService({ db, config, queue, push: devices });
