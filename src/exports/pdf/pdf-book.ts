@@ -5,6 +5,7 @@ import { themeStyle } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
@@ -108,9 +109,13 @@ export interface BookTrace {
    * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
-  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
   /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
   picture?(n: number, memoryId: string): void;
+  /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
+  grid?(cells: GridCells): void;
+  /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
+  breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
@@ -150,6 +155,8 @@ const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
 const BETWEEN_MIN = 32;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** What a theme's measure is counted in: ordinary English prose (its letters, spaces and punctuation). */
+const MEASURE_SAMPLE = 'We drove to the lake every August, and she always packed too many sandwiches and a thermos of sweet tea for the long way home; she taught the little ones to skip stones.';
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
@@ -200,8 +207,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const dateMode = dateModeOf(input.dates);
   let chapter: string | null = null;
 
+  // The theme's grid: its measure is so many characters of its text face (their average width in a Latin sample).
+  const measureSample: TextStyle = { face: faces.text, fallbacks: [], size: look.longSize, leading: look.longLeading };
+  const charWidth = breakLines(measure, MEASURE_SAMPLE, measureSample, Number.MAX_SAFE_INTEGER)[0].width / MEASURE_SAMPLE.length;
+  const gridOn = (n: number): PageGrid => pageGrid(look, g, n, charWidth);
+  input.trace?.grid?.(gridCells(gridOn(3)));
+
+  // A running head only in a theme that wants one, and only a short one: the short title, as written.
   const shortTitle = splitTitle(input.title, '').title.replace(/\s+/g, ' ').trim();
-  const runningHead = shortTitle.length <= 36 ? shortTitle.toUpperCase() : null;
+  const runningHead = look.runningHead && shortTitle.length <= 30 ? shortTitle : null;
   // The back cover quotes a memory in the book's own script (its title's), never one in another.
   const bookScript = dominantScript(`${input.title} ${input.subtitle}`);
 
@@ -249,7 +263,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's short title (before a natural break), small, over the text column; none when
     // even that is long (a running head is a reminder, not a second title page).
-    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
     if (look.cornerOrnament) {
       // A sprig in the outer corners of the wide margins, turned towards the page.
       const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
@@ -454,7 +468,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
     at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
@@ -759,8 +773,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        const box = g.content(1);
-        const layout = photoLayout(copies.map((c) => c.aspect), box.w, box.h * PHOTO_SHARE, GAP * 2);
+        const { photos: box, live } = gridOn(1);
+        const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
         for (const [i, { pic, copy }] of copies.entries()) {
           const cell = layout.cells[i];
@@ -884,10 +898,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const align = long ? 'left' : look.align;
     // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
     const columns = long ? look.longColumns : 1;
-    const colGap = mm(6);
-    // In one column a long memory keeps the theme's measure, centred in the text area.
-    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : long ? Math.min(content.w - barIndent, longMeasureWidth(text, qs)) : content.w - barIndent;
-    const inset = columns === 1 ? (content.w - barIndent - textWidth) / 2 : 0;
+    const colGap = COLUMN_GAP;
+    // The theme's text column (its measure); in two, each. A long memory in a script whose letters are
+    // narrower than Latin ones keeps the measure in characters: its column is narrower, placed as the theme places it.
+    const grid = gridOn(pageNo);
+    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent;
+    const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
@@ -924,7 +940,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const total = headingHeight + picturesHeight + bylineHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
+    const column = () => {
+      const at = gridOn(pageNo).column.x;
+      const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
+      return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
+    };
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
@@ -969,7 +989,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (block.pictures.length) {
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
-      const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
+      const area = gridOn(pageNo).photos;
+      const [x0, ox, oy, k] = [area.x, area.x + area.w / 2, y, scale];
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -1042,14 +1063,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const last = j === lines.length - 1;
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
-        const justifyTo = long && !line.last ? textWidth : undefined;
+        const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
         const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         const col = column();
         const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
-          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), long, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
         });
         y += pitch;
       }
