@@ -1,7 +1,7 @@
 /**
  * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
- * in a 46-character column against the gutter, each memory on a rounded card, photos large in rounded
- * frames (three with a memory), the shortest run of words before a photo.
+ * in a 50-character column against the gutter, each memory on a rounded card, photos large in rounded
+ * frames (two with a memory), the shortest run of words before a photo.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -9,7 +9,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const babyFirstYear: PdfLook = {
   // grid
   margins: { inner: 12, top: 15, outer: 18, bottom: 25 },
-  longMeasure: 46,
+  longMeasure: 50,
   longColumns: 1,
   column: 'inner',
   justify: false,
@@ -28,7 +28,7 @@ export const babyFirstYear: PdfLook = {
   runningHead: false,
   folio: 'disc',
   // pacing
-  inlinePhotos: 3,
+  inlinePhotos: 2,
   breather: 'page',
   textRun: 4,
   pullQuote: false,

@@ -1,6 +1,6 @@
 /**
  * botanical_luxe: a botanical print folio. Very wide margins with sprigs in the outer corners, text flush
- * left and ragged in a 54-character column against the gutter, bordered photos (two with a memory) across
+ * left and ragged in a 56-character column against the gutter, bordered photos (two with a memory) across
  * the live area.
  */
 import type { PdfLook } from './design.js';
@@ -9,7 +9,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const botanicalLuxe: PdfLook = {
   // grid
   margins: { inner: 26, top: 31, outer: 37, bottom: 45 },
-  longMeasure: 54,
+  longMeasure: 56,
   longColumns: 1,
   column: 'inner',
   justify: false,

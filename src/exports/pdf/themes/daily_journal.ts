@@ -1,6 +1,6 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
- * column against the gutter (the outer side left for the reader's own notes), taped-in photos, three
+ * column against the gutter (the outer side left for the reader's own notes), taped-in photos, two
  * with an entry; ruled pages for notes at the end (on light paper).
  */
 import type { PdfLook } from './design.js';
@@ -28,9 +28,9 @@ export const dailyJournal: PdfLook = {
   runningHead: false,
   folio: 'plain',
   // pacing
-  inlinePhotos: 3,
+  inlinePhotos: 2,
   breather: 'page',
-  textRun: 6,
+  textRun: 5,
   pullQuote: false,
   fullBleed: false,
   // look

@@ -1,5 +1,5 @@
 /**
- * editorial_noir: a magazine. Narrow margins, long pieces in two ragged 46-character columns, large
+ * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters (the most two hold), large
  * display type flush left with a red bar, photos big and unmounted (two with a memory, the others bled
  * off the page), every long piece opening with a pull quote; a short running head.
  */
@@ -8,8 +8,8 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const editorialNoir: PdfLook = {
   // grid
-  margins: { inner: 13, top: 16, outer: 19, bottom: 23 },
-  longMeasure: 46,
+  margins: { inner: 9, top: 12, outer: 13, bottom: 19 },
+  longMeasure: 54,
   longColumns: 2,
   column: 'inner',
   justify: false,

@@ -1,7 +1,7 @@
 /**
  * heirloom_gallery: a gallery. Photos lead, nearly to the trim on a museum mat or bled off the page as
  * plates; one photo with a memory, the others plates of their own; the words below like wall labels, in
- * a ragged 50-character column against the outer edge, over a deep foot margin.
+ * a ragged 52-character column centred over a deep foot margin.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -9,9 +9,9 @@ import { ORNAMENTS } from './ornaments.js';
 export const heirloomGallery: PdfLook = {
   // grid
   margins: { inner: 10, top: 13, outer: 16, bottom: 28 },
-  longMeasure: 50,
+  longMeasure: 52,
   longColumns: 1,
-  column: 'outer',
+  column: 'centre',
   justify: false,
   photoShare: 0.88,
   photoWidth: 'live',

@@ -1,6 +1,6 @@
 /**
  * memorial_service: a quiet order of service. The widest margins of all, a hairline page frame, a
- * justified 58-character column centred in it; one photo with a memory, the others given a page each;
+ * justified 60-character column centred in it; one photo with a memory, the others given a page each;
  * every long letter opens with a pull quote; laurels between memories.
  */
 import type { PdfLook } from './design.js';
@@ -9,7 +9,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const memorialService: PdfLook = {
   // grid
   margins: { inner: 24, top: 28, outer: 34, bottom: 44 },
-  longMeasure: 58,
+  longMeasure: 60,
   longColumns: 1,
   column: 'centre',
   justify: true,

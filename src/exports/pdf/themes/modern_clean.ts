@@ -1,5 +1,5 @@
 /**
- * modern_clean: a Swiss grid. Small sans type, ragged-right in a 56-character column set against the
+ * modern_clean: a Swiss grid. Small sans type, ragged-right in a 58-character column set against the
  * gutter, the outer side of the live area left open; photos across the whole live area, three with a
  * memory; names in spaced capitals; an accent bar beside short memories; a short running head.
  */
@@ -9,7 +9,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const modernClean: PdfLook = {
   // grid
   margins: { inner: 14, top: 18, outer: 22, bottom: 30 },
-  longMeasure: 56,
+  longMeasure: 58,
   longColumns: 1,
   column: 'inner',
   justify: false,

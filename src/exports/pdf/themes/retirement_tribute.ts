@@ -1,5 +1,5 @@
 /**
- * retirement_tribute: a tribute, certificate-like. Double-framed pages, a justified 64-character column
+ * retirement_tribute: a tribute, certificate-like. Double-framed pages, a justified 70-character column
  * centred in them, names in spaced sans capitals, stars between memories, two photos with a memory.
  */
 import type { PdfLook } from './design.js';
@@ -8,7 +8,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 64,
+  longMeasure: 70,
   longColumns: 1,
   column: 'centre',
   justify: true,

@@ -1,5 +1,5 @@
 /**
- * storybook: a picture book read aloud. Large rounded type, centred, in a short 50-character ragged column;
+ * storybook: a picture book read aloud. Large rounded type, centred, in a short 52-character ragged column;
  * photos as polaroids, two with a memory, the rest a page each; page numbers in a disc.
  */
 import type { PdfLook } from './design.js';
@@ -8,7 +8,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const storybook: PdfLook = {
   // grid
   margins: { inner: 16, top: 20, outer: 24, bottom: 32 },
-  longMeasure: 50,
+  longMeasure: 52,
   longColumns: 1,
   column: 'centre',
   justify: false,
