@@ -1040,6 +1040,42 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     pagePictured = true;
   }
 
+  /**
+   * The next held photo set below what is on the page (a page that would be left mostly empty), as large as
+   * the room left lets it, with its caption; false when the room is too small for it to read as a breather.
+   */
+  async function breatherBelow(): Promise<boolean> {
+    if (!nextBreather || nextBreather.photo.plate) return false;
+    const { photo, h } = nextBreather;
+    const [top, right, bottom, left] = mountPadding(look.mount);
+    const captionH = mm(12);
+    const start = y + BETWEEN_MIN;
+    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, gridOn(pageNo).live.w / (photo.width + left + right));
+    if (photo.height * k < content.h * 0.3) return false;
+    nextBreather = null;
+    const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
+    const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
+    const live = gridOn(pageNo).live;
+    const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
+    groups.push({ ops: [], top: start, bottom: start, continued: false, flowsOn: false, closed: false, quote: null });
+    paint((dy) => {
+      placePicture(pic, x, at + dy, false);
+      drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
+      input.trace?.breather?.(n, h.memoryId);
+    });
+    if (photo !== scaled) photo.jpeg = Buffer.alloc(0);
+    pictureCount++;
+    pagePictured = true;
+    y = at + pic.height + bottom + captionH;
+    const group = groups.at(-1)!;
+    group.bottom = y;
+    group.closed = true;
+    y += GAP * 1.6;
+    return true;
+  }
+
   async function placeMemory(ready: Ready) {
     await breathe();
     const { memory } = ready;
@@ -1108,9 +1144,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pull = long && look.pullQuote && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
     const pullStyle: TextStyle = { face: faces.quote, fallbacks: fb.quote, size: Math.max(look.quoteSize, look.longSize * 1.25) * 1.25, leading: 1.3 };
     const pullWidth = gridOn(pageNo).column.w - barIndent;
-    const pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
-    const pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
-    const total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
+    let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
+    let pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
+    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => {
@@ -1124,15 +1160,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
     // (to PHOTO_SCALE_FIT) rather than go overleaf, and further (to PHOTO_SCALE_SHORT) rather than leave
     // the page mostly empty.
-    const words = bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
-    const opening = (k: number) => headingHeight + picturesAt(k) + words;
+    const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
+    const opening = (k: number) => headingHeight + picturesAt(k) + words();
     const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
     // (A short memory's opening is all of it, with the room its mark asks for.)
-    const whole = Math.max(total, opening(1));
+    let whole = Math.max(total, opening(1));
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
     if (pull && !atTop() && !pageShort()) memoryPage();
+    if (!atTop() && whole > room() && nextBreather && pageShort()) {
+      // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
+      const spare = room() - 1;
+      const all = block.height ? 1 - (whole - spare) / block.height : 0;
+      const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await breatherBelow();
+    }
     const above = groups.at(-1);
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
@@ -1142,9 +1185,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // to spare, so the lines measured to fit still do).
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
-      const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      let start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
       const short = pageShort();
       const floor = short ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT;
+      if (short && pullHeight && start < floor) {
+        // Rather than leave a page mostly empty, a long letter opens here without its pull quote.
+        total -= pullHeight;
+        [pullLines, pullHeight] = [[], 0];
+        whole = Math.max(total, opening(1));
+        start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      }
       if (all >= floor) scale = all;
       else if (total <= content.h && !short) memoryPage();
       else if (start >= floor) scale = start;
