@@ -985,7 +985,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string): Promise<(Placed & { plate: boolean }) | null> {
+  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
@@ -994,8 +994,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
         return null;
       }
-      const plate = look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
-      const area = gridOn(3).breather;
+      const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
+      const area = slot ?? gridOn(3).breather;
       const captionRoom = mm(16);
       const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
@@ -1012,8 +1012,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: (typeof held)[number]) {
-    input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: Placed & { plate: boolean }, h: (typeof held)[number], slot?: Box) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
@@ -1025,15 +1025,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawCentredLine(caption, { ...captionStyle, fallbacks: captionStyle.fallbacks }, t.x + t.w / 2, t.y + t.h - band / 2 + captionStyle.size * 0.35, '#FFFFFF', t.w - mm(30));
     } else {
       const grid = gridOn(pageNo);
-      const area = grid.breather;
+      const area = slot ?? grid.breather;
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
       const x = area.x + (area.w - w) / 2 + left;
-      // The photo and its caption a little above the live area's middle (its optical centre).
-      const y0 = grid.live.y + Math.max(0, (grid.live.h - mm(12) - hh) * 0.45) + top;
+      // The photo and its caption a little above the middle of its area (its optical centre).
+      const band = slot ?? grid.live;
+      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
       placePicture(photo, x, y0, false);
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
-      folio(pageNo);
+      if (!slot) folio(pageNo);
     }
     input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
@@ -1362,11 +1363,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const unused = nextBreather as Breather | null;
     if (unused) held.unshift(unused.h);
     nextBreather = null;
-    for (const h of held.splice(0)) {
-      const photo = await breatherPicture(h.key);
-      if (!photo) continue;
+    // (Two to a page, one above the other, where the theme sets them on the page rather than bleeds them.)
+    const rest = held.splice(0);
+    while (rest.length) {
+      const pair = look.breather === 'page' && rest.length >= 2 ? rest.splice(0, 2) : rest.splice(0, 1);
+      const live = gridOn(pageNo + 1).live;
+      const half = (i: number): Box => ({ x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) });
+      const photos = await Promise.all(pair.map((h, i) => breatherPicture(h.key, pair.length === 2 ? half(i) : undefined)));
+      if (!photos.some(Boolean)) continue;
       content = g.content(newPage('breather'));
-      drawBreather(photo, h);
+      pair.forEach((h, i) => {
+        const photo = photos[i];
+        if (photo) drawBreather(photo, h, pair.length === 2 ? half(i) : undefined);
+      });
+      if (pair.length === 2) folio(pageNo);
     }
     if (memoryCount === 0) {
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
@@ -1438,7 +1448,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!names.length) return [];
     const box = g.content(2);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 9, leading: 1.2 };
-    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.quoteSize + 1), leading: 1.75 };
+    // The names as large as the theme sets its words, smaller (to 10 pt) rather than leave a name or two alone overleaf.
+    const headH0 = (look.quoteSize + 9) * 1.2 + mm(12);
+    let nameSize = smallest(look.quoteSize + 1);
+    const colsFor = (n: number) => (n <= 18 ? 1 : n <= 60 ? 2 : 3);
+    while (nameSize > 10 && names.length > colsFor(names.length) * Math.floor((box.h - headH0) / (nameSize * 1.75)) && names.length <= colsFor(names.length) * Math.floor((box.h - headH0) / (10 * 1.75))) nameSize -= 0.5;
+    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: nameSize, leading: 1.75 };
     const pageStyle: TextStyle = { ...bookSignatureStyle, size: smallest(Math.max(7.5, look.captionSize - 1)) };
     const cols = names.length <= 18 ? 1 : names.length <= 60 ? 2 : 3;
     const gap = mm(8);
