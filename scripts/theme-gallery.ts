@@ -215,7 +215,7 @@ const MEMORIES: Sample[] = [
     recordings: [],
   },
   {
-    words: 'Elin’s long letter, justified and hyphenated',
+    words: 'Elin’s long letter, hyphenated (justified or ragged as the theme sets it)',
     text: LETTER,
     signature: 'Your loving daughter, Elin',
     pinned: false,
