@@ -1,4 +1,4 @@
-import { cropRectAround, detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
+import { cropRectAround, detectSubject, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -62,8 +62,9 @@ export async function preparePicture(file: string, box: { w: number; h: number }
 /**
  * A photo cropped to fill a cell of w × h points around its subject: the
  * largest part of the photo of the cell's shape centred on `focal` (as far
- * as the photo's edges allow), detected with detectFocalPoint when none is
- * given (a cover's focal_point, chosen by its owner, is given). At 300 dpi
+ * as the photo's edges allow), detected with detectSubject when none is
+ * given, and then placed to cut no face (a cover's focal_point, chosen by
+ * its owner, is given and wins). At 300 dpi
  * of the cell's size, or the photo's own pixels when it has fewer (see
  * cellAtLeast for keeping those at MIN_PRINT_PPI). `ppi` is what it prints at.
  */
@@ -76,8 +77,9 @@ export async function prepareCroppedPicture(
   const sharp = await loadSharp();
   const upright = await uprightSize(file);
   if (!upright) return null;
-  const at = focal ?? (await detectFocalPoint(file));
-  const rect = cropRectAround(upright, cell.w / cell.h, at);
+  const subject = focal ? null : await detectSubject(file);
+  const at = focal ?? subject!.focal;
+  const rect = cropRectAround(upright, cell.w / cell.h, at, subject?.heads);
   // The part of the photo that fills the cell, in its own pixels; never scaled up.
   const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
   const targetW = Math.max(1, Math.round(rect.width * scale));
