@@ -6,7 +6,7 @@ import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, ty
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
@@ -762,8 +762,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const box = g.content(1);
         const layout = photoLayout(copies.map((c) => c.aspect), box.w, box.h * PHOTO_SHARE, GAP * 2);
         const pictures: Placed[] = [];
-        for (const [i, { pic, copy }] of copies.entries()) {
-          const cell = layout.cells[i];
+        for (const [i, { pic, copy, aspect }] of copies.entries()) {
+          const cell = await cellForPhoto(copy.path, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
           const full = pictureBox(cell);
           const size = await uprightSize(copy.path);

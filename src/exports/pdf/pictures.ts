@@ -1,3 +1,4 @@
+import { cellOfShape, chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { cropRectAround, detectSubject, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
@@ -97,6 +98,16 @@ export async function prepareCroppedPicture(
   } catch {
     return null;
   }
+}
+
+/**
+ * The cell a photo is printed in, inside the `slot` its layout gives it: the slot itself, unless the photo
+ * is a portrait that the slot's landscape shape would cut by more than a sliver, or the slot's crop cannot
+ * hold its subject (its faces); then the shape that cuts least (chooseCellShape), centred in the slot.
+ */
+export async function cellForPhoto<T extends { x: number; y: number; w: number; h: number }>(file: string, slot: T, photoAspect: number): Promise<T> {
+  const subject = await detectSubject(file);
+  return cellOfShape(slot, chooseCellShape(photoAspect, subject.box, [slot.w / slot.h, ...OTHER_SHAPES]));
 }
 
 /**
