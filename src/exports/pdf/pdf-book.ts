@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
-import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
+import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -1240,6 +1240,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       `${memoryCount} ${memoryCount === 1 ? 'memory' : 'memories'}${people ? ` from ${people} ${people === 1 ? 'person' : 'people'}` : ''}`,
       `Set in ${[...new Set([style.title.family, style.body.family, style.quote.family])].join(', ')}`,
       `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
+      ...[emojiCredit(doc)].filter((c) => c !== null),
     ];
     lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, t.y + t.h - mm(46) + i * small.size * small.leading, smallColour, t.w - mm(60)));
   }

@@ -8,6 +8,7 @@
  * characters but for the punctuation kinsoku keeps off a line's start or end).
  */
 
+import { EMOJI_ADVANCE, hasEmojiPicture } from '../../media-tools/emoji-pictures.js';
 import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
 import type { Hyphenator } from './hyphenation.js';
 
@@ -38,6 +39,8 @@ export interface Run {
   width: number;
   /** Right-to-left runs are shaped whole (so their words come out right to left), the others word by word. */
   dir: 'ltr' | 'rtl' | 'neutral';
+  /** One emoji printed as its colour picture (emoji-pictures), its characters set invisibly under it. */
+  emoji?: boolean;
 }
 
 /** PDFKit shapes a run whole when given features (else word by word, in logical order). */
@@ -121,9 +124,15 @@ export class TextMeasurer {
 /** Splits a piece of text into runs by the face that can draw each grapheme (see font-fallback). */
 export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
   const chain = [style.face, ...style.fallbacks];
-  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length).map(({ face, text: t }) => {
-    const dir = directionOf(t);
-    return { face: chain[face], text: t, dir, width: m.width(chain[face], style.size, t, style.characterSpacing, dir === 'rtl', style.features) };
+  const emojiFace = chain.length - 1;
+  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length, emojiFace).flatMap(({ face, text: t }) => {
+    // Emoji go one by one: each that has a colour picture takes an em and a little room, as drawn.
+    const pieces = face === emojiFace ? Array.from(graphemes.segment(t), (g) => g.segment) : [t];
+    return pieces.map((piece): Run => {
+      if (face === emojiFace && hasEmojiPicture(piece)) return { face: chain[face], text: piece, dir: 'neutral', width: style.size * EMOJI_ADVANCE + (style.characterSpacing ?? 0), emoji: true };
+      const dir = directionOf(piece);
+      return { face: chain[face], text: piece, dir, width: m.width(chain[face], style.size, piece, style.characterSpacing, dir === 'rtl', style.features) };
+    });
   });
 }
 
@@ -208,8 +217,9 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       for (const r of runs) {
         const last = line.runs[line.runs.length - 1];
         // Runs of one face join up, except across a change of direction (and right-to-left ones, shaped word by word).
-        // In a right-to-left paragraph neutrals stay apart, as their place depends on their neighbours.
-        const joins = dir === 'ltr' ? last?.dir !== 'rtl' && r.dir !== 'rtl' : last?.dir === 'ltr' && r.dir === 'ltr';
+        // In a right-to-left paragraph neutrals stay apart, as their place depends on their neighbours. An emoji
+        // picture is a run of its own.
+        const joins = !last?.emoji && !r.emoji && (dir === 'ltr' ? last?.dir !== 'rtl' && r.dir !== 'rtl' : last?.dir === 'ltr' && r.dir === 'ltr');
         if (last && last.face === r.face && joins) {
           last.text += r.text;
           last.width += r.width;
