@@ -9,7 +9,7 @@
  */
 
 import { EMOJI_ADVANCE, hasEmojiPicture } from '../../media-tools/emoji-pictures.js';
-import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
+import { directionOf, paragraphDirection, splitRuns, xHeightScale, type FaceMetrics } from '../../media-tools/font-fallback.js';
 import type { Hyphenator } from './hyphenation.js';
 
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
@@ -41,6 +41,8 @@ export interface Run {
   dir: 'ltr' | 'rtl' | 'neutral';
   /** One emoji printed as its colour picture (emoji-pictures), its characters set invisibly under it. */
   emoji?: boolean;
+  /** The size a fallback face is set at, when not the style's: matched to the theme face's x-height. */
+  size?: number;
 }
 
 /** PDFKit shapes a run whole when given features (else word by word, in logical order). */
@@ -100,6 +102,24 @@ export class TextMeasurer {
     return w;
   }
 
+  private readonly scales = new Map<string, number>();
+
+  /** The size factor for `text` set in the fallback `face` beside the theme's `primary` (see xHeightScale). */
+  scale(primary: string, face: string, text: string): number {
+    if (primary === face) return 1;
+    const script = /\p{Script=Cyrillic}/u.test(text) ? 'c' : /\p{Script=Greek}/u.test(text) ? 'g' : /\p{Script=Hebrew}/u.test(text) ? 'h' : /\p{Script=Latin}/u.test(text) ? 'l' : '';
+    if (!script) return 1;
+    const key = `${primary}\u0000${face}\u0000${script}`;
+    let k = this.scales.get(key);
+    if (k === undefined) {
+      const fk = (name: string) => (this.doc.font(name) as { _font?: { font?: FaceMetrics } })._font?.font;
+      const [theme, fallback] = [fk(primary), fk(face)];
+      k = theme && fallback ? xHeightScale(theme, fallback, text) : 1;
+      this.scales.set(key, k);
+    }
+    return k;
+  }
+
   /** Whether the face draws this code point (PDFKit's embedded fonts carry their fontkit font). */
   has(face: string, cp: number): boolean {
     let known = this.coverage.get(face);
@@ -131,7 +151,10 @@ export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
     return pieces.map((piece): Run => {
       if (face === emojiFace && hasEmojiPicture(piece)) return { face: chain[face], text: piece, dir: 'neutral', width: style.size * EMOJI_ADVANCE + (style.characterSpacing ?? 0), emoji: true };
       const dir = directionOf(piece);
-      return { face: chain[face], text: piece, dir, width: m.width(chain[face], style.size, piece, style.characterSpacing, dir === 'rtl', style.features) };
+      // A fallback's letters stand as tall as the theme's lower case (its x-height), on the same baseline.
+      const k = face === 0 ? 1 : m.scale(chain[0], chain[face], piece);
+      const size = style.size * k;
+      return { face: chain[face], text: piece, dir, width: m.width(chain[face], size, piece, style.characterSpacing, dir === 'rtl', style.features), ...(k !== 1 ? { size } : {}) };
     });
   });
 }

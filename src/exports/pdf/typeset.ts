@@ -48,7 +48,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
   const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
   const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
   // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
-  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(r.size ?? s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
   const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
   const characters = (t: string) => [...graphemes.segment(t)].length;
   const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);
@@ -66,7 +66,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
     const plain = reordered || /^[\x20-\x7e]*$/.test(run.text);
     const n = extra && !ideographic ? spaces(run.text) : 0;
     if (!plain) doc.markContent('Span', { actual: run.text } as never);
-    doc.font(run.face).fontSize(s.size);
+    doc.font(run.face).fontSize(run.size ?? s.size);
     if (n && run.dir === 'rtl') {
       // Word by word from the run's right edge: PDFKit would set widened words left to right.
       const space = doc.widthOfString(' ', { characterSpacing });
