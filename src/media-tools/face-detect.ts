@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FaceReply, FaceRequest } from './face-detect-child.js';
 import { loadSharp } from './sharp.js';
 
 /**
@@ -8,8 +9,10 @@ import { loadSharp } from './sharp.js';
  * 190 KB, ships inside the npm package, so nothing is downloaded) on
  * TensorFlow.js's WebAssembly backend (its .wasm files ship in its package
  * too). Run on an upright preview of at most 416 pixels: about 0.1–0.2 s a
- * photo on one core. The model and the runtime load with the first photo
- * (about 0.5 s) and stay loaded.
+ * photo on one core. The detector runs in a process of its own
+ * (face-detect-child.ts), started with the first photo (about 0.5 s to load)
+ * and ended after 10 s with nothing to do: its runtime takes about 150 MB
+ * that a book's render should not carry.
  *
  * Boxes are fractions of the upright photo (0..1 from its left and top).
  */
@@ -29,39 +32,92 @@ export interface Face extends Box {
 const PREVIEW_PX = 416;
 /** Below this the detector's guesses are mostly not faces. */
 const MIN_SCORE = 0.45;
+/** The detector's process ends after this long with nothing to do (its memory goes back to the system). */
+const IDLE_MS = 10_000;
+/** A photo the detector has not answered for in this long is given up on (the caller falls back). */
+const ANSWER_MS = 60_000;
 
-interface Tensor {
-  dispose(): void;
-}
-interface FaceApi {
-  tf: {
-    setBackend(name: string): Promise<boolean>;
-    ready(): Promise<void>;
-    tensor3d(values: Uint8Array, shape: [number, number, number], dtype: 'int32'): Tensor;
-    io: { decodeWeights(buffer: ArrayBuffer, specs: unknown[]): unknown };
+let child: ChildProcess | null = null;
+let nextId = 1;
+const waiting = new Map<number, (reply: FaceReply | null) => void>();
+let idle: NodeJS.Timeout | null = null;
+
+/** The detector's process, started with the first photo: from the compiled module, or through tsx from the source. */
+function detector(): ChildProcess {
+  if (child) return child;
+  const here = fileURLToPath(import.meta.url);
+  const file = path.join(path.dirname(here), `face-detect-child${path.extname(here)}`);
+  const proc = fork(file, [], {
+    serialization: 'advanced',
+    execArgv: file.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  proc.on('message', (reply: FaceReply) => {
+    const done = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    done?.(reply);
+    if (!waiting.size) {
+      hold(proc, false);
+      rest();
+    }
+  });
+  const gone = () => {
+    if (child === proc) child = null;
+    for (const done of waiting.values()) done(null);
+    waiting.clear();
   };
-  nets: { tinyFaceDetector: { loadFromWeightMap(map: unknown): Promise<void> } };
-  TinyFaceDetectorOptions: new (o: { inputSize: number; scoreThreshold: number }) => unknown;
-  detectAllFaces(input: Tensor, options: unknown): Promise<{ score: number; box: { x: number; y: number; width: number; height: number } }[]>;
+  proc.on('exit', gone);
+  proc.on('error', gone);
+  // The process never keeps this one alive; its channel only while a photo waits for an answer (see hold).
+  proc.unref();
+  child = proc;
+  return proc;
 }
 
-const require = createRequire(import.meta.url);
-let loading: Promise<FaceApi> | undefined;
-/** One photo at a time: the backend is single-threaded, and queued previews would only hold memory. */
-let queue: Promise<unknown> = Promise.resolve();
+/** Keeps this process alive while the detector has photos to answer for, and only then. */
+function hold(proc: ChildProcess | null, on: boolean) {
+  const channel = proc?.channel as { ref?(): void; unref?(): void } | undefined;
+  if (on) channel?.ref?.();
+  else channel?.unref?.();
+}
 
-function loadDetector(): Promise<FaceApi> {
-  return (loading ??= (async () => {
-    const api = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as FaceApi;
-    await api.tf.setBackend('wasm');
-    await api.tf.ready();
-    const dir = path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'model');
-    const manifest = JSON.parse(await readFile(path.join(dir, 'tiny_face_detector_model-weights_manifest.json'), 'utf8')) as { weights: unknown[] }[];
-    const bin = await readFile(path.join(dir, 'tiny_face_detector_model.bin'));
-    const weights = bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength) as ArrayBuffer;
-    await api.nets.tinyFaceDetector.loadFromWeightMap(api.tf.io.decodeWeights(weights, manifest[0].weights));
-    return api;
-  })());
+/** Ends the detector's process once it has been idle for IDLE_MS. */
+function rest() {
+  if (idle) clearTimeout(idle);
+  idle = setTimeout(() => {
+    idle = null;
+    if (!waiting.size && child) {
+      child.disconnect();
+      child = null;
+    }
+  }, IDLE_MS);
+  idle.unref();
+}
+
+function ask(req: Omit<FaceRequest, 'id'>): Promise<FaceReply | null> {
+  const id = nextId++;
+  if (idle) clearTimeout(idle);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      if (!waiting.size) hold(child, false);
+      resolve(null);
+    }, ANSWER_MS);
+    timer.unref();
+    waiting.set(id, (reply) => {
+      clearTimeout(timer);
+      resolve(reply);
+    });
+    try {
+      const proc = detector();
+      hold(proc, true);
+      proc.send({ ...req, id });
+    } catch {
+      waiting.delete(id);
+      clearTimeout(timer);
+      resolve(null);
+    }
+  });
 }
 
 /**
@@ -82,28 +138,10 @@ export async function detectFaces(input: string | Buffer): Promise<Face[] | null
   } catch {
     return [];
   }
-  let api: FaceApi;
-  try {
-    api = await loadDetector();
-  } catch {
-    return null;
-  }
   const { data, info } = preview;
-  const run = queue.then(async () => {
-    const tensor = api.tf.tensor3d(new Uint8Array(data.buffer, data.byteOffset, data.length), [info.height, info.width, 3], 'int32');
-    try {
-      return await api.detectAllFaces(tensor, new api.TinyFaceDetectorOptions({ inputSize: PREVIEW_PX, scoreThreshold: MIN_SCORE }));
-    } finally {
-      tensor.dispose();
-    }
-  });
-  queue = run.catch(() => undefined);
-  try {
-    const found = await run;
-    return found
-      .map(({ score, box }) => ({ score, x: box.x / info.width, y: box.y / info.height, w: box.width / info.width, h: box.height / info.height }))
-      .sort((a, b) => b.w * b.h - a.w * a.h);
-  } catch {
-    return null;
-  }
+  const reply = await ask({ width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length), inputSize: PREVIEW_PX, minScore: MIN_SCORE });
+  if (!reply?.faces) return null;
+  return reply.faces
+    .map(({ score, x, y, w, h }) => ({ score, x: x / info.width, y: y / info.height, w: w / info.width, h: h / info.height }))
+    .sort((a, b) => b.w * b.h - a.w * a.h);
 }

@@ -5,7 +5,8 @@
  * A focal point is where the subject is, as fractions of the upright photo's
  * width and height (0..1 from the left and top edges).
  */
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { detectFaces, type Box } from './face-detect.js';
 import { loadSharp } from './sharp.js';
 
@@ -91,6 +92,18 @@ export function headOf(face: Box): Box {
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
+/** The SHA-1 of a photo's bytes (read from its file, streamed); null when the file cannot be read. */
+async function contentKey(input: string | Buffer): Promise<string | null> {
+  const hash = createHash('sha1');
+  if (typeof input !== 'string') return hash.update(input).digest('hex');
+  try {
+    for await (const chunk of createReadStream(input)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } catch {
+    return null;
+  }
+}
+
 /** Faces smaller than this share of the largest one's area are people in the background, not the subject. */
 const BACKGROUND_FACE = 0.3;
 const subjects = new Map<string, Promise<Subject>>();
@@ -99,20 +112,12 @@ const SUBJECTS_KEPT = 2000;
 /**
  * Where a photo's subject is: the heads of the people in it, when faces are
  * found (the foreground ones: a face much smaller than the largest is a
- * passer-by), else sharp's attention point (detectAttention). Cached by file,
- * size and modification time, so a photo printed twice in a book (a memory's
- * and the closing photo, or the cover) is looked at once.
+ * passer-by), else sharp's attention point (detectAttention). Cached by the
+ * photo's content (its SHA-1), so a photo printed twice in a book (a memory's
+ * and the closing photo, or the cover), or stored twice, is looked at once.
  */
 export async function detectSubject(input: string | Buffer): Promise<Subject> {
-  let key: string | null = null;
-  if (typeof input === 'string') {
-    try {
-      const st = await stat(input);
-      key = `${input}\0${st.size}\0${st.mtimeMs}`;
-    } catch {
-      key = null;
-    }
-  }
+  const key = await contentKey(input);
   const cached = key ? subjects.get(key) : undefined;
   if (cached) return cached;
   const found = (async (): Promise<Subject> => {
