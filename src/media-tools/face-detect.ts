@@ -129,19 +129,25 @@ export async function detectFaces(input: string | Buffer): Promise<Face[] | null
   const sharp = await loadSharp();
   let preview;
   try {
-    preview = await sharp(input, { failOn: 'none' })
+    const { data, info } = await sharp(input, { failOn: 'none' })
       .rotate()
       .resize(PREVIEW_PX, PREVIEW_PX, { fit: 'inside', withoutEnlargement: true })
       .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
+    preview = { data, width: info.width, height: info.height };
   } catch {
     return [];
   }
-  const { data, info } = preview;
-  const reply = await ask({ width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length), inputSize: PREVIEW_PX, minScore: MIN_SCORE });
+  return facesIn(preview);
+}
+
+/** The faces in an upright RGB preview (at most PREVIEW_PX on its longer side), largest first; null when the detector cannot run. */
+export async function facesIn(preview: { data: Buffer; width: number; height: number }): Promise<Face[] | null> {
+  const { data, width, height } = preview;
+  const reply = await ask({ width, height, data: new Uint8Array(data.buffer, data.byteOffset, data.length), inputSize: PREVIEW_PX, minScore: MIN_SCORE });
   if (!reply?.faces) return null;
   return reply.faces
-    .map(({ score, x, y, w, h }) => ({ score, x: x / info.width, y: y / info.height, w: w / info.width, h: h / info.height }))
+    .map(({ score, x, y, w, h }) => ({ score, x: x / width, y: y / height, w: w / width, h: h / height }))
     .sort((a, b) => b.w * b.h - a.w * a.h);
 }

@@ -128,7 +128,11 @@ function drawEmoji(doc: PDFKit.PDFDocument, run: Line['runs'][number], x: number
   doc.markContent('Span', { actual: run.text } as never);
   doc.save();
   (doc as unknown as { addContent(op: string): void }).addContent('3 Tr');
-  doc.font(run.face).fontSize(size).text(run.text, left, baseline, { lineBreak: false, baseline: 'alphabetic' });
+  // Squeezed or stretched to the emoji's advance, so the text layer's box is the picture's place in the line.
+  doc.font(run.face).fontSize(size);
+  const natural = doc.widthOfString(run.text);
+  const horizontalScaling = natural > 0 ? Math.round(((size * EMOJI_ADVANCE) / natural) * 100) : 100;
+  doc.text(run.text, x, baseline, { lineBreak: false, baseline: 'alphabetic', horizontalScaling } as never);
   doc.restore();
   doc.endMarkedContent();
   return true;
