@@ -24,7 +24,7 @@ export function twemojiName(cluster: string): string[] {
 }
 
 /** Pixels on a side of an emoji picture: sharp at 300 dpi up to 30 pt type (and still small: about 4 KB). */
-const PICTURE_PX = 128;
+export const EMOJI_PICTURE_PX = 128;
 /** The width an emoji takes in a line, in ems: the picture (1 em) and a little room either side. */
 export const EMOJI_ADVANCE = 1.08;
 
@@ -77,7 +77,7 @@ export function emojiPicture(cluster: string): Buffer | null {
         return null;
       }
     })();
-    if (resvg) png = Buffer.from(new resvg(svg, { fitTo: { mode: 'width', value: PICTURE_PX } }).render().asPng());
+    if (resvg) png = Buffer.from(new resvg(svg, { fitTo: { mode: 'width', value: EMOJI_PICTURE_PX } }).render().asPng());
   }
   if (pictures.size > 4000) pictures.clear();
   pictures.set(cluster, png);
