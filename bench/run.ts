@@ -22,6 +22,7 @@
  * `npm run bench -- compare <commit>`: every scenario below (or BENCH_SCENARIOS) on that commit and on this
  * working tree, turn about in short rounds on one machine, printing each one's ratio new/old (bench/compare.ts;
  * the commit is checked out and installed once, bench/baseline.ts). Quote it in every note on a hot path.
+ * `npm run bench -- crops` measures how often each way of finding a photo's subject keeps faces whole (bench/subject-crops.ts).
  * `npm run bench -- transcription` runs the transcription bench instead (bench/transcription.ts).
  * `npm run bench -- start [checkout or commit …]` compares embedded start times instead (bench/start.ts).
  * `npm run bench -- create-floor`: POST /books/'s database work alone, without HTTP (bench/create-floor.ts);
@@ -904,6 +905,8 @@ async function main(): Promise<number> {
   // `npm run bench -- transcription`: a 30-minute voice note transcribed, the worker's RSS watched (bench/transcription.ts).
   if (process.argv.slice(2).includes('transcription')) return (await import('./transcription.js')).runTranscriptionBench();
   if (process.argv.slice(2).includes('exports')) return (await import('./exports.js')).runExportsBench();
+  // `npm run bench -- crops`: which subject finder keeps faces whole in the themes' crops (bench/subject-crops.ts).
+  if (process.argv.slice(2).includes('crops')) return (await import('./subject-crops.js')).runSubjectCropsBench();
   // `npm run bench -- start [checkout …]`: embedded start-to-ready, against other builds on this machine (bench/start.ts).
   const args = process.argv.slice(2);
   if (args[0] === 'start') return (await import('./start.js')).runStartBench(args.slice(1));

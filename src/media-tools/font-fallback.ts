@@ -21,19 +21,31 @@ function noto(pkg: string, family: string, file: string, weight: FontWeight, sty
   return { family, weight, style, package: pkg, file };
 }
 
-const latin = (bold: boolean, italic: boolean) =>
-  noto(`${EMBEDPDF}fonts-latin`, 'Noto Sans', `fonts/NotoSans-${bold ? 'Bold' : ''}${italic ? 'Italic' : bold ? '' : 'Regular'}.ttf`, bold ? 700 : 400, italic ? 'italic' : 'normal');
+const WEIGHT_NAMES: Record<FontWeight, string> = { 300: 'Light', 400: 'Regular', 500: 'Medium', 600: 'SemiBold', 700: 'Bold', 800: 'ExtraBold' };
+/** Noto Sans in every weight: the theme face's own weight, so a Greek or Cyrillic word is as dark as the Latin around it. */
+const latin = (weight: FontWeight, italic: boolean) =>
+  noto(
+    `${EMBEDPDF}fonts-latin`,
+    'Noto Sans',
+    `fonts/NotoSans-${weight === 400 ? (italic ? '' : 'Regular') : WEIGHT_NAMES[weight]}${italic ? 'Italic' : ''}.ttf`,
+    weight,
+    italic ? 'italic' : 'normal',
+  );
 const arabic = (bold: boolean) => noto(`${EMBEDPDF}fonts-arabic`, 'Noto Naskh Arabic', `fonts/NotoNaskhArabic-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
 const hebrew = (bold: boolean) => noto(`${EMBEDPDF}fonts-hebrew`, 'Noto Sans Hebrew', `fonts/NotoSansHebrew-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
-const devanagari = (bold: boolean) =>
-  noto('@expo-google-fonts/noto-sans-devanagari', 'Noto Sans Devanagari', bold ? '700Bold/NotoSansDevanagari_700Bold.ttf' : '400Regular/NotoSansDevanagari_400Regular.ttf', bold ? 700 : 400);
+const devanagari = (weight: FontWeight) =>
+  noto('@expo-google-fonts/noto-sans-devanagari', 'Noto Sans Devanagari', `${weight}${WEIGHT_NAMES[weight]}/NotoSansDevanagari_${weight}${WEIGHT_NAMES[weight]}.ttf`, weight);
 /** Simplified Chinese, with kana: Chinese, and Japanese when nothing says the text is Japanese. */
 const han = (bold: boolean) => noto(`${EMBEDPDF}fonts-sc`, 'Noto Sans SC', `fonts/NotoSansHans-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 /** Japanese: kanji in their Japanese forms (a Chinese face draws some of them differently), kana and Japanese punctuation. */
 const japanese = (bold: boolean) => noto(`${EMBEDPDF}fonts-jp`, 'Noto Sans JP', `fonts/NotoSansJP-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 /** A book face for serif themes: Greek, Cyrillic and Vietnamese in a serif, with its italic, rather than in a sans that stands out. */
-const garamond = (bold: boolean, italic: boolean) =>
-  noto('@expo-google-fonts/eb-garamond', 'EB Garamond', `${bold ? '700Bold' : '400Regular'}${italic ? '_Italic' : ''}/EBGaramond_${bold ? '700Bold' : '400Regular'}${italic ? '_Italic' : ''}.ttf`, bold ? 700 : 400, italic ? 'italic' : 'normal');
+const garamond = (weight: FontWeight, italic: boolean) => {
+  // EB Garamond comes in 400 to 800.
+  const w = (Math.min(800, Math.max(400, weight)) as FontWeight);
+  const variant = `${w}${WEIGHT_NAMES[w]}${italic ? '_Italic' : ''}`;
+  return noto('@expo-google-fonts/eb-garamond', 'EB Garamond', `${variant}/EBGaramond_${variant}.ttf`, w, italic ? 'italic' : 'normal');
+};
 /** The theme faces with serifs: their Latin, Greek and Cyrillic fall back to a serif. */
 const SERIF_FAMILIES = new Set(['Playfair Display', 'Lora', 'Cormorant Garamond', 'Libre Baskerville', 'Fraunces', 'EB Garamond', 'DM Serif Display']);
 export const isSerif = (face: { family?: string }) => !!face.family && SERIF_FAMILIES.has(face.family);
@@ -45,13 +57,61 @@ const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `f
  * face still draws what the Japanese one lacks, such as simplified characters).
  */
 export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { family?: string }, o: { japanese?: boolean } = {}): FontFace[] {
-  const bold = face.weight >= 600;
+  // Faces in every weight take the theme face's own; those in regular and bold only, the nearer of the two.
+  const weight = face.weight;
+  const bold = weight >= 600;
   const italic = face.style === 'italic';
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
   const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
   // A serif face falls back to a serif first (Noto Sans still draws what it lacks); a sans face to Noto Sans.
-  const alphabets = isSerif(face) ? [garamond(bold, italic), latin(bold, italic)] : [latin(bold, italic)];
-  return [devanagari(bold), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
+  const alphabets = isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
+  return [devanagari(weight), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
+}
+
+/** What x-height matching reads of a face (fontkit's font). */
+export interface FaceMetrics {
+  unitsPerEm: number;
+  xHeight?: number;
+  glyphForCodePoint(cp: number): { id: number; bbox: { maxY: number } };
+}
+
+/**
+ * For each script whose fallback is matched in size: a letter with neither ascender nor descender, whose
+ * top is that script's x-height (Hebrew letters stand on the baseline at one height, that of samekh).
+ * Arabic, Devanagari, Chinese, Japanese, Korean and emoji have no x-height to match: they keep the size.
+ */
+const X_LETTERS: [RegExp, number][] = [
+  [/\p{Script=Cyrillic}/u, 0x0445], // х
+  [/\p{Script=Greek}/u, 0x03bf], // ο
+  [/\p{Script=Hebrew}/u, 0x05e1], // ס
+  [/\p{Script=Latin}/u, 0x78], // x
+];
+
+function heightOf(font: FaceMetrics, cp: number): number {
+  const glyph = font.glyphForCodePoint(cp);
+  return glyph.id ? glyph.bbox.maxY / font.unitsPerEm : 0;
+}
+
+/** The theme face's x-height, as a share of the em: its x's top, else what its OS/2 table says (sxHeight). */
+export function xHeightOf(font: FaceMetrics): number {
+  return heightOf(font, 0x78) || (font.xHeight ?? 0) / font.unitsPerEm;
+}
+
+/** The most a fallback is scaled either way: past it, a face's metrics are more likely wrong than its design. */
+const SCALE_LIMITS = [0.6, 1.4] as const;
+
+/**
+ * The size a fallback face is set at, as a multiple of the theme face's, so that `text` (a run in the
+ * fallback) stands as tall as the theme's lower case: the theme's x-height over the fallback's x-height for
+ * the run's script. 1 for scripts with no x-height to match, or when either face lacks the letters.
+ */
+export function xHeightScale(theme: FaceMetrics, fallback: FaceMetrics, text: string): number {
+  const letter = X_LETTERS.find(([script]) => script.test(text))?.[1];
+  if (letter === undefined) return 1;
+  const want = xHeightOf(theme);
+  const have = heightOf(fallback, letter);
+  if (!want || !have) return 1;
+  return Math.min(SCALE_LIMITS[1], Math.max(SCALE_LIMITS[0], want / have));
 }
 
 /** A face and its fallbacks: the chain the run splitter walks. */

@@ -7,14 +7,14 @@ import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
-import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
-import { baselineOffset, drawLine as drawLineOn, registerThemeFaces } from './typeset.js';
+import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -850,8 +850,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const { photos: box, live } = gridOn(1);
         const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
-        for (const [i, { pic, copy }] of copies.entries()) {
-          const cell = layout.cells[i];
+        for (const [i, { pic, copy, aspect }] of copies.entries()) {
+          const cell = await cellForPhoto(copy.path, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
           const full = pictureBox(cell);
           const size = await uprightSize(copy.path);
@@ -1535,6 +1535,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       `${memoryCount} ${memoryCount === 1 ? 'memory' : 'memories'}${people ? ` from ${people} ${people === 1 ? 'person' : 'people'}` : ''}`,
       `Set in ${[...new Set([style.title.family, style.body.family, style.quote.family])].join(', ')}`,
       `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
+      ...[emojiCredit(doc)].filter((c) => c !== null),
     ];
     lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, t.y + t.h - mm(46) + i * small.size * small.leading, smallColour, t.w - mm(60)));
   }

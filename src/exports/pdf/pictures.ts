@@ -1,4 +1,5 @@
-import { cropRectAround, detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
+import { cellOfShape, chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { cropRectAround, detectSubject, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -62,8 +63,9 @@ export async function preparePicture(file: string, box: { w: number; h: number }
 /**
  * A photo cropped to fill a cell of w × h points around its subject: the
  * largest part of the photo of the cell's shape centred on `focal` (as far
- * as the photo's edges allow), detected with detectFocalPoint when none is
- * given (a cover's focal_point, chosen by its owner, is given). At 300 dpi
+ * as the photo's edges allow), detected with detectSubject when none is
+ * given, and then placed to cut no face (a cover's focal_point, chosen by
+ * its owner, is given and wins). At 300 dpi
  * of the cell's size, or the photo's own pixels when it has fewer (see
  * cellAtLeast for keeping those at MIN_PRINT_PPI). `ppi` is what it prints at.
  */
@@ -76,8 +78,9 @@ export async function prepareCroppedPicture(
   const sharp = await loadSharp();
   const upright = await uprightSize(file);
   if (!upright) return null;
-  const at = focal ?? (await detectFocalPoint(file));
-  const rect = cropRectAround(upright, cell.w / cell.h, at);
+  const subject = focal ? null : await detectSubject(file);
+  const at = focal ?? subject!.focal;
+  const rect = cropRectAround(upright, cell.w / cell.h, at, subject?.heads);
   // The part of the photo that fills the cell, in its own pixels; never scaled up.
   const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
   const targetW = Math.max(1, Math.round(rect.width * scale));
@@ -95,6 +98,16 @@ export async function prepareCroppedPicture(
   } catch {
     return null;
   }
+}
+
+/**
+ * The cell a photo is printed in, inside the `slot` its layout gives it: the slot itself, unless the photo
+ * is a portrait that the slot's landscape shape would cut by more than a sliver, or the slot's crop cannot
+ * hold its subject (its faces); then the shape that cuts least (chooseCellShape), centred in the slot.
+ */
+export async function cellForPhoto<T extends { x: number; y: number; w: number; h: number }>(file: string, slot: T, photoAspect: number): Promise<T> {
+  const subject = await detectSubject(file);
+  return cellOfShape(slot, chooseCellShape(photoAspect, subject.box, [slot.w / slot.h, ...OTHER_SHAPES]));
 }
 
 /**

@@ -8,7 +8,8 @@
  * characters but for the punctuation kinsoku keeps off a line's start or end).
  */
 
-import { directionOf, paragraphDirection, splitRuns } from '../../media-tools/font-fallback.js';
+import { EMOJI_ADVANCE, hasEmojiPicture } from '../../media-tools/emoji-pictures.js';
+import { directionOf, paragraphDirection, splitRuns, xHeightScale, type FaceMetrics } from '../../media-tools/font-fallback.js';
 import type { Hyphenator } from './hyphenation.js';
 
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
@@ -38,6 +39,10 @@ export interface Run {
   width: number;
   /** Right-to-left runs are shaped whole (so their words come out right to left), the others word by word. */
   dir: 'ltr' | 'rtl' | 'neutral';
+  /** One emoji printed as its colour picture (emoji-pictures), its characters set invisibly under it. */
+  emoji?: boolean;
+  /** The size a fallback face is set at, when not the style's: matched to the theme face's x-height. */
+  size?: number;
 }
 
 /** PDFKit shapes a run whole when given features (else word by word, in logical order). */
@@ -97,6 +102,24 @@ export class TextMeasurer {
     return w;
   }
 
+  private readonly scales = new Map<string, number>();
+
+  /** The size factor for `text` set in the fallback `face` beside the theme's `primary` (see xHeightScale). */
+  scale(primary: string, face: string, text: string): number {
+    if (primary === face) return 1;
+    const script = /\p{Script=Cyrillic}/u.test(text) ? 'c' : /\p{Script=Greek}/u.test(text) ? 'g' : /\p{Script=Hebrew}/u.test(text) ? 'h' : /\p{Script=Latin}/u.test(text) ? 'l' : '';
+    if (!script) return 1;
+    const key = `${primary}\u0000${face}\u0000${script}`;
+    let k = this.scales.get(key);
+    if (k === undefined) {
+      const fk = (name: string) => (this.doc.font(name) as { _font?: { font?: FaceMetrics } })._font?.font;
+      const [theme, fallback] = [fk(primary), fk(face)];
+      k = theme && fallback ? xHeightScale(theme, fallback, text) : 1;
+      this.scales.set(key, k);
+    }
+    return k;
+  }
+
   /** Whether the face draws this code point (PDFKit's embedded fonts carry their fontkit font). */
   has(face: string, cp: number): boolean {
     let known = this.coverage.get(face);
@@ -121,9 +144,18 @@ export class TextMeasurer {
 /** Splits a piece of text into runs by the face that can draw each grapheme (see font-fallback). */
 export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
   const chain = [style.face, ...style.fallbacks];
-  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length).map(({ face, text: t }) => {
-    const dir = directionOf(t);
-    return { face: chain[face], text: t, dir, width: m.width(chain[face], style.size, t, style.characterSpacing, dir === 'rtl', style.features) };
+  const emojiFace = chain.length - 1;
+  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length, emojiFace).flatMap(({ face, text: t }) => {
+    // Emoji go one by one: each that has a colour picture takes an em and a little room, as drawn.
+    const pieces = face === emojiFace ? Array.from(graphemes.segment(t), (g) => g.segment) : [t];
+    return pieces.map((piece): Run => {
+      if (face === emojiFace && hasEmojiPicture(piece)) return { face: chain[face], text: piece, dir: 'neutral', width: style.size * EMOJI_ADVANCE + (style.characterSpacing ?? 0), emoji: true };
+      const dir = directionOf(piece);
+      // A fallback's letters stand as tall as the theme's lower case (its x-height), on the same baseline.
+      const k = face === 0 ? 1 : m.scale(chain[0], chain[face], piece);
+      const size = style.size * k;
+      return { face: chain[face], text: piece, dir, width: m.width(chain[face], size, piece, style.characterSpacing, dir === 'rtl', style.features), ...(k !== 1 ? { size } : {}) };
+    });
   });
 }
 
@@ -208,8 +240,9 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
       for (const r of runs) {
         const last = line.runs[line.runs.length - 1];
         // Runs of one face join up, except across a change of direction (and right-to-left ones, shaped word by word).
-        // In a right-to-left paragraph neutrals stay apart, as their place depends on their neighbours.
-        const joins = dir === 'ltr' ? last?.dir !== 'rtl' && r.dir !== 'rtl' : last?.dir === 'ltr' && r.dir === 'ltr';
+        // In a right-to-left paragraph neutrals stay apart, as their place depends on their neighbours. An emoji
+        // picture is a run of its own.
+        const joins = !last?.emoji && !r.emoji && (dir === 'ltr' ? last?.dir !== 'rtl' && r.dir !== 'rtl' : last?.dir === 'ltr' && r.dir === 'ltr');
         if (last && last.face === r.face && joins) {
           last.text += r.text;
           last.width += r.width;

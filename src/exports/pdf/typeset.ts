@@ -1,3 +1,4 @@
+import { EMOJI_ADVANCE, emojiPicture } from '../../media-tools/emoji-pictures.js';
 import { fallbackFaces, visualOrder } from '../../media-tools/font-fallback.js';
 import { fontFilePath, textFaceOf, type FontFace, type ThemeStyle } from '../../media-tools/themes.js';
 import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } from './text-layout.js';
@@ -47,7 +48,7 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
   const shapedFor = (run: Line['runs'][number]) => (run.dir === 'rtl' || s.features ? { features: [...(s.features ?? SHAPE_WHOLE)] as never } : {});
   const ideographic = !!justifyTo && justifyTo > line.width && runs.some((r) => IDEOGRAPHIC.test(r.text));
   // Ideographs were measured one by one (each may end a line): a run set whole may kern, so it is measured again as drawn.
-  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
+  const widths = runs.map((r) => (ideographic ? doc.font(r.face).fontSize(r.size ?? s.size).widthOfString(r.text, { characterSpacing: s.characterSpacing ?? 0, ...shapedFor(r) }) + (s.characterSpacing ?? 0) : r.width));
   const slack = justifyTo ? Math.max(0, justifyTo - widths.reduce((a, b) => a + b, 0)) : 0;
   const characters = (t: string) => [...graphemes.segment(t)].length;
   const gaps = !slack ? 0 : ideographic ? runs.reduce((n, r) => n + characters(r.text), 0) - 1 : runs.reduce((n, r) => n + spaces(r.text), 0);
@@ -58,10 +59,14 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
     const shaped = shapedFor(run);
     // Shaping may merge, split or reorder glyphs, and a glyph has one ToUnicode entry: the words themselves
     // go with the run (or the reordered line) as its ActualText, so copying and searching give what was written, in its order.
+    if (run.emoji && drawEmoji(doc, run, x, baseline, s.size)) {
+      x += widths[index] + (ideographic ? characters(run.text) * extra : 0);
+      continue;
+    }
     const plain = reordered || /^[\x20-\x7e]*$/.test(run.text);
     const n = extra && !ideographic ? spaces(run.text) : 0;
     if (!plain) doc.markContent('Span', { actual: run.text } as never);
-    doc.font(run.face).fontSize(s.size);
+    doc.font(run.face).fontSize(run.size ?? s.size);
     if (n && run.dir === 'rtl') {
       // Word by word from the run's right edge: PDFKit would set widened words left to right.
       const space = doc.widthOfString(' ', { characterSpacing });
@@ -96,6 +101,42 @@ export function drawLine(doc: PDFKit.PDFDocument, line: Line, x: number, baselin
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Each document's emoji pictures, embedded once and drawn wherever the emoji recurs. */
+const embedded = new WeakMap<PDFKit.PDFDocument, Map<string, unknown>>();
+
+/** The credit Twemoji's licence (CC-BY 4.0) asks for, when a document printed any of its pictures; else null. */
+export function emojiCredit(doc: PDFKit.PDFDocument): string | null {
+  return embedded.get(doc)?.size ? 'Emoji by Twemoji, © Twitter, Inc and contributors, CC-BY 4.0' : null;
+}
+
+/**
+ * One emoji as its colour picture, 1 em square on the text's baseline, centred in its advance; under it the
+ * emoji's own characters are set invisibly (text rendering mode 3) in the emoji face, marked with the whole
+ * sequence as ActualText, so copying and searching give the emoji as written. False when it has no picture.
+ */
+function drawEmoji(doc: PDFKit.PDFDocument, run: Line['runs'][number], x: number, baseline: number, size: number): boolean {
+  const png = emojiPicture(run.text);
+  if (!png) return false;
+  let images = embedded.get(doc);
+  if (!images) embedded.set(doc, (images = new Map()));
+  let image = images.get(run.text);
+  if (!image) images.set(run.text, (image = (doc as unknown as { openImage(src: Buffer): unknown }).openImage(png)));
+  const left = x + (size * (EMOJI_ADVANCE - 1)) / 2;
+  // The picture sits where a capital would, dipping below the baseline a little as emoji do.
+  doc.image(image as never, left, baseline - size * 0.82, { width: size, height: size });
+  doc.markContent('Span', { actual: run.text } as never);
+  doc.save();
+  (doc as unknown as { addContent(op: string): void }).addContent('3 Tr');
+  // Squeezed or stretched to the emoji's advance, so the text layer's box is the picture's place in the line.
+  doc.font(run.face).fontSize(size);
+  const natural = doc.widthOfString(run.text);
+  const horizontalScaling = natural > 0 ? Math.round(((size * EMOJI_ADVANCE) / natural) * 100) : 100;
+  doc.text(run.text, x, baseline, { lineBreak: false, baseline: 'alphabetic', horizontalScaling } as never);
+  doc.restore();
+  doc.endMarkedContent();
+  return true;
+}
 
 /** Baseline below the top of a line box, so lines of any size sit evenly in their pitch. */
 export function baselineOffset(s: TextStyle): number {

@@ -21,6 +21,7 @@ import { EXPORT_INTENTS, INTENTS, type ExportIntent } from '../../../src/service
 import { THEME_STYLES, type Theme } from '../../../src/media-tools/themes.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
+import { EMOJI_PICTURE_PX } from '../../../src/media-tools/emoji-pictures.js';
 import { ensureFixtures, fixturePaths } from '../../helpers/media-fixtures.js';
 import { processed, upload } from '../media/media-setup.js';
 import { buildExportApp, exportBook, exportsPath, fetchSigned, settled, STORES, type ExportTestApp } from './exports-setup.js';
@@ -51,13 +52,17 @@ function fontsOf(pdf: PDFDocument): { name: string; embedded: boolean }[] {
   return out;
 }
 
+/** An emoji printed as its colour picture (and that picture's soft mask): not a photo. */
+const isEmojiPicture = (i: { width: number; height: number }) => i.width === EMOJI_PICTURE_PX && i.height === EMOJI_PICTURE_PX;
+
+/** The photos embedded in a PDF (emoji pictures left out). */
 function imagesOf(pdf: PDFDocument): { width: number; height: number }[] {
   const out: { width: number; height: number }[] = [];
   for (const [, obj] of pdf.context.enumerateIndirectObjects()) {
     if (!(obj instanceof PDFRawStream) || obj.dict.get(PDFName.of('Subtype')) !== PDFName.of('Image')) continue;
     out.push({ width: Number(String(obj.dict.get(PDFName.of('Width')))), height: Number(String(obj.dict.get(PDFName.of('Height')))) });
   }
-  return out;
+  return out.filter((i) => !isEmojiPicture(i));
 }
 
 const box = (b: { x: number; y: number; width: number; height: number }) => [b.x, b.y, b.x + b.width, b.y + b.height].map((v) => Math.round(v * 100) / 100);
@@ -70,7 +75,8 @@ async function imageResolutions(file: string) {
     .slice(2)
     .filter((l) => l.trim())
     .map((l) => l.trim().split(/\s+/))
-    .map((c) => ({ page: Number(c[0]), width: Number(c[3]), height: Number(c[4]), xppi: Number(c[12]), yppi: Number(c[13]) }));
+    .map((c) => ({ page: Number(c[0]), width: Number(c[3]), height: Number(c[4]), xppi: Number(c[12]), yppi: Number(c[13]) }))
+    .filter((i) => !isEmojiPicture(i));
 }
 
 /** Horizontal extent of the words on each page (pdftotext -bbox), in points from the left edge. */
