@@ -3,11 +3,13 @@ import type { Db, Queryable } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
+import { NoJobSender } from '../jobs/no-job-sender.js';
 import { createAccountService } from './account/account-service.js';
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
 import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
+import { createStripeGateway } from './billing-checkout/stripe-gateway.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -69,6 +71,8 @@ export interface ServiceDeps {
  */
 export function createServices(deps: ServiceDeps) {
   const { db, config, queue } = deps;
+  // Services take a job sender always; a process without a queue (the OpenAPI export) has one that refuses to send.
+  const jobs: JobSender = queue ?? new NoJobSender();
   const cursors = createCursorCodec(config.secretKey);
   const enqueueMail = queue ? (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined) : undefined;
   const access = createBookAccess({ db });
@@ -94,7 +98,15 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
+  const billingCheckout = createBillingCheckoutService({
+    db,
+    config,
+    audit,
+    queue: jobs,
+    store,
+    gateway: config.billing.stripe ? createStripeGateway(config.billing.stripe) : null,
+    clock: () => new Date(),
+  });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);

@@ -2,6 +2,9 @@ import type { Db } from '../../db/client.js';
 import { toPlan } from './plan-mapper.js';
 import { listPlans } from './plan-repository.js';
 
+/** For other domains, in their own transaction: a plan by slug, and the default plan. */
+export { findDefaultPlan, findPlan } from './plan-repository.js';
+
 export function createPlanService(deps: { db: Db }) {
   const { db } = deps;
   return {

@@ -13,6 +13,16 @@ export function findUserByEmail(q: Queryable, email: string) {
   return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE email = $1 AND deleted_at IS NULL`, [email.trim().toLowerCase()]);
 }
 
+/** Whether the account exists and is not deleted. */
+export async function isLiveUser(q: Queryable, id: string): Promise<boolean> {
+  return Boolean(await one(q, `SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [id]));
+}
+
+/** Whether the account's row is still whole: not purged (a deleted account awaiting its purge still counts). */
+export async function isUnpurgedUser(q: Queryable, id: string): Promise<boolean> {
+  return Boolean(await one(q, `SELECT 1 FROM users WHERE id = $1 AND purged_at IS NULL`, [id]));
+}
+
 /** Locks the row for a read-check-write (If-Match). */
 export function findUserForUpdate(q: Queryable, id: string) {
   return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id]);

@@ -21,6 +21,9 @@ import { confirmSignupMail, signupAttemptMail } from './signup-messages.js';
 import { etagOf } from '../../lib/etag.js';
 import type { UserRow } from './user-types.js';
 
+/** For other domains, in their own transaction: an account by id, and whether one exists (not deleted) or is not purged yet. */
+export { findUserById, isLiveUser, isUnpurgedUser } from './user-repository.js';
+
 export interface CreateUserInput {
   email: string;
   password: string | null;
