@@ -20,12 +20,8 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { inboundMessages } from '../../metrics/metrics.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
-import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
-import { recordInvitationEvent } from '../events/event-objects.js';
-import { markInvitationAccepted } from '../invitations/invitation-repository.js';
-import { forgetPendingObject, recordPendingObject, takePendingObject } from '../media/media-repository.js';
-import type { MediaService, StagedUpload } from '../media/media-service.js';
-import { joinBook } from '../members/member-service.js';
+import { acceptInvitation, selectPendingInvitations } from '../invitations/invitation-service.js';
+import { forgetPendingKey, recordPendingKey, takePendingObject, type MediaService, type StagedUpload } from '../media/media-service.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import { findInboundEmail, findSenderAccount, finishInboundEmail, insertInboundEmail, lockSpoolRows } from './inbound-email-repository.js';
@@ -206,7 +202,7 @@ export function createInboundEmailService(deps: {
   async function spool(source: Readable, hmac?: HmacMeter): Promise<{ key: string; info: RawMessageInfo }> {
     const key = `inbound-mail/${uuidv7()}.eml`;
     const meter = new MessageMeter(maxBytes);
-    await recordPendingObject(db, key);
+    await recordPendingKey(db, key);
     // A sender gone mid-message (the connection closed, the request aborted) ends the spool with an error, never a hang.
     const cutOff = (err?: Error) => meter.destroy(err ?? new Error('The message was cut off before its end'));
     source.once('error', cutOff);
@@ -219,7 +215,7 @@ export function createInboundEmailService(deps: {
       return { key, info: meter.info() };
     } catch (err) {
       source.unpipe();
-      await forgetPendingObject(db, key).catch(() => {});
+      await forgetPendingKey(db, key).catch(() => {});
       throw meter.errored ?? err;
     }
   }
@@ -274,7 +270,7 @@ export function createInboundEmailService(deps: {
 
   async function discardSpool(key: string) {
     await store.delete(key);
-    await forgetPendingObject(db, key);
+    await forgetPendingKey(db, key);
   }
 
   /**
@@ -628,12 +624,11 @@ export function createInboundEmailService(deps: {
             if (account?.role) userId = account.id;
             else if (account) {
               for (const inv of await selectPendingInvitations(tx, 'email', proved)) {
-                if (inv.book_id !== ctx.book.id || !(await lockPendingInvitation(tx, inv.id))) continue;
-                if ((await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) break;
-                await joinBook(tx, ctx, account.id, inv.role);
-                await markInvitationAccepted(tx, inv.id, account.id);
-                await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, inv.id);
-                userId = account.id;
+                if (inv.book_id !== ctx.book.id) continue;
+                // Not a member (no role in the book): joins with the invitation's role, unless the book is full.
+                const r = await acceptInvitation(tx, { ...ctx, role: null }, inv, () => account, { whenFull: 'leave' });
+                if (r.outcome === 'gone') continue;
+                if (r.outcome === 'accepted') userId = account.id;
                 break;
               }
             }
