@@ -61,7 +61,7 @@ export interface ServiceDeps {
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
   /** Outbound webhooks: the DNS resolver of the URL guard and the dispatcher's options (tests pass their own). */
-  webhooks?: DispatcherOptions & { resolver?: Resolver };
+  webhooks?: DispatcherOptions & { resolver?: Resolver; /** The dispatcher's clock (tests pass a fake one). */ now?: () => Date };
 }
 
 /**
@@ -74,7 +74,7 @@ export function createServices(deps: ServiceDeps) {
   // Services take a job sender always; a process without a queue (the OpenAPI export) has one that refuses to send.
   const jobs: JobSender = queue ?? new NoJobSender();
   const cursors = createCursorCodec(config.secretKey);
-  const enqueueMail = queue ? (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined) : undefined;
+  const enqueueMail = (message: MailMessage, tx: Queryable) => jobs.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });
@@ -122,7 +122,7 @@ export function createServices(deps: ServiceDeps) {
     tokens,
     sessions: createSessionService({ db, config }),
     audit,
-    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
+    account: createAccountService({ db, config, queue: jobs, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
     rateLimiter,
@@ -135,15 +135,15 @@ export function createServices(deps: ServiceDeps) {
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),
-    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
+    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue: jobs }) }),
     channels: createChannelService({ db, config, access, store }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     meLists: createMeListsService({ db, cursors, views }),
     notifications,
     devices,
-    inbound: createInboundService({ db, config, submissions, queue }),
+    inbound: createInboundService({ db, config, submissions, queue: jobs }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),
-    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
+    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue: jobs, enqueueMail }),
     submissions,
     media,
     mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
@@ -154,7 +154,7 @@ export function createServices(deps: ServiceDeps) {
     playLinks: createPlayLinks({ db, store }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
-    webhookDispatcher: createWebhookDispatcher({ db, config, queue, guard: webhookGuard, secrets: webhookSecrets }, deps.webhooks),
+    webhookDispatcher: createWebhookDispatcher({ db, config, queue: jobs, guard: webhookGuard, secrets: webhookSecrets, clock: deps.webhooks?.now ?? (() => new Date()) }, deps.webhooks),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -103,17 +103,12 @@ export function createInboundEmailService(deps: {
   media: Pick<MediaService, 'stageChannelFile' | 'discardStaged' | 'attachStaged'>;
   submissions: Pick<SubmissionService, 'receiveEmail'>;
   rateLimiter: RateLimiter;
-  queue?: JobSender;
-  enqueueMail?: (message: MailMessage, tx: Queryable) => Promise<void>;
+  queue: JobSender;
+  enqueueMail: (message: MailMessage, tx: Queryable) => Promise<void>;
 }) {
   const { db, config, store, media } = deps;
   const domain = config.messaging.inboundMailDomain;
   const maxBytes = config.mailInbound.maxBytes;
-
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('inbound mail needs the job queue');
-    return deps.queue;
-  }
 
   /** The book a recipient address names (`<slug>@MAIL_INBOUND_DOMAIN`), or null for any other address. */
   function recipientOf(address: string): BookRecipient | null {
@@ -246,7 +241,7 @@ export function createInboundEmailService(deps: {
           else if (dmarcFail) counts.dropped++;
           else {
             counts.accepted++;
-            await needQueue().send('email.process', { inboundEmailId: id }, { tx });
+            await deps.queue.send('email.process', { inboundEmailId: id }, { tx });
           }
         }
         if (counts.accepted && !(await takePendingObject(tx, key))) {
@@ -279,9 +274,9 @@ export function createInboundEmailService(deps: {
       const spoolRows = await lockSpoolRows(tx, spoolKey);
       const mine = spoolRows.find((r) => r.id === id);
       if (!mine || mine.processed_at) return;
-      if (spoolRows.every((r) => r.id === id || r.processed_at)) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+      if (spoolRows.every((r) => r.id === id || r.processed_at)) await deps.queue.send('storage.delete-objects', { keys: [spoolKey] }, { tx });
       await finishInboundEmail(tx, id, 'refused:unparseable', null);
-      if (to && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+      if (to && (auth.spf === 'pass' || auth.dkim === 'pass')) {
         await deps.enqueueMail(
           {
             to,
@@ -513,7 +508,7 @@ export function createInboundEmailService(deps: {
           const mine = spoolRows.find((r) => r.id === id);
           if (!mine || mine.processed_at) return { outcome: 'already_processed', attached: false };
           const lastOfSpool = spoolRows.every((r) => r.id === id || r.processed_at);
-          if (lastOfSpool) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+          if (lastOfSpool) await deps.queue.send('storage.delete-objects', { keys: [spoolKey] }, { tx });
           const ctx = stop ? undefined : await findOpenChannelBook(tx, row.slug, 'email', 'update');
           if (!ctx) {
             const why = stop ?? 'refused:book_closed';
@@ -541,7 +536,7 @@ export function createInboundEmailService(deps: {
           const submission = await deps.submissions.receiveEmail(tx, ctx, { userId, name: sender.name, email: sender.address, text: body, trimmed }, staged);
           await finishInboundEmail(tx, id, 'submitted', submission.id);
           // One reply about the files left out, and only to a sender whose domain vouched for the message (no backscatter).
-          if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+          if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass')) {
             await deps.enqueueMail(refusalMail(sender.address, subject, ctx.book.title, refused, typeof messageId === 'string' ? messageId.replace(/^<|>$/g, '') : null, true), tx);
           }
           return { outcome: 'submitted', attached: true };

@@ -73,7 +73,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{20,128}$/;
  * Telegram `/start <token>` from an invitation's deep link accepts that
  * invitation and binds the chat; commands never become memories.
  */
-export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'>; queue?: JobSender }) {
+export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'>; queue: JobSender }) {
   const { db, config, submissions, queue } = deps;
 
   /** Refuses a delivery seen before; otherwise records it (in the caller's transaction). */
@@ -121,15 +121,15 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
     contributorName: string | null,
   ) {
     if (!slug) return { outcome: 'ignored_no_book', submissionId: null };
-    // Files are fetched by the job queue: a process built without one takes the words alone.
-    const files = queue ? message.files : [];
+    // Files are fetched by the job queue, never inside the webhook's request.
+    const files = message.files;
     const text = message.text.trim() || (files.length ? describeFiles(files) : '');
     const r = await submissions.receiveInbound(tx, { slug, userId, text, source, contributorName });
     if (!('submission' in r)) return { outcome: `refused:${r.refused}`, submissionId: null };
     for (const [position, f] of files.entries()) {
       const key = { provider: message.provider, externalId: message.externalId, position };
       await insertInboundMedia(tx, { ...key, submissionId: r.submission.id, ref: f.ref, declaredType: f.declaredType, filename: f.filename, replyTo: message.replyTo });
-      await queue!.send('inbound.fetch-media', key, { tx });
+      await queue.send('inbound.fetch-media', key, { tx });
     }
     return { outcome: files.length ? `submitted_with_${files.length}_files` : 'submitted', submissionId: r.submission.id };
   }

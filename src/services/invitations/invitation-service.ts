@@ -33,6 +33,8 @@ import type { InvitationInput, InvitationRole, InvitationRow, InvitationStatus }
 
 /** For the ways in by message (SMS, WhatsApp, Telegram, mail), in their transaction: the live pending invitations of an identifier, and of a link token. */
 export { findPendingInvitationByToken, selectPendingInvitations, type PendingInvitation } from './invitation-repository.js';
+/** For the events domain, in the change's transaction: an invitation of a book by id (what its events carry). */
+export { findInvitation } from './invitation-repository.js';
 
 /** What came of accepting one invitation: accepted (by whom, with which role in the book now), or left as it was. */
 export type InvitationAcceptance = { outcome: 'accepted'; userId: string; role: string } | { outcome: 'gone' | 'full' };
