@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { inboundMessages } from '../../metrics/metrics.js';
 import type { RateLimiter } from '../../services/rate-limit/rate-limiter.js';
 
@@ -47,7 +47,7 @@ export function clientKey(addr: Address | null, raw: string): string {
 }
 
 const busy = (what: string) =>
-  new AppError('service_unavailable', `The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
+  errors.serviceUnavailable(`The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
     headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
   });
 
@@ -130,12 +130,12 @@ export function registerInboundAdmission(scope: FastifyInstance, o: InboundAdmis
     const allowed = o.allowedCidrs;
     if (allowed && !(addr && allowed.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits)))) {
       refused('refused_address');
-      throw new AppError('forbidden', 'The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
+      throw errors.forbidden('The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
     }
     const length = Number(request.headers['content-length']);
     if (Number.isSafeInteger(length) && length > o.maxBytes) {
       refused('refused_too_large');
-      throw new AppError('payload_too_large', `The message is larger than ${o.maxBytes} bytes.`, { max_bytes: o.maxBytes });
+      throw errors.payloadTooLarge(`The message is larger than ${o.maxBytes} bytes.`, { max_bytes: o.maxBytes });
     }
     return allowed ? null : clientKey(addr, request.ip);
   }
@@ -147,7 +147,7 @@ export function registerInboundAdmission(scope: FastifyInstance, o: InboundAdmis
       await o.limiter.hit(`${o.bucket}:ip:${key}`, FAILED_SIGNATURES_KEPT, FAILED_SIGNATURE_WINDOW_SECONDS);
       await new Promise((r) => setTimeout(r, REFUSED_SIGNATURE_DELAY_MS));
     }
-    throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
+    throw errors.forbidden('The request is refused: the X-Memorybook-Signature does not match.');
   }
 
   scope.decorateRequest('inboundAdmission', null);
@@ -166,7 +166,7 @@ export function registerInboundAdmission(scope: FastifyInstance, o: InboundAdmis
             throw busy('too many unverified messages are being received');
           }
           // A client gone while it waited has no body left to read.
-          if (body.destroyed) throw new AppError('request_timeout', 'The message was cut off before its end; send it again.');
+          if (body.destroyed) throw errors.requestTimeout('The message was cut off before its end; send it again.');
           unverifiedInAll++;
           let result: Awaited<ReturnType<typeof read>>;
           try {

@@ -245,7 +245,7 @@ export function createInboundEmailService(deps: {
           }
         }
         if (counts.accepted && !(await takePendingObject(tx, key))) {
-          throw new AppError('request_timeout', 'The message took too long to arrive and was discarded; send it again.', null, { transient: true });
+          throw errors.requestTimeout('The message took too long to arrive and was discarded; send it again.', null, { transient: true });
         }
       });
     } catch (err) {
@@ -371,7 +371,7 @@ export function createInboundEmailService(deps: {
      */
     async readSignedMessage(body: Readable, signature: string): Promise<SignedMessage | null> {
       const secret = config.mailInbound.webhookSecret;
-      if (!secret || !config.mailInbound.webhookAuthservId) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
+      if (!secret || !config.mailInbound.webhookAuthservId) throw errors.forbidden('The request is refused: INBOUND_EMAIL_SECRET is not set.');
       const hmac = new HmacMeter(secret);
       let temp: Awaited<ReturnType<typeof unlinkedTempFile>> | undefined;
       try {
@@ -381,7 +381,7 @@ export function createInboundEmailService(deps: {
         temp?.discard();
         if (err instanceof MessageTooLargeError) {
           count('refused_too_large');
-          throw new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+          throw errors.payloadTooLarge(`The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
         }
         throw err;
       }
