@@ -3,11 +3,13 @@ import type { Db, Queryable } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
+import { NoJobSender } from '../jobs/no-job-sender.js';
 import { createAccountService } from './account/account-service.js';
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createBillingService } from './books/billing-service.js';
 import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
+import { createStripeGateway } from './billing-checkout/stripe-gateway.js';
 import { createBookAccess } from './books/book-access.js';
 import { createBookDeletion } from './books/book-deletion.js';
 import { createBookService } from './books/book-service.js';
@@ -60,7 +62,7 @@ export interface ServiceDeps {
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
   /** Outbound webhooks: the DNS resolver of the URL guard and the dispatcher's options (tests pass their own). */
-  webhooks?: DispatcherOptions & { resolver?: Resolver };
+  webhooks?: DispatcherOptions & { resolver?: Resolver; /** The dispatcher's clock (tests pass a fake one). */ now?: () => Date };
 }
 
 /**
@@ -70,8 +72,10 @@ export interface ServiceDeps {
  */
 export function createServices(deps: ServiceDeps) {
   const { db, config, queue } = deps;
+  // Services take a job sender always; a process without a queue (the OpenAPI export) has one that refuses to send.
+  const jobs: JobSender = queue ?? new NoJobSender();
   const cursors = createCursorCodec(config.secretKey);
-  const enqueueMail = queue ? (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined) : undefined;
+  const enqueueMail = (message: MailMessage, tx: Queryable) => jobs.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });
@@ -95,7 +99,15 @@ export function createServices(deps: ServiceDeps) {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
-  const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
+  const billingCheckout = createBillingCheckoutService({
+    db,
+    config,
+    audit,
+    queue: jobs,
+    store,
+    gateway: config.billing.stripe ? createStripeGateway(config.billing.stripe) : null,
+    clock: () => new Date(),
+  });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
   const webhookGuard = createUrlGuard(config.webhookAllowPrivate, deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);
@@ -112,7 +124,7 @@ export function createServices(deps: ServiceDeps) {
     tokens,
     sessions: createSessionService({ db, config }),
     audit,
-    account: createAccountService({ db, config, queue, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
+    account: createAccountService({ db, config, queue: jobs, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
     accountExports,
     mailStreams: createMailStreamService({ db, config, queue }),
     rateLimiter,
@@ -125,15 +137,15 @@ export function createServices(deps: ServiceDeps) {
     quotas: createQuotaService({ db }),
     bookDeletion,
     members: createMemberService({ db, access, cursors }),
-    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue }) }),
+    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue: jobs }) }),
     channels: createChannelService({ db, config, access, store }),
     subscriptions: createSubscriptionService({ db, cursors, access }),
     meLists: createMeListsService({ db, cursors, views }),
     notifications,
     devices,
-    inbound: createInboundService({ db, config, submissions, queue }),
+    inbound: createInboundService({ db, config, submissions, queue: jobs }),
     channelMedia: createChannelMediaService({ db, config, media, queue }),
-    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
+    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue: jobs, enqueueMail }),
     submissions,
     media,
     webUploads,
@@ -145,7 +157,7 @@ export function createServices(deps: ServiceDeps) {
     playLinks: createPlayLinks({ db, store }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
-    webhookDispatcher: createWebhookDispatcher({ db, config, queue, guard: webhookGuard, secrets: webhookSecrets }, deps.webhooks),
+    webhookDispatcher: createWebhookDispatcher({ db, config, queue: jobs, guard: webhookGuard, secrets: webhookSecrets, clock: deps.webhooks?.now ?? (() => new Date()) }, deps.webhooks),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deletionQueued } from '../../http/not-errors.js';
 import { actorOf, requireAuth, type RouteRateLimit } from '../../http/route-config.js';
 import { ACCOUNT_DELETED } from '../../services/account/account-service.js';
-import { REAUTH_TRIES, REAUTH_WINDOW_SECONDS } from '../../services/account/reauth.js';
+import { REAUTH_TRIES, REAUTH_WINDOW_SECONDS } from '../../services/account/reauth-store.js';
 import type { RouteContext } from '../../services/index.js';
 import { AccountDeleted, AccountDeletionQueued, DeleteAccountBody, ReauthBody, ReauthCodeBody, ReauthCodeSent, ReauthGrant } from './schemas.js';
 

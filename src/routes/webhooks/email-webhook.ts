@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { errors } from '../../errors.js';
+import { registerInboundAdmission } from '../../http/plugins/inbound-admission.js';
 import type { RouteContext } from '../../services/index.js';
 
 /** Where an inbound mail provider posts each raw message (under PUBLIC_URL). */
@@ -27,6 +28,13 @@ export function registerEmailWebhook(app: FastifyInstance, { config, services }:
     // The body is the message itself, streamed to the spool: no parser reads it into memory.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    registerInboundAdmission(scope, {
+      allowedCidrs: config.mailInbound.webhookAllowedCidrs,
+      maxBytes: config.mailInbound.maxBytes,
+      limiter: services.rateLimiter,
+      bucket: 'email_webhook_signature',
+      provider: 'email',
+    });
     scope.post(
       EMAIL_WEBHOOK,
       {
@@ -41,11 +49,9 @@ export function registerEmailWebhook(app: FastifyInstance, { config, services }:
       },
       async (request, reply) => {
         const body = (request.body as Readable | undefined) ?? request.raw;
-        const length = Number(request.headers['content-length']);
-        const status = await services.inboundEmail.receiveWebhook(body, request.headers['x-memorybook-signature'] as string, {
-          ip: request.ip,
-          declaredBytes: Number.isSafeInteger(length) && length >= 0 ? length : null,
-        });
+        const signature = request.headers['x-memorybook-signature'] as string;
+        const message = await request.inboundAdmission!.readUnverified(body, () => services.inboundEmail.readSignedMessage(body, signature));
+        const status = await services.inboundEmail.receiveSignedMessage(message);
         return reply.code(202).send({ status });
       },
     );

@@ -5,14 +5,14 @@ import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { recordEvent } from '../events/record-event.js';
-import { deleteEndpointsOfUser } from '../webhook-endpoints/endpoint-repository.js';
+import { deleteEndpointsOfUser } from '../webhook-endpoints/endpoint-service.js';
 import { createBackupEraser } from '../books/backup-eraser.js';
 import { DELETION_RETRY_AFTER_SECONDS, type BookDeletion, type DeletionOutcome } from '../books/book-deletion.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import type { TokenService } from '../tokens/token-service.js';
-import { deleteUnsubscribeTokens, deleteUserStreamData } from '../mail-streams/mail-stream-repository.js';
-import { findUserById } from '../users/user-repository.js';
-import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-store.js';
+import { deleteUnsubscribeTokens, deleteUserStreamData } from '../mail-streams/mail-stream-service.js';
+import { findUserById } from '../users/user-service.js';
+import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-ttl.js';
 import {
   answerDeletionKeys,
   rememberDeletionKey,
@@ -28,12 +28,15 @@ import {
   scrubUser,
 } from './account-repository.js';
 import { maskEmail, maskPhone, reauthCodeMail, reauthCodeSms } from './account-messages.js';
-import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reauth.js';
+import { createReauthStore, REAUTH_CODE_SECONDS, type CodeChannel } from './reauth-store.js';
+
+/** For the account export, in its transaction: where the account's deletion stands. */
+export { findDeletionState } from './account-repository.js';
 
 export interface AccountServiceDeps {
   db: Db;
   config: Pick<Config, 'secretKey' | 'backupErasureUrl' | 'backupErasureRetrySeconds' | 'messaging'>;
-  queue?: JobSender;
+  queue: JobSender;
   tokens: TokenService;
   audit: AuditService;
   bookDeletion: BookDeletion;
@@ -73,10 +76,6 @@ export function createAccountService(deps: AccountServiceDeps) {
   const reauth = createReauthStore({ secretKey: deps.config.secretKey });
   const eraser = createBackupEraser(deps.config);
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('account deletion needs the job queue');
-    return deps.queue;
-  }
 
   async function passwordMatches(userId: string, password: string): Promise<boolean> {
     const user = await findUserById(db, userId);
@@ -102,7 +101,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     await deleteUnsubscribeTokens(q, userId);
     await audit.record('account_deleted', { userId, requestId }, q);
     await answerDeletionKeys(q, userId, DELETED_ANSWER);
-    await needQueue().send('account.purge', { userId }, { tx: q });
+    await deps.queue.send('account.purge', { userId }, { tx: q });
     return true;
   }
 
@@ -150,10 +149,10 @@ export function createAccountService(deps: AccountServiceDeps) {
       return db.transaction(async (tx) => {
         const { code, expires_in } = await reauth.issueCode(tx, user.id, channel);
         if (channel === 'sms') {
-          await needQueue().send('sms.send', { to: user.phone_number!, body: reauthCodeSms(code, minutes) }, { tx });
+          await deps.queue.send('sms.send', { to: user.phone_number!, body: reauthCodeSms(code, minutes) }, { tx });
           return { channel, sent_to: maskPhone(user.phone_number!), expires_in };
         }
-        await needQueue().send('mail.send', reauthCodeMail(user.email, user.first_name, code, minutes), { tx });
+        await deps.queue.send('mail.send', reauthCodeMail(user.email, user.first_name, code, minutes), { tx });
         return { channel, sent_to: maskEmail(user.email), expires_in };
       });
     },
@@ -193,7 +192,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         }
         await markDeletionRequested(tx, actor.id);
         const retry = deps.config.backupErasureRetrySeconds;
-        await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, startAfterSeconds: retry, retryDelaySeconds: retry });
+        await deps.queue.send('account.erase-backup', { userId: actor.id }, { tx, startAfterSeconds: retry, retryDelaySeconds: retry });
         return spent ?? '';
       });
       if (grantId === null) return { erased: true, stepUp: 'none' };
@@ -219,7 +218,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       }
       if (erasure.stepUp === 'grant') await reauth.restoreGrant(tx, erasure.grantId);
       await markDeletionRequested(tx, actor.id);
-      await needQueue().send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      await deps.queue.send('account.erase-backup', { userId: actor.id }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       // Should the queue finish first, the retry finds the deletion's answer under its key (its own key is revoked by then).
       if (o.idempotency) await rememberDeletionKey(tx, actor.id, o.idempotency);
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS } as const;
@@ -243,7 +242,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       const owed = await findAccountsAwaitingErasure(db);
       let queued = 0;
       for (const userId of owed) {
-        if (await needQueue().send('account.erase-backup', { userId }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) queued++;
+        if (await deps.queue.send('account.erase-backup', { userId }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) queued++;
       }
       return queued;
     },
@@ -279,7 +278,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     async resumePurges(): Promise<number> {
       let queued = 0;
       for (const userId of await findAccountsAwaitingPurge(db)) {
-        if (await needQueue().send('account.purge', { userId }, { unlessPending: true })) queued++;
+        if (await deps.queue.send('account.purge', { userId }, { unlessPending: true })) queued++;
       }
       return queued;
     },

@@ -10,6 +10,13 @@ import { SLUG_RE } from './slug.js';
 
 export type { Role };
 
+/**
+ * The book and the caller's place in it, for a domain that acts in a book on
+ * its own terms (an invitation accepted, a message received), in its
+ * transaction; `lock` takes the book's row lock.
+ */
+export { findBookContext } from './book-repository.js';
+
 const RANK: Record<Role, number> = { contributor: 1, admin: 2, owner: 3 };
 
 /**

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Db, OpenTransaction, Queryable } from '../../db/client.js';
 import { one, sqlLiteral } from '../../db/client.js';
 
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+import { IDEMPOTENCY_TTL_SECONDS } from './idempotency-ttl.js';
+
+export { IDEMPOTENCY_TTL_SECONDS };
 
 export interface StoredResponse {
   status: number;

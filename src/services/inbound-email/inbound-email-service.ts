@@ -6,13 +6,12 @@ import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { uuidv7 } from '../../lib/ids.js';
-import type { SmtpEnvelope, SmtpReply } from '../../mail/inbound-receiver.js';
+import type { SmtpEnvelope } from '../../mail/inbound-receiver.js';
 import { loadMailAuth, verdictFromHeaders, verifyMessage, type DnsResolver, type MailVerdict } from '../../mail/mail-authentication.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { addressesIn, collectedAsItGoes, HmacMeter, MessageMeter, MessageTooLargeError, messageIdOf, type RawMessageInfo } from '../../mail/raw-message.js';
@@ -20,12 +19,8 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { inboundMessages } from '../../metrics/metrics.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook } from '../channels/channel-service.js';
-import { countMembersOfBook, lockPendingInvitation, selectPendingInvitations } from '../inbound/inbound-repository.js';
-import { recordInvitationEvent } from '../events/event-objects.js';
-import { markInvitationAccepted } from '../invitations/invitation-repository.js';
-import { forgetPendingObject, recordPendingObject, takePendingObject } from '../media/media-repository.js';
-import type { MediaService, StagedUpload } from '../media/media-service.js';
-import { joinBook } from '../members/member-service.js';
+import { acceptInvitation, selectPendingInvitations } from '../invitations/invitation-service.js';
+import { forgetPendingKey, recordPendingKey, takePendingObject, type MediaService, type StagedUpload } from '../media/media-service.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
 import { findInboundEmail, findSenderAccount, finishInboundEmail, insertInboundEmail, lockSpoolRows } from './inbound-email-repository.js';
@@ -58,76 +53,6 @@ export function ownWordsOfParts(text: string, html: string, subject: string): { 
 
 const NOT_FILES = new Set(['application/pkcs7-signature', 'application/x-pkcs7-signature', 'application/pgp-signature', 'application/pgp-keys', 'message/delivery-status']);
 
-/**
- * Webhook limits per client (an IPv4 address, an IPv6 /64). A wrong signature
- * is only known once the whole body has been read, yet the provider may share
- * its address with others (shared egress, a balancer), so a client's failures
- * slow it down and never refuse it: a client with a refused signature in the
- * window has its unverified bodies read one at a time, and each refusal holds
- * its turn a while longer. A signed message from that address still gets in.
- */
-const FAILED_SIGNATURE_WINDOW_SECONDS = 15 * 60;
-/** Refused signatures kept per client in the window (one is enough to throttle it; the cap bounds the rows). */
-const FAILED_SIGNATURES_KEPT = 10;
-/** How long a refused signature holds its client's turn. */
-const REFUSED_SIGNATURE_DELAY_MS = 1000;
-/** Unverified bodies one client may be sending at once (this process); one when throttled. */
-const UNVERIFIED_BODIES_PER_CLIENT = 4;
-/** Requests of one client waiting for their turn; past it, 503 (providers retry). */
-const WAITING_PER_CLIENT = 32;
-/** Unverified bodies being read into temporary files, all clients together (this process); past it, 503. */
-const UNVERIFIED_BODIES_IN_ALL = 8;
-const BUSY_RETRY_AFTER_SECONDS = 5;
-
-/** The address a request came from, IPv4-mapped IPv6 as IPv4; null when it is not an address. */
-function parseClientIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  try {
-    return ipaddr.process(ip);
-  } catch {
-    return null;
-  }
-}
-
-/** What the per-client limits count by: the IPv4 address, or the IPv6 /64 (one site's addresses). */
-function clientKey(addr: ipaddr.IPv4 | ipaddr.IPv6 | null, raw: string): string {
-  if (!addr) return raw;
-  if (addr.kind() === 'ipv4') return addr.toString();
-  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `${parts.join(':')}::/64`;
-}
-
-const busy = (what: string) =>
-  errors.serviceUnavailable(`The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
-    headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
-  });
-
-/** Turns per client: `limit` at once, the rest wait in order (their bodies unread). */
-class ClientTurns {
-  private readonly clients = new Map<string, { active: number; waiting: { limit: number; go: () => void }[] }>();
-
-  async take(key: string, limit: number): Promise<void> {
-    let c = this.clients.get(key);
-    if (!c) this.clients.set(key, (c = { active: 0, waiting: [] }));
-    if (c.active < limit && !c.waiting.length) {
-      c.active++;
-      return;
-    }
-    if (c.waiting.length >= WAITING_PER_CLIENT) throw busy('too many requests from this address are waiting');
-    await new Promise<void>((go) => c.waiting.push({ limit, go }));
-  }
-
-  give(key: string): void {
-    const c = this.clients.get(key);
-    if (!c) return;
-    c.active--;
-    while (c.waiting.length && c.active < c.waiting[0].limit) {
-      c.active++;
-      c.waiting.shift()!.go();
-    }
-    if (!c.active && !c.waiting.length) this.clients.delete(key);
-  }
-}
-
 /** The From address a verdict proved (its own parsed address, lower-case), or null: rows recorded before it was kept prove none. */
 function authenticatedSender(auth: MailVerdict): string | null {
   return auth.fromAuthenticated && auth.fromAddress ? auth.fromAddress.toLowerCase() : null;
@@ -138,8 +63,17 @@ interface BookRecipient {
   slug: string;
 }
 
+/** What a message over SMTP came to (the receiver says it in SMTP's words). */
+export type SmtpOutcome = 'accepted' | 'duplicate' | 'dropped' | 'no_mailbox' | 'too_large';
+
 /** What a webhook delivery came to. */
 export type WebhookOutcome = 'accepted' | 'duplicate' | 'dropped';
+
+/** A webhook body whose signature held, in a temporary file until it is spooled (or discarded). */
+export interface SignedMessage {
+  reader: Readable;
+  discard(): void;
+}
 
 interface Refused {
   filename: string;
@@ -149,7 +83,8 @@ interface Refused {
 /**
  * Memories by email. A message arrives through the SMTP receiver
  * (receiveSmtp, after checkRecipient at RCPT TO) or the signed webhook
- * (receiveWebhook; its body only once its signature is checked) and is
+ * (readSignedMessage, then receiveSignedMessage: its body only once its
+ * signature is checked, admitted by the webhook's HTTP plugin) and is
  * spooled to the object store as it streams, then
  * recorded per book in one transaction with its email.process job, and only
  * then answered (250 / 202): a message accepted is never lost (the job
@@ -168,17 +103,12 @@ export function createInboundEmailService(deps: {
   media: Pick<MediaService, 'stageChannelFile' | 'discardStaged' | 'attachStaged'>;
   submissions: Pick<SubmissionService, 'receiveEmail'>;
   rateLimiter: RateLimiter;
-  queue?: JobSender;
-  enqueueMail?: (message: MailMessage, tx: Queryable) => Promise<void>;
+  queue: JobSender;
+  enqueueMail: (message: MailMessage, tx: Queryable) => Promise<void>;
 }) {
   const { db, config, store, media } = deps;
   const domain = config.messaging.inboundMailDomain;
   const maxBytes = config.mailInbound.maxBytes;
-
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('inbound mail needs the job queue');
-    return deps.queue;
-  }
 
   /** The book a recipient address names (`<slug>@MAIL_INBOUND_DOMAIN`), or null for any other address. */
   function recipientOf(address: string): BookRecipient | null {
@@ -194,10 +124,6 @@ export function createInboundEmailService(deps: {
 
   const count = (outcome: string) => inboundMessages.inc({ provider: 'email', outcome });
 
-  /** Turns for reading unverified webhook bodies, per client; and how many are being read in all. */
-  const turns = new ClientTurns();
-  let unverifiedInAll = 0;
-
   /**
    * Streams the raw message into the store under a new key, metered (size
    * ceiling, header block, body hash). The key is recorded as pending first,
@@ -206,7 +132,7 @@ export function createInboundEmailService(deps: {
   async function spool(source: Readable, hmac?: HmacMeter): Promise<{ key: string; info: RawMessageInfo }> {
     const key = `inbound-mail/${uuidv7()}.eml`;
     const meter = new MessageMeter(maxBytes);
-    await recordPendingObject(db, key);
+    await recordPendingKey(db, key);
     // A sender gone mid-message (the connection closed, the request aborted) ends the spool with an error, never a hang.
     const cutOff = (err?: Error) => meter.destroy(err ?? new Error('The message was cut off before its end'));
     source.once('error', cutOff);
@@ -219,7 +145,7 @@ export function createInboundEmailService(deps: {
       return { key, info: meter.info() };
     } catch (err) {
       source.unpipe();
-      await forgetPendingObject(db, key).catch(() => {});
+      await forgetPendingKey(db, key).catch(() => {});
       throw meter.errored ?? err;
     }
   }
@@ -274,7 +200,7 @@ export function createInboundEmailService(deps: {
 
   async function discardSpool(key: string) {
     await store.delete(key);
-    await forgetPendingObject(db, key);
+    await forgetPendingKey(db, key);
   }
 
   /**
@@ -315,7 +241,7 @@ export function createInboundEmailService(deps: {
           else if (dmarcFail) counts.dropped++;
           else {
             counts.accepted++;
-            await needQueue().send('email.process', { inboundEmailId: id }, { tx });
+            await deps.queue.send('email.process', { inboundEmailId: id }, { tx });
           }
         }
         if (counts.accepted && !(await takePendingObject(tx, key))) {
@@ -348,9 +274,9 @@ export function createInboundEmailService(deps: {
       const spoolRows = await lockSpoolRows(tx, spoolKey);
       const mine = spoolRows.find((r) => r.id === id);
       if (!mine || mine.processed_at) return;
-      if (spoolRows.every((r) => r.id === id || r.processed_at)) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+      if (spoolRows.every((r) => r.id === id || r.processed_at)) await deps.queue.send('storage.delete-objects', { keys: [spoolKey] }, { tx });
       await finishInboundEmail(tx, id, 'refused:unparseable', null);
-      if (to && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+      if (to && (auth.spf === 'pass' || auth.dkim === 'pass')) {
         await deps.enqueueMail(
           {
             to,
@@ -395,23 +321,28 @@ export function createInboundEmailService(deps: {
       await Promise.all([loadMailAuth(), import('mailparser')]);
     },
 
-    /** At RCPT TO: a book's address whose book takes mail now, else 550 (an unknown and a closed book look the same). */
-    async checkRecipient(address: string): Promise<SmtpReply | null> {
+    /** At RCPT TO: whether the address is a book's whose book takes mail now (an unknown and a closed book look the same). */
+    async checkRecipient(address: string): Promise<boolean> {
       const r = recipientOf(address);
-      if (r && (await openBookFor(db, r))) return null;
+      if (r && (await openBookFor(db, r))) return true;
       count('refused_no_book');
-      return { code: 550, message: '5.1.1 No such mailbox here' };
+      return false;
     },
 
-    /** At the end of DATA: spool, verify SPF/DKIM/DMARC, record; the reply to give the client. */
-    async receiveSmtp(message: Readable, envelope: SmtpEnvelope, o: { resolver?: DnsResolver } = {}): Promise<SmtpReply> {
+    /**
+     * At the end of DATA: spool, verify SPF/DKIM/DMARC, record; what came of
+     * it (the receiver answers it in SMTP's words): accepted, duplicate (that
+     * message was received before), dropped (DMARC fail), no_mailbox (no
+     * book it names takes mail), too_large.
+     */
+    async receiveSmtp(message: Readable, envelope: SmtpEnvelope, o: { resolver?: DnsResolver } = {}): Promise<SmtpOutcome> {
       let spooled: { key: string; info: RawMessageInfo };
       try {
         spooled = await spool(message);
       } catch (err) {
         if (err instanceof MessageTooLargeError) {
           count('refused_too_large');
-          return { code: 552, message: `5.3.4 Message exceeds the maximum size of ${maxBytes} bytes` };
+          return 'too_large';
         }
         throw err;
       }
@@ -424,93 +355,58 @@ export function createInboundEmailService(deps: {
       }
       const recipients = envelope.recipients.map(recipientOf).filter((r): r is BookRecipient => r !== null);
       const r = await accept('smtp', spooled.key, spooled.info, verdict, recipients);
-      if (r.dropped) return { code: 550, message: '5.7.1 Message refused: it failed the sender domain\'s DMARC check' };
-      if (!r.accepted && !r.duplicates) return { code: 550, message: '5.1.1 No such mailbox here' };
-      return { code: 250, message: r.accepted ? '2.0.0 Message accepted' : '2.0.0 Message already received' };
+      if (r.dropped) return 'dropped';
+      if (!r.accepted && !r.duplicates) return 'no_mailbox';
+      return r.accepted ? 'accepted' : 'duplicate';
     },
 
     /**
      * A raw message posted by an inbound mail provider, signed with
-     * HMAC-SHA256 under INBOUND_EMAIL_SECRET. Before any of the body is read:
-     * an address outside INBOUND_EMAIL_ALLOWED_CIDRS (when set) is refused
-     * (403), a declared length over the ceiling too (413); a client waits its
-     * turn (a few bodies at once, one while it has refused signatures in the
-     * window), and when this process already reads UNVERIFIED_BODIES_IN_ALL
-     * unverified bodies the answer is 503 with Retry-After. The body then
-     * streams, metered and hashed, into an unlinked temporary file on this
-     * machine (nothing a crash can leave, no database row, nothing in the
-     * store); a signature that does not match ends it there (403 after a
-     * short delay, the client's failure counted). Only a signed message is
-     * spooled and recorded. The recipients are the book addresses in its own
-     * (signed) Delivered-To, X-Original-To, To and Cc; the verdicts are the
-     * provider's Authentication-Results under INBOUND_EMAIL_AUTHSERV_ID.
+     * HMAC-SHA256 under INBOUND_EMAIL_SECRET, read but not yet believed: the
+     * body streams, metered and hashed, into an unlinked temporary file on
+     * this machine (nothing a crash can leave, no database row, nothing in
+     * the store). Null when the signature does not match (nothing is kept);
+     * 413 past the ceiling. Who may send, and how many bodies at once, is
+     * the webhook's admission control (http/plugins/inbound-admission.ts).
      */
-    async receiveWebhook(body: Readable, signature: string, client: { ip: string; declaredBytes: number | null }): Promise<WebhookOutcome> {
+    async readSignedMessage(body: Readable, signature: string): Promise<SignedMessage | null> {
       const secret = config.mailInbound.webhookSecret;
-      const authservId = config.mailInbound.webhookAuthservId;
-      if (!secret || !authservId) throw errors.forbidden('The request is refused: INBOUND_EMAIL_SECRET is not set.');
-      const addr = parseClientIp(client.ip);
-      const allowed = config.mailInbound.webhookAllowedCidrs;
-      if (allowed && !(addr && allowed.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits)))) {
-        count('refused_address');
-        throw errors.forbidden('The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
-      }
-      const tooLarge = () => {
-        count('refused_too_large');
-        return errors.payloadTooLarge(`The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
-      };
-      if (client.declaredBytes !== null && client.declaredBytes > maxBytes) throw tooLarge();
-
-      // An allowed range is the provider's own: no per-client limits there.
-      const key = allowed ? null : clientKey(addr, client.ip);
-      const failures = `email_webhook_signature:ip:${key}`;
-      if (key) {
-        const throttled = !(await deps.rateLimiter.peek(failures, 1, FAILED_SIGNATURE_WINDOW_SECONDS)).allowed;
-        await turns.take(key, throttled ? 1 : UNVERIFIED_BODIES_PER_CLIENT);
-      }
+      if (!secret || !config.mailInbound.webhookAuthservId) throw errors.forbidden('The request is refused: INBOUND_EMAIL_SECRET is not set.');
+      const hmac = new HmacMeter(secret);
       let temp: Awaited<ReturnType<typeof unlinkedTempFile>> | undefined;
       try {
-        if (unverifiedInAll >= UNVERIFIED_BODIES_IN_ALL) {
-          count('refused_busy');
-          throw busy('too many unverified messages are being received');
-        }
-        // A client gone while it waited has no body left to read.
-        if (body.destroyed) {
-          throw errors.requestTimeout('The message was cut off before its end; send it again.');
-        }
-        unverifiedInAll++;
-        const hmac = new HmacMeter(secret);
-        try {
-          temp = await unlinkedTempFile();
-          await readInto(body, hmac, temp.writer);
-        } catch (err) {
-          if (err instanceof MessageTooLargeError) throw tooLarge();
-          throw err;
-        } finally {
-          unverifiedInAll--;
-        }
-        if (!hmac.matches(signature)) {
-          count('refused_signature');
-          if (key) {
-            await deps.rateLimiter.hit(failures, FAILED_SIGNATURES_KEPT, FAILED_SIGNATURE_WINDOW_SECONDS);
-            await new Promise((r) => setTimeout(r, REFUSED_SIGNATURE_DELAY_MS));
-          }
-          throw errors.forbidden('The request is refused: the X-Memorybook-Signature does not match.');
-        }
+        temp = await unlinkedTempFile();
+        await readInto(body, hmac, temp.writer);
       } catch (err) {
         temp?.discard();
+        if (err instanceof MessageTooLargeError) {
+          count('refused_too_large');
+          throw errors.payloadTooLarge(`The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+        }
         throw err;
-      } finally {
-        if (key) turns.give(key);
       }
+      if (hmac.matches(signature)) return { reader: temp.reader, discard: temp.discard };
+      temp.discard();
+      return null;
+    },
+
+    /**
+     * A signed message (readSignedMessage's), spooled and recorded. The
+     * recipients are the book addresses in its own (signed) Delivered-To,
+     * X-Original-To, To and Cc; the verdicts are the provider's
+     * Authentication-Results under INBOUND_EMAIL_AUTHSERV_ID. 404 when no
+     * book it names takes mail.
+     */
+    async receiveSignedMessage(message: SignedMessage): Promise<WebhookOutcome> {
       try {
-        const spooled = await spool(temp!.reader);
+        const spooled = await spool(message.reader);
         const recipients = addressesIn(spooled.info.headers, ['delivered-to', 'x-original-to', 'to', 'cc']).map(recipientOf).filter((r): r is BookRecipient => r !== null);
-        const r = await accept('webhook', spooled.key, spooled.info, verdictFromHeaders(spooled.info.headers, authservId), recipients);
+        const verdict = verdictFromHeaders(spooled.info.headers, config.mailInbound.webhookAuthservId!);
+        const r = await accept('webhook', spooled.key, spooled.info, verdict, recipients);
         if (!r.accepted && !r.duplicates && !r.dropped) throw errors.notFound('book');
         return r.accepted ? 'accepted' : r.dropped ? 'dropped' : 'duplicate';
       } finally {
-        temp?.discard();
+        message.discard();
       }
     },
 
@@ -612,7 +508,7 @@ export function createInboundEmailService(deps: {
           const mine = spoolRows.find((r) => r.id === id);
           if (!mine || mine.processed_at) return { outcome: 'already_processed', attached: false };
           const lastOfSpool = spoolRows.every((r) => r.id === id || r.processed_at);
-          if (lastOfSpool) await needQueue().send('storage.delete-objects', { keys: [spoolKey] }, { tx });
+          if (lastOfSpool) await deps.queue.send('storage.delete-objects', { keys: [spoolKey] }, { tx });
           const ctx = stop ? undefined : await findOpenChannelBook(tx, row.slug, 'email', 'update');
           if (!ctx) {
             const why = stop ?? 'refused:book_closed';
@@ -628,12 +524,11 @@ export function createInboundEmailService(deps: {
             if (account?.role) userId = account.id;
             else if (account) {
               for (const inv of await selectPendingInvitations(tx, 'email', proved)) {
-                if (inv.book_id !== ctx.book.id || !(await lockPendingInvitation(tx, inv.id))) continue;
-                if ((await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) break;
-                await joinBook(tx, ctx, account.id, inv.role);
-                await markInvitationAccepted(tx, inv.id, account.id);
-                await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, inv.id);
-                userId = account.id;
+                if (inv.book_id !== ctx.book.id) continue;
+                // Not a member (no role in the book): joins with the invitation's role, unless the book is full.
+                const r = await acceptInvitation(tx, { ...ctx, role: null }, inv, () => account, { whenFull: 'leave' });
+                if (r.outcome === 'gone') continue;
+                if (r.outcome === 'accepted') userId = account.id;
                 break;
               }
             }
@@ -641,7 +536,7 @@ export function createInboundEmailService(deps: {
           const submission = await deps.submissions.receiveEmail(tx, ctx, { userId, name: sender.name, email: sender.address, text: body, trimmed }, staged);
           await finishInboundEmail(tx, id, 'submitted', submission.id);
           // One reply about the files left out, and only to a sender whose domain vouched for the message (no backscatter).
-          if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass') && deps.enqueueMail) {
+          if (refused.length && sender.address && (auth.spf === 'pass' || auth.dkim === 'pass')) {
             await deps.enqueueMail(refusalMail(sender.address, subject, ctx.book.title, refused, typeof messageId === 'string' ? messageId.replace(/^<|>$/g, '') : null, true), tx);
           }
           return { outcome: 'submitted', attached: true };

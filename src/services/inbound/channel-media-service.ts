@@ -6,7 +6,7 @@ import type { JobSender } from '../../jobs/job-catalog.js';
 import { openTelegramFile, openTwilioMedia, openWhatsAppMedia, ProviderFileRefused, type ProviderFile } from '../../messaging/inbound-files.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import type { MediaService, StagedUpload } from '../media/media-service.js';
-import { findSubmission } from '../submissions/submission-repository.js';
+import { findSubmissionInBook } from '../submissions/submission-service.js';
 import { findInboundMedia, settleInboundMedia, type InboundMediaRow, type InboundProvider } from './inbound-repository.js';
 
 export interface InboundMediaKey {
@@ -118,7 +118,7 @@ export function createChannelMediaService(deps: {
           if (!locked || locked.status !== 'pending') return;
           // The book is locked first, as for every write in a book; then the memory.
           const ctx = await findOpenChannelBook(tx, row.slug, channel, 'update');
-          const submission = ctx && (await findSubmission(tx, ctx.book.id, row.submission_id, { forUpdate: true }));
+          const submission = ctx && (await findSubmissionInBook(tx, ctx.book.id, row.submission_id, { forUpdate: true }));
           if (!ctx || !submission) {
             await settleInboundMedia(tx, key, 'refused', { reason: 'the book or the memory is gone' });
             return;

@@ -3,12 +3,10 @@ import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { sha256 } from '../../lib/secrets.js';
-import { findBookContext } from '../books/book-repository.js';
+import { findBookContext } from '../books/book-access.js';
 import { normaliseIdentifier } from '../invitations/identifiers.js';
-import { markInvitationAccepted } from '../invitations/invitation-repository.js';
+import { acceptInvitation, findPendingInvitationByToken, selectPendingInvitations, type PendingInvitation } from '../invitations/invitation-service.js';
 import type { IdentifierType } from '../invitations/invitation-types.js';
-import { recordInvitationEvent } from '../events/event-objects.js';
-import { joinBook } from '../members/member-service.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { describeFiles, telegramFiles, type InboundFileRef, type TelegramUpdate } from './provider-payloads.js';
 import type { SubmissionService } from '../submissions/submission-service.js';
@@ -16,21 +14,16 @@ import { inboundMessages } from '../../metrics/metrics.js';
 import {
   bindTelegramChat,
   claimInboundMessage,
-  countMembersOfBook,
-  findPendingInvitationByToken,
   findUnboundUserByTelegramUsername,
   findUserByPhone,
   findUserByTelegramChat,
   insertInboundMedia,
   insertMessagingUser,
   latestBookOf,
-  lockPendingInvitation,
   lockSender,
-  selectPendingInvitations,
   setInboundOutcome,
   type InboundProvider,
   type MessagingUser,
-  type PendingInvitation,
 } from './inbound-repository.js';
 
 /** An inbound SMS or MMS, as Twilio posts it (already signature-checked and read by its schema). */
@@ -80,7 +73,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{20,128}$/;
  * Telegram `/start <token>` from an invitation's deep link accepts that
  * invitation and binds the chat; commands never become memories.
  */
-export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'>; queue?: JobSender }) {
+export function createInboundService(deps: { db: Db; config: Config; submissions: Pick<SubmissionService, 'receiveInbound'>; queue: JobSender }) {
   const { db, config, submissions, queue } = deps;
 
   /** Refuses a delivery seen before; otherwise records it (in the caller's transaction). */
@@ -98,21 +91,17 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
    * made (`sender.create`) only once an invitation can really be accepted.
    */
   async function acceptInvitations(
-    tx: Queryable,
+    tx: Tx,
     invitations: PendingInvitation[],
     sender: { known: () => MessagingUser | undefined; create: () => Promise<MessagingUser> },
   ): Promise<PendingInvitation[]> {
     const accepted: PendingInvitation[] = [];
     for (const inv of invitations) {
       const ctx = await findBookContext(tx, inv.slug, sender.known()?.id ?? null, 'update');
-      if (!ctx || ctx.inGracePeriod || !(await lockPendingInvitation(tx, inv.id))) continue;
-      // Judged before joining (and before an account is made) so a full book leaves the invitation pending instead of failing the message.
-      if (ctx.role === null && (await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) continue;
-      const user = sender.known() ?? (await sender.create());
-      if (ctx.role === null) await joinBook(tx, ctx, user.id, inv.role);
-      await markInvitationAccepted(tx, inv.id, user.id);
-      await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, inv.id);
-      accepted.push(inv);
+      if (!ctx || ctx.inGracePeriod) continue;
+      // A full book leaves the invitation pending instead of failing the message.
+      const r = await acceptInvitation(tx, ctx, inv, async () => sender.known() ?? (await sender.create()), { whenFull: 'leave' });
+      if (r.outcome === 'accepted') accepted.push(inv);
     }
     return accepted;
   }
@@ -132,15 +121,15 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
     contributorName: string | null,
   ) {
     if (!slug) return { outcome: 'ignored_no_book', submissionId: null };
-    // Files are fetched by the job queue: a process built without one takes the words alone.
-    const files = queue ? message.files : [];
+    // Files are fetched by the job queue, never inside the webhook's request.
+    const files = message.files;
     const text = message.text.trim() || (files.length ? describeFiles(files) : '');
     const r = await submissions.receiveInbound(tx, { slug, userId, text, source, contributorName });
     if (!('submission' in r)) return { outcome: `refused:${r.refused}`, submissionId: null };
     for (const [position, f] of files.entries()) {
       const key = { provider: message.provider, externalId: message.externalId, position };
       await insertInboundMedia(tx, { ...key, submissionId: r.submission.id, ref: f.ref, declaredType: f.declaredType, filename: f.filename, replyTo: message.replyTo });
-      await queue!.send('inbound.fetch-media', key, { tx });
+      await queue.send('inbound.fetch-media', key, { tx });
     }
     return { outcome: files.length ? `submitted_with_${files.length}_files` : 'submitted', submissionId: r.submission.id };
   }

@@ -24,10 +24,9 @@ export interface DispatchInput {
  *  - telegram: a bot cannot write first, so a pending invitation records a
  *    deep link for the inviter to pass on; a known chat gets a message.
  */
-export function createInvitationDispatch(deps: { config: Config; queue?: JobSender }) {
+export function createInvitationDispatch(deps: { config: Config; queue: JobSender }) {
   const { config, queue } = deps;
   return async function dispatch(tx: Queryable, d: DispatchInput): Promise<void> {
-    if (!queue) return;
     const { facts } = d;
     switch (d.type) {
       case 'email':

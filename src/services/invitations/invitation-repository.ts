@@ -132,3 +132,47 @@ export function findUserByIdentifier(q: Queryable, type: IdentifierType, identif
     [identifier],
   );
 }
+
+export interface PendingInvitation {
+  id: string;
+  book_id: string;
+  slug: string;
+  role: InvitationRole;
+  created_at: string;
+}
+
+const LIVE_PENDING = `i.status = 'pending' AND i.expires_at > now()`;
+// A book whose deletion was asked for is gone to the invitee (as on the acceptance page).
+const PENDING_FROM = `invitations i JOIN books b ON b.id = i.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL`;
+
+/** Live pending invitations of one identifier, in every book (book id order: the order their books are locked in). */
+export function selectPendingInvitations(q: Queryable, type: IdentifierType, identifier: string) {
+  return q.query<PendingInvitation>(
+    `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM}
+     WHERE i.identifier_type = $1 AND i.identifier = $2 AND ${LIVE_PENDING} ORDER BY i.book_id, i.id`,
+    [type, identifier],
+  );
+}
+
+/**
+ * The live pending invitation whose link carries this token (by its SHA-256),
+ * if any. Never an email invitation: that one is accepted only by the account
+ * with its address, on the web.
+ */
+export function findPendingInvitationByToken(q: Queryable, tokenHash: Buffer) {
+  return one<PendingInvitation>(
+    q,
+    `SELECT i.id, i.book_id, b.slug, i.role, i.created_at FROM ${PENDING_FROM} WHERE i.token_hash = $1 AND i.identifier_type <> 'email' AND ${LIVE_PENDING}`,
+    [tokenHash],
+  );
+}
+
+/** Re-reads an invitation under its row lock (after its book's): still pending? */
+export async function lockPendingInvitation(q: Queryable, id: string): Promise<boolean> {
+  return (await one(q, `SELECT i.id FROM invitations i WHERE i.id = $1 AND ${LIVE_PENDING} FOR UPDATE`, [id])) !== undefined;
+}
+
+export async function countMembersOfBook(q: Queryable, bookId: string): Promise<number> {
+  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM book_members WHERE book_id = $1`, [bookId]);
+  return n;
+}

@@ -6,11 +6,11 @@ import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
-import { findBookContext } from '../books/book-repository.js';
+import { findBookContext } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { recordInvitationEvent } from '../events/event-objects.js';
 import { joinBook } from '../members/member-service.js';
-import { findUserById } from '../users/user-repository.js';
+import { findUserById } from '../users/user-service.js';
 import { normaliseIdentifier } from './identifiers.js';
 import type { InvitationDispatch } from './invitation-dispatch.js';
 import { toInvitation } from './invitation-mapper.js';
@@ -18,7 +18,9 @@ import {
   EFFECTIVE_STATUS,
   expireStaleInvitations,
   findInvitation,
+  countMembersOfBook,
   findInvitationByToken,
+  lockPendingInvitation,
   markInvitationAccepted,
   findPendingInvitation,
   findUserByIdentifier,
@@ -28,6 +30,46 @@ import {
   type InvitationByToken,
 } from './invitation-repository.js';
 import type { InvitationInput, InvitationRole, InvitationRow, InvitationStatus } from './invitation-types.js';
+
+/** For the ways in by message (SMS, WhatsApp, Telegram, mail), in their transaction: the live pending invitations of an identifier, and of a link token. */
+export { findPendingInvitationByToken, selectPendingInvitations, type PendingInvitation } from './invitation-repository.js';
+/** For the events domain, in the change's transaction: an invitation of a book by id (what its events carry). */
+export { findInvitation } from './invitation-repository.js';
+
+/** What came of accepting one invitation: accepted (by whom, with which role in the book now), or left as it was. */
+export type InvitationAcceptance = { outcome: 'accepted'; userId: string; role: string } | { outcome: 'gone' | 'full' };
+
+/**
+ * Accepting a pending invitation, the one way for every way in (its link,
+ * an SMS, WhatsApp or Telegram message, a mail), in `tx`. `ctx` was read
+ * under the book's row lock, so the locks go book, then invitation, as in
+ * every write to a book. The invitation is re-read under its own lock and
+ * must still be live and pending ('gone' otherwise: nothing changes). A
+ * member (`ctx.role`) keeps their role; anyone else joins with the
+ * invitation's role under the member cap. At the cap, `whenFull: 'leave'`
+ * answers 'full' with the invitation still pending, before `account` is
+ * asked for (so no account is made for nothing), and `'refuse'` raises 402
+ * member_limit_exceeded. The acceptance is recorded with its
+ * invitation.accepted event.
+ */
+export async function acceptInvitation(
+  tx: Tx,
+  ctx: BookContext,
+  invitation: { id: string; role: InvitationRole },
+  account: () => Promise<{ id: string }> | { id: string },
+  o: { whenFull: 'leave' | 'refuse' },
+): Promise<InvitationAcceptance> {
+  if (!(await lockPendingInvitation(tx, invitation.id))) return { outcome: 'gone' };
+  // Judged before joining (and before an account is made), so a full book leaves the invitation pending.
+  if (ctx.role === null && o.whenFull === 'leave' && (await countMembersOfBook(tx, ctx.book.id)) >= ctx.planLimits.max_members_per_book) {
+    return { outcome: 'full' };
+  }
+  const user = await account();
+  const role = ctx.role ?? (await joinBook(tx, ctx, user.id, invitation.role)).role;
+  await markInvitationAccepted(tx, invitation.id, user.id);
+  await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, invitation.id);
+  return { outcome: 'accepted', userId: user.id, role };
+}
 
 /** GET …/invitations/ orderings: newest first, or oldest change first when syncing with updated_since. */
 export const INVITATION_ORDERINGS = { created: createdDesc('i'), sync: updatedAsc('i') };
@@ -257,10 +299,10 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         if (ctx.inGracePeriod) {
           throw errors.bookGracePeriod('This book is paused for billing at the moment, so no one can join it. Try the link again later.');
         }
-        const role = ctx.role ?? (await joinBook(tx, ctx, actor.id, row.role)).role;
-        await markInvitationAccepted(tx, row.id, actor.id);
-        await recordInvitationEvent(tx, 'invitation.accepted', ctx.book.id, row.id);
-        return { book, role, alreadyAccepted: false };
+        const accepted = await acceptInvitation(tx, ctx, row, () => actor, { whenFull: 'refuse' });
+        // Pending under the lock just taken: 'gone' cannot come of it.
+        if (accepted.outcome !== 'accepted') throw goneError(row);
+        return { book, role: accepted.role, alreadyAccepted: false };
       });
     },
 

@@ -16,6 +16,7 @@ import {
   insertUnsubscribeToken,
   streamOpenTo,
 } from './mail-stream-repository.js';
+import * as streams from './mail-stream-repository.js';
 import { isMailStream, MAIL_STREAMS, TOKEN_STREAMS, type MailStream, type StreamMail } from './mail-stream-types.js';
 import { webFormPath } from '../channels/web-form-key.js';
 
@@ -175,3 +176,13 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
   };
 }
 export type MailStreamService = ReturnType<typeof createMailStreamService>;
+
+/** An account's purge, in its transaction: its unsubscribe tokens go. */
+export function deleteUnsubscribeTokens(q: Queryable, userId: string): Promise<void> {
+  return streams.deleteUnsubscribeTokens(q, userId);
+}
+
+/** An account's purge, in its transaction: its mail streams' state goes. */
+export function deleteUserStreamData(q: Queryable, userId: string): Promise<void> {
+  return streams.deleteUserStreamData(q, userId);
+}

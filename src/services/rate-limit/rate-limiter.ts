@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { hitBucket, peekBucket, pruneHits } from './rate-limit-repository.js';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -23,12 +24,7 @@ export function createRateLimiter(deps: { db: Db }) {
      * WAL flush (migrations/0015_rate_limit_async_commit.sql).
      */
     async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-      const [r] = await db.query<{ allowed: boolean; wait_seconds: number; remaining: number }>(`SELECT * FROM rate_limit_hit($1, $2, $3, $4)`, [
-        bucket,
-        limit,
-        windowSeconds,
-        true,
-      ]);
+      const r = await hitBucket(db, bucket, limit, windowSeconds);
       if (!r.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(r.wait_seconds)), remaining: 0 };
       return { allowed: true, retryAfterSeconds: 0, remaining: r.remaining };
     },
@@ -38,18 +34,14 @@ export function createRateLimiter(deps: { db: Db }) {
      * failures, checked before the work that may fail and hit after it fails.
      */
     async peek(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-      const [r] = await db.query<{ hits: number; wait_seconds: number | null }>(
-        `SELECT count(*)::integer AS hits, EXTRACT(EPOCH FROM (min(hit_at) + make_interval(secs => $2) - clock_timestamp()))::double precision AS wait_seconds
-         FROM rate_limit_hits WHERE bucket = $1 AND hit_at > clock_timestamp() - make_interval(secs => $2)`,
-        [bucket, windowSeconds],
-      );
+      const r = await peekBucket(db, bucket, windowSeconds);
       if (r.hits >= limit) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(r.wait_seconds ?? 1)), remaining: 0 };
       return { allowed: true, retryAfterSeconds: 0, remaining: limit - r.hits };
     },
 
     /** Drops hits that have left every window (called by the housekeeping timer). */
     async prune(maxWindowSeconds: number): Promise<void> {
-      await db.query(`DELETE FROM rate_limit_hits WHERE hit_at < clock_timestamp() - make_interval(secs => $1)`, [maxWindowSeconds]);
+      await pruneHits(db, maxWindowSeconds);
     },
   };
 }

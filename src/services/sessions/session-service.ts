@@ -1,9 +1,9 @@
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hmac, randomToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import type { UserRow } from '../users/user-types.js';
+import { endSessionByHash, findLiveSession, insertSession } from './session-repository.js';
 
 export const SESSION_COOKIE = 'mb_session';
 export const CSRF_COOKIE = 'csrftoken';
@@ -44,33 +44,20 @@ export function createSessionService(deps: { db: Db; config: Pick<Config, 'secre
     async startSession(userId: string): Promise<{ cookieValue: string; sessionId: string }> {
       const cookieValue = randomToken(32);
       const sessionId = uuidv7();
-      await db.query(
-        `INSERT INTO web_sessions (id, user_id, token_hash, expires_at)
-         VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-        [sessionId, userId, sha256(cookieValue), SESSION_TTL_SECONDS],
-      );
+      await insertSession(db, { id: sessionId, userId, tokenHash: sha256(cookieValue), ttlSeconds: SESSION_TTL_SECONDS });
       return { cookieValue, sessionId };
     },
 
     async findSession(cookieValue: string): Promise<SessionIdentity | undefined> {
       if (!/^[A-Za-z0-9_-]{20,100}$/.test(cookieValue)) return undefined;
-      const row = await one<Record<string, unknown>>(
-        db,
-        `SELECT s.id AS s_id, u.id, u.email, u.first_name, u.last_name, u.books_sort, u.phone_number,
-                u.telegram_chat_id, u.telegram_username, u.imessage_identifier, u.is_staff, u.is_active,
-                u.date_joined, u.updated_at
-         FROM web_sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.expires_at > now()
-           AND u.deleted_at IS NULL AND u.is_active`,
-        [sha256(cookieValue)],
-      );
+      const row = await findLiveSession(db, sha256(cookieValue));
       if (!row) return undefined;
       const { s_id, ...user } = row;
       return { sessionId: s_id as string, user: { ...user, password_hash: null } as unknown as UserRow };
     },
 
     async endSession(cookieValue: string): Promise<void> {
-      await db.query(`UPDATE web_sessions SET ended_at = now() WHERE token_hash = $1 AND ended_at IS NULL`, [sha256(cookieValue)]);
+      await endSessionByHash(db, sha256(cookieValue));
     },
   };
 }

@@ -406,3 +406,12 @@ export function createSubmissionService(deps: {
   };
 }
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+/**
+ * A memory of the book, for another domain acting on it in its transaction
+ * (a file that came by message, attached later); `forUpdate` takes its row
+ * lock, after the book's.
+ */
+export function findSubmissionInBook(q: Queryable, bookId: string, id: string, o: { forUpdate?: boolean } = {}) {
+  return findSubmission(q, bookId, id, o);
+}

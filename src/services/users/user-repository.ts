@@ -13,6 +13,27 @@ export function findUserByEmail(q: Queryable, email: string) {
   return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE email = $1 AND deleted_at IS NULL`, [email.trim().toLowerCase()]);
 }
 
+/** Every account row, deleted ones included. */
+export async function countUsers(q: Queryable): Promise<number> {
+  const [row] = await q.query<{ n: string | number }>(`SELECT count(*) AS n FROM users`);
+  return Number(row.n);
+}
+
+/** Takes the account row's lock (a per-user count and insert made one step). */
+export async function lockUserRow(q: Queryable, id: string): Promise<void> {
+  await q.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [id]);
+}
+
+/** Whether the account exists and is not deleted. */
+export async function isLiveUser(q: Queryable, id: string): Promise<boolean> {
+  return Boolean(await one(q, `SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [id]));
+}
+
+/** Whether the account's row is still whole: not purged (a deleted account awaiting its purge still counts). */
+export async function isUnpurgedUser(q: Queryable, id: string): Promise<boolean> {
+  return Boolean(await one(q, `SELECT 1 FROM users WHERE id = $1 AND purged_at IS NULL`, [id]));
+}
+
 /** Locks the row for a read-check-write (If-Match). */
 export function findUserForUpdate(q: Queryable, id: string) {
   return one<UserRow>(q, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id]);

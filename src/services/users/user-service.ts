@@ -7,6 +7,7 @@ import { hasControlCharacters } from '../../lib/names.js';
 import { hashPassword, passwordNeedsRehash, randomToken, sha256, verifyPassword } from '../../lib/secrets.js';
 import { assertIfMatch } from '../../lib/etag.js';
 import {
+  countUsers as countUsersIn,
   deleteSignupRequests,
   findSignupRequest,
   findUserByEmail,
@@ -20,6 +21,9 @@ import {
 import { confirmSignupMail, signupAttemptMail } from './signup-messages.js';
 import { etagOf } from '../../lib/etag.js';
 import type { UserRow } from './user-types.js';
+
+/** For other domains, in their own transaction: an account by id, and whether one exists (not deleted) or is not purged yet. */
+export { findUserByEmail, findUserById, isLiveUser, isUnpurgedUser, lockUserRow } from './user-repository.js';
 
 export interface CreateUserInput {
   email: string;
@@ -191,8 +195,7 @@ export function createUserService(deps: { db: Db; config?: Config; queue?: JobSe
 
     /** How many accounts the database holds, deactivated and scrubbed ones included (`memorybook demo` wants an empty one). */
     async countUsers(): Promise<number> {
-      const [row] = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM users`);
-      return Number(row.n);
+      return countUsersIn(db);
     },
 
     async getUser(userId: string): Promise<UserRow> {

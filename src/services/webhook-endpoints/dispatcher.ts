@@ -4,11 +4,11 @@ import { isIP } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { uuidv7 } from '../../lib/ids.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { tracedDelivery } from './delivery-span.js';
 import { endpointDisabledMail } from './endpoint-mail.js';
-import type { EndpointRow } from './endpoint-repository.js';
+import { findUserById } from '../users/user-service.js';
+import { claimDeliveries, disableEndpoint, failDelivery, failPendingOfEndpoint, recordAttempt, type ClaimedDelivery, type EndpointPart } from './delivery-repository.js';
 import { signPayload, type SecretBox } from './signing.js';
 import type { UrlGuard } from './url-guard.js';
 import { webhookAttempts } from '../../metrics/metrics.js';
@@ -23,8 +23,6 @@ export const ENDPOINT_CONCURRENCY = 4;
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
 export interface DispatcherOptions {
-  /** The clock retries and leases are computed from (tests pass a fake one). */
-  now?: () => Date;
   /** Deliveries in flight at once in this process. */
   concurrency?: number;
   /** Deliveries in flight at once to one endpoint (across workers): a receiver that hangs holds at most this many places. */
@@ -41,17 +39,7 @@ export interface DispatcherOptions {
   log?: Pick<FastifyBaseLogger, 'info' | 'warn'>;
 }
 
-type EndpointPart = Pick<EndpointRow, 'user_id' | 'url' | 'status' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'>;
-
-interface Claimed extends EndpointPart {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-  retry_base: number;
-  event_type: string;
-  body: string;
-}
+type Claimed = ClaimedDelivery;
 
 interface Outcome {
   statusCode: number | null;
@@ -92,11 +80,11 @@ interface Circuit {
  * dispatcher at once for the next event of its resource.
  */
 export function createWebhookDispatcher(
-  deps: { db: Db; config: { http: Pick<Config['http'], 'publicUrl'> }; queue?: JobSender; guard: UrlGuard; secrets: SecretBox },
+  deps: { db: Db; config: { http: Pick<Config['http'], 'publicUrl'> }; queue: JobSender; guard: UrlGuard; secrets: SecretBox; clock: () => Date },
   options: DispatcherOptions = {},
 ) {
   const { db, guard, secrets } = deps;
-  const clock = () => options.now?.() ?? new Date();
+  const { clock } = deps;
   const concurrency = options.concurrency ?? 32;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -150,37 +138,7 @@ export function createWebhookDispatcher(
   async function claim(limit: number): Promise<Claimed[]> {
     const now = clock().toISOString();
     const { resting, probing } = circuitState();
-    return db.query<Claimed>(
-      `WITH cand AS (
-         SELECT d.id, d.endpoint_id, d.next_attempt_at, d.sequence,
-                row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.sequence, d.id) AS rn
-         FROM webhook_deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
-           AND NOT (d.endpoint_id = ANY ($4::uuid[]))
-           AND NOT EXISTS (
-             SELECT 1 FROM webhook_deliveries o
-             WHERE o.endpoint_id = d.endpoint_id AND o.resource_key = d.resource_key AND o.status = 'pending' AND o.id <> d.id
-               AND (o.lease_until > $1::timestamptz
-                    OR (o.sequence < d.sequence AND (o.attempts = 0 OR o.next_attempt_at <= $1::timestamptz))))),
-       busy AS (
-         SELECT endpoint_id, count(*) AS n FROM webhook_deliveries
-         WHERE status = 'pending' AND lease_until > $1::timestamptz GROUP BY endpoint_id),
-       pick AS (
-         SELECT cand.id FROM cand LEFT JOIN busy ON busy.endpoint_id = cand.endpoint_id
-         WHERE cand.rn + coalesce(busy.n, 0) <= CASE WHEN cand.endpoint_id = ANY ($5::uuid[]) THEN 1 ELSE $6 END
-         ORDER BY cand.next_attempt_at, cand.sequence LIMIT $2),
-       c AS (
-         UPDATE webhook_deliveries d SET lease_until = $1::timestamptz + make_interval(secs => $3), attempts = d.attempts + 1
-         WHERE d.id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE id IN (SELECT id FROM pick) AND status = 'pending' AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
-           FOR UPDATE SKIP LOCKED)
-         RETURNING d.id, d.event_id, d.endpoint_id, d.attempts, d.retry_base)
-       SELECT c.id, c.event_id, c.endpoint_id, c.attempts, c.retry_base, e.type AS event_type, e.body::text AS body,
-              w.user_id, w.url, w.status, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
-       FROM c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
-      [now, limit, leaseSeconds, resting, probing, endpointConcurrency],
-    ) as Promise<Claimed[]>;
+    return claimDeliveries(db, { now, limit, leaseSeconds, resting, probing, endpointConcurrency });
   }
 
   /** The signatures of a body: the current secret's, and the previous one's while it still signs. */
@@ -262,7 +220,7 @@ export function createWebhookDispatcher(
 
   async function deliver(c: Claimed): Promise<void> {
     if (c.status !== 'enabled' && c.event_type !== 'ping') {
-      await db.query(`UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL WHERE id = $1`, [c.id]);
+      await failDelivery(db, c.id);
       return;
     }
     const outcome = await tracedDelivery(c, () => post(c, c.event_id, c.body));
@@ -281,13 +239,16 @@ export function createWebhookDispatcher(
     const nextRetryAt = retry ? new Date(clock().getTime() + wait * 1000).toISOString() : null;
     // The attempt and the delivery's next state in one statement: a delivery that goes well costs two (claim, this).
     const step = (q: Queryable) =>
-      q.query(
-        `WITH a AS (
-           INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, event_id, attempt, status_code, duration_ms, error, next_retry_at, created_at, event_type, response_excerpt)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13))
-         UPDATE webhook_deliveries SET status = $11, next_attempt_at = COALESCE($9::timestamptz, next_attempt_at), lease_until = NULL WHERE id = $2`,
-        [uuidv7(), c.id, c.endpoint_id, c.event_id, c.attempts, o.statusCode, o.durationMs, error, nextRetryAt, clock().toISOString(), ok ? 'delivered' : retry ? 'pending' : 'failed', c.event_type, o.excerpt],
-      );
+      recordAttempt(q, {
+        delivery: c,
+        statusCode: o.statusCode,
+        durationMs: o.durationMs,
+        error,
+        nextRetryAt,
+        at: clock().toISOString(),
+        status: ok ? 'delivered' : retry ? 'pending' : 'failed',
+        excerpt: o.excerpt,
+      });
     webhookAttempts.inc({ outcome: ok ? 'delivered' : gone ? 'gone' : retry ? 'retry' : 'failed' });
     if (ok || retry) {
       await step(db);
@@ -296,15 +257,11 @@ export function createWebhookDispatcher(
     await db.transaction(async (tx) => {
       await step(tx);
       const reason = gone ? 'gone' : 'failing';
-      const [disabled] = await tx.query<{ id: string }>(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled' RETURNING id`,
-        [c.endpoint_id, reason],
-      );
-      if (!disabled) return;
+      if (!(await disableEndpoint(tx, c.endpoint_id, reason))) return;
       // Its other pending deliveries stop with it.
-      await tx.query(`UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL WHERE endpoint_id = $1 AND status = 'pending' AND id <> $2`, [c.endpoint_id, c.id]);
-      const [owner] = await tx.query<{ email: string; first_name: string }>(`SELECT email, first_name FROM users WHERE id = $1 AND deleted_at IS NULL`, [c.user_id]);
-      if (owner && deps.queue) {
+      await failPendingOfEndpoint(tx, c.endpoint_id, c.id);
+      const owner = await findUserById(tx, c.user_id);
+      if (owner) {
         await deps.queue.send('mail.send', endpointDisabledMail(owner, { id: c.endpoint_id, url: c.url }, reason, error, deps.config.http.publicUrl), { tx });
       }
       options.log?.warn({ endpoint: c.endpoint_id, reason }, 'webhook endpoint disabled');

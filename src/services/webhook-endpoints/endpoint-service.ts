@@ -1,12 +1,13 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Tx } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { assertIfMatch, etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor } from '../books/book-access.js';
 import { EVENT_TYPES, type EventType } from '../events/event-types.js';
-import { EVENT_TIME_SQL } from '../events/record-event.js';
+import { lockUserRow } from '../users/user-service.js';
+import { insertPing, lockDelivery, redeliver, selectAttemptsPage, selectEndpointsPage } from './delivery-repository.js';
 import { toAttempt, toDelivery, toEndpoint } from './endpoint-mapper.js';
 import {
   administeredSlugs,
@@ -16,10 +17,10 @@ import {
   insertEndpoint,
   updateEndpoint,
   type AttemptRow,
-  type DeliveryRow,
   type EndpointChanges,
   type EndpointRow,
 } from './endpoint-repository.js';
+import * as endpoints from './endpoint-repository.js';
 import { newSigningSecret, type SecretBox } from './signing.js';
 import { UrlRefused, type UrlGuard } from './url-guard.js';
 
@@ -94,7 +95,7 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
         sync: updatedAsc('w'),
         where: [`w.user_id = $1`],
         params: [actor.id],
-        select: (o) => db.query(`SELECT w.* FROM webhook_endpoints w WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT ${o.limit}`, o.params),
+        select: (o) => selectEndpointsPage(db, o),
       });
       return { page: { ...page, items: page.items.map(toEndpoint) }, watermark };
     },
@@ -106,7 +107,7 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
     /** Creates an endpoint (its URL checked by checkUrl first); the answer carries the secret, this once. */
     async createEndpoint(tx: Tx, actor: Actor, input: EndpointInput & { url: string }) {
       // The user's row lock makes the count and the insert one step: two creates cannot both take the 16th place.
-      await tx.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [actor.id]);
+      await lockUserRow(tx, actor.id);
       if ((await countEndpoints(tx, actor.id)) >= MAX_ENDPOINTS_PER_USER) {
         throw errors.validation(`At most ${MAX_ENDPOINTS_PER_USER} webhook endpoints a user.`, { reason: 'too_many_endpoints', limit: MAX_ENDPOINTS_PER_USER });
       }
@@ -159,21 +160,7 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
       mustBeEnabled(endpoint, 'test');
       const eventId = uuidv7();
       // A ping is its own resource: sequence 1.
-      const [event] = await tx.query<{ body: string }>(
-        `INSERT INTO events (id, type, body, resource_key, sequence) VALUES ($1::uuid, 'ping',
-           json_build_object('id', $1::uuid::text, 'type', 'ping', 'created_at', ${EVENT_TIME_SQL}, 'book_slug', NULL, 'sequence', 1,
-                             'data', json_build_object('object', json_build_object('endpoint_id', $2::text))),
-           'ping:' || $1::uuid::text, 1)
-         RETURNING body::text AS body`,
-        [eventId, endpoint.id],
-      );
-      await tx.query(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, resource_key, sequence) VALUES ($1, $2, $3, $4, 1)`, [
-        uuidv7(),
-        eventId,
-        endpoint.id,
-        `ping:${eventId}`,
-      ]);
-      return JSON.parse(event.body) as Record<string, unknown>;
+      return JSON.parse(await insertPing(tx, eventId, endpoint.id)) as Record<string, unknown>;
     },
 
     /**
@@ -186,19 +173,9 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
     async retryDelivery(tx: Tx, actor: Actor, id: string, deliveryId: string) {
       const endpoint = await mustFind(tx, actor, id, true);
       if (!isUuid(deliveryId)) throw errors.notFound('webhook delivery');
-      const [current] = await tx.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2 FOR UPDATE`, [deliveryId, endpoint.id]);
-      if (!current) throw errors.notFound('webhook delivery');
+      if (!(await lockDelivery(tx, deliveryId, endpoint.id))) throw errors.notFound('webhook delivery');
       mustBeEnabled(endpoint, 'retry');
-      const [row] = await tx.query<DeliveryRow>(
-        `UPDATE webhook_deliveries d SET
-           retry_base = CASE WHEN d.status = 'pending' THEN d.retry_base ELSE d.attempts END,
-           status = 'pending',
-           next_attempt_at = CASE WHEN d.status = 'pending' AND d.lease_until > now() THEN d.next_attempt_at ELSE LEAST(d.next_attempt_at, now()) END
-         FROM events e WHERE d.id = $1 AND e.id = d.event_id
-         RETURNING d.id, d.event_id, e.type AS event_type, d.status, d.attempts, d.next_attempt_at, d.created_at`,
-        [deliveryId],
-      );
-      return toDelivery(row);
+      return toDelivery(await redeliver(tx, deliveryId));
     },
 
     /** The endpoint's delivery attempts, newest first. */
@@ -210,7 +187,7 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
         sync: updatedAsc('a', 'created_at'),
         where: [`a.endpoint_id = $1`],
         params: [endpoint.id],
-        select: (o) => db.query(`SELECT a.* FROM webhook_attempts a WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT ${o.limit}`, o.params),
+        select: (o) => selectAttemptsPage(db, o),
       });
       return { page: { ...page, items: page.items.map(toAttempt) }, watermark };
     },
@@ -219,3 +196,8 @@ export function createWebhookEndpointService(deps: { db: Db; config: Pick<Config
   };
 }
 export type WebhookEndpointService = ReturnType<typeof createWebhookEndpointService>;
+
+/** An account's purge, in its transaction: its webhook endpoints go (their deliveries and attempts with them). */
+export function deleteEndpointsOfUser(q: Queryable, userId: string): Promise<void> {
+  return endpoints.deleteEndpointsOfUser(q, userId);
+}
