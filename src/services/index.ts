@@ -54,8 +54,8 @@ import type { ObjectStore } from '../storage/object-store.js';
 export interface ServiceDeps {
   config: Config;
   db: Db;
-  /** The background job queue. Without it, what enqueues (deletion, mail) cannot run: only the OpenAPI export builds services without one. */
-  queue?: JobSender;
+  /** The background job queue (a process that sends no jobs passes a NoJobQueue: jobs/no-job-queue.ts). */
+  queue: JobSender;
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
   /** Outbound webhooks: the DNS resolver of the URL guard and the dispatcher's options (tests pass their own). */
@@ -70,7 +70,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { db, config, queue } = deps;
   const cursors = createCursorCodec(config.secretKey);
-  const enqueueMail = queue ? (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined) : undefined;
+  const enqueueMail = (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });

@@ -25,8 +25,8 @@ import {
   forgetPendingObject,
   insertMedia,
   recordPendingObject,
-  takePendingObject,
 } from './media-repository.js';
+import * as media from './media-repository.js';
 import { objectKeys, type MediaRow } from './media-types.js';
 import type { MediaViews } from './media-views.js';
 import { intakeUpload, type IncomingFile, type IntakeResult } from './upload-intake.js';
@@ -175,7 +175,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await addBookStorage(tx, ctx.book.id, staged.sizeBytes);
     await mediaChanged(tx, ctx, submission);
     // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
-    if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+    if (!(await media.takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
     await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
     return row;
   }
@@ -349,3 +349,12 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
   };
 }
 export type MediaService = ReturnType<typeof createMediaService>;
+
+/**
+ * Takes a staged upload's object over for a row recorded in `q` (another
+ * domain's, such as a book's uploaded cover): false when the sweep removed it
+ * already (an upload that outlived every timeout).
+ */
+export function takePendingObject(q: Queryable, key: string): Promise<boolean> {
+  return media.takePendingObject(q, key);
+}
