@@ -3,7 +3,7 @@ import { createGzip } from 'node:zlib';
 import type { Db } from '../../db/client.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
-import { findDeletionState } from '../account/account-repository.js';
+import { findDeletionState } from '../account/account-reads.js';
 import { accountExportChunks } from './account-export-content.js';
 import { ExportRunError, type ExportVariant } from './export-pipeline.js';
 import { ACCOUNT_EXPORT_CONTENT_TYPE, ACCOUNT_EXPORT_RETENTION_SECONDS, accountExportKey, isAccountExport, type ExportRow } from './export-types.js';

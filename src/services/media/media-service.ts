@@ -12,7 +12,7 @@ import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
 import { recordSubmissionUpdated as recordSubmissionEvent } from '../events/event-objects.js';
-import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
+import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-reads.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
 import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
 import {

@@ -4,7 +4,7 @@ import { AppError, errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
-import { findUserByEmail, findUserById } from '../users/user-repository.js';
+import { findUserByEmail, findUserById } from '../users/user-reads.js';
 import { recordEvent } from '../events/record-event.js';
 import { toMember } from './member-mapper.js';
 import {

@@ -26,7 +26,7 @@ import {
   updateSubmission,
 } from './submission-repository.js';
 import { MAX_CONTRIBUTOR_NAME_LENGTH, MAX_TEXT_LENGTH, type SubmissionInput, type SubmissionRow } from './submission-types.js';
-import { findBookContext } from '../books/book-repository.js';
+import { findBookContext } from '../books/book-reads.js';
 import { findOpenChannelBook, isSwitchedOff } from '../channels/channel-service.js';
 import { recordEvent } from '../events/record-event.js';
 

@@ -5,8 +5,8 @@ import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
-import { findBookOwner, findMember } from '../members/member-repository.js';
-import { findUserByEmail } from '../users/user-repository.js';
+import { findBookOwner, findMember } from '../members/member-reads.js';
+import { findUserByEmail } from '../users/user-reads.js';
 import { toSubscription } from './subscription-mapper.js';
 import {
   deactivateSubscription,

@@ -12,7 +12,7 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { recordEvent } from '../events/record-event.js';
-import { findMedia, findMediaParents } from '../media/media-repository.js';
+import { findMedia, findMediaParents } from '../media/media-reads.js';
 import type { MediaRow } from '../media/media-types.js';
 import {
   awaitRetry,
