@@ -114,7 +114,7 @@ export function createBookService(deps: {
   }
 
   /** book.updated (the Book as its owner reads it) in the change's transaction; answers the Book as `role` reads it. */
-  async function bookUpdated(tx: Queryable, row: BookRow, role: Parameters<typeof toBook>[1]) {
+  async function bookUpdated(tx: Tx, row: BookRow, role: Parameters<typeof toBook>[1]) {
     const cover = await coverOf(tx, store, row);
     await recordEvent(tx, 'book.updated', row.id, toBook(row, 'owner', cover));
     return toBook(row, role, cover);

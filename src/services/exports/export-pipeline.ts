@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { stoppedByWorker, type JobName, type JobSender } from '../../jobs/job-catalog.js';
 import { isoMicro } from '../../lib/time.js';
@@ -64,7 +64,7 @@ export interface ExportVariant {
   /** Renders the export and stores its file (and any beside it, see artifactFiles); throws ExportRunError with a reason a client may see. */
   render(job: ExportRow, run: ExportRun): Promise<RenderedArtifact>;
   /** Called in the transaction that completes or fails the job (events). */
-  finished?(tx: Queryable, job: ExportRow, outcome: 'completed' | 'failed'): Promise<void>;
+  finished?(tx: Tx, job: ExportRow, outcome: 'completed' | 'failed'): Promise<void>;
 }
 
 /** 502 storage_unavailable with Retry-After: a link could not be made just now, the file is kept. */

@@ -98,7 +98,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
    * made (`sender.create`) only once an invitation can really be accepted.
    */
   async function acceptInvitations(
-    tx: Queryable,
+    tx: Tx,
     invitations: PendingInvitation[],
     sender: { known: () => MessagingUser | undefined; create: () => Promise<MessagingUser> },
   ): Promise<PendingInvitation[]> {

@@ -107,7 +107,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
   }
 
   /** submission.updated after a file was added to or removed from an existing memory (its media list changes, an approved one goes back to pending). */
-  async function recordSubmissionUpdated(q: Queryable, ctx: BookContext, submissionId: string): Promise<void> {
+  async function recordSubmissionUpdated(q: Tx, ctx: BookContext, submissionId: string): Promise<void> {
     await recordSubmissionEvent(q, store, ctx.book, submissionId);
   }
 
