@@ -63,3 +63,9 @@ export async function isLiveMember(q: Queryable, bookId: string, userId: string)
   );
   return member !== undefined;
 }
+
+/** Whether the user has any device registered for push. */
+export async function hasDevice(q: Queryable, userId: string): Promise<boolean> {
+  const [device] = await q.query(`SELECT 1 FROM devices WHERE user_id = $1 LIMIT 1`, [userId]);
+  return device !== undefined;
+}

@@ -11,7 +11,7 @@ import { createApnsSender } from '../../messaging/push/apns-sender.js';
 import type { Actor } from '../books/book-access.js';
 import type { SecretBox } from '../webhook-endpoints/signing.js';
 import { UrlRefused, type UrlGuard } from '../webhook-endpoints/url-guard.js';
-import { deleteDevice, findDevice, isLiveMember, listDevicesOfUser, touchDevice, upsertDevice, type DevicePlatform, type DeviceRow } from './device-repository.js';
+import { deleteDevice, findDevice, hasDevice, isLiveMember, listDevicesOfUser, touchDevice, upsertDevice, type DevicePlatform, type DeviceRow } from './device-repository.js';
 
 export type RegisterDeviceInput =
   | { platform: 'ios' | 'android'; name?: string | null; token: string }
@@ -165,4 +165,9 @@ export type DeviceService = ReturnType<typeof createDeviceService>;
 function preview(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Whether the user has a device registered for push (for the subscriptions domain, in its transaction). */
+export function hasPushDevice(q: Queryable, userId: string): Promise<boolean> {
+  return hasDevice(q, userId);
 }

@@ -19,6 +19,8 @@ import {
   completeTranscription,
   editTranscription,
   failTranscription,
+  findAutoTranscription,
+  findBookSettings,
   findStuckTranscriptions,
   findTranscription,
   requestTranscription,
@@ -167,12 +169,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
      */
     async onMediaProcessed(tx: Queryable, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id' | 'kind'>): Promise<void> {
       if (!config.transcription || !TRANSCRIBABLE.has(m.kind)) return;
-      const [book] = await tx.query<{ auto: boolean; gated: boolean }>(
-        `SELECT coalesce(b.settings->>'transcribe_automatically', 'false') = 'true' AS auto,
-                coalesce(p.features->>'feature_transcription', 'false') <> 'true' AS gated
-         FROM books b JOIN plans p ON p.slug = b.plan_slug WHERE b.id = $1`,
-        [m.book_id],
-      );
+      const book = await findAutoTranscription(tx, m.book_id);
       if (book?.auto && !book.gated && !(await findTranscription(tx, m.id))) await start(tx, m, null);
     },
 
@@ -183,7 +180,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
         if (!row) return undefined;
         const ids = await findMediaParents(tx, mediaId);
         const media = ids && (await findMedia(tx, ids.book_id, ids.submission_id, mediaId));
-        const [book] = await tx.query<{ settings: Record<string, unknown> }>('SELECT settings FROM books WHERE id = $1', [row.book_id]);
+        const book = await findBookSettings(tx, row.book_id);
         return { row, media, language: bookLanguage(book?.settings) };
       });
       if (!claimed) return 'nothing to do';
