@@ -19,7 +19,7 @@ import {
   readExportSubmissions,
   type ExportBook,
   type ExportSubmission,
-} from './export-content.js';
+} from './export-content-repository.js';
 import { recordExportEvent } from '../events/event-objects.js';
 import { ExportRunError as RenderError, type ExportRun, type ExportVariant, type RenderedArtifact } from './export-pipeline.js';
 import { issuePlayLink } from './play-links.js';

@@ -1,4 +1,4 @@
-import type { Db, Queryable, Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { AppError, errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
