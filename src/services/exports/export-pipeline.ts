@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable, Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { stoppedByWorker, type JobName, type JobSender } from '../../jobs/job-catalog.js';
 import { isoMicro } from '../../lib/time.js';
