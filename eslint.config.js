@@ -38,6 +38,14 @@ export default tseslint.config(
     },
   },
   {
+    // Errors are raised through their code's helper (`errors.invalidState(…)`), so a code always carries its status.
+    files: ['src/**/*.ts'],
+    ignores: ['src/errors.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Raise errors through their helper in src/errors.ts (errors.<code>(…)).' }],
+    },
+  },
+  {
     // The domain walls (issue 39): SQL in src/services only in a domain's repository
     // (*-repository.ts, or a store named so). The import half is .dependency-cruiser.cjs's domain-walls.
     files: ['src/services/**/*.ts'],

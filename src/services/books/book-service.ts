@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { listPlanRows } from '../plans/plan-service.js';
@@ -173,7 +173,7 @@ export function createBookService(deps: {
         planSlug: plan?.slug ?? null,
         billingRecordId: uuidv7(),
       });
-      if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      if (!book) throw errors.conflict('Could not find a free slug for this title; try a slightly different title.');
       let created = toBook(book, 'owner', null);
       if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
         // Its billing changed the row (updated_at, so the etag): answer it as it is now.
@@ -266,7 +266,7 @@ export function createBookService(deps: {
       );
       await addStorageUsed(tx, ctx.book.id, staged.sizeBytes);
       // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
-      if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+      if (!(await takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
       await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
       await deleteObjectsLater(tx, [await dropUploadedCover(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId)]);
       return bookUpdated(tx, (await findBookForUpdate(tx, ctx.book.id))!, ctx.role);
@@ -322,7 +322,7 @@ export type BookService = ReturnType<typeof createBookService>;
 
 async function consumeSlot(tx: Queryable, userId: string, planSlug: string, config: Config) {
   if (!(await takeBookSlot(tx, userId, planSlug))) {
-    throw new AppError('payment_required', `No free ${planSlug} book slot; buy one at the checkout URL, then retry.`, {
+    throw errors.paymentRequired(`No free ${planSlug} book slot; buy one at the checkout URL, then retry.`, {
       plan: planSlug,
       checkout_url: `${config.http.publicUrl}/billing/checkout/?plan=${encodeURIComponent(planSlug)}`,
     });

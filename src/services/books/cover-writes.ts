@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
 import type { VirusScanner } from '../../media-tools/virus-scanner.js';
 import { detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
@@ -72,7 +72,7 @@ export async function examineCoverUpload(store: ObjectStore, key: string, scanne
     let scanResult: CoverFindings['scanResult'] = 'not_scanned';
     if (scanner) {
       const verdict = await scanner.scan(copy.path).catch((err: unknown) => {
-        throw new AppError('service_unavailable', 'The virus scanner cannot be reached just now; send the cover again shortly.', null, {
+        throw errors.serviceUnavailable('The virus scanner cannot be reached just now; send the cover again shortly.', null, {
           headers: { 'retry-after': '5' },
           cause: err,
           transient: true,
