@@ -48,6 +48,8 @@ import { createDeviceService } from './devices/device-service.js';
 import { createTranscriptionService } from './transcriptions/transcription-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
+import { createClamavScanner } from '../media-tools/virus-scanner.js';
+import { createTranscriber } from '../media-tools/transcriber.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
 /** What the services are built from: the process entry creates these, tests create their own. */
@@ -70,6 +72,8 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const { db, config, queue } = deps;
   const cursors = createCursorCodec(config.secretKey);
+  // The services' clock (a required argument of those that read the time).
+  const now = () => new Date();
   const enqueueMail = (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
@@ -77,15 +81,16 @@ export function createServices(deps: ServiceDeps) {
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
   const media = createMediaService({ db, config, access, store, views, queue });
-  const transcriptions = createTranscriptionService({ db, config, access, store, queue });
+  const transcriptions = createTranscriptionService({ db, config, access, store, queue, transcriber: config.transcription ? createTranscriber(config.transcription) : null });
   // One pipeline for both kinds of export; each kind renders its own file.
   const exportPipeline = createExportPipeline({
     db,
     store,
     queue,
+    now,
     variants: {
-      book: createBookExportVariant({ db, store, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
-      account: createAccountExportVariant({ db, store }),
+      book: createBookExportVariant({ db, store, now, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+      account: createAccountExportVariant({ db, store, now }),
     },
   });
   const exports = createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue });
@@ -101,7 +106,7 @@ export function createServices(deps: ServiceDeps) {
   const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
   const notifications = createNotificationService({ db, config, queue, push: devices });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
-  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
+  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue, now });
   const rateLimiter = createRateLimiter({ db });
   return {
     store,
@@ -134,12 +139,12 @@ export function createServices(deps: ServiceDeps) {
     inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
-    mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
+    mediaProcessing: createMediaProcessing({ db, config, store, scanner: config.media.clamav ? createClamavScanner(config.media.clamav) : null, onProcessed: transcriptions.onMediaProcessed }),
     transcriptions,
     shareCards: createShareCards({ db, store }),
     exports,
     exportPipeline,
-    playLinks: createPlayLinks({ db, store }),
+    playLinks: createPlayLinks({ db, store, now }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
     webhookDispatcher: createWebhookDispatcher({ db, config, queue, guard: webhookGuard, secrets: webhookSecrets }, deps.webhooks),

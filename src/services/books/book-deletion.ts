@@ -27,25 +27,21 @@ export const DELETION_RETRY_AFTER_SECONDS = 30;
 export function createBookDeletion(deps: {
   db: Db;
   config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>;
-  queue?: JobSender;
+  queue: JobSender;
   /** Queues removal of the book's stored files, in the purge's transaction. */
   releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
   /** Ends what the book was paying for (its Stripe subscription), in the transaction that deletes it. */
   onDeleted?: (tx: Tx, bookId: string) => Promise<void>;
 }) {
-  const { db, queue } = deps;
+  const { db } = deps;
   const eraser = createBackupEraser(deps.config);
 
-  function needQueue(): JobSender {
-    if (!queue) throw new Error('book deletion needs the job queue');
-    return queue;
-  }
 
   /** Marks the book deleted (404 from now on) and queues the purge, in `tx`. */
   async function finalize(tx: Tx, bookId: string): Promise<boolean> {
     const deleted = await markBookDeleted(tx, bookId);
     if (deleted) {
-      await needQueue().send('book.purge', { bookId }, { tx });
+      await deps.queue.send('book.purge', { bookId }, { tx });
       await deps.onDeleted?.(tx, bookId);
       await recordEvent(tx, 'book.deleted', bookId, { slug: deleted.slug });
     }
@@ -56,7 +52,7 @@ export function createBookDeletion(deps: {
   async function queueDeletion(tx: Tx, bookId: string, startAfterSeconds: number): Promise<void> {
     await markDeletionRequested(tx, bookId, true);
     const retry = deps.config.backupErasureRetrySeconds;
-    await needQueue().send('book.erase-backup', { bookId }, { tx, startAfterSeconds, retryDelaySeconds: retry });
+    await deps.queue.send('book.erase-backup', { bookId }, { tx, startAfterSeconds, retryDelaySeconds: retry });
   }
 
   return {
@@ -94,7 +90,7 @@ export function createBookDeletion(deps: {
         return { state: 'deleted' };
       }
       await markDeletionRequested(tx, bookId, false);
-      await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      await deps.queue.send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS };
     },
 
@@ -120,8 +116,8 @@ export function createBookDeletion(deps: {
       let purges = 0;
       for (const b of owed) {
         if (b.erased) {
-          if (await needQueue().send('book.purge', { bookId: b.id }, { unlessPending: true })) purges++;
-        } else if (await needQueue().send('book.erase-backup', { bookId: b.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) {
+          if (await deps.queue.send('book.purge', { bookId: b.id }, { unlessPending: true })) purges++;
+        } else if (await deps.queue.send('book.erase-backup', { bookId: b.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) {
           erasures++;
         }
       }

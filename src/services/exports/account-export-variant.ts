@@ -13,7 +13,7 @@ import { ACCOUNT_EXPORT_CONTENT_TYPE, ACCOUNT_EXPORT_RETENTION_SECONDS, accountE
  * own data (GDPR) as gzip-compressed JSON, streamed page by page into the
  * store, never whole in memory; finished files are kept 30 days.
  */
-export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; now?: () => Date }): ExportVariant {
+export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; now: () => Date }): ExportVariant {
   const { db, store } = deps;
 
   const accountOf = (job: ExportRow): string => {
@@ -32,7 +32,7 @@ export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; n
     async render(job, { signal }) {
       const userId = accountOf(job);
       const key = accountExportKey(userId, job.id);
-      const chunks = accountExportChunks(db, userId, isoMicro(deps.now?.() ?? new Date()));
+      const chunks = accountExportChunks(db, userId, isoMicro(deps.now()));
       let readFailure: unknown;
       const source = Readable.from(
         (async function* () {

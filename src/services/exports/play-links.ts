@@ -32,14 +32,14 @@ export async function issuePlayLink(q: Queryable, mediaId: string): Promise<stri
   return token;
 }
 
-export function createPlayLinks(deps: { db: Db; store: ObjectStore; now?: () => Date }) {
+export function createPlayLinks(deps: { db: Db; store: ObjectStore; now: () => Date }) {
   return {
     /** What /play/<token>/ shows; null for an unknown token, or a memory, media or book that is gone or not shown. */
     async find(token: string): Promise<Playable | null> {
       if (!TOKEN_RE.test(token)) return null;
       const row = await findPlayable(deps.db, sha256(token));
       if (!row) return null;
-      const signed = await deps.store.signedUrl(row.storage_key, { ttlSeconds: PLAY_URL_TTL_SECONDS, contentType: row.mime_type, now: deps.now?.() });
+      const signed = await deps.store.signedUrl(row.storage_key, { ttlSeconds: PLAY_URL_TTL_SECONDS, contentType: row.mime_type, now: deps.now() });
       return { kind: row.kind, mimeType: row.mime_type, url: signed.url, bookTitle: row.title, theme: row.theme, contributor: row.contributor };
     },
   };

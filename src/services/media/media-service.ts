@@ -77,19 +77,15 @@ function mediaOf(submissionId: string, mediaId: string, forUpdate: boolean) {
  * storage counter and the processing job — under the book's lock, the same
  * lock order (book, submission, media) as every other write in a book.
  */
-export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue?: JobSender; log?: FastifyBaseLogger }) {
+export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue: JobSender; log?: FastifyBaseLogger }) {
   const { db, access, store, views } = deps;
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('media needs the job queue');
-    return deps.queue;
-  }
 
   /** Queues removal of stored objects (in the caller's transaction, so they go only if the change commits). */
   async function deleteObjectsLater(q: Queryable, keys: (string | null | undefined)[]) {
     const real = [...new Set(keys.filter((k): k is string => Boolean(k)))];
     for (let i = 0; i < real.length; i += DELETE_BATCH) {
-      await needQueue().send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
+      await deps.queue.send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
     }
   }
 
@@ -176,7 +172,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await mediaChanged(tx, ctx, submission);
     // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
     if (!(await media.takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
-    await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
+    await deps.queue.send('media.process', { mediaId: staged.mediaId }, { tx });
     return row;
   }
 
