@@ -11,6 +11,16 @@ const LOWER = '^src/(db|storage|mail|lib|messaging|exports|jobs|metrics)/';
 module.exports = {
   forbidden: [
     {
+      name: 'domain-walls',
+      severity: 'error',
+      comment:
+        'A domain reaches another only through its service module (or a small read function that module exports), never ' +
+        "its repository (*-repository.ts, or a store named so): the tables are the owning domain's to change. " +
+        'SQL outside a repository is refused by eslint (scripts/lint/domain-walls.mjs).',
+      from: { path: '^src/services/([^/]+)/' },
+      to: { path: '^src/services/[^/]+/[^/]+-(repository|store)[.]ts$', pathNot: '^src/services/$1/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'A cycle makes the modules one unit: none can be read, tested or loaded without the others.',

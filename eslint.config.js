@@ -2,6 +2,7 @@
 // bench and scripts. Layer and cycle rules live in .dependency-cruiser.cjs.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import walls from './scripts/lint/domain-walls.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'packages/client/dist/**', 'packages/client/src/generated/**', 'data/**', 'bench/results/**'] },
@@ -26,6 +27,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Raise errors through their helper in src/errors.ts (errors.<code>(…)).' }],
     },
+  },
+  {
+    // The domain walls (issue 39): SQL in src/services only in a domain's repository
+    // (*-repository.ts, or a store named so). The import half is .dependency-cruiser.cjs's domain-walls.
+    files: ['src/services/**/*.ts'],
+    ignores: ['src/services/**/*.test.ts'],
+    plugins: { walls },
+    rules: { 'walls/no-sql-outside-repository': 'error' },
   },
   {
     // Tests and the bench read JSON answers and fixtures whose shape the test itself asserts.

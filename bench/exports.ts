@@ -53,6 +53,7 @@ import { migrate } from '../src/db/migrate.js';
 import { uuidv7 } from '../src/lib/ids.js';
 import { objectKeys } from '../src/services/media/media-types.js';
 import { createServices } from '../src/services/index.js';
+import { NoJobQueue } from '../src/jobs/no-job-queue.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'memorybook.js');
@@ -128,7 +129,7 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
   const db = await createDb(config);
   try {
     await migrate(db);
-    const services = createServices({ db, config });
+    const services = createServices({ db, config, queue: new NoJobQueue('the bench seed') });
     const user = await services.users.createUser({ email: `bench-exports-${randomUUID().slice(0, 8)}@example.test`, password: 'a long bench password' });
     const { plaintext } = await services.tokens.issueToken(db, user.id, 'bench');
     await services.quotas.grantSlots(user.id, 'premium', 1);

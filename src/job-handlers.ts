@@ -20,8 +20,8 @@ import { createWhatsAppSender } from './messaging/whatsapp-cloud.js';
 import type { Services } from './services/index.js';
 import { analyzeChangedTables } from './db/statistics.js';
 
-/** `db`: the database the handlers run on, for housekeeping's statistics (analyzeChangedTables); without it they are left alone. */
-export function createJobHandlers(deps: { services: Services; config: Config; db?: Db }): JobHandlers<JobPayloads> {
+/** `db`: the database the handlers run on, for housekeeping's statistics (analyzeChangedTables). */
+export function createJobHandlers(deps: { services: Services; config: Config; db: Db }): JobHandlers<JobPayloads> {
   const { services, config } = deps;
   // One transport per process (SMTP connections are pooled inside it), made on the first mail.
   let mailer: Mailer | undefined;
@@ -128,7 +128,7 @@ export function createJobHandlers(deps: { services: Services; config: Config; db
     async 'housekeeping.run'(_payload, ctx) {
       await createHousekeeping({ services, log: ctx.log, requestTimeoutMs: config.http.timeouts.requestMs }).run();
       // PGlite has no autovacuum: its planner statistics are refreshed here (see db/statistics.ts).
-      const analyzed = deps.db ? await analyzeChangedTables(deps.db) : [];
+      const analyzed = await analyzeChangedTables(deps.db);
       if (analyzed.length) ctx.log.info({ analyzed }, 'planner statistics refreshed');
     },
     async 'deletions.sweep'(_payload, ctx) {

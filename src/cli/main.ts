@@ -104,7 +104,8 @@ async function withServices<T>(config: Config, fn: (services: Services, db: Db) 
   const ctx = commandContext.getStore();
   if (ctx) return fn(ctx.services, ctx.db);
   const { createServices } = await import('../services/index.js');
-  return withDb(config, (db) => fn(createServices({ config, db }), db));
+  const { NoJobQueue } = await import('../jobs/no-job-queue.js');
+  return withDb(config, (db) => fn(createServices({ config, db, queue: new NoJobQueue('this command') }), db));
 }
 
 /** What a command's handler gets: the parsed configuration, its words, and how to flush traces on the way out. */
@@ -514,7 +515,8 @@ export async function exportOpenApi(config: Config) {
   const db = await createPgliteDb();
   try {
     await migrate(db);
-    const app = await buildApp({ config, db }, { logger: false });
+    const { NoJobQueue } = await import('../jobs/no-job-queue.js');
+    const app = await buildApp({ config, db, queue: new NoJobQueue('the OpenAPI export') }, { logger: false });
     const res = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     await app.close();
     return res.json();

@@ -3,7 +3,6 @@ import type { Db, Queryable } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
-import { NoJobSender } from '../jobs/no-job-sender.js';
 import { createAccountService } from './account/account-service.js';
 import { createMailStreamService } from './mail-streams/mail-stream-service.js';
 import { createAuditService } from './audit/audit-service.js';
@@ -51,14 +50,16 @@ import { createTranscriptionService } from './transcriptions/transcription-servi
 import { createWebUploadService } from './web-uploads/web-upload-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
+import { createClamavScanner } from '../media-tools/virus-scanner.js';
+import { createTranscriber } from '../media-tools/transcriber.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
 /** What the services are built from: the process entry creates these, tests create their own. */
 export interface ServiceDeps {
   config: Config;
   db: Db;
-  /** The background job queue. Without it, what enqueues (deletion, mail) cannot run: only the OpenAPI export builds services without one. */
-  queue?: JobSender;
+  /** The background job queue (a process that sends no jobs passes a NoJobQueue: jobs/no-job-queue.ts). */
+  queue: JobSender;
   /** The object store; built from config when not given (a test may hand in one it has wrapped). */
   store?: ObjectStore;
   /** Outbound webhooks: the DNS resolver of the URL guard and the dispatcher's options (tests pass their own). */
@@ -72,25 +73,28 @@ export interface ServiceDeps {
  */
 export function createServices(deps: ServiceDeps) {
   const { db, config, queue } = deps;
-  // Services take a job sender always; a process without a queue (the OpenAPI export) has one that refuses to send.
-  const jobs: JobSender = queue ?? new NoJobSender();
+  // A required job sender: a process that sends no jobs passes a NoJobQueue, which refuses to send.
+  const jobs: JobSender = queue;
   const cursors = createCursorCodec(config.secretKey);
-  const enqueueMail = (message: MailMessage, tx: Queryable) => jobs.send('mail.send', message, { tx }).then(() => undefined);
+  // The services' clock (a required argument of those that read the time).
+  const now = () => new Date();
+  const enqueueMail = (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
   const media = createMediaService({ db, config, access, store, views, queue });
-  const transcriptions = createTranscriptionService({ db, config, access, store, queue });
+  const transcriptions = createTranscriptionService({ db, config, access, store, queue, transcriber: config.transcription ? createTranscriber(config.transcription) : null });
   // One pipeline for both kinds of export; each kind renders its own file.
   const exportPipeline = createExportPipeline({
     db,
     store,
     queue,
+    now,
     variants: {
-      book: createBookExportVariant({ db, store, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
-      account: createAccountExportVariant({ db, store }),
+      book: createBookExportVariant({ db, store, now, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+      account: createAccountExportVariant({ db, store, now }),
     },
   });
   const exports = createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue });
@@ -115,7 +119,7 @@ export function createServices(deps: ServiceDeps) {
   const notifications = createNotificationService({ db, config, queue, push: devices });
   const webUploads = createWebUploadService({ db, config, media });
   const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce, webUploads });
-  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
+  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue, now });
   const rateLimiter = createRateLimiter({ db });
   return {
     store,
@@ -149,12 +153,12 @@ export function createServices(deps: ServiceDeps) {
     submissions,
     media,
     webUploads,
-    mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
+    mediaProcessing: createMediaProcessing({ db, config, store, scanner: config.media.clamav ? createClamavScanner(config.media.clamav) : null, onProcessed: transcriptions.onMediaProcessed }),
     transcriptions,
     shareCards: createShareCards({ db, store }),
     exports,
     exportPipeline,
-    playLinks: createPlayLinks({ db, store }),
+    playLinks: createPlayLinks({ db, store, now }),
     events: createEventService({ db, cursors }),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
     webhookDispatcher: createWebhookDispatcher({ db, config, queue: jobs, guard: webhookGuard, secrets: webhookSecrets, clock: deps.webhooks?.now ?? (() => new Date()) }, deps.webhooks),

@@ -16,6 +16,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { createServices } from '../../src/services/index.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { TEST_DATABASE_URL } from '../helpers/test-db.js';
+import { NoJobQueue } from '../../src/jobs/no-job-queue.js';
 
 const run = promisify(execFile);
 const BIN = path.resolve('bin/memorybook.js');
@@ -37,7 +38,7 @@ async function withServices<T>(fn: (s: ReturnType<typeof createServices>, db: Aw
   const db = await createDb(config);
   try {
     await migrate(db);
-    return await fn(createServices({ config, db }), db);
+    return await fn(createServices({ config, db, queue: new NoJobQueue('this test') }), db);
   } finally {
     await db.close();
   }

@@ -22,6 +22,7 @@ import { createServices } from '../../src/services/index.js';
 import { TEST_SECRET } from '../helpers/build-test-app.js';
 import { freePort, spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../helpers/test-db.js';
+import { NoJobQueue } from '../../src/jobs/no-job-queue.js';
 
 const SLOW_MS = 300_000;
 
@@ -45,7 +46,7 @@ describe(`a message accepted over SMTP by a server killed at once (${TEST_DATABA
     config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir });
     const db = await openDb();
     try {
-      const services = createServices({ config, db });
+      const services = createServices({ config, db, queue: new NoJobQueue('this test') });
       const user = await services.users.createUser({ email: `owner-${randomUUID().slice(0, 6)}@example.test`, password: 'correct horse battery staple', firstName: 'O', lastName: 'Wner' });
       await services.quotas.grantSlots(user.id, 'premium', 1);
       const { plaintext } = await services.tokens.issueToken(db, user.id, 'test');

@@ -89,7 +89,7 @@ export function createAccountService(deps: AccountServiceDeps) {
    * key revoked and session ended, and the purge queued. False when the
    * account was already gone.
    */
-  async function finalize(q: Queryable, userId: string, requestId: string | null): Promise<boolean> {
+  async function finalize(q: Tx, userId: string, requestId: string | null): Promise<boolean> {
     if (!(await scrubUser(q, userId))) return false;
     // The account's webhook endpoints go with it: nothing more is sent on its behalf.
     await deleteEndpointsOfUser(q, userId);

@@ -1,21 +1,12 @@
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Db } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { recordBookUpdated } from '../events/event-objects.js';
 import { toPlan } from '../plans/plan-mapper.js';
-import { findPlan } from '../plans/plan-repository.js';
+import { findPlan } from '../plans/plan-service.js';
+import { countBookMembers, findLatestBillingRecord, setBillingStatusBySlug, setPlanBySlug } from './book-repository.js';
 import type { Actor, BookAccess } from './book-access.js';
 import { appendBillingRecord } from './book-service.js';
-
-interface BillingRow {
-  plan_slug: string;
-  status: 'active' | 'grace_period' | 'canceled';
-  period_start: string;
-  period_end: string | null;
-  grace_period_ends_at: string | null;
-  cancel_at_period_end: boolean;
-}
 
 /**
  * Billing reads and the billing events the operator CLI stands in for. The
@@ -28,15 +19,10 @@ export function createBillingService(deps: { db: Db; access: BookAccess; store: 
     /** The owner's view of the book's billing: the latest record with its plan and a quota snapshot. */
     async getBilling(actor: Actor, slug: string) {
       const { book } = (await access.requireBookAccess(actor, slug, 'read_billing')).ctx;
-      const record = await one<BillingRow>(
-        db,
-        `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at, cancel_at_period_end FROM billing_records
-         WHERE book_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
-        [book.id],
-      );
+      const record = await findLatestBillingRecord(db, book.id);
       if (!record) throw errors.notFound('billing record');
       const plan = (await findPlan(db, record.plan_slug))!;
-      const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM book_members WHERE book_id = $1`, [book.id]);
+      const n = await countBookMembers(db, book.id);
       return {
         book_slug: book.slug,
         plan: toPlan(plan),
@@ -58,11 +44,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; store: 
     /** Puts a book into its grace period until a time (or open-ended), or ends it. */
     async setGracePeriod(slug: string, until: string | null | 'off') {
       return db.transaction(async (tx) => {
-        const book = await one<{ id: string; plan_slug: string }>(
-          tx,
-          `UPDATE books SET billing_status = $2, grace_period_ends_at = $3 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, plan_slug`,
-          [slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until],
-        );
+        const book = await setBillingStatusBySlug(tx, slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until);
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, book.plan_slug, until === 'off' ? 'active' : 'grace_period', until === 'off' ? null : until);
         await recordBookUpdated(tx, deps.store, book.id);
@@ -74,11 +56,7 @@ export function createBillingService(deps: { db: Db; access: BookAccess; store: 
       const plan = await findPlan(db, planSlug);
       if (!plan) throw errors.validation(`Unknown plan "${planSlug}".`);
       return db.transaction(async (tx) => {
-        const book = await one<{ id: string; billing_status: 'active' | 'grace_period' | 'canceled'; grace_period_ends_at: string | null }>(
-          tx,
-          `UPDATE books SET plan_slug = $2 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, billing_status, grace_period_ends_at`,
-          [slug, planSlug],
-        );
+        const book = await setPlanBySlug(tx, slug, planSlug);
         if (!book) throw errors.notFound('book');
         await appendBillingRecord(tx, book.id, planSlug, book.billing_status, book.grace_period_ends_at);
         await recordBookUpdated(tx, deps.store, book.id);

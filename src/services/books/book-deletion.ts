@@ -3,6 +3,7 @@ import type { Db, Queryable, Tx } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { recordEvent } from '../events/record-event.js';
 import { createBackupEraser } from './backup-eraser.js';
+import { deleteBookRow, findDeletedAt, listOwedDeletions, lockDeletedBook, markBookDeleted, markDeletionRequested } from './book-repository.js';
 
 export type BookDeletion = ReturnType<typeof createBookDeletion>;
 
@@ -26,40 +27,32 @@ export const DELETION_RETRY_AFTER_SECONDS = 30;
 export function createBookDeletion(deps: {
   db: Db;
   config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>;
-  queue?: JobSender;
+  queue: JobSender;
   /** Queues removal of the book's stored files, in the purge's transaction. */
   releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
   /** Ends what the book was paying for (its Stripe subscription), in the transaction that deletes it. */
   onDeleted?: (tx: Tx, bookId: string) => Promise<void>;
 }) {
-  const { db, queue } = deps;
+  const { db } = deps;
   const eraser = createBackupEraser(deps.config);
 
-  function needQueue(): JobSender {
-    if (!queue) throw new Error('book deletion needs the job queue');
-    return queue;
-  }
 
   /** Marks the book deleted (404 from now on) and queues the purge, in `tx`. */
   async function finalize(tx: Tx, bookId: string): Promise<boolean> {
-    const rows = await tx.query(
-      `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
-       WHERE id = $1 AND deleted_at IS NULL RETURNING id, slug`,
-      [bookId],
-    );
-    if (rows.length) {
-      await needQueue().send('book.purge', { bookId }, { tx });
+    const deleted = await markBookDeleted(tx, bookId);
+    if (deleted) {
+      await deps.queue.send('book.purge', { bookId }, { tx });
       await deps.onDeleted?.(tx, bookId);
-      await recordEvent(tx, 'book.deleted', bookId, { slug: (rows[0] as { slug: string }).slug });
+      await recordEvent(tx, 'book.deleted', bookId, { slug: deleted.slug });
     }
-    return rows.length > 0;
+    return deleted !== undefined;
   }
 
   /** The deletion recorded as requested and its erase-backup job queued, in `tx` (the job waits `startAfterSeconds`). */
   async function queueDeletion(tx: Tx, bookId: string, startAfterSeconds: number): Promise<void> {
-    await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1 AND deleted_at IS NULL`, [bookId]);
+    await markDeletionRequested(tx, bookId, true);
     const retry = deps.config.backupErasureRetrySeconds;
-    await needQueue().send('book.erase-backup', { bookId }, { tx, startAfterSeconds, retryDelaySeconds: retry });
+    await deps.queue.send('book.erase-backup', { bookId }, { tx, startAfterSeconds, retryDelaySeconds: retry });
   }
 
   return {
@@ -96,14 +89,14 @@ export function createBookDeletion(deps: {
         await finalize(tx, bookId);
         return { state: 'deleted' };
       }
-      await tx.query(`UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`, [bookId]);
-      await needQueue().send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
+      await markDeletionRequested(tx, bookId, false);
+      await deps.queue.send('book.erase-backup', { bookId }, { tx, retryDelaySeconds: deps.config.backupErasureRetrySeconds });
       return { state: 'queued', retryAfterSeconds: DELETION_RETRY_AFTER_SECONDS };
     },
 
     /** The erase-backup job: true once erasure is confirmed and the book finalised (or already gone). The endpoint is called with no transaction open. */
     async completeErasure(bookId: string): Promise<boolean> {
-      const [book] = await db.query<{ deleted_at: string | null }>(`SELECT deleted_at FROM books WHERE id = $1`, [bookId]);
+      const book = await findDeletedAt(db, bookId);
       if (!book || book.deleted_at) return true;
       if (!(await eraser.erase({ kind: 'book', id: bookId }))) return false;
       await db.transaction((tx) => finalize(tx, bookId));
@@ -118,17 +111,13 @@ export function createBookDeletion(deps: {
      * endpoint refuses, and a purge that gave up.
      */
     async resumeOwed(): Promise<{ erasures: number; purges: number }> {
-      const owed = await db.query<{ id: string; erased: boolean }>(
-        `SELECT id, deleted_at IS NOT NULL AS erased FROM books
-         WHERE (deletion_requested_at IS NOT NULL AND deleted_at IS NULL) OR deleted_at < now() - interval '1 hour'
-         ORDER BY id`,
-      );
+      const owed = await listOwedDeletions(db);
       let erasures = 0;
       let purges = 0;
       for (const b of owed) {
         if (b.erased) {
-          if (await needQueue().send('book.purge', { bookId: b.id }, { unlessPending: true })) purges++;
-        } else if (await needQueue().send('book.erase-backup', { bookId: b.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) {
+          if (await deps.queue.send('book.purge', { bookId: b.id }, { unlessPending: true })) purges++;
+        } else if (await deps.queue.send('book.erase-backup', { bookId: b.id }, { unlessPending: true, retryDelaySeconds: deps.config.backupErasureRetrySeconds })) {
           erasures++;
         }
       }
@@ -143,10 +132,9 @@ export function createBookDeletion(deps: {
      */
     async purge(bookId: string): Promise<void> {
       await db.transaction(async (tx) => {
-        const [book] = await tx.query<{ owner_id: string }>(`SELECT owner_id FROM books WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [bookId]);
-        if (!book) return; // already purged, or not deleted: nothing to do
+        if (!(await lockDeletedBook(tx, bookId))) return; // already purged, or not deleted: nothing to do
         await deps.releaseBookFiles?.(tx, bookId);
-        await tx.query(`DELETE FROM books WHERE id = $1`, [bookId]);
+        await deleteBookRow(tx, bookId);
       });
     },
   };

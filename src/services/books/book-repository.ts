@@ -159,3 +159,147 @@ export function selectBookPageOfMember(q: Queryable, o: { where: string[]; param
     params,
   );
 }
+
+/** Adds (or, negative, frees) bytes of the book's storage. */
+export async function addStorageUsed(q: Queryable, bookId: string, bytes: number): Promise<void> {
+  await q.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [bookId, bytes]);
+}
+
+/** Takes one free purchased slot of the plan for the user; false when none is free. */
+export async function takeBookSlot(q: Queryable, userId: string, planSlug: string): Promise<boolean> {
+  const taken = await q.query(`UPDATE book_slots SET used = used + 1 WHERE user_id = $1 AND plan_slug = $2 AND used < purchased RETURNING 1`, [userId, planSlug]);
+  return taken.length > 0;
+}
+
+/** Adds purchased slots of a plan for the user; answers the counts after. */
+export async function grantBookSlots(q: Queryable, userId: string, planSlug: string, count: number): Promise<{ purchased: number; used: number }> {
+  const [row] = await q.query<{ purchased: number; used: number }>(
+    `INSERT INTO book_slots (user_id, plan_slug, purchased) VALUES ($1, $2, $3)
+         ON CONFLICT (user_id, plan_slug) DO UPDATE SET purchased = book_slots.purchased + EXCLUDED.purchased
+         RETURNING purchased, used`,
+    [userId, planSlug, count],
+  );
+  return row;
+}
+
+/** The storage used by the live books a user owns, and the sum of their plans' allowances. */
+export async function sumOwnedStorage(q: Queryable, userId: string): Promise<{ used: number; limit: number }> {
+  const [storage] = await q.query<{ used: number; limit: number }>(
+    `SELECT COALESCE(sum(b.storage_used_bytes), 0)::bigint AS used, COALESCE(sum(p.storage_bytes_per_book), 0)::bigint AS limit
+         FROM books b JOIN plans p ON p.slug = b.plan_slug
+         WHERE b.owner_id = $1 AND b.deleted_at IS NULL`,
+    [userId],
+  );
+  return storage;
+}
+
+/** The user's slots of every non-default plan (none bought: zeros), in the plans' display order. */
+export function listBookSlots(q: Queryable, userId: string) {
+  return q.query<{ plan: string; purchased: number; used: number }>(
+    `SELECT p.slug AS plan, COALESCE(s.purchased, 0) AS purchased, COALESCE(s.used, 0) AS used
+         FROM plans p LEFT JOIN book_slots s ON s.plan_slug = p.slug AND s.user_id = $1
+         WHERE NOT p.is_default ORDER BY p.sort_order, p.slug`,
+    [userId],
+  );
+}
+
+/** Appends a billing record (what GET …/billing/ shows) starting now. */
+export async function insertBillingRecord(
+  q: Queryable,
+  r: { id: string; bookId: string; planSlug: string; status: 'active' | 'grace_period' | 'canceled'; graceEndsAt: string | null },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO billing_records (id, book_id, plan_slug, status, period_start, period_end, grace_period_ends_at)
+     VALUES ($1, $2, $3, $4, now(), NULL, $5)`,
+    [r.id, r.bookId, r.planSlug, r.status, r.graceEndsAt],
+  );
+}
+
+export interface BillingRecordRow {
+  plan_slug: string;
+  status: 'active' | 'grace_period' | 'canceled';
+  period_start: string;
+  period_end: string | null;
+  grace_period_ends_at: string | null;
+  cancel_at_period_end: boolean;
+}
+
+/** The book's latest billing record. */
+export function findLatestBillingRecord(q: Queryable, bookId: string) {
+  return one<BillingRecordRow>(
+    q,
+    `SELECT plan_slug, status, period_start, period_end, grace_period_ends_at, cancel_at_period_end FROM billing_records
+         WHERE book_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [bookId],
+  );
+}
+
+/** How many members the book has (its owner included). */
+export async function countBookMembers(q: Queryable, bookId: string): Promise<number> {
+  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM book_members WHERE book_id = $1`, [bookId]);
+  return n;
+}
+
+/** Sets a live book's billing status and grace end by slug; undefined when no live book has it. */
+export function setBillingStatusBySlug(q: Queryable, slug: string, status: 'active' | 'grace_period', graceEndsAt: string | null) {
+  return one<{ id: string; plan_slug: string }>(
+    q,
+    `UPDATE books SET billing_status = $2, grace_period_ends_at = $3 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, plan_slug`,
+    [slug, status, graceEndsAt],
+  );
+}
+
+/** Moves a live book to a plan by slug; undefined when no live book has it. */
+export function setPlanBySlug(q: Queryable, slug: string, planSlug: string) {
+  return one<{ id: string; billing_status: 'active' | 'grace_period' | 'canceled'; grace_period_ends_at: string | null }>(
+    q,
+    `UPDATE books SET plan_slug = $2 WHERE slug = $1 AND deleted_at IS NULL RETURNING id, billing_status, grace_period_ends_at`,
+    [slug, planSlug],
+  );
+}
+
+/** Marks a live book deleted (404 from now on); its slug, or undefined when it was not live. */
+export async function markBookDeleted(q: Queryable, bookId: string): Promise<{ slug: string } | undefined> {
+  const rows = await q.query<{ id: string; slug: string }>(
+    `UPDATE books SET deleted_at = now(), deletion_requested_at = COALESCE(deletion_requested_at, now())
+       WHERE id = $1 AND deleted_at IS NULL RETURNING id, slug`,
+    [bookId],
+  );
+  return rows[0];
+}
+
+/** Records the book's deletion as requested (kept if it was already); `liveOnly`: not for a book already deleted. */
+export async function markDeletionRequested(q: Queryable, bookId: string, liveOnly: boolean): Promise<void> {
+  await q.query(
+    liveOnly
+      ? `UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1 AND deleted_at IS NULL`
+      : `UPDATE books SET deletion_requested_at = COALESCE(deletion_requested_at, now()) WHERE id = $1`,
+    [bookId],
+  );
+}
+
+/** When the book was deleted (null: live); undefined when the row is gone. */
+export async function findDeletedAt(q: Queryable, bookId: string): Promise<{ deleted_at: string | null } | undefined> {
+  const [book] = await q.query<{ deleted_at: string | null }>(`SELECT deleted_at FROM books WHERE id = $1`, [bookId]);
+  return book;
+}
+
+/** Books whose deletion waits for its backups' erasure, and books deleted over an hour ago whose rows are still there. */
+export function listOwedDeletions(q: Queryable) {
+  return q.query<{ id: string; erased: boolean }>(
+    `SELECT id, deleted_at IS NOT NULL AS erased FROM books
+         WHERE (deletion_requested_at IS NOT NULL AND deleted_at IS NULL) OR deleted_at < now() - interval '1 hour'
+         ORDER BY id`,
+  );
+}
+
+/** Locks a deleted book's row for its purge; false when it is not there or not deleted. */
+export async function lockDeletedBook(q: Queryable, bookId: string): Promise<boolean> {
+  const [book] = await q.query<{ owner_id: string }>(`SELECT owner_id FROM books WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [bookId]);
+  return book !== undefined;
+}
+
+/** Deletes the book's row; its rows go with it through foreign keys. */
+export async function deleteBookRow(q: Queryable, bookId: string): Promise<void> {
+  await q.query(`DELETE FROM books WHERE id = $1`, [bookId]);
+}

@@ -4,7 +4,7 @@ import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../
 import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
 import { uuidv7 } from '../../lib/ids.js';
-import { findDefaultPlan, findPlan, listPlans } from '../plans/plan-repository.js';
+import { listPlanRows } from '../plans/plan-service.js';
 import { PLAN_FEATURES } from '../plans/plan-types.js';
 import type { BooksSort } from '../users/user-types.js';
 import { accessState, allowedActions, type Actor, type BookAccess } from './book-access.js';
@@ -16,10 +16,10 @@ import { dropUploadedCover, examineCoverUpload, insertCoverMedia, memoryPhotoFor
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { createClamavScanner } from '../../media-tools/virus-scanner.js';
 import { overStorage } from '../media/media-policy.js';
-import { takePendingObject } from '../media/media-repository.js';
+import { takePendingObject } from '../media/media-service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
-import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
+import { addStorageUsed, findBookForUpdate, insertBillingRecord, insertBook, selectBookPageOfMember, setBookStatus, takeBookSlot, updateBookFields, type BookPageRow } from './book-repository.js';
 import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
@@ -83,7 +83,7 @@ export function createBookService(deps: {
   /** Signs the cover's URL; reads a chosen photo to find its subject. */
   store: ObjectStore;
   /** Removes a replaced uploaded cover's object once the change commits. */
-  queue?: JobSender;
+  queue: JobSender;
   /** A book made with a slot of a paid plan, in its `tx`: ties it to the subscription that bought the slot, if one did. */
   onPaidBookCreated?: (tx: Tx, book: { id: string; ownerId: string; planSlug: string }) => Promise<boolean>;
 }) {
@@ -97,7 +97,7 @@ export function createBookService(deps: {
 
   /** A plan the caller named; unknown: 400 with the plans on offer. */
   async function findNamedPlan(q: Queryable, slug: string) {
-    const plans = await listPlans(q);
+    const plans = await listPlanRows(q);
     const plan = plans.find((p) => p.slug === slug);
     if (!plan) throw errors.validation(`Unknown plan "${slug}".`, { field: 'plan', offered: plans.map((p) => p.slug) });
     return plan;
@@ -110,12 +110,11 @@ export function createBookService(deps: {
   async function deleteObjectsLater(q: Queryable, keys: (string | null)[]) {
     const real = keys.filter((k): k is string => Boolean(k));
     if (!real.length) return;
-    if (!deps.queue) throw new Error('covers need the job queue');
     await deps.queue.send('storage.delete-objects', { keys: real }, { tx: q });
   }
 
   /** book.updated (the Book as its owner reads it) in the change's transaction; answers the Book as `role` reads it. */
-  async function bookUpdated(tx: Queryable, row: BookRow, role: Parameters<typeof toBook>[1]) {
+  async function bookUpdated(tx: Tx, row: BookRow, role: Parameters<typeof toBook>[1]) {
     const cover = await coverOf(tx, store, row);
     await recordEvent(tx, 'book.updated', row.id, toBook(row, 'owner', cover));
     return toBook(row, role, cover);
@@ -265,7 +264,7 @@ export function createBookService(deps: {
         { id: staged.mediaId, bookId: ctx.book.id, uploadedBy: actor.id, mimeType: staged.mimeType, declaredMimeType: staged.declaredType, filename: staged.filename, sizeBytes: staged.sizeBytes, sha256: staged.sha256, key: staged.key },
         findings,
       );
-      await tx.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [ctx.book.id, staged.sizeBytes]);
+      await addStorageUsed(tx, ctx.book.id, staged.sizeBytes);
       // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
       if (!(await takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
       await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
@@ -322,11 +321,7 @@ export function createBookService(deps: {
 export type BookService = ReturnType<typeof createBookService>;
 
 async function consumeSlot(tx: Queryable, userId: string, planSlug: string, config: Config) {
-  const taken = await tx.query(
-    `UPDATE book_slots SET used = used + 1 WHERE user_id = $1 AND plan_slug = $2 AND used < purchased RETURNING 1`,
-    [userId, planSlug],
-  );
-  if (!taken.length) {
+  if (!(await takeBookSlot(tx, userId, planSlug))) {
     throw errors.paymentRequired(`No free ${planSlug} book slot; buy one at the checkout URL, then retry.`, {
       plan: planSlug,
       checkout_url: `${config.http.publicUrl}/billing/checkout/?plan=${encodeURIComponent(planSlug)}`,
@@ -341,12 +336,7 @@ export async function appendBillingRecord(
   status: 'active' | 'grace_period' | 'canceled',
   graceEndsAt: string | null,
 ) {
-  await q.query(
-    `INSERT INTO billing_records (id, book_id, plan_slug, status, period_start, period_end, grace_period_ends_at)
-     VALUES ($1, $2, $3, $4, now(), NULL, $5)`,
-    [uuidv7(), bookId, planSlug, status, graceEndsAt],
-  );
+  await insertBillingRecord(q, { id: uuidv7(), bookId, planSlug, status, graceEndsAt });
 }
 
-export { findPlan, findDefaultPlan };
 export type { BookRow };

@@ -4,22 +4,15 @@ import { readImageInfo } from '../../media-tools/image-info.js';
 import type { VirusScanner } from '../../media-tools/virus-scanner.js';
 import { detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { deleteUploadedCoverRow, findMemoryMedia, type CoverFindings } from './cover-repository.js';
+
+export { insertCoverMedia, setCoverColumns, type CoverFindings } from './cover-repository.js';
 
 /**
- * The writes behind a book's cover (contract-decisions, "Cover"; storage
- * model in migrations/0032_book_cover.sql). Each runs in the caller's
- * transaction, which holds the book's row lock.
+ * The writes behind a book's cover (contract-decisions, "Cover"; the rows in
+ * cover-repository.ts). Each runs in the caller's transaction, which holds
+ * the book's row lock.
  */
-
-/** Sets the book's cover columns: a media id and its focal point, or none (the automatic choice). */
-export async function setCoverColumns(q: Queryable, bookId: string, cover: { mediaId: string; focal: FocalPoint } | null): Promise<void> {
-  await q.query(`UPDATE books SET cover_media_id = $2, cover_focal_x = $3, cover_focal_y = $4 WHERE id = $1`, [
-    bookId,
-    cover?.mediaId ?? null,
-    cover?.focal.x ?? null,
-    cover?.focal.y ?? null,
-  ]);
-}
 
 /**
  * Removes the book's uploaded cover (a media row of no memory) unless it is
@@ -29,13 +22,7 @@ export async function setCoverColumns(q: Queryable, bookId: string, cover: { med
  */
 export async function dropUploadedCover(q: Queryable, bookId: string, mediaId: string | null, keep?: string): Promise<string | null> {
   if (!mediaId || mediaId === keep) return null;
-  const [gone] = await q.query<{ size_bytes: string | number; storage_key: string }>(
-    `DELETE FROM media WHERE id = $1 AND book_id = $2 AND submission_id IS NULL RETURNING size_bytes, storage_key`,
-    [mediaId, bookId],
-  );
-  if (!gone) return null;
-  await q.query(`UPDATE books SET storage_used_bytes = GREATEST(0, storage_used_bytes - $2) WHERE id = $1`, [bookId, Number(gone.size_bytes)]);
-  return gone.storage_key;
+  return deleteUploadedCoverRow(q, bookId, mediaId);
 }
 
 /**
@@ -51,12 +38,7 @@ export async function memoryPhotoForCover(
   mediaId: string,
   focal: FocalPoint | undefined,
 ): Promise<{ mediaId: string; focal: FocalPoint }> {
-  const [m] = await q.query<{ id: string; kind: string; scan_result: string; storage_key: string; submission_id: string | null }>(
-    `SELECT m.id, m.kind, m.scan_result, m.storage_key, m.submission_id FROM media m
-     JOIN submissions s ON s.id = m.submission_id AND s.book_id = m.book_id
-     WHERE m.id = $1 AND m.book_id = $2`,
-    [mediaId, book.id],
-  );
+  const m = await findMemoryMedia(q, book.id, mediaId);
   if (!m) throw errors.notFound('media');
   if (m.kind !== 'image') throw errors.validation(`The cover must be a photo; media ${mediaId} is ${m.kind}.`, { field: 'cover_media_id', reason: 'not_image' });
   if (m.scan_result === 'infected' || m.scan_result === 'pending') {
@@ -74,14 +56,6 @@ export async function focalOfStored(store: ObjectStore, key: string): Promise<Fo
   } finally {
     await copy.release().catch(() => {});
   }
-}
-
-/** What the cover's upload is found to be before it is recorded: its size as displayed, its subject, its scan verdict. */
-export interface CoverFindings {
-  width: number | null;
-  height: number | null;
-  focal: FocalPoint;
-  scanResult: 'clean' | 'not_scanned';
 }
 
 /**
@@ -111,18 +85,4 @@ export async function examineCoverUpload(store: ObjectStore, key: string, scanne
   } finally {
     await copy.release().catch(() => {});
   }
-}
-
-/** Records an examined cover upload as a media row of the book that belongs to no memory (submission_id NULL). */
-export async function insertCoverMedia(
-  q: Queryable,
-  m: { id: string; bookId: string; uploadedBy: string; mimeType: string; declaredMimeType: string | null; filename: string | null; sizeBytes: number; sha256: string; key: string },
-  f: CoverFindings,
-): Promise<void> {
-  await q.query(
-    `INSERT INTO media (id, submission_id, book_id, uploaded_by, kind, mime_type, declared_mime_type, original_filename, size_bytes, sha256, storage_key,
-                        width, height, processing_status, scan_result)
-     VALUES ($1, NULL, $2, $3, 'image', $4, $5, $6, $7, $8, $9, $10, $11, 'complete', $12)`,
-    [m.id, m.bookId, m.uploadedBy, m.mimeType, m.declaredMimeType, m.filename, m.sizeBytes, m.sha256, m.key, f.width, f.height, f.scanResult],
-  );
 }

@@ -6,7 +6,8 @@ import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { AUDIO_CAP_BYTES, MULTIPART_CEILING_BYTES } from '../media/media-policy.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
-import { findBookContext } from '../books/book-repository.js';
+import { findBookContext } from '../books/book-reads.js';
+import { findPlanChannels } from '../plans/plan-service.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
 import { recordBookUpdated } from '../events/event-objects.js';
 import { SLUG_RE } from '../books/slug.js';
@@ -70,7 +71,7 @@ export async function findOpenChannelBook(q: Queryable, slug: string, channel: C
   const ctx = await findBookContext(q, slug, null, lock);
   if (!ctx || ctx.book.deletion_requested_at || ctx.book.status !== 'active' || ctx.inGracePeriod) return undefined;
   if (isSwitchedOff(ctx.book.settings, channel)) return undefined;
-  const [plan] = await q.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+  const plan = await findPlanChannels(q, ctx.book.plan_slug);
   return plan?.channels.includes(channel) ? ctx : undefined;
 }
 
@@ -120,7 +121,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
   return {
     async listChannels(actor: Actor, slug: string): Promise<ChannelStatus[]> {
       const { ctx } = await access.requireBookAccess(actor, slug, 'read_channels');
-      const [plan] = await db.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      const plan = await findPlanChannels(db, ctx.book.plan_slug);
       const allowed = new Set(plan?.channels ?? []);
       const book = { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       return CHANNELS.map((channel): ChannelStatus => {
@@ -207,7 +208,7 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
       const key = await rotateFormKey(tx, ctx.book.id);
       // The book's row changed (its updated_at and ETag move): book.updated, as for any change of the book.
       await recordBookUpdated(tx, deps.store, ctx.book.id);
-      const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      const plan = await findPlanChannels(tx, ctx.book.plan_slug);
       const plan_allowed = (plan?.channels ?? []).includes('web');
       return {
         channel: 'web',

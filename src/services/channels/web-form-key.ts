@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import { randomToken, safeEqual } from '../../lib/secrets.js';
+import { setFormKey } from './channel-repository.js';
 
 /**
  * The contributor form of a book that is not public is reached only with the
@@ -27,14 +27,11 @@ export function formKeyOpens(book: Pick<WebFormBook, 'is_public' | 'form_key'>, 
   return typeof key === 'string' && KEY_RE.test(key) && safeEqual(key, book.form_key);
 }
 
-export async function findFormKey(q: Queryable, bookId: string): Promise<string> {
-  const row = await one<{ form_key: string }>(q, `SELECT form_key FROM books WHERE id = $1`, [bookId]);
-  return row?.form_key ?? '';
-}
+export { findFormKey } from './channel-repository.js';
 
 /** A new key: every link with the old one stops opening the form. */
 export async function rotateFormKey(q: Queryable, bookId: string): Promise<string> {
   const key = randomToken(18);
-  await q.query(`UPDATE books SET form_key = $2 WHERE id = $1`, [bookId, key]);
+  await setFormKey(q, bookId, key);
   return key;
 }

@@ -52,3 +52,20 @@ export async function deleteDevice(q: Queryable, id: string, userId?: string): P
 export async function touchDevice(q: Queryable, id: string): Promise<void> {
   await q.query(`UPDATE devices SET last_used_at = now() WHERE id = $1`, [id]);
 }
+
+/** Whether the user is still a member of the book, the book live and not going, the user active. */
+export async function isLiveMember(q: Queryable, bookId: string, userId: string): Promise<boolean> {
+  const [member] = await q.query(
+    `SELECT 1 FROM book_members m JOIN books b ON b.id = m.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+         JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.is_active
+         WHERE m.book_id = $1 AND m.user_id = $2`,
+    [bookId, userId],
+  );
+  return member !== undefined;
+}
+
+/** Whether the user has any device registered for push. */
+export async function hasDevice(q: Queryable, userId: string): Promise<boolean> {
+  const [device] = await q.query(`SELECT 1 FROM devices WHERE user_id = $1 LIMIT 1`, [userId]);
+  return device !== undefined;
+}

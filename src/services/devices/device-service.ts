@@ -11,7 +11,7 @@ import { createApnsSender } from '../../messaging/push/apns-sender.js';
 import type { Actor } from '../books/book-access.js';
 import type { SecretBox } from '../webhook-endpoints/signing.js';
 import { UrlRefused, type UrlGuard } from '../webhook-endpoints/url-guard.js';
-import { deleteDevice, findDevice, listDevicesOfUser, touchDevice, upsertDevice, type DevicePlatform, type DeviceRow } from './device-repository.js';
+import { deleteDevice, findDevice, hasDevice, isLiveMember, listDevicesOfUser, touchDevice, upsertDevice, type DevicePlatform, type DeviceRow } from './device-repository.js';
 
 export type RegisterDeviceInput =
   | { platform: 'ios' | 'android'; name?: string | null; token: string }
@@ -126,13 +126,7 @@ export function createDeviceService(deps: { db: Db; config: Config; guard: UrlGu
       const device = await findDevice(db, p.deviceId);
       if (!device) return 'device gone';
       // Nothing for a book the user has left (or that is going).
-      const [member] = await db.query(
-        `SELECT 1 FROM book_members m JOIN books b ON b.id = m.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
-         JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL AND u.is_active
-         WHERE m.book_id = $1 AND m.user_id = $2`,
-        [p.bookId, device.user_id],
-      );
-      if (!member) return 'not a member any more';
+      if (!(await isLiveMember(db, p.bookId, device.user_id))) return 'not a member any more';
       const message: PushMessage = { title: p.title, body: p.body, data: { book_slug: p.bookSlug, kind: p.kind } };
       const token = secrets.open(device.token_sealed);
       try {
@@ -171,4 +165,9 @@ export type DeviceService = ReturnType<typeof createDeviceService>;
 function preview(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Whether the user has a device registered for push (for the subscriptions domain, in its transaction). */
+export function hasPushDevice(q: Queryable, userId: string): Promise<boolean> {
+  return hasDevice(q, userId);
 }

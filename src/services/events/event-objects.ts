@@ -1,17 +1,17 @@
-import type { Queryable } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { coverOf } from '../books/cover-views.js';
 import { toBook } from '../books/book-mapper.js';
-import { findBookForUpdate } from '../books/book-repository.js';
+import { findBookForUpdate } from '../books/book-reads.js';
 import { toExportJob } from '../exports/export-mapper.js';
-import { findExportById } from '../exports/export-repository.js';
+import { findExportById } from '../exports/export-reads.js';
 import { isBookExport } from '../exports/export-types.js';
 import { toInvitation } from '../invitations/invitation-mapper.js';
-import { findInvitation } from '../invitations/invitation-repository.js';
-import { findMedia, findMediaParents } from '../media/media-repository.js';
+import { findInvitation } from '../invitations/invitation-reads.js';
+import { findMedia, findMediaParents } from '../media/media-reads.js';
 import { createMediaViews } from '../media/media-views.js';
 import { toSubmission } from '../submissions/submission-mapper.js';
-import { findSubmission } from '../submissions/submission-repository.js';
+import { findSubmission } from '../submissions/submission-reads.js';
 import type { EventType } from './event-types.js';
 import { recordEvent } from './record-event.js';
 
@@ -22,13 +22,13 @@ import { recordEvent } from './record-event.js';
  */
 
 /** export.completed / export.failed: the ExportJob as GET …/exports/{id}/ answers it. */
-export async function recordExportEvent(tx: Queryable, type: 'export.completed' | 'export.failed', exportId: string): Promise<void> {
+export async function recordExportEvent(tx: Tx, type: 'export.completed' | 'export.failed', exportId: string): Promise<void> {
   const row = await findExportById(tx, exportId);
   if (row && isBookExport(row)) await recordEvent(tx, type, row.book_id, toExportJob(row));
 }
 
 /** media.processed (complete, failed or infected): the Media as GET …/media/{id}/ answers it, URLs signed now. */
-export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, mediaId: string): Promise<void> {
+export async function recordMediaProcessed(tx: Tx, store: ObjectStore, mediaId: string): Promise<void> {
   const ids = await findMediaParents(tx, mediaId);
   const m = ids && (await findMedia(tx, ids.book_id, ids.submission_id, mediaId));
   if (ids && m) await recordEvent(tx, 'media.processed', ids.book_id, await createMediaViews({ store }).toMedia(m));
@@ -39,7 +39,7 @@ export async function recordMediaProcessed(tx: Queryable, store: ObjectStore, me
  * added or removed (an approved one goes back to pending), its share card
  * ready. The Submission as GET answers it, URLs signed now.
  */
-export async function recordSubmissionUpdated(tx: Queryable, store: ObjectStore, book: { id: string; slug: string }, submissionId: string): Promise<void> {
+export async function recordSubmissionUpdated(tx: Tx, store: ObjectStore, book: { id: string; slug: string }, submissionId: string): Promise<void> {
   const row = await findSubmission(tx, book.id, submissionId);
   if (!row) return;
   const views = createMediaViews({ store });
@@ -48,7 +48,7 @@ export async function recordSubmissionUpdated(tx: Queryable, store: ObjectStore,
 }
 
 /** invitation.accepted: the Invitation as the book's invitation list shows it. */
-export async function recordInvitationEvent(tx: Queryable, type: Extract<EventType, 'invitation.accepted'>, bookId: string, invitationId: string): Promise<void> {
+export async function recordInvitationEvent(tx: Tx, type: Extract<EventType, 'invitation.accepted'>, bookId: string, invitationId: string): Promise<void> {
   const row = await findInvitation(tx, bookId, invitationId);
   if (row) await recordEvent(tx, type, bookId, toInvitation(row));
 }
@@ -58,7 +58,7 @@ export async function recordInvitationEvent(tx: Queryable, type: Extract<EventTy
  * billing state moved by a Stripe event, the end of a paid period or the
  * operator. The Book as its owner reads it.
  */
-export async function recordBookUpdated(tx: Queryable, store: ObjectStore, bookId: string): Promise<void> {
+export async function recordBookUpdated(tx: Tx, store: ObjectStore, bookId: string): Promise<void> {
   const book = await findBookForUpdate(tx, bookId);
   if (book) await recordEvent(tx, 'book.updated', bookId, toBook(book, 'owner', await coverOf(tx, store, book)));
 }

@@ -3,7 +3,8 @@ import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../
 import { errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Actor } from '../books/book-access.js';
-import { EVENT_RETENTION_DAYS, type EventType } from './event-types.js';
+import { deleteExpiredEvents, findEventBody, KEPT_EVENTS, selectEventPage } from './event-repository.js';
+import type { EventType } from './event-types.js';
 
 const ORDERINGS: { created: SortKey[]; sync: SortKey[] } = {
   created: [
@@ -17,7 +18,6 @@ const ORDERINGS: { created: SortKey[]; sync: SortKey[] } = {
   ],
 };
 
-const KEPT = `r.created_at > now() - interval '${EVENT_RETENTION_DAYS} days'`;
 
 /** The caller's events: those of books where they were owner or admin when each happened, for 30 days. */
 export function createEventService(deps: { db: Db; cursors: CursorCodec }) {
@@ -25,7 +25,7 @@ export function createEventService(deps: { db: Db; cursors: CursorCodec }) {
   return {
     /** Items are each event's JSON text as stored. */
     async listEvents(actor: Actor, query: ListQuery & { type?: EventType; bookSlug?: string }) {
-      const where = [`r.user_id = $1`, KEPT];
+      const where = [`r.user_id = $1`, KEPT_EVENTS];
       const params: unknown[] = [actor.id];
       if (query.type) {
         params.push(query.type);
@@ -42,11 +42,7 @@ export function createEventService(deps: { db: Db; cursors: CursorCodec }) {
         where,
         params,
         select: (o) =>
-          db.query(
-            `SELECT r.event_id AS id, r.created_at, e.body::text AS body FROM event_recipients r JOIN events e ON e.id = r.event_id
-             WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT ${o.limit}`,
-            o.params,
-          ),
+          selectEventPage(db, o),
       });
       return { page: { ...page, items: page.items.map((r) => r.body) }, watermark };
     },
@@ -54,18 +50,14 @@ export function createEventService(deps: { db: Db; cursors: CursorCodec }) {
     /** One event's JSON text; another user's (or an expired) event is not found. */
     async getEvent(actor: Actor, id: string): Promise<string> {
       if (!isUuid(id)) throw errors.notFound('event');
-      const [row] = await db.query<{ body: string }>(
-        `SELECT e.body::text AS body FROM event_recipients r JOIN events e ON e.id = r.event_id WHERE r.user_id = $1 AND r.event_id = $2 AND ${KEPT}`,
-        [actor.id, id],
-      );
-      if (!row) throw errors.notFound('event');
-      return row.body;
+      const body = await findEventBody(db, actor.id, id);
+      if (body === undefined) throw errors.notFound('event');
+      return body;
     },
 
     /** Housekeeping: events older than the retention go, with their recipients, deliveries and attempts. */
     async removeExpired(): Promise<number> {
-      const rows = await db.query(`DELETE FROM events WHERE created_at < now() - interval '${EVENT_RETENTION_DAYS} days' RETURNING id`);
-      return rows.length;
+      return deleteExpiredEvents(db);
     },
   };
 }

@@ -1,14 +1,16 @@
-import type { Queryable } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { rememberEventTrace } from '../../lib/tracing.js';
+import { insertEvent } from './event-repository.js';
 import type { EventType } from './event-types.js';
 
-/** The event's created_at in the API's timestamp form (microseconds, UTC). */
-export const EVENT_TIME_SQL = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export { EVENT_TIME_SQL } from './event-repository.js';
 
 /**
  * Records an event in the caller's transaction (an outbox): no event without
- * its change, no change without its event. In one statement, so a change
+ * its change, no change without its event. It takes a `Tx`, which only
+ * db.transaction (or an opened request transaction) hands out, so the
+ * compiler refuses an event written on the bare database. In one statement, so a change
  * pays one round trip: the event, its recipients (the book's owner and
  * admins now: who hears of it is decided when it happens) and one pending
  * delivery per enabled endpoint of theirs that wants it. The dispatcher
@@ -19,33 +21,11 @@ export const EVENT_TIME_SQL = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
  * its resource's events (resourceKeyOf), taken by an upsert whose row lock
  * lasts until this transaction commits: numbers follow commit order.
  */
-export async function recordEvent(tx: Queryable, type: EventType, bookId: string, object: unknown): Promise<void> {
+export async function recordEvent(tx: Tx, type: EventType, bookId: string, object: unknown): Promise<void> {
   const id = uuidv7();
   // Tracing on: its webhook deliveries join the trace of the request or job recording it (lib/tracing.ts).
   rememberEventTrace(id);
-  await tx.query(
-    `WITH b AS (SELECT id, slug FROM books WHERE id = $3),
-     sq AS (
-       INSERT INTO event_sequences (resource_key, last) SELECT $5::text, 1 FROM b
-       ON CONFLICT (resource_key) DO UPDATE SET last = event_sequences.last + 1 RETURNING last),
-     ev AS (
-       INSERT INTO events (id, type, book_id, book_slug, body, resource_key, sequence)
-       SELECT $1::uuid, $2::text, b.id, b.slug,
-              json_build_object('id', $1::uuid::text, 'type', $2::text, 'created_at', ${EVENT_TIME_SQL}, 'book_slug', b.slug,
-                                 'sequence', sq.last, 'data', json_build_object('object', $4::json)),
-              $5::text, sq.last
-       FROM b, sq RETURNING id, created_at, book_slug, resource_key, sequence),
-     rc AS (
-       INSERT INTO event_recipients (user_id, event_id, created_at)
-       SELECT m.user_id, ev.id, ev.created_at FROM ev JOIN book_members m ON m.book_id = $3 AND m.role IN ('owner', 'admin')
-       RETURNING user_id)
-     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, resource_key, sequence)
-     SELECT gen_random_uuid(), ev.id, w.id, ev.resource_key, ev.sequence FROM ev JOIN webhook_endpoints w
-       ON w.user_id IN (SELECT user_id FROM rc) AND w.status = 'enabled'
-      AND (w.event_types IS NULL OR $2 = ANY (w.event_types))
-      AND (w.book_slugs IS NULL OR ev.book_slug = ANY (w.book_slugs))`,
-    [id, type, bookId, JSON.stringify(object), resourceKeyOf(type, bookId, object)],
-  );
+  await insertEvent(tx, { id, type, bookId, objectJson: JSON.stringify(object), resourceKey: resourceKeyOf(type, bookId, object) });
 }
 
 /**

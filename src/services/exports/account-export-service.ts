@@ -34,14 +34,10 @@ function dailyLimit(retryAfterSeconds: number) {
  * 24 hours), and the poll with its download link. The file is written in the
  * background (`account.export`, see account-export-variant.ts) and kept 30 days.
  */
-export function createAccountExportService(deps: { db: Db; pipeline: ExportPipeline; queue?: JobSender; log?: Pick<FastifyBaseLogger, 'warn'>; now?: () => Date }) {
+export function createAccountExportService(deps: { db: Db; pipeline: ExportPipeline; queue: JobSender; log?: Pick<FastifyBaseLogger, 'warn'>; now: () => Date }) {
   const { db, pipeline } = deps;
-  const clock = () => deps.now?.() ?? new Date();
+  const clock = () => deps.now();
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('account exports need the job queue');
-    return deps.queue;
-  }
 
   /** 429 while an export of the last 24 hours stands; holds the user's export lock to the end of the transaction. */
   async function mustBeAllowed(q: Queryable, userId: string) {
@@ -85,7 +81,7 @@ export function createAccountExportService(deps: { db: Db; pipeline: ExportPipel
     async requestExport(tx: Tx, actor: { id: string }) {
       await mustBeAllowed(tx, actor.id);
       const row = await insertAccountExport(tx, uuidv7(), actor.id);
-      await needQueue().send('account.export', { exportId: row.id }, { tx });
+      await deps.queue.send('account.export', { exportId: row.id }, { tx });
       return { id: row.id, status: row.status, created_at: row.created_at };
     },
 
@@ -116,7 +112,7 @@ export function createAccountExportService(deps: { db: Db; pipeline: ExportPipel
     async releaseUserExports(q: Queryable, userId: string): Promise<void> {
       const keys = await deleteAccountExportsOf(q, userId);
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-        await needQueue().send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });
+        await deps.queue.send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });
       }
     },
   };

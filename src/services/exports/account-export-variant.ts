@@ -3,7 +3,7 @@ import { createGzip } from 'node:zlib';
 import type { Db } from '../../db/client.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
-import { findDeletionState } from '../account/account-repository.js';
+import { findDeletionState } from '../account/account-reads.js';
 import { accountExportChunks } from './account-export-content.js';
 import { ExportRunError, type ExportVariant } from './export-pipeline.js';
 import { ACCOUNT_EXPORT_CONTENT_TYPE, ACCOUNT_EXPORT_RETENTION_SECONDS, accountExportKey, isAccountExport, type ExportRow } from './export-types.js';
@@ -13,7 +13,7 @@ import { ACCOUNT_EXPORT_CONTENT_TYPE, ACCOUNT_EXPORT_RETENTION_SECONDS, accountE
  * own data (GDPR) as gzip-compressed JSON, streamed page by page into the
  * store, never whole in memory; finished files are kept 30 days.
  */
-export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; now?: () => Date }): ExportVariant {
+export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; now: () => Date }): ExportVariant {
   const { db, store } = deps;
 
   const accountOf = (job: ExportRow): string => {
@@ -32,7 +32,7 @@ export function createAccountExportVariant(deps: { db: Db; store: ObjectStore; n
     async render(job, { signal }) {
       const userId = accountOf(job);
       const key = accountExportKey(userId, job.id);
-      const chunks = accountExportChunks(db, userId, isoMicro(deps.now?.() ?? new Date()));
+      const chunks = accountExportChunks(db, userId, isoMicro(deps.now()));
       let readFailure: unknown;
       const source = Readable.from(
         (async function* () {

@@ -19,7 +19,7 @@ import {
   readExportSubmissions,
   type ExportBook,
   type ExportSubmission,
-} from './export-content.js';
+} from './export-content-repository.js';
 import { recordExportEvent } from '../events/event-objects.js';
 import { ExportRunError as RenderError, type ExportRun, type ExportVariant, type RenderedArtifact } from './export-pipeline.js';
 import { issuePlayLink } from './play-links.js';
@@ -37,7 +37,7 @@ type RenderRun = ExportRun;
 export function createBookExportVariant(deps: {
   db: Db;
   store: ObjectStore;
-  now?: () => Date;
+  now: () => Date;
   /** Thickness of one page of the printed book (µm): the spine of a cover wrap is the page count times it. */
   paperCaliperUm?: number;
   /** The service's public address: printed recordings link to its /play/ pages. */
@@ -77,7 +77,7 @@ export function createBookExportVariant(deps: {
         onPictureSkipped: (pictureKey, why) => log?.warn({ export: job.id, key: pictureKey, why }, 'picture left out of the export'),
         output: createWriteStream(file, { mode: 0o600 }),
         signal,
-        now: deps.now?.(),
+        now: deps.now(),
         printReady: hasCoverWrap(job),
         coverPicture,
         coverFocal,
@@ -111,7 +111,7 @@ export function createBookExportVariant(deps: {
             photoFocal: book.cover && photoKey === book.cover.storage_key ? book.cover.focal_point : null,
             back: result.back,
             output: createWriteStream(coverFile, { mode: 0o600 }),
-            now: deps.now?.(),
+            now: deps.now(),
           });
         } finally {
           await photo?.release();
@@ -144,7 +144,7 @@ export function createBookExportVariant(deps: {
 
   async function render(job: BookExportRow, book: ExportBook, signal: AbortSignal, log: RenderRun['log']): Promise<RenderedArtifact> {
     const key = exportObjectKey(book.id, job.id, job.export_format);
-    const exportedAt = isoMicro(deps.now?.() ?? new Date());
+    const exportedAt = isoMicro(deps.now());
     if (job.export_format === 'pdf') return { key, ...(await renderPdf(job, book, key, signal, log)) };
     const ids = await approvedSubmissionIds(db, book.id);
     if (job.export_format === 'json') {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import { stoppedByWorker, type JobName, type JobSender } from '../../jobs/job-catalog.js';
 import { isoMicro } from '../../lib/time.js';
@@ -64,7 +64,7 @@ export interface ExportVariant {
   /** Renders the export and stores its file (and any beside it, see artifactFiles); throws ExportRunError with a reason a client may see. */
   render(job: ExportRow, run: ExportRun): Promise<RenderedArtifact>;
   /** Called in the transaction that completes or fails the job (events). */
-  finished?(tx: Queryable, job: ExportRow, outcome: 'completed' | 'failed'): Promise<void>;
+  finished?(tx: Tx, job: ExportRow, outcome: 'completed' | 'failed'): Promise<void>;
 }
 
 /** 502 storage_unavailable with Retry-After: a link could not be made just now, the file is kept. */
@@ -80,14 +80,10 @@ export function linkSeconds(expiresAt: string, now: Date, cap: number): number {
   return Math.max(1, Math.min(cap, Math.floor((new Date(expiresAt).getTime() - now.getTime()) / 1000)));
 }
 
-export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?: JobSender; now?: () => Date; variants: Record<ExportKind, ExportVariant> }) {
+export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue: JobSender; now: () => Date; variants: Record<ExportKind, ExportVariant> }) {
   const { db, store, variants } = deps;
-  const clock = () => deps.now?.() ?? new Date();
+  const clock = () => deps.now();
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('exports need the job queue');
-    return deps.queue;
-  }
 
   /** A failure for good is recorded with what the kind announces, in one transaction. */
   function fail(job: ExportRow, error: string) {
@@ -137,7 +133,7 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
       const done = await db.transaction(async (tx) => {
         const row = await completeExport(tx, job.id, { key: made.key, bytes: made.bytes, pageCount: made.pageCount, retentionSeconds: variant.retentionSeconds, warnings: made.warnings });
         if (row) {
-          await needQueue().send(variant.expireJob, { exportId: job.id }, { tx, startAfterSeconds: variant.retentionSeconds });
+          await deps.queue.send(variant.expireJob, { exportId: job.id }, { tx, startAfterSeconds: variant.retentionSeconds });
           await variant.finished?.(tx, row, 'completed');
         }
         return row;
@@ -158,7 +154,7 @@ export function createExportPipeline(deps: { db: Db; store: ObjectStore; queue?:
       const left = (new Date(job.expires_at!).getTime() - clock().getTime()) / 1000;
       if (left > 60) {
         // Run early (a clock moved): look again when it is due.
-        await needQueue().send(variants[job.kind].expireJob, { exportId }, { startAfterSeconds: Math.ceil(left) });
+        await deps.queue.send(variants[job.kind].expireJob, { exportId }, { startAfterSeconds: Math.ceil(left) });
         return;
       }
       for (const key of artifactFiles(job, job.artifact_key)) await store.delete(key);

@@ -68,15 +68,11 @@ export function createExportService(deps: {
   store: ObjectStore;
   pipeline: ExportPipeline;
   cursors: CursorCodec;
-  queue?: JobSender;
+  queue: JobSender;
   log?: Pick<FastifyBaseLogger, 'warn'>;
 }) {
   const { db, access, store, cursors, pipeline } = deps;
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('exports need the job queue');
-    return deps.queue;
-  }
 
   return {
     /**
@@ -115,7 +111,7 @@ export function createExportService(deps: {
       if (unfinished.user >= UNFINISHED_EXPORTS_PER_USER) throw tooManyUnfinished('user', UNFINISHED_EXPORTS_PER_USER);
       const { bleedMm, gutterMm } = INTENTS[intent];
       const row = await insertBookExport(tx, { id: uuidv7(), bookId: ctx.book.id, requestedBy: actor.id, theme: body.theme, intent, format, bleedMm, gutterMm });
-      await needQueue().send('export.render', { exportId: row.id }, { tx, priority: -unfinished.user });
+      await deps.queue.send('export.render', { exportId: row.id }, { tx, priority: -unfinished.user });
       return toExportJob(row);
     },
 
@@ -191,7 +187,7 @@ export function createExportService(deps: {
     async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
       const keys = await artifactKeysOfBook(q, bookId);
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-        await needQueue().send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });
+        await deps.queue.send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });
       }
     },
   };

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../db/client.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import type { ObjectStore } from '../../storage/object-store.js';
+import { findPlayable, insertPlayLink } from './play-link-repository.js';
 
 /**
  * The printed book's way to a voice recording or a video: a QR code to
@@ -27,29 +28,18 @@ export interface Playable {
 /** A new link for a media file (one per render: the plaintext goes into the PDF, never into the database). */
 export async function issuePlayLink(q: Queryable, mediaId: string): Promise<string> {
   const token = randomToken(24);
-  await q.query(`INSERT INTO media_play_links (token_hash, media_id) VALUES ($1, $2)`, [sha256(token), mediaId]);
+  await insertPlayLink(q, sha256(token), mediaId);
   return token;
 }
 
-export function createPlayLinks(deps: { db: Db; store: ObjectStore; now?: () => Date }) {
+export function createPlayLinks(deps: { db: Db; store: ObjectStore; now: () => Date }) {
   return {
     /** What /play/<token>/ shows; null for an unknown token, or a memory, media or book that is gone or not shown. */
     async find(token: string): Promise<Playable | null> {
       if (!TOKEN_RE.test(token)) return null;
-      const [row] = await deps.db.query<{ kind: 'audio' | 'video'; mime_type: string; storage_key: string; title: string; theme: string; contributor: string | null }>(
-        `SELECT m.kind, m.mime_type, m.storage_key, b.title, b.theme,
-                COALESCE(NULLIF(s.contributor_name, ''), NULLIF(trim(u.first_name || ' ' || u.last_name), '')) AS contributor
-         FROM media_play_links l
-         JOIN media m ON m.id = l.media_id
-         JOIN submissions s ON s.id = m.submission_id
-         JOIN books b ON b.id = m.book_id
-         LEFT JOIN users u ON u.id = s.contributor_user_id
-         WHERE l.token_hash = $1 AND m.kind IN ('audio', 'video') AND m.processing_status = 'complete'
-           AND m.scan_result NOT IN ('infected', 'pending') AND s.status = 'approved' AND b.deleted_at IS NULL`,
-        [sha256(token)],
-      );
+      const row = await findPlayable(deps.db, sha256(token));
       if (!row) return null;
-      const signed = await deps.store.signedUrl(row.storage_key, { ttlSeconds: PLAY_URL_TTL_SECONDS, contentType: row.mime_type, now: deps.now?.() });
+      const signed = await deps.store.signedUrl(row.storage_key, { ttlSeconds: PLAY_URL_TTL_SECONDS, contentType: row.mime_type, now: deps.now() });
       return { kind: row.kind, mimeType: row.mime_type, url: signed.url, bookTitle: row.title, theme: row.theme, contributor: row.contributor };
     },
   };

@@ -44,13 +44,9 @@ const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_
  * asks `allowsMail` right before sending: mail of a stream the user left
  * meanwhile is dropped, never sent.
  */
-export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'http'>; queue?: JobSender }) {
+export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'http'>; queue: JobSender }) {
   const { db, config } = deps;
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('mail streams need the job queue');
-    return deps.queue;
-  }
 
   async function leave(q: Queryable, userId: string, stream: MailStream) {
     const inserted = await insertOptOut(q, userId, stream);
@@ -58,7 +54,7 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
   }
 
   async function enqueue(q: Queryable, mail: StreamMail, startAfterSeconds?: number) {
-    await needQueue().send('mail.send', mail, { tx: q, startAfterSeconds });
+    await deps.queue.send('mail.send', mail, { tx: q, startAfterSeconds });
   }
 
   /** Queues the mail once per (user, stream, period); false when it was queued before. */

@@ -1,13 +1,11 @@
 import type { Db } from '../../db/client.js';
-import { sharedQuery } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
 import type { Actor } from '../books/book-access.js';
-import type { Role } from '../books/book-types.js';
 import type { MediaViews } from '../media/media-views.js';
-import { submissionJson, submissionJsonSql } from '../submissions/submission-mapper.js';
+import { submissionJson } from '../submissions/submission-mapper.js';
 import type { SubmissionStatus } from '../submissions/submission-types.js';
 import { toSubscription } from '../subscriptions/subscription-mapper.js';
-import type { SubscriptionRow } from '../subscriptions/subscription-types.js';
+import { selectMembershipPage, selectMySubmissionPage, selectMySubscriptionPage, stillMember, type MembershipRow, type MySubmissionRow, type MySubscriptionRow } from './me-lists-repository.js';
 
 /**
  * The caller's own things across books (GET /me/memberships/,
@@ -33,13 +31,6 @@ const MEMBERSHIP_ORDERINGS: { joined: SortKey[]; sync: SortKey[] } = {
 const SUBMISSION_ORDERINGS = { created: createdDesc('s'), sync: updatedAsc('s') };
 const SUBSCRIPTION_ORDERINGS = { created: createdDesc('n'), sync: updatedAsc('n') };
 
-/** The caller is still a member of the row's book, and the book is not deleted (book_live, kept by 0013's triggers). */
-const stillMember = (bookColumn: string, userParam: string) =>
-  `EXISTS (SELECT 1 FROM book_members mm WHERE mm.book_id = ${bookColumn} AND mm.user_id = ${userParam} AND mm.book_live)`;
-
-type MembershipRow = { book_id: string; slug: string; title: string; status: 'active' | 'archived'; role: Role; joined_at: string; changed_at: string };
-type MySubmissionRow = { row_id: string; share_card_key: string | null; json_head: string; json_tail: string; book_slug: string; book_title: string } & Record<string, unknown>;
-type MySubscriptionRow = SubscriptionRow & { book_slug: string; book_title: string } & Record<string, unknown>;
 
 export interface MySubmissionsFilter {
   book?: string;
@@ -58,14 +49,7 @@ export function createMeListsService(deps: { db: Db; cursors: CursorCodec; views
         sync: MEMBERSHIP_ORDERINGS.sync,
         where: [`m.user_id = $1`, `m.book_live`],
         params: [actor.id],
-        select: (o) =>
-          sharedQuery<MembershipRow>(
-            db,
-            `SELECT m.book_id, b.slug, b.title, b.status, m.role, m.joined_at, GREATEST(m.book_updated_at, m.updated_at) AS changed_at
-             FROM book_members m JOIN books b ON b.id = m.book_id
-             WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${o.params.length + 1}`,
-            [...o.params, o.limit],
-          ) as Promise<MembershipRow[]>,
+        select: (o) => selectMembershipPage(db, o),
       });
       const items = page.items.map((r) => ({ book: { slug: r.slug, title: r.title, status: r.status }, role: r.role, joined_at: r.joined_at }));
       return { page: { ...page, items }, watermark };
@@ -87,7 +71,6 @@ export function createMeListsService(deps: { db: Db; cursors: CursorCodec; views
         params.push(filter.status);
         where.push(`s.status = $${params.length}`);
       }
-      const json = submissionJsonSql('s', 'u', 'b.slug');
       const { page, watermark } = await paginate<MySubmissionRow>(db, cursors, query, {
         // The filters are part of the list a cursor belongs to.
         list: `me-submissions:${actor.id}:${JSON.stringify([filter.book ?? null, filter.status ?? null])}`,
@@ -95,16 +78,7 @@ export function createMeListsService(deps: { db: Db; cursors: CursorCodec; views
         sync: SUBMISSION_ORDERINGS.sync,
         where,
         params,
-        select: (o) => {
-          const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
-          return sharedQuery<MySubmissionRow>(
-            db,
-            `SELECT s.id AS row_id, s.share_card_key, ${json.head} AS json_head, ${json.tail} AS json_tail, b.slug AS book_slug, b.title AS book_title, ${keys}
-             FROM submissions s JOIN books b ON b.id = s.book_id LEFT JOIN users u ON u.id = s.contributor_user_id
-             WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${o.params.length + 1}`,
-            [...o.params, o.limit],
-          ) as Promise<MySubmissionRow[]>;
-        },
+        select: (o) => selectMySubmissionPage(db, o),
       });
       const media = await views.summariesFor(
         db,
@@ -128,14 +102,7 @@ export function createMeListsService(deps: { db: Db; cursors: CursorCodec; views
         sync: SUBSCRIPTION_ORDERINGS.sync,
         where: [`n.user_id = $1`, stillMember('n.book_id', '$1')],
         params: [actor.id],
-        select: (o) =>
-          sharedQuery<MySubscriptionRow>(
-            db,
-            `SELECT n.id, n.user_id, n.book_id, n.channel, n.kind, n.is_active, n.created_at, n.updated_at, b.slug AS book_slug, b.title AS book_title
-             FROM notification_subscriptions n JOIN books b ON b.id = n.book_id
-             WHERE ${o.where.join(' AND ')} ORDER BY ${o.orderBy} LIMIT $${o.params.length + 1}`,
-            [...o.params, o.limit],
-          ) as Promise<MySubscriptionRow[]>,
+        select: (o) => selectMySubscriptionPage(db, o),
       });
       const items = page.items.map((r) => ({ ...toSubscription(r), book: { slug: r.book_slug, title: r.book_title } }));
       return { page: { ...page, items }, watermark };

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import type { JobSender } from '../../jobs/job-catalog.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { recordMediaProcessed } from '../events/event-objects.js';
 import { objectKeys, type MediaRow } from './media-types.js';
@@ -21,7 +20,7 @@ import {
 } from './media-repository.js';
 import { extractPosterFrame, probeMedia } from '../../media-tools/ffmpeg.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
-import { createClamavScanner, type VirusScanner } from '../../media-tools/virus-scanner.js';
+import type { VirusScanner } from '../../media-tools/virus-scanner.js';
 
 interface Findings {
   width: number | null;
@@ -44,13 +43,13 @@ export function createMediaProcessing(deps: {
   db: Db;
   config: Config;
   store: ObjectStore;
-  queue?: JobSender;
-  scanner?: VirusScanner | null;
+  /** The virus scanner; null when none is configured. */
+  scanner: VirusScanner | null;
   /** In the transaction that records a completed file (a book that transcribes voice notes on arrival queues it here). */
   onProcessed?: (tx: Queryable, m: MediaRow) => Promise<void>;
 }) {
   const { db, config, store } = deps;
-  const scanner = deps.scanner !== undefined ? deps.scanner : config.media.clamav ? createClamavScanner(config.media.clamav) : null;
+  const { scanner } = deps;
 
   async function examine(m: MediaRow, file: string, signal: AbortSignal): Promise<Findings> {
     if (m.kind === 'image') {

@@ -12,7 +12,7 @@ import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
 import { recordSubmissionUpdated as recordSubmissionEvent } from '../events/event-objects.js';
-import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-repository.js';
+import { applyMediaChange, findSubmission, touchBookActivity } from '../submissions/submission-reads.js';
 import type { SubmissionRow } from '../submissions/submission-types.js';
 import { overStorage, type MediaKind, type PlanMediaRules } from './media-policy.js';
 import {
@@ -77,19 +77,15 @@ function mediaOf(submissionId: string, mediaId: string, forUpdate: boolean) {
  * storage counter and the processing job — under the book's lock, the same
  * lock order (book, submission, media) as every other write in a book.
  */
-export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue?: JobSender; log?: FastifyBaseLogger }) {
+export function createMediaService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; views: MediaViews; queue: JobSender; log?: FastifyBaseLogger }) {
   const { db, access, store, views } = deps;
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('media needs the job queue');
-    return deps.queue;
-  }
 
   /** Queues removal of stored objects (in the caller's transaction, so they go only if the change commits). */
   async function deleteObjectsLater(q: Queryable, keys: (string | null | undefined)[]) {
     const real = [...new Set(keys.filter((k): k is string => Boolean(k)))];
     for (let i = 0; i < real.length; i += DELETE_BATCH) {
-      await needQueue().send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
+      await deps.queue.send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
     }
   }
 
@@ -107,7 +103,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
   }
 
   /** submission.updated after a file was added to or removed from an existing memory (its media list changes, an approved one goes back to pending). */
-  async function recordSubmissionUpdated(q: Queryable, ctx: BookContext, submissionId: string): Promise<void> {
+  async function recordSubmissionUpdated(q: Tx, ctx: BookContext, submissionId: string): Promise<void> {
     await recordSubmissionEvent(q, store, ctx.book, submissionId);
   }
 
@@ -176,7 +172,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await mediaChanged(tx, ctx, submission);
     // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
     if (!(await media.takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
-    await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
+    await deps.queue.send('media.process', { mediaId: staged.mediaId }, { tx });
     return row;
   }
 

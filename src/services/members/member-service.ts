@@ -1,10 +1,10 @@
-import type { Db, Queryable, Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
 import { errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
-import { findUserByEmail, findUserById } from '../users/user-repository.js';
+import { findUserByEmail, findUserById } from '../users/user-reads.js';
 import { recordEvent } from '../events/record-event.js';
 import { toMember } from './member-mapper.js';
 import {
@@ -28,7 +28,7 @@ export type MemberRole = 'admin' | 'contributor';
  * adds a member goes through here: the API, the operator CLI, invitations
  * (eager and, later, inbound activation).
  */
-export async function joinBook(tx: Queryable, ctx: BookContext, userId: string, role: MemberRole): Promise<MemberRow> {
+export async function joinBook(tx: Tx, ctx: BookContext, userId: string, role: MemberRole): Promise<MemberRow> {
   const cap = ctx.planLimits.max_members_per_book;
   const count = await countMembers(tx, ctx.book.id);
   // Inserted before the cap is judged, so an existing member answers 409 rather than 402; a refusal rolls it back.

@@ -16,3 +16,8 @@ export function findPlan(q: Queryable, slug: string) {
 export function findDefaultPlan(q: Queryable) {
   return one<PlanRow>(q, `SELECT ${COLUMNS} FROM plans WHERE is_default`) as Promise<PlanRow>;
 }
+
+/** The channels a plan allows (undefined: no such plan). */
+export function findPlanChannels(q: Queryable, slug: string) {
+  return one<{ channels: string[] }>(q, `SELECT channels FROM plans WHERE slug = $1`, [slug]);
+}

@@ -26,3 +26,8 @@ export function findDefaultPlan(q: Queryable) {
 export function listPlanRows(q: Queryable) {
   return plans.listPlans(q);
 }
+
+/** The channels a plan allows (undefined: no such plan). */
+export function findPlanChannels(q: Queryable, slug: string) {
+  return plans.findPlanChannels(q, slug);
+}

@@ -1,19 +1,14 @@
 import type { Queryable } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import type { BookContext } from '../books/book-types.js';
-import { countApproved } from './submission-repository.js';
+import { countApproved, findBlockingMedia } from './submission-repository.js';
 
 /**
  * Approve needs every attached media file processed and not infected (400
  * validation_failed otherwise, naming the files that hold it back).
  */
 export async function assertMediaReady(tx: Queryable, submissionId: string): Promise<void> {
-  const blocking = await tx.query<{ id: string; processing_status: string; scan_result: string | null }>(
-    `SELECT id, processing_status, scan_result FROM media
-     WHERE submission_id = $1 AND (processing_status <> 'complete' OR scan_result = 'infected')
-     ORDER BY id`,
-    [submissionId],
-  );
+  const blocking = await findBlockingMedia(tx, submissionId);
   if (blocking.length) {
     throw errors.validation('Every attached media file must be processed and clean before the submission can be approved.', {
       media: blocking.map((m) => ({ id: m.id, processing_status: m.processing_status, scan_result: m.scan_result })),

@@ -152,3 +152,33 @@ export async function countApproved(q: Queryable, bookId: string): Promise<numbe
   const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM submissions WHERE book_id = $1 AND status = 'approved'`, [bookId]);
   return n;
 }
+
+/** The memory's files that hold its approval back: not processed yet, or found infected. */
+export function findBlockingMedia(q: Queryable, submissionId: string) {
+  return q.query<{ id: string; processing_status: string; scan_result: string | null }>(
+    `SELECT id, processing_status, scan_result FROM media
+     WHERE submission_id = $1 AND (processing_status <> 'complete' OR scan_result = 'infected')
+     ORDER BY id`,
+    [submissionId],
+  );
+}
+
+/** The address of a memory's author, kept on the memory (undefined: no such user row). */
+export async function findAuthorEmail(q: Queryable, userId: string): Promise<{ email: string | null } | undefined> {
+  const [author] = await q.query<{ email: string | null }>(`SELECT email FROM users WHERE id = $1`, [userId]);
+  return author;
+}
+
+/** The memories a user wrote in books of other owners, by id. */
+export function listAuthoredInOthersBooks(q: Queryable, userId: string) {
+  return q.query<{ id: string; book_id: string }>(
+    `SELECT s.id, s.book_id FROM submissions s JOIN books b ON b.id = s.book_id
+         WHERE s.contributor_user_id = $1 AND b.owner_id <> $1 ORDER BY s.id`,
+    [userId],
+  );
+}
+
+/** Locks the book's row (FOR NO KEY UPDATE) for the rest of `q`'s transaction: the book first, as everywhere. */
+export async function lockBookRow(q: Queryable, bookId: string): Promise<void> {
+  await q.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [bookId]);
+}

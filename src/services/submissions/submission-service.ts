@@ -17,6 +17,9 @@ import { rejectionMessage } from './notifications.js';
 import { submissionJson, toSubmission } from './submission-mapper.js';
 import {
   applyModerationMove,
+  findAuthorEmail,
+  listAuthoredInOthersBooks,
+  lockBookRow,
   deleteSubmission,
   findSubmission,
   insertSubmission,
@@ -26,7 +29,8 @@ import {
   updateSubmission,
 } from './submission-repository.js';
 import { MAX_CONTRIBUTOR_NAME_LENGTH, MAX_TEXT_LENGTH, type SubmissionInput, type SubmissionRow } from './submission-types.js';
-import { findBookContext } from '../books/book-repository.js';
+import { findBookContext } from '../books/book-reads.js';
+import { findPlanChannels } from '../plans/plan-service.js';
 import { findOpenChannelBook, isSwitchedOff } from '../channels/channel-service.js';
 import type { UploadField, WebUploadService } from '../web-uploads/web-upload-service.js';
 import { recordEvent } from '../events/record-event.js';
@@ -100,8 +104,8 @@ export function createSubmissionService(deps: {
   access: BookAccess;
   views: MediaViews;
   media: Pick<MediaService, 'releaseSubmissionFiles' | 'attachStaged'>;
-  queue?: JobSender;
-  enqueueMail?: EnqueueMail;
+  queue: JobSender;
+  enqueueMail: EnqueueMail;
   /** Queues the new-memory notifications of a submission just written, in its transaction (NotificationService.announce). */
   announce?: (tx: Queryable, submission: { id: string; book_id: string }) => Promise<void>;
   /** Tickets for the files a web memory will send resumably (WebUploadService.issueTickets). */
@@ -127,7 +131,7 @@ export function createSubmissionService(deps: {
   }
   /** A card cleared from the row (it left approved): its file goes once the change commits. */
   async function dropShareCard(q: Queryable, before: SubmissionRow) {
-    if (before.share_card_key && deps.queue) await deps.queue.send('storage.delete-objects', { keys: [before.share_card_key] }, { tx: q });
+    if (before.share_card_key) await deps.queue.send('storage.delete-objects', { keys: [before.share_card_key] }, { tx: q });
   }
   const presentOne = async (q: Queryable, row: SubmissionRow, bookSlug: string) => (await present(q, [row], bookSlug))[0];
 
@@ -182,12 +186,12 @@ export function createSubmissionService(deps: {
       if (ctx.role === null) return { refused: 'not_a_member' };
       if (ctx.book.status !== 'active') return { refused: 'book_archived' };
       if (ctx.inGracePeriod) return { refused: 'book_grace_period' };
-      const [plan] = await tx.query<{ channels: string[] }>(`SELECT channels FROM plans WHERE slug = $1`, [ctx.book.plan_slug]);
+      const plan = await findPlanChannels(tx, ctx.book.plan_slug);
       if (!plan?.channels.includes(input.source) || isSwitchedOff(ctx.book.settings, input.source)) return { refused: 'channel_not_enabled' };
       // The same bounds as the API's text_content (1 to 20,000 characters); a provider never sends more than a few thousand.
       const text = input.text.trim().slice(0, 20_000);
       if (!text) return { refused: 'empty' };
-      const [author] = await tx.query<{ email: string | null }>(`SELECT email FROM users WHERE id = $1`, [input.userId]);
+      const author = await findAuthorEmail(tx, input.userId);
       const row = await insertSubmission(tx, {
         id: uuidv7(),
         bookId: ctx.book.id,
@@ -350,15 +354,11 @@ export function createSubmissionService(deps: {
      * transaction per row, book locked first as everywhere; safe to run again.
      */
     async eraseAuthoredBy(userId: string): Promise<number> {
-      const rows = await db.query<{ id: string; book_id: string }>(
-        `SELECT s.id, s.book_id FROM submissions s JOIN books b ON b.id = s.book_id
-         WHERE s.contributor_user_id = $1 AND b.owner_id <> $1 ORDER BY s.id`,
-        [userId],
-      );
+      const rows = await listAuthoredInOthersBooks(db, userId);
       let erased = 0;
       for (const r of rows) {
         await db.transaction(async (tx) => {
-          await tx.query(`SELECT id FROM books WHERE id = $1 FOR NO KEY UPDATE`, [r.book_id]);
+          await lockBookRow(tx, r.book_id);
           const target = await findSubmission(tx, r.book_id, r.id, { authorId: userId, forUpdate: true });
           if (!target) return;
           await deps.media.releaseSubmissionFiles(tx, r.book_id, target);
@@ -391,12 +391,12 @@ export function createSubmissionService(deps: {
       const rejectionReason = action === 'reject' ? why : action === 'approve' ? null : undefined;
       const row = await applyModerationMove(tx, ctx.book.id, id, move, rejectionReason);
       await touchBookActivity(tx, ctx.book.id);
-      if (action === 'reject' && row.contributor_email && deps.enqueueMail) {
+      if (action === 'reject' && row.contributor_email) {
         await deps.enqueueMail(rejectionMessage({ ...row, contributor_email: row.contributor_email }, ctx.book, why), tx);
       }
       if (move.clearShareCard) await dropShareCard(tx, current);
       // Approval renders the share card in the background; share_card_url stays null until it is there.
-      if (action === 'approve' && row.share_card_token && deps.queue) {
+      if (action === 'approve' && row.share_card_token) {
         await deps.queue.send('share-card.render', { submissionId: row.id, token: row.share_card_token }, { tx });
       }
       const submission = await presentOne(tx, row, ctx.book.slug);

@@ -1,11 +1,18 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { one } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { signatureOf } from '../../lib/contributor.js';
 import type { MailMessage } from '../../mail/mailer.js';
 import { digestMail, digestText, newMemoryMail, newMemoryText, type DigestFacts, type NewMemoryFacts } from './notification-messages.js';
-import { claimDelivery, selectRecipients, type Recipient } from './subscription-repository.js';
+import {
+  claimDelivery,
+  findMemoryToAnnounce,
+  hasNewSubmissionSubscribers,
+  listBooksToDigest,
+  listDigestExcerpts,
+  selectRecipients,
+  type Recipient,
+} from './subscription-repository.js';
 import type { DeviceService } from '../devices/device-service.js';
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -26,13 +33,8 @@ const authorOf = (s: { contributor_name: string | null; first_name: string | nul
  * Each (subscription, event) is claimed in notification_deliveries in the
  * transaction that queues its message, so a job that runs twice sends once.
  */
-export function createNotificationService(deps: { db: Db; config: Config; queue?: JobSender; push?: Pick<DeviceService, 'reachable' | 'queuePush'> }) {
+export function createNotificationService(deps: { db: Db; config: Config; queue: JobSender; push: Pick<DeviceService, 'reachable' | 'queuePush'> }) {
   const { db, config } = deps;
-
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('notifications need the job queue');
-    return deps.queue;
-  }
 
   /**
    * Queues one message to one recipient over their channel, once per event.
@@ -45,10 +47,10 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
     event: string,
     message: { mail: (to: string) => MailMessage & { stream?: string; userId?: string }; text: string; push: { bookId: string; bookSlug: string; title: string; kind: string } },
   ): Promise<boolean> {
-    const queue = needQueue();
+    const { queue } = deps;
     const reachable =
       r.channel === 'push'
-        ? Boolean(deps.push && (await deps.push.reachable(tx, r.user_id)))
+        ? await deps.push.reachable(tx, r.user_id)
         : r.channel === 'email'
         ? Boolean(r.email)
         : r.channel === 'sms'
@@ -74,7 +76,7 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
         break;
       // Every device of the subscriber: a title and the short preview only.
       case 'push':
-        await deps.push!.queuePush(tx, queue, r.user_id, { ...message.push, body: message.text });
+        await deps.push.queuePush(tx, queue, r.user_id, { ...message.push, body: message.text });
         break;
     }
     return true;
@@ -87,12 +89,7 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
      * that creates a submission (API, web form, inbound messages) calls this.
      */
     async announce(tx: Queryable, submission: { id: string; book_id: string }): Promise<void> {
-      if (!deps.queue) return;
-      const [any] = await tx.query(
-        `SELECT 1 FROM notification_subscriptions WHERE book_id = $1 AND kind = 'new_submission' AND is_active LIMIT 1`,
-        [submission.book_id],
-      );
-      if (any) await deps.queue.send('notifications.new-submission', { submissionId: submission.id }, { tx });
+      if (await hasNewSubmissionSubscribers(tx, submission.book_id)) await deps.queue.send('notifications.new-submission', { submissionId: submission.id }, { tx });
     },
 
     /**
@@ -102,15 +99,7 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
      */
     async notifyNewSubmission(submissionId: string): Promise<number> {
       return db.transaction(async (tx) => {
-        const s = await one<{ id: string; book_id: string; contributor_user_id: string | null; contributor_name: string | null; text_content: string; source: string; first_name: string | null; last_name: string | null; title: string; slug: string }>(
-          tx,
-          `SELECT s.id, s.book_id, s.contributor_user_id, s.contributor_name, s.text_content, s.source, u.first_name, u.last_name, b.title, b.slug
-           FROM submissions s
-           JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
-           LEFT JOIN users u ON u.id = s.contributor_user_id
-           WHERE s.id = $1`,
-          [submissionId],
-        );
+        const s = await findMemoryToAnnounce(tx, submissionId);
         // Deleted before the job ran (or its book is going): nothing to tell.
         if (!s) return 0;
         let queued = 0;
@@ -135,26 +124,11 @@ export function createNotificationService(deps: { db: Db; config: Config; queue?
       if (!DAY_RE.test(day)) throw new Error(`not a day: ${day}`);
       const covered = dayBefore(day);
       const [from, to] = [`${covered}T00:00:00Z`, `${day}T00:00:00Z`];
-      const books = await db.query<{ book_id: string; slug: string; title: string; new_count: number; pending_count: number }>(
-        `SELECT b.id AS book_id, b.slug, b.title, count(*)::int AS new_count, count(*) FILTER (WHERE s.status = 'pending')::int AS pending_count
-         FROM submissions s
-         JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
-         WHERE s.created_at >= $1 AND s.created_at < $2
-           AND EXISTS (SELECT 1 FROM notification_subscriptions n WHERE n.book_id = b.id AND n.kind = 'digest' AND n.is_active)
-         GROUP BY b.id, b.slug, b.title
-         ORDER BY b.id`,
-        [from, to],
-      );
+      const books = await listBooksToDigest(db, from, to);
       let queued = 0;
       for (const b of books) {
         queued += await db.transaction(async (tx) => {
-          const excerpts = await tx.query<{ contributor_name: string | null; first_name: string | null; last_name: string | null; text_content: string }>(
-            `SELECT s.contributor_name, u.first_name, u.last_name, s.text_content
-             FROM submissions s LEFT JOIN users u ON u.id = s.contributor_user_id
-             WHERE s.book_id = $1 AND s.created_at >= $2 AND s.created_at < $3
-             ORDER BY s.created_at DESC, s.id DESC LIMIT ${DIGEST_EXCERPTS}`,
-            [b.book_id, from, to],
-          );
+          const excerpts = await listDigestExcerpts(tx, b.book_id, from, to, DIGEST_EXCERPTS);
           let n = 0;
           for (const r of await selectRecipients(tx, b.book_id, 'digest')) {
             const facts: DigestFacts = {

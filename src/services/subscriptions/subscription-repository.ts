@@ -93,3 +93,47 @@ export function selectRecipients(q: Queryable, bookId: string, kind: Subscriptio
     [bookId, kind],
   );
 }
+
+/** Whether the book has any active new_submission subscription. */
+export async function hasNewSubmissionSubscribers(q: Queryable, bookId: string): Promise<boolean> {
+  const [any] = await q.query(`SELECT 1 FROM notification_subscriptions WHERE book_id = $1 AND kind = 'new_submission' AND is_active LIMIT 1`, [bookId]);
+  return any !== undefined;
+}
+
+/** A memory as its notification tells of it, with its author's name and its book (undefined: gone, or its book is going). */
+export function findMemoryToAnnounce(q: Queryable, submissionId: string) {
+  return one<{ id: string; book_id: string; contributor_user_id: string | null; contributor_name: string | null; text_content: string; source: string; first_name: string | null; last_name: string | null; title: string; slug: string }>(
+    q,
+    `SELECT s.id, s.book_id, s.contributor_user_id, s.contributor_name, s.text_content, s.source, u.first_name, u.last_name, b.title, b.slug
+           FROM submissions s
+           JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+           LEFT JOIN users u ON u.id = s.contributor_user_id
+           WHERE s.id = $1`,
+    [submissionId],
+  );
+}
+
+/** The live books with an active digest subscription and memories in [from, to): how many, and how many pending. */
+export function listBooksToDigest(q: Queryable, from: string, to: string) {
+  return q.query<{ book_id: string; slug: string; title: string; new_count: number; pending_count: number }>(
+    `SELECT b.id AS book_id, b.slug, b.title, count(*)::int AS new_count, count(*) FILTER (WHERE s.status = 'pending')::int AS pending_count
+         FROM submissions s
+         JOIN books b ON b.id = s.book_id AND b.deleted_at IS NULL AND b.deletion_requested_at IS NULL
+         WHERE s.created_at >= $1 AND s.created_at < $2
+           AND EXISTS (SELECT 1 FROM notification_subscriptions n WHERE n.book_id = b.id AND n.kind = 'digest' AND n.is_active)
+         GROUP BY b.id, b.slug, b.title
+         ORDER BY b.id`,
+    [from, to],
+  );
+}
+
+/** The newest `limit` memories of the book in [from, to), with their authors' names, for a digest to quote. */
+export function listDigestExcerpts(q: Queryable, bookId: string, from: string, to: string, limit: number) {
+  return q.query<{ contributor_name: string | null; first_name: string | null; last_name: string | null; text_content: string }>(
+    `SELECT s.contributor_name, u.first_name, u.last_name, s.text_content
+             FROM submissions s LEFT JOIN users u ON u.id = s.contributor_user_id
+             WHERE s.book_id = $1 AND s.created_at >= $2 AND s.created_at < $3
+             ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`,
+    [bookId, from, to],
+  );
+}

@@ -5,8 +5,9 @@ import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
-import { findBookOwner, findMember } from '../members/member-repository.js';
-import { findUserByEmail } from '../users/user-repository.js';
+import { findBookOwner, findMember } from '../members/member-reads.js';
+import { findUserByEmail } from '../users/user-reads.js';
+import { hasPushDevice } from '../devices/device-service.js';
 import { toSubscription } from './subscription-mapper.js';
 import {
   deactivateSubscription,
@@ -105,8 +106,7 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
           throw errors.validation(`${user.email} has no Telegram chat with the bot yet; they must write to it first.`, { channel });
         }
         if (channel === 'push') {
-          const [device] = await tx.query(`SELECT 1 FROM devices WHERE user_id = $1 LIMIT 1`, [user.id]);
-          if (!device) throw errors.validation(`${user.email} has no device registered for push (POST /me/devices/ from their app or browser).`, { channel });
+          if (!(await hasPushDevice(tx, user.id))) throw errors.validation(`${user.email} has no device registered for push (POST /me/devices/ from their app or browser).`, { channel });
         }
         const fields = { bookId: ctx.book.id, userId: user.id, channel, kind: input.kind };
         const inserted = await insertSubscription(tx, { id: uuidv7(), ...fields });

@@ -91,3 +91,20 @@ export async function findStuckTranscriptions(q: Queryable, olderThanSeconds: nu
   );
   return rows.map((r) => r.media_id);
 }
+
+/** Whether the book transcribes on arrival (settings.transcribe_automatically) and whether its plan lacks the feature (undefined: no such book). */
+export async function findAutoTranscription(q: Queryable, bookId: string): Promise<{ auto: boolean; gated: boolean } | undefined> {
+  const [book] = await q.query<{ auto: boolean; gated: boolean }>(
+    `SELECT coalesce(b.settings->>'transcribe_automatically', 'false') = 'true' AS auto,
+                coalesce(p.features->>'feature_transcription', 'false') <> 'true' AS gated
+         FROM books b JOIN plans p ON p.slug = b.plan_slug WHERE b.id = $1`,
+    [bookId],
+  );
+  return book;
+}
+
+/** The book's settings (for its language); undefined when the book is gone. */
+export async function findBookSettings(q: Queryable, bookId: string): Promise<{ settings: Record<string, unknown> } | undefined> {
+  const [book] = await q.query<{ settings: Record<string, unknown> }>('SELECT settings FROM books WHERE id = $1', [bookId]);
+  return book;
+}

@@ -7,18 +7,20 @@ import { stoppedByWorker, type JobSender } from '../../jobs/job-catalog.js';
 import { etagOf, ifMatchPasses } from '../../lib/etag.js';
 import { isUuid } from '../../lib/ids.js';
 import { MediaToolError } from '../../media-tools/ffmpeg.js';
-import { createTranscriber, extractAudioTrack, languageCode, TranscriptionProviderError, type Transcriber } from '../../media-tools/transcriber.js';
+import { extractAudioTrack, languageCode, TranscriptionProviderError, type Transcriber } from '../../media-tools/transcriber.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
 import { recordEvent } from '../events/record-event.js';
-import { findMedia, findMediaParents } from '../media/media-repository.js';
+import { findMedia, findMediaParents } from '../media/media-reads.js';
 import type { MediaRow } from '../media/media-types.js';
 import {
   awaitRetry,
   completeTranscription,
   editTranscription,
   failTranscription,
+  findAutoTranscription,
+  findBookSettings,
   findStuckTranscriptions,
   findTranscription,
   requestTranscription,
@@ -91,20 +93,19 @@ function mediaOf(submissionId: string, mediaId: string) {
  * an event (transcription.completed / transcription.failed) in the
  * transaction that records it.
  */
-export function createTranscriptionService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; queue?: JobSender; transcriber?: Transcriber }) {
+export function createTranscriptionService(deps: { db: Db; config: Config; access: BookAccess; store: ObjectStore; queue: JobSender; transcriber: Transcriber | null }) {
   const { db, config, access, store } = deps;
-  let transcriber = deps.transcriber;
-  const provider = () => (transcriber ??= createTranscriber(config.transcription!));
+  /** The provider; null when transcription is not configured (every path checks config.transcription first). */
+  const provider = () => {
+    if (!deps.transcriber) throw new Error('transcription is not configured');
+    return deps.transcriber;
+  };
 
-  function needQueue(): JobSender {
-    if (!deps.queue) throw new Error('transcription needs the job queue');
-    return deps.queue;
-  }
 
   /** Records the request and queues the run (in `tx`). Undefined when one exists already (answered as it is). */
   async function start(tx: Queryable, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id'>, requestedBy: string | null): Promise<TranscriptionRow | undefined> {
     const row = await requestTranscription(tx, { mediaId: m.id, bookId: m.book_id, submissionId: m.submission_id, requestedBy });
-    if (row) await needQueue().send('transcription.run', { mediaId: m.id }, { tx });
+    if (row) await deps.queue.send('transcription.run', { mediaId: m.id }, { tx });
     return row;
   }
 
@@ -167,12 +168,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
      */
     async onMediaProcessed(tx: Queryable, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id' | 'kind'>): Promise<void> {
       if (!config.transcription || !TRANSCRIBABLE.has(m.kind)) return;
-      const [book] = await tx.query<{ auto: boolean; gated: boolean }>(
-        `SELECT coalesce(b.settings->>'transcribe_automatically', 'false') = 'true' AS auto,
-                coalesce(p.features->>'feature_transcription', 'false') <> 'true' AS gated
-         FROM books b JOIN plans p ON p.slug = b.plan_slug WHERE b.id = $1`,
-        [m.book_id],
-      );
+      const book = await findAutoTranscription(tx, m.book_id);
       if (book?.auto && !book.gated && !(await findTranscription(tx, m.id))) await start(tx, m, null);
     },
 
@@ -183,7 +179,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
         if (!row) return undefined;
         const ids = await findMediaParents(tx, mediaId);
         const media = ids && (await findMedia(tx, ids.book_id, ids.submission_id, mediaId));
-        const [book] = await tx.query<{ settings: Record<string, unknown> }>('SELECT settings FROM books WHERE id = $1', [row.book_id]);
+        const book = await findBookSettings(tx, row.book_id);
         return { row, media, language: bookLanguage(book?.settings) };
       });
       if (!claimed) return 'nothing to do';
@@ -206,7 +202,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
             const wait = Math.min(MAX_RETRY_WAIT_SECONDS, Math.max(err.retryAfterSeconds ?? 0, backoff));
             await db.transaction(async (tx) => {
               if (await awaitRetry(tx, mediaId, `The transcription provider failed (${err.message}); trying again.`)) {
-                await needQueue().send('transcription.run', { mediaId }, { tx, startAfterSeconds: wait });
+                await deps.queue.send('transcription.run', { mediaId }, { tx, startAfterSeconds: wait });
               }
             });
             o.log?.warn({ media: mediaId, status: err.status, attempt: row.attempts, retry_in_seconds: wait }, 'transcription provider failed; will retry');

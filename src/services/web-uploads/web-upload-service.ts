@@ -8,7 +8,7 @@ import { createUploadParts, UPLOAD_EXPIRY_SECONDS, type UploadParts } from '../.
 import { findOpenChannelBook } from '../channels/channel-service.js';
 import type { MediaService, StagedUpload } from '../media/media-service.js';
 import { kindOfMime, MULTIPART_CEILING_BYTES, overStorage, PHOTO_CAP_BYTES, type MediaKind } from '../media/media-policy.js';
-import { findSubmission } from '../submissions/submission-repository.js';
+import { findSubmission } from '../submissions/submission-reads.js';
 import { bindUpload, deleteExpiredTickets, findTicketByToken, findTicketByUpload, insertTicket, markFinished, unbindUpload, type UploadField } from './web-upload-repository.js';
 
 export type { UploadField };

@@ -19,6 +19,7 @@ import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
+import { NoJobQueue } from '../../../src/jobs/no-job-queue.js';
 
 let database: TestDatabase | undefined;
 let dataDir: string;
@@ -59,7 +60,7 @@ afterAll(async () => {
 describe(`DELETE /books/{slug}/ killed while the backup endpoint answers (${TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
   it('leaves the deletion requested and queued; after a restart the queue erases and deletes the book', { timeout: 120_000 }, async () => {
     const setupDb = await openDb();
-    const services = createServices({ config: loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }), db: setupDb });
+    const services = createServices({ config: loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }), db: setupDb, queue: new NoJobQueue('this test') });
     const user = await services.users.createUser({ email: 'delete-crash@example.test', password: 'long enough pw' });
     const { plaintext: token } = await services.tokens.issueToken(setupDb, user.id, 'crash');
     const book = await setupDb.transaction((tx) => services.books.createBook(tx, user, { title: 'Cut off' }));

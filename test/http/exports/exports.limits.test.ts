@@ -65,7 +65,7 @@ describe('limits on unfinished exports, and fair rendering across users', () => 
     expect(theirs.status).toBe(202);
 
     // One worker, one render at a time.
-    t.queue.work(createJobHandlers({ services: t.services, config: t.config }));
+    t.queue.work(createJobHandlers({ services: t.services, config: t.config, db: t.db }));
     expect((await settled(t, other, otherSlug, theirs.body.id)).body.status).toBe('complete');
     const [{ started_at: theirsStarted }] = await t.db.query<{ started_at: string }>(`SELECT started_at FROM exports WHERE id = $1`, [theirs.body.id]);
     const before = await t.db.query<{ id: string }>(`SELECT id FROM exports WHERE requested_by = $1 AND started_at < $2`, [hog.user.id, theirsStarted]);

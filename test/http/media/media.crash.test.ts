@@ -26,6 +26,7 @@ import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 import { mediaPath, STORES, type StoreKind } from './media-setup.js';
 import { answer, startPartialUpload, storeEnv, until, uploadFile } from './media-processes.js';
+import { NoJobQueue } from '../../../src/jobs/no-job-queue.js';
 
 const MB = 1_048_576;
 /** The file, and how much of it is sent before the kill: past the S3 store's first 5 MiB part, so S3 has a multipart upload open too. */
@@ -100,7 +101,7 @@ describe.each(STORES)(`an upload cut off by SIGKILL on the %s store (${TEST_DATA
   it('shows nothing of it after a restart, the sweep removes its bytes, and a retry with the same key runs once', async () => {
     // The caller, set up before any server opens the database.
     const token = await withDb(async (db) => {
-      const services = createServices({ config, db });
+      const services = createServices({ config, db, queue: new NoJobQueue('this test') });
       const user = await services.users.createUser({ email: `crash-${store}@example.test`, password: 'long enough pw' });
       await services.quotas.grantSlots(user.id, 'premium', 1);
       return (await services.tokens.issueToken(db, user.id, 'crash')).plaintext;
@@ -163,7 +164,7 @@ describe.each(STORES)(`an upload cut off by SIGKILL on the %s store (${TEST_DATA
       const [{ storage_used_bytes }] = await db.query<{ storage_used_bytes: string }>(`SELECT storage_used_bytes FROM books WHERE id = $1`, [bookId]);
       expect(Number(storage_used_bytes)).toBe(0);
 
-      const services = createServices({ config, db });
+      const services = createServices({ config, db, queue: new NoJobQueue('this test') });
       try {
         expect(await services.media.sweepPendingObjects(0)).toBe(1);
       } finally {

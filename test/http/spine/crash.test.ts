@@ -16,6 +16,7 @@ import { createServices } from '../../../src/services/index.js';
 import { TEST_SECRET } from '../../helpers/build-test-app.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
+import { NoJobQueue } from '../../../src/jobs/no-job-queue.js';
 
 const WRITES = 160;
 const SERVER_ENV = { SUBMISSION_RATE_LIMIT: '1000000', DATABASE_POOL_SIZE: '8' };
@@ -66,7 +67,7 @@ describe(`a server killed with SIGKILL mid-write (${TEST_DATABASE_URL ? 'postgre
   it('loses no acknowledged write, doubles none, and frees every key at once', async () => {
     // The caller, set up before any server opens the database.
     const setupDb = await openDb();
-    const services = createServices({ config: loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }), db: setupDb });
+    const services = createServices({ config: loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: dataDir }), db: setupDb, queue: new NoJobQueue('this test') });
     const user = await services.users.createUser({ email: 'crash@example.test', password: 'long enough pw' });
     const { plaintext: token } = await services.tokens.issueToken(setupDb, user.id, 'crash');
     await services.quotas.grantSlots(user.id, 'plus', 1);

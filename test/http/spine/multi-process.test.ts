@@ -27,7 +27,7 @@ describe('shared state lives in the database', () => {
   });
 
   it('a second app instance sees a revocation on its very next request', async () => {
-    const other = await buildApp({ config: testConfig(), db: t.db }, { logger: false });
+    const other = await buildApp({ config: testConfig(), db: t.db, queue: t.queue }, { logger: false });
     const u = await newUser(t);
     const key = await newToken(t, u);
     const auth = { authorization: `Bearer ${key}` };

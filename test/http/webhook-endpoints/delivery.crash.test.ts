@@ -19,6 +19,7 @@ import { TEST_SECRET, testConfig } from '../../helpers/build-test-app.js';
 import { createTestDatabase, TEST_DATABASE_URL } from '../../helpers/test-db.js';
 import { waitFor } from '../../jobs/helpers.js';
 import { LOOPBACK_ALLOWED, startReceiver } from './receiver.js';
+import { NoJobQueue } from '../../../src/jobs/no-job-queue.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FIXTURE = path.join(ROOT, 'test/http/webhook-endpoints/fixtures/worker.ts');
@@ -52,7 +53,7 @@ describe('a worker killed mid-delivery', () => {
     // 1. An endpoint and a change that makes an event, written by this process.
     const db = await createDb(config);
     await migrate(db);
-    const services = createServices({ db, config });
+    const services = createServices({ db, config, queue: new NoJobQueue('this test') });
     const user = await services.users.createUser({ email: `crash-${uuidv7().slice(-8)}@example.test`, password: 'long enough pw' });
     await services.quotas.grantSlots(user.id, 'plus', 1);
     const book = await db.transaction((tx) => services.books.createBook(tx, user, { title: 'Crash course', plan: 'plus' }));

@@ -24,6 +24,7 @@ import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase, TEST_DATABASE_POOLER } from '../../helpers/test-db.js';
 import { answer, until } from '../media/media-processes.js';
 import { hubSignature, newPhone, WHATSAPP, whatsappEnv, whatsappPayload } from './webhook-helpers.js';
+import { NoJobQueue } from '../../../src/jobs/no-job-queue.js';
 
 const MB = 1_048_576;
 const FILE_BYTES = 4 * MB;
@@ -73,7 +74,7 @@ describe(`a WhatsApp download cut off by SIGKILL (${TEST_DATABASE_URL ? 'postgre
 
   it('ends with exactly one copy of the file on the memory', async () => {
     const token = await withDb(async (db) => {
-      const services = createServices({ config, db });
+      const services = createServices({ config, db, queue: new NoJobQueue('this test') });
       const user = await services.users.createUser({ email: 'channel-crash@example.test', password: 'long enough pw' });
       await services.quotas.grantSlots(user.id, 'premium', 1);
       return (await services.tokens.issueToken(db, user.id, 'crash')).plaintext;
@@ -125,7 +126,7 @@ describe(`a WhatsApp download cut off by SIGKILL (${TEST_DATABASE_URL ? 'postgre
       expect(await db.query<any>(`SELECT status, reply_to FROM inbound_media`)).toEqual([{ status: 'attached', reply_to: null }]);
       expect((await db.query<any>(`SELECT count(*)::int AS n FROM media`))[0].n).toBe(1);
       // The killed run's partial object is the sweep's: removed, and one original stays.
-      const services = createServices({ config, db });
+      const services = createServices({ config, db, queue: new NoJobQueue('this test') });
       try {
         await services.media.sweepPendingObjects(0);
       } finally {

@@ -38,6 +38,7 @@ function service() {
     access: createBookAccess({ db: t.db }),
     views: createMediaViews({ store: t.services.store }),
     media: t.services.media,
+    queue: t.queue,
     enqueueMail: async () => {},
     // Runs inside the memory's transaction, after its insert: the moment a concurrent change lands.
     announce: async (tx) => {

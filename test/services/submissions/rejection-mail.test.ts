@@ -27,6 +27,7 @@ function service() {
     access: createBookAccess({ db: t.db }),
     views: t.services.store && createMediaViews({ store: t.services.store }),
     media: t.services.media,
+    queue: t.queue,
     async enqueueMail(message, tx) {
       if (failNext) {
         failNext = false;

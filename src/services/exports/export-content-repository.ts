@@ -1,6 +1,12 @@
 import type { Queryable } from '../../db/client.js';
 import type { ExportBook, ExportMedia, ExportSubmission } from '../../exports/export-input.js';
 
+/**
+ * The book export's reads (the exports domain's read repository): the book,
+ * its approved memories in book order a chunk at a time with their media and
+ * transcripts, and its cover photo. Reads only; the variant renders.
+ */
+
 export type { ExportBook, ExportMedia, ExportSubmission };
 type ExportTranscript = NonNullable<ExportMedia['transcript']>;
 
