@@ -12,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTokenService } from '../../src/services/tokens/token-service.js';
-import { createUserService } from '../../src/services/users/user-service.js';
+import { createUserAccount } from '../../src/services/users/user-service.js';
 import { freePort } from '../helpers/spawn-server.js';
 import { adminQuery, TEST_DATABASE_URL } from '../helpers/test-db.js';
 
@@ -83,7 +83,7 @@ export function watchProblems(page: Page): string[] {
 /** A user with an API key, made the way the operator CLI makes them. */
 export async function newApiUser(env: BrowserEnv, o: { firstName?: string; lastName?: string } = {}) {
   const email = `owner-${randomUUID().slice(0, 8)}@example.test`;
-  const user = await createUserService({ db: env.server.db }).createUser({
+  const user = await createUserAccount(env.server.db, {
     email,
     password: 'a long enough password',
     firstName: o.firstName ?? 'Olive',

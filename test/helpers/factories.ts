@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createSessionService, CSRF_COOKIE, SESSION_COOKIE } from '../../src/services/sessions/session-service.js';
 import { createTokenService } from '../../src/services/tokens/token-service.js';
-import { createUserService } from '../../src/services/users/user-service.js';
+import { createUserAccount } from '../../src/services/users/user-service.js';
 import type { UserRow } from '../../src/services/users/user-types.js';
 import { randomToken } from '../../src/lib/secrets.js';
 import type { SessionCredentials, TestApp } from './build-test-app.js';
@@ -23,7 +23,7 @@ export interface TestUser {
 /** A new user with one API key; every test makes its own. */
 export async function newUser(t: TestApp, o: { email?: string; firstName?: string; lastName?: string; staff?: boolean } = {}): Promise<TestUser> {
   const email = o.email ?? `user-${randomUUID().slice(0, 8)}@example.test`;
-  const user = await createUserService({ db: t.db }).createUser({
+  const user = await createUserAccount(t.db, {
     email,
     password: DEFAULT_PASSWORD,
     firstName: o.firstName ?? 'Test',

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createPgliteDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createTokenService } from '../../src/services/tokens/token-service.js';
-import { createUserService } from '../../src/services/users/user-service.js';
+import { createUserAccount } from '../../src/services/users/user-service.js';
 import { buildTestApp } from '../helpers/build-test-app.js';
 import { newBook, newUser } from '../helpers/factories.js';
 import { startLoadBalancer } from '../helpers/load-balancer.js';
@@ -194,7 +194,7 @@ describe('graceful shutdown of one process', () => {
     // A user and key made before the server starts (on PGlite it then holds the data folder alone).
     const db = database?.db ?? (await createPgliteDb(path.join(dataDir, 'pglite')));
     await migrate(db);
-    const user = await createUserService({ db }).createUser({ email: 'slow@example.test', password: 'long enough pw', firstName: 'A', lastName: 'B', isStaff: false });
+    const user = await createUserAccount(db, { email: 'slow@example.test', password: 'long enough pw', firstName: 'A', lastName: 'B', isStaff: false });
     const { plaintext: token } = await createTokenService({ db }).issueToken(db, user.id, 'slow');
     if (!database) await db.close();
     const server = await spawnServer({

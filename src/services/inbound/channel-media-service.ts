@@ -34,7 +34,7 @@ export function createChannelMediaService(deps: {
   db: Db;
   config: Config;
   media: Pick<MediaService, 'stageChannelFile' | 'attachStaged' | 'discardStaged' | 'recordSubmissionUpdated'>;
-  queue?: JobSender;
+  queue: JobSender;
 }) {
   const { db, config, media } = deps;
 
@@ -55,7 +55,7 @@ export function createChannelMediaService(deps: {
 
   /** Tells the sender, over the channel the file came by, in the transaction that settles the file. */
   async function tellSender(tx: Queryable, row: InboundMediaRow, text: string) {
-    if (!deps.queue || !row.reply_to) return;
+    if (!row.reply_to) return;
     const m = config.messaging;
     if (row.provider === 'twilio' && m.twilio) await deps.queue.send('sms.send', { to: row.reply_to, body: text }, { tx });
     if (row.provider === 'telegram' && m.telegram) await deps.queue.send('telegram.send', { chat_id: row.reply_to, text }, { tx });

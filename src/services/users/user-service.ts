@@ -64,7 +64,25 @@ function checkNewAccount(input: CreateUserInput): string {
   return email;
 }
 
-export function createUserService(deps: { db: Db; config?: Config; queue?: JobSender }) {
+/**
+ * Creates a confirmed account at once; 409 conflict when the email already has
+ * one. Needs only the database (test and bench set-up call it directly).
+ */
+export async function createUserAccount(db: Db, input: CreateUserInput): Promise<UserRow> {
+  const email = checkNewAccount(input);
+  const passwordHash = input.password === null ? null : await hashPassword(input.password);
+  // A taken email is 409 conflict, translated from users_email_key by the database layer.
+  return insertUser(db, {
+    id: uuidv7(),
+    email,
+    passwordHash,
+    firstName: input.firstName ?? '',
+    lastName: input.lastName ?? '',
+    isStaff: input.isStaff ?? false,
+  });
+}
+
+export function createUserService(deps: { db: Db; config: Config; queue: JobSender }) {
   const { db, config, queue } = deps;
   return {
     /**
@@ -72,18 +90,8 @@ export function createUserService(deps: { db: Db; config?: Config; queue?: JobSe
      * sign-up from an email invitation whose link proved the address); 409
      * conflict when the email already has one.
      */
-    async createUser(input: CreateUserInput): Promise<UserRow> {
-      const email = checkNewAccount(input);
-      const passwordHash = input.password === null ? null : await hashPassword(input.password);
-      // A taken email is 409 conflict, translated from users_email_key by the database layer.
-      return insertUser(db, {
-        id: uuidv7(),
-        email,
-        passwordHash,
-        firstName: input.firstName ?? '',
-        lastName: input.lastName ?? '',
-        isStaff: input.isStaff ?? false,
-      });
+    createUser(input: CreateUserInput): Promise<UserRow> {
+      return createUserAccount(db, input);
     },
 
     /**
@@ -98,7 +106,6 @@ export function createUserService(deps: { db: Db; config?: Config; queue?: JobSe
     async requestSignUp(input: CreateUserInput & { password: string; nextPath: string | null; mailAllowed: boolean }): Promise<void> {
       const email = checkNewAccount(input);
       const passwordHash = await hashPassword(input.password);
-      if (!config || !queue) throw new Error('sign-up needs the configuration and the job queue');
       const base = config.http.publicUrl;
       await db.transaction(async (tx) => {
         const existing = await findUserByEmail(tx, email);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createUserService } from '../../../src/services/users/user-service.js';
+import { createUserAccount } from '../../../src/services/users/user-service.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { newUser } from '../../helpers/factories.js';
 import { formCsrf, newEmail, signUp, webClient } from './web-client.js';
@@ -119,7 +119,7 @@ describe('POST /accounts/login/', () => {
   });
 
   it('refuses an account without a password and an inactive one', async () => {
-    const passwordless = await createUserService({ db: t.db }).createUser({ email: newEmail(), password: null });
+    const passwordless = await createUserAccount(t.db, { email: newEmail(), password: null });
     const inactive = await newUser(t);
     await t.db.query(`UPDATE users SET is_active = false WHERE id = $1`, [inactive.user.id]);
     const { c } = await openLogin();

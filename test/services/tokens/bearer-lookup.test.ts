@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/client.js';
 import { createTokenService, TOKEN_PREFIX } from '../../../src/services/tokens/token-service.js';
-import { createUserService } from '../../../src/services/users/user-service.js';
+import { createUserAccount } from '../../../src/services/users/user-service.js';
 import type { UserRow } from '../../../src/services/users/user-types.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 
@@ -22,7 +22,7 @@ afterAll(() => database.drop());
 
 async function newUserWithKeys(n: number): Promise<{ user: UserRow; keys: { id: string; plaintext: string }[] }> {
   const db = database.db;
-  const user = await createUserService({ db }).createUser({ email: `lookup-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery staple' });
+  const user = await createUserAccount(db, { email: `lookup-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery staple' });
   const tokens = createTokenService({ db });
   const keys = [];
   for (let i = 0; i < n; i++) {
