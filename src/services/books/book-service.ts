@@ -19,7 +19,7 @@ import { overStorage } from '../media/media-policy.js';
 import { takePendingObject } from '../media/media-repository.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
-import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type BookPageRow } from './book-repository.js';
+import { findBookForUpdate, insertBook, selectBookPageOfMember, setBookStatus, updateBookFields, type ActivityHead, type BookPageRow } from './book-repository.js';
 import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
@@ -194,12 +194,16 @@ export function createBookService(deps: {
       const ordering = BOOK_ORDERINGS[actor.books_sort];
       const where = [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`];
       const params: unknown[] = [actor.id, query.status];
-      if (ordering === BOOK_ORDERINGS.activity && query.cursor && !query.updatedSince) {
+      // The activity order's page is bounded on the memberships first (see selectBookPageOfMember).
+      const head: ActivityHead | undefined = ordering === BOOK_ORDERINGS.activity && !query.updatedSince ? { where: [...where], floor: null } : undefined;
+      if (head && query.cursor) {
         // The cursor's row comparison spans two tables (the bucket on the membership, the time on
         // the book), so Postgres cannot start the index scan from it: its bucket bounds the scan.
         const [bucket] = cursors.decode(`${list}|${ordering.name}`, query.cursor);
         params.push(bucket);
-        where.push(`m.book_activity_bucket <= $${params.length}::integer`);
+        head.floor = `$${params.length}::integer`;
+        where.push(`m.book_activity_bucket <= ${head.floor}`);
+        head.where.push(`m.book_activity_bucket < ${head.floor}`);
       }
       const { page, watermark } = await paginate<BookPageRow>(db, cursors, query, {
         list,
@@ -207,7 +211,7 @@ export function createBookService(deps: {
         sync: BOOK_ORDERINGS.sync.keys,
         where,
         params,
-        select: (o) => selectBookPageOfMember(db, o),
+        select: (o) => selectBookPageOfMember(db, o, head),
       });
       // The covers of the page in one query, each signed (a URL the database cannot make).
       const covers = await findCoverFiles(db, page.items);
