@@ -12,7 +12,7 @@ import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { recordEvent } from '../events/record-event.js';
 import { bookJson, toBook } from './book-mapper.js';
 import { coverOf, coverView, findCoverFile, findCoverFiles } from './cover-views.js';
-import { dropUploadedCover, examineCoverUpload, insertCoverMedia, memoryPhotoForCover, setCoverColumns, type CoverFindings } from './cover-writes.js';
+import { dropUploadedCover, examineCoverUpload, findMemoryPhoto, focalOfStored, insertCoverMedia, memoryPhotoForCover, renewCoverCards, setCoverColumns, type CoverFindings } from './cover-writes.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { createClamavScanner } from '../../media-tools/virus-scanner.js';
 import { overStorage } from '../media/media-policy.js';
@@ -114,6 +114,31 @@ export function createBookService(deps: {
     await deps.queue.send('storage.delete-objects', { keys: real }, { tx: q });
   }
 
+  /** After a cover change (in its transaction): the share cards drawn with the cover before or after are made again. */
+  async function coverChanged(q: Queryable, bookId: string, before: string | null, after: string | null) {
+    if (!deps.queue) throw new Error('covers need the job queue');
+    await renewCoverCards(q, deps.queue, bookId, [before, after]);
+  }
+
+  /**
+   * The subject of a memory's photo chosen as the cover without a focal point,
+   * found before the book is locked (reading the image takes up to a second,
+   * which no other writer of the book should wait for). Undefined when there
+   * is nothing to find, or when the choice will be refused: the locked path
+   * then answers with the error in its proper order (after If-Match).
+   */
+  async function subjectBeforeLock(tx: Tx, actor: Actor, slug: string, mediaId: string | null | undefined, focal: FocalPoint | undefined) {
+    if (typeof mediaId !== 'string' || focal !== undefined) return undefined;
+    try {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx });
+      if (mediaId === ctx.book.cover_media_id) return undefined; // kept, with its focal point
+      const photo = await findMemoryPhoto(tx, ctx.book.id, mediaId);
+      return await focalOfStored(store, photo.storage_key);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** book.updated (the Book as its owner reads it) in the change's transaction; answers the Book as `role` reads it. */
   async function bookUpdated(tx: Queryable, row: BookRow, role: Parameters<typeof toBook>[1]) {
     const cover = await coverOf(tx, store, row);
@@ -129,7 +154,7 @@ export function createBookService(deps: {
    * (400 validation_failed, reason no_cover, without one). A replaced uploaded
    * cover is removed with its bytes.
    */
-  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined) {
+  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined, subject?: FocalPoint) {
     let next: { mediaId: string; focal: FocalPoint } | null;
     const noCover = () => errors.validation('cover_focal_point needs a cover: choose one with cover_media_id or upload one first.', { field: 'cover_focal_point', reason: 'no_cover' });
     if (mediaId === null) {
@@ -139,7 +164,7 @@ export function createBookService(deps: {
       next =
         mediaId === book.cover_media_id && (await findCoverFile(tx, book))
           ? { mediaId, focal: focal ?? { x: book.cover_focal_x ?? 0.5, y: book.cover_focal_y ?? 0.5 } }
-          : await memoryPhotoForCover(tx, store, book, mediaId, focal);
+          : await memoryPhotoForCover(tx, store, book, mediaId, focal ?? subject);
     } else {
       const file = await findCoverFile(tx, book);
       if (!file) throw noCover();
@@ -147,6 +172,8 @@ export function createBookService(deps: {
     }
     await setCoverColumns(tx, book.id, next);
     await deleteObjectsLater(tx, [await dropUploadedCover(tx, book.id, book.cover_media_id, next?.mediaId)]);
+    const same = next?.mediaId === (book.cover_media_id ?? undefined) && next?.focal.x === book.cover_focal_x && next?.focal.y === book.cover_focal_y;
+    if (!same && (next || book.cover_media_id)) await coverChanged(tx, book.id, book.cover_media_id, next?.mediaId ?? null);
   }
 
   return {
@@ -228,6 +255,7 @@ export function createBookService(deps: {
 
     /** Applies a partial update under an optional If-Match, in `tx`, atomically with the check. */
     async updateBook(tx: Tx, actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
+      const subject = await subjectBeforeLock(tx, actor, slug, patch.cover_media_id, patch.cover_focal_point);
       const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
         tx,
         lock: 'update',
@@ -236,7 +264,7 @@ export function createBookService(deps: {
       });
       assertBookValues(patch); // the route's own rules come after the precondition and the gates
       const { cover_media_id: coverMediaId, cover_focal_point: focal, ...fields } = patch;
-      if (coverMediaId !== undefined || focal !== undefined) await changeCover(tx, ctx.book, coverMediaId, focal);
+      if (coverMediaId !== undefined || focal !== undefined) await changeCover(tx, ctx.book, coverMediaId, focal, subject);
       const clean = { ...fields, ...(fields.title !== undefined ? { title: fields.title.trim() } : {}) };
       const updated = await updateBookFields(tx, ctx.book.id, clean);
       return bookUpdated(tx, updated, ctx.role);
@@ -274,6 +302,7 @@ export function createBookService(deps: {
       if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
       await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
       await deleteObjectsLater(tx, [await dropUploadedCover(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId)]);
+      await coverChanged(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId);
       return bookUpdated(tx, (await findBookForUpdate(tx, ctx.book.id))!, ctx.role);
     },
 

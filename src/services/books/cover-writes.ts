@@ -1,5 +1,10 @@
 import type { Queryable } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
+import type { JobSender } from '../../jobs/job-catalog.js';
+import { recordEvent } from '../events/record-event.js';
+import { toBook } from './book-mapper.js';
+import { findBookForUpdate } from './book-repository.js';
+import { coverOf } from './cover-views.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
 import type { VirusScanner } from '../../media-tools/virus-scanner.js';
 import { detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
@@ -39,10 +44,63 @@ export async function dropUploadedCover(q: Queryable, bookId: string, mediaId: s
 }
 
 /**
+ * The share cards drawn with the cover, made again after it changed: a
+ * memory with no photo to show carries the cover on its card, and a memory's
+ * own photo is cropped around the cover's focal point while it is the cover
+ * (`coverIds`: the cover before and after). Each such approved memory gets a
+ * new card token: its old card is dropped at once (no stale card is served;
+ * share_card_url is null until the new one is there) and removed once this
+ * commits, a render queued before this one finds its token gone, and the new
+ * render records submission.updated as an approval's does. In the cover
+ * change's transaction, under the book's lock. Answers how many were renewed.
+ */
+export async function renewCoverCards(q: Queryable, queue: JobSender, bookId: string, coverIds: (string | null)[]): Promise<number> {
+  const rows = await q.query<{ id: string; token: string; old_key: string | null }>(
+    `UPDATE submissions s SET share_card_token = gen_random_uuid(), share_card_key = NULL
+     FROM (SELECT c.id, c.share_card_key FROM submissions c
+           WHERE c.book_id = $1 AND c.status = 'approved' AND c.share_card_token IS NOT NULL
+             AND (NOT EXISTS (SELECT 1 FROM media m WHERE m.submission_id = c.id AND m.kind = 'image' AND m.processing_status = 'complete'
+                                                      AND m.scan_result NOT IN ('infected', 'pending'))
+                  OR EXISTS (SELECT 1 FROM media m WHERE m.submission_id = c.id AND m.id = ANY($2::uuid[])))
+           FOR UPDATE) old
+     WHERE s.id = old.id
+     RETURNING s.id, s.share_card_token AS token, old.share_card_key AS old_key`,
+    [bookId, coverIds.filter((id): id is string => Boolean(id))],
+  );
+  for (const r of rows) await queue.send('share-card.render', { submissionId: r.id, token: r.token }, { tx: q });
+  const oldKeys = rows.flatMap((r) => (r.old_key ? [r.old_key] : []));
+  if (oldKeys.length) await queue.send('storage.delete-objects', { keys: oldKeys }, { tx: q });
+  return rows.length;
+}
+
+/**
+ * Memory photos of the book about to be deleted (`mediaIds`, in the caller's
+ * transaction, book locked): when one is its cover, the book returns to the
+ * automatic choice, which moves its updated_at (so its ETag), records
+ * book.updated and renews the cards drawn with it.
+ */
+export async function dropCoverAmong(q: Queryable, store: ObjectStore, queue: JobSender | undefined, bookId: string, mediaIds: string[]): Promise<boolean> {
+  if (!mediaIds.length) return false;
+  const [was] = await q.query<{ cover_media_id: string }>(
+    `UPDATE books b SET cover_media_id = NULL, cover_focal_x = NULL, cover_focal_y = NULL
+     FROM (SELECT id, cover_media_id FROM books WHERE id = $1) was
+     WHERE b.id = was.id AND was.cover_media_id = ANY($2::uuid[])
+     RETURNING was.cover_media_id`,
+    [bookId, mediaIds],
+  );
+  if (!was) return false;
+  const book = (await findBookForUpdate(q, bookId))!;
+  await recordEvent(q, 'book.updated', bookId, toBook(book, 'owner', await coverOf(q, store, book)));
+  if (queue) await renewCoverCards(q, queue, bookId, [was.cover_media_id]);
+  return true;
+}
+
+/**
  * A photo of one of the book's memories, to be its cover (PATCH cover_media_id):
  * any other id (another book's, an uploaded cover, nothing) is 404 not_found;
  * audio or video, or a file found infected or awaiting its scan, is 400
- * validation_failed. Its focal point: the one given, else its detected subject.
+ * validation_failed. Its focal point: the one given, else its detected subject
+ * (PATCH finds it before taking the book's lock and gives it here).
  */
 export async function memoryPhotoForCover(
   q: Queryable,
@@ -51,18 +109,24 @@ export async function memoryPhotoForCover(
   mediaId: string,
   focal: FocalPoint | undefined,
 ): Promise<{ mediaId: string; focal: FocalPoint }> {
+  const m = await findMemoryPhoto(q, book.id, mediaId);
+  return { mediaId: m.id, focal: focal ?? (await focalOfStored(store, m.storage_key)) };
+}
+
+/** memoryPhotoForCover's checks: the photo of one of the book's memories, or the error saying why it cannot be the cover. */
+export async function findMemoryPhoto(q: Queryable, bookId: string, mediaId: string): Promise<{ id: string; storage_key: string }> {
   const [m] = await q.query<{ id: string; kind: string; scan_result: string; storage_key: string; submission_id: string | null }>(
     `SELECT m.id, m.kind, m.scan_result, m.storage_key, m.submission_id FROM media m
      JOIN submissions s ON s.id = m.submission_id AND s.book_id = m.book_id
      WHERE m.id = $1 AND m.book_id = $2`,
-    [mediaId, book.id],
+    [mediaId, bookId],
   );
   if (!m) throw errors.notFound('media');
   if (m.kind !== 'image') throw errors.validation(`The cover must be a photo; media ${mediaId} is ${m.kind}.`, { field: 'cover_media_id', reason: 'not_image' });
   if (m.scan_result === 'infected' || m.scan_result === 'pending') {
     throw errors.validation('That photo cannot be the cover: it was found infected or awaits its virus scan.', { field: 'cover_media_id', reason: m.scan_result });
   }
-  return { mediaId: m.id, focal: focal ?? (await focalOfStored(store, m.storage_key)) };
+  return m;
 }
 
 /** The detected subject of a stored photo (the centre when it cannot be read). */
