@@ -54,18 +54,58 @@ const EXTENSIONS: Record<string, string> = {
   'audio/flac': '.flac',
 };
 
-/** A media file's path inside the book's folder. */
-export function mediaPath(s: Pick<ExportSubmission, 'id'>, m: Pick<ExportMedia, 'id' | 'mime_type' | 'original_filename'>): string {
-  let ext = EXTENSIONS[m.mime_type];
-  if (!ext) {
-    const given = path.extname(m.original_filename ?? '').toLowerCase();
-    ext = /^\.[a-z0-9]{1,6}$/.test(given) ? given : '.bin';
-  }
-  return `media/${s.id}/${m.id}${ext}`;
+/** A file's extension in an archive: from its type, else its own name's, else `.bin`. */
+function extensionOf(m: Pick<ExportMedia, 'mime_type' | 'original_filename'>): string {
+  const ext = EXTENSIONS[m.mime_type];
+  if (ext) return ext;
+  const given = path.extname(m.original_filename ?? '').toLowerCase();
+  return /^\.[a-z0-9]{1,6}$/.test(given) ? given : '.bin';
 }
 
-/** Writes the archive into `sink` (which consumes the stream, e.g. the store's put) and resolves with what the sink resolved. */
-export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
+/** A media file's path inside the book's folder. */
+export function mediaPath(s: Pick<ExportSubmission, 'id'>, m: Pick<ExportMedia, 'id' | 'mime_type' | 'original_filename'>): string {
+  return `media/${s.id}/${m.id}${extensionOf(m)}`;
+}
+
+/**
+ * The account export's archive (POST /me/export/): `account.json` (the
+ * account document, each media entry naming its `file`) and the original of
+ * each of the caller's media files at `media/<book slug>/<submission id>/<media id>.<ext>`,
+ * the bytes exactly as uploaded. Streamed like the book's: one file at a
+ * time from the store into the archive, the archive into its sink.
+ */
+export interface AccountZipInput {
+  exportedAt: string;
+  /** The caller's media whose originals may be handed out, in the document's order. */
+  originals(): AsyncIterable<AccountOriginal>;
+  /** The account document as text chunks; `fileOf` names a media file's path in the archive (null: not in it). */
+  document(fileOf: (mediaId: string) => string | null): AsyncIterable<string>;
+  openMedia(key: string): Promise<Readable>;
+  /** Whether an error of openMedia means the file is simply gone (it is then left out). */
+  isMissing(err: unknown): boolean;
+}
+
+export interface AccountOriginal {
+  id: string;
+  book_slug: string;
+  submission_id: string;
+  mime_type: string;
+  original_filename: string | null;
+  storage_key: string;
+  created_at: string;
+}
+
+/** An original's path in the account archive. */
+export function accountMediaPath(m: Pick<AccountOriginal, 'id' | 'book_slug' | 'submission_id' | 'mime_type' | 'original_filename'>): string {
+  return `media/${m.book_slug}/${m.submission_id}/${m.id}${extensionOf(m)}`;
+}
+
+/**
+ * An archive writing into `sink`: `addOne` adds a stream and waits until the
+ * archive has taken it in (one file in memory at a time), failing as soon as
+ * the sink does; `finish` ends it and resolves with what the sink resolved.
+ */
+function startArchive<T>(sink: (archive: Readable) => Promise<T>) {
   const zip = new yazl.ZipFile();
   const archive = zip.outputStream as Readable;
   // yazl reports its own failures as events; an unhandled one would end the process.
@@ -77,6 +117,59 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
     (err) => Promise.reject(err),
   );
   sinkFailed.catch(() => {});
+  return {
+    async addOne(file: Readable, name: string, o: { compress: boolean; mtime: Date }) {
+      zip.addReadStream(file, name, o);
+      await Promise.race([finished(file), sinkFailed]);
+    },
+    /** The last entry, read as the archive is written (a failure of it fails the archive). */
+    addLast(file: Readable, name: string, o: { compress: boolean; mtime: Date }) {
+      // pipe() does not pass errors on: a failing read must fail the archive, not stall it.
+      file.on('error', (err) => archive.destroy(err));
+      zip.addReadStream(file, name, o);
+    },
+    async finish(): Promise<T> {
+      zip.end();
+      return sinking;
+    },
+    async abort(err: unknown) {
+      archive.destroy(err as Error);
+      await sinking.catch(() => {});
+    },
+  };
+}
+
+/** Writes the account archive into `sink` and resolves with what the sink resolved. */
+export async function writeAccountZipExport<T>(input: AccountZipInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
+  const archive = startArchive(sink);
+  const written = new Map<string, string>();
+  let missing = 0;
+  try {
+    for await (const m of input.originals()) {
+      let file: Readable;
+      try {
+        file = await input.openMedia(m.storage_key);
+      } catch (err) {
+        if (!input.isMissing(err)) throw err;
+        missing++;
+        continue;
+      }
+      const name = accountMediaPath(m);
+      await archive.addOne(file, name, { compress: false, mtime: new Date(m.created_at) });
+      written.set(m.id, name);
+    }
+    const json = Readable.from(input.document((id) => written.get(id) ?? null));
+    archive.addLast(json, 'account.json', { compress: true, mtime: new Date(input.exportedAt) });
+    return { sink: await archive.finish(), files: written.size, missing };
+  } catch (err) {
+    await archive.abort(err);
+    throw err;
+  }
+}
+
+/** Writes the archive into `sink` (which consumes the stream, e.g. the store's put) and resolves with what the sink resolved. */
+export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
+  const archive = startArchive(sink);
   const folder = input.book.slug;
   const written = new Set<string>();
   let missing = 0;
@@ -92,9 +185,7 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
           missing++;
           continue;
         }
-        zip.addReadStream(file, `${folder}/${mediaPath(s, m)}`, { compress: false, mtime: new Date(m.created_at) });
-        // One file at a time: wait until the archive has taken it in.
-        await Promise.race([finished(file), sinkFailed]);
+        await archive.addOne(file, `${folder}/${mediaPath(s, m)}`, { compress: false, mtime: new Date(m.created_at) });
         written.add(m.id);
       }
     }
@@ -106,14 +197,10 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
         fileOf: (s, m) => (written.has(m.id) ? mediaPath(s, m) : null),
       }),
     );
-    // pipe() does not pass errors on: a failing read of the memories must fail the archive, not stall it.
-    json.on('error', (err) => archive.destroy(err));
-    zip.addReadStream(json, `${folder}/book.json`, { compress: true, mtime: new Date(input.exportedAt) });
-    zip.end();
-    return { sink: await sinking, files: written.size, missing };
+    archive.addLast(json, `${folder}/book.json`, { compress: true, mtime: new Date(input.exportedAt) });
+    return { sink: await archive.finish(), files: written.size, missing };
   } catch (err) {
-    archive.destroy(err as Error);
-    await sinking.catch(() => {});
+    await archive.abort(err);
     throw err;
   }
 }

@@ -1,13 +1,15 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { MAIL_STREAMS } from '../mail-streams/mail-stream-types.js';
+import type { AccountOriginal } from '../../exports/zip-export.js';
 import { ACCOUNT_EXPORT_FORMAT_VERSION } from './export-types.js';
 
 /**
  * The GDPR export document: everything the service holds about one user, as
  * JSON text chunks. Each list is read a page at a time (keyset on its key),
  * so an account of any size is never held whole; the caller streams the
- * chunks through gzip into the store.
+ * chunks into the archive (`account.json` beside the originals, see
+ * exports/zip-export.ts) and the archive into the store.
  *
  * What is left out on purpose: secrets (password and token hashes, session
  * and invitation link tokens), storage keys, stored idempotency answers, and
@@ -28,6 +30,10 @@ interface ListSection {
   /** SELECT … FROM … WHERE <user filter> (the user is $1); paging is appended. */
   sql: string;
 }
+
+/** The user's media: of their memories, or uploaded by them, in books not deleted. */
+const MEDIA_FROM = `FROM media md JOIN submissions s ON s.id = md.submission_id JOIN books b ON b.id = md.book_id
+          WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`;
 
 /** The lists, in document order. Every column is named: a column added later never leaks in unreviewed. */
 const SECTIONS: ListSection[] = [
@@ -55,14 +61,14 @@ const SECTIONS: ListSection[] = [
           FROM submissions s JOIN books b ON b.id = s.book_id WHERE s.contributor_user_id = $1 AND b.deleted_at IS NULL`,
   },
   {
-    // Metadata only: the files themselves are not in the export. Media of the user's memories, and media they uploaded.
+    // Media of the user's memories, and media they uploaded; each names its original's `file` in the archive
+    // (null when it is not there: found infected, awaiting its scan, or gone from the store).
     name: 'media',
     key: 'md.id',
     keyType: 'uuid',
     sql: `SELECT md.id AS _key, md.id, md.submission_id, b.slug AS book_slug, md.kind, md.mime_type, md.declared_mime_type, md.original_filename,
             md.size_bytes, md.sha256, md.width, md.height, md.duration_seconds, md.processing_status, md.scan_result, md.created_at, md.updated_at
-          FROM media md JOIN submissions s ON s.id = md.submission_id JOIN books b ON b.id = md.book_id
-          WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`,
+          ${MEDIA_FROM}`,
   },
   {
     // Transcripts of those recordings (the owner's correction when edited).
@@ -144,6 +150,22 @@ const SECTIONS: ListSection[] = [
   },
 ];
 
+/**
+ * The user's media files whose originals go into the archive, in the media
+ * section's order, a page at a time: every one but those found infected or
+ * awaiting their scan (the original route's rule).
+ */
+export async function* accountOriginals(q: Queryable, userId: string): AsyncGenerator<AccountOriginal> {
+  const section: ListSection = {
+    name: 'originals',
+    key: 'md.id',
+    keyType: 'uuid',
+    sql: `SELECT md.id AS _key, md.id, b.slug AS book_slug, md.submission_id, md.mime_type, md.original_filename, md.storage_key, md.created_at
+          ${MEDIA_FROM} AND md.scan_result NOT IN ('infected', 'pending')`,
+  };
+  for await (const row of rowsOf(q, section, userId)) yield row as unknown as AccountOriginal;
+}
+
 /** Rows of one section, a page at a time. */
 async function* rowsOf(q: Queryable, section: ListSection, userId: string): AsyncGenerator<Record<string, unknown>> {
   let after: string | null = null;
@@ -189,7 +211,12 @@ const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
  * stripe_customers, stripe_checkouts, stripe_subscriptions, api_tokens, web_sessions, audit_events, data_exports}`. Throws when the
  * user is gone.
  */
-export async function* accountExportChunks(q: Queryable, userId: string, exportedAt: string): AsyncGenerator<string> {
+export async function* accountExportChunks(
+  q: Queryable,
+  userId: string,
+  exportedAt: string,
+  fileOf: (mediaId: string) => string | null = () => null,
+): AsyncGenerator<string> {
   const profile = await profileOf(q, userId);
   if (!profile) throw new Error(`user ${userId} not found`);
   yield `{\n  "format_version": ${ACCOUNT_EXPORT_FORMAT_VERSION},\n  "exported_at": ${JSON.stringify(exportedAt)},\n`;
@@ -199,6 +226,7 @@ export async function* accountExportChunks(q: Queryable, userId: string, exporte
     yield `,\n  ${JSON.stringify(section.name)}: [`;
     let first = true;
     for await (const row of rowsOf(q, section, userId)) {
+      if (section.name === 'media') row.file = fileOf(String(row.id));
       yield `${first ? '' : ','}\n    ${indent(JSON.stringify(row, null, 2), '    ')}`;
       first = false;
     }

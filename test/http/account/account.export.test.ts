@@ -3,7 +3,7 @@
  * on the real queue into the real store (local disk; S3 for one happy path),
  * downloaded through its signed URL and read back as gzip-compressed JSON.
  */
-import { gunzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newSession, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
@@ -12,6 +12,7 @@ import type { ObjectStore } from '../../../src/storage/object-store.js';
 import { buildExportApp, fetchSigned, hurryRetries, type ExportTestApp } from '../exports/exports-setup.js';
 import { upload } from '../media/media-setup.js';
 import { grantFor } from './account-helpers.js';
+import { unzip } from '../../helpers/unzip.js';
 
 const EXPORT = '/api/v1/me/export/';
 const DAY = 24 * 3600;
@@ -45,16 +46,18 @@ async function exported(app: ExportTestApp, u: TestUser) {
   return done.body;
 }
 
-/** The file behind a download link, as a client reads it: raw text and parsed JSON. */
+/** The archive behind a download link, as a client reads it: account.json's raw text and parsed JSON, and every entry. */
 async function download(app: ExportTestApp, url: string) {
   const res = await fetchSigned(app, url);
   expect(res.status).toBe(200);
-  expect(res.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
-  const text = gunzipSync(res.body).toString('utf8');
-  return { text, doc: JSON.parse(text), headers: res.headers };
+  expect(res.body.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04])); // ZIP magic
+  const files = await unzip(res.body);
+  const text = files.get('account.json')!.toString('utf8');
+  return { text, doc: JSON.parse(text), headers: res.headers, files };
 }
 
-const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.json.gz`;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.zip`;
 const shift = (userId: string, interval: string) =>
   t.db.query(
     `UPDATE exports SET created_at = created_at - $2::interval, completed_at = completed_at - $2::interval, expires_at = expires_at - $2::interval
@@ -63,7 +66,7 @@ const shift = (userId: string, interval: string) =>
   );
 
 describe('POST /me/export/ and the file it makes', () => {
-  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to gzip JSON of everything about the user, and nothing secret or of others', async () => {
+  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to a ZIP of the JSON of everything about the user and the originals of their files, and nothing secret or of others', async () => {
     const u = await newUser(t, { firstName: 'Ada', lastName: 'Lovelace' });
     const friend = await newUser(t, { firstName: 'Grace', lastName: 'Hopper' });
     await newSession(t, u);
@@ -98,10 +101,10 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(urlLife).toBeLessThanOrEqual(3600 * 1000);
     expect(await t.storedKeys()).toContain(jobKey(u.user.id, job.id));
 
-    const { text, doc, headers } = await download(t, job.download_url);
-    expect(headers['content-type']).toContain('application/gzip');
+    const { text, doc, headers, files } = await download(t, job.download_url);
+    expect(headers['content-type']).toContain('application/zip');
     expect(job.size_bytes).toBeGreaterThan(0);
-    expect(doc.format_version).toBe(1);
+    expect(doc.format_version).toBe(2);
     expect(Object.keys(doc)).toEqual([
       'format_version', 'exported_at', 'user', 'mail_streams', 'memberships', 'books_owned', 'submissions', 'media', 'transcriptions',
       'invitations_sent', 'subscriptions', 'book_slots', 'stripe_customers', 'stripe_checkouts', 'stripe_subscriptions', 'api_tokens',
@@ -119,6 +122,12 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(doc.submissions).toEqual([expect.objectContaining({ id: written.id, book_slug: friends.slug, text_content: 'Ada wrote this memory' })]);
     expect(doc.media).toEqual([expect.objectContaining({ id: photo.body.id, submission_id: written.id, kind: 'image', original_filename: 'ada-photo.png' })]);
     expect(doc.media[0]).not.toHaveProperty('storage_key');
+    // The original beside the document: the bytes uploaded, named by the media entry's `file`; nothing else of anyone's.
+    const file = `media/${friends.slug}/${written.id}/${photo.body.id}.png`;
+    expect(doc.media[0].file).toBe(file);
+    expect([...files.keys()].sort()).toEqual(['account.json', file]);
+    expect(sha256(files.get(file)!)).toBe(sha256(await readFixture('png')));
+    expect(sha256(files.get(file)!)).toBe(doc.media[0].sha256);
     expect(doc.invitations_sent).toEqual([expect.objectContaining({ book_slug: own.slug, identifier: 'invitee@example.test', status: 'pending' })]);
     expect(doc.subscriptions).toEqual([expect.objectContaining({ book_slug: own.slug, kind: 'digest', channel: 'email', is_active: true })]);
     expect(doc.book_slots).toEqual([expect.objectContaining({ plan: 'plus', purchased: 1, used: 1 })]);
@@ -369,14 +378,30 @@ describe('on S3', () => {
 
   it('writes the file to the bucket and serves it from a presigned URL valid 60 minutes', async () => {
     const u = await newUser(s3, { firstName: 'Bucket' });
+    const book = await newBook(s3, u, { title: 'Bucket Book' });
+    const memory = await newSubmission(s3, book.slug, u, { text: 'With two files' });
+    const uploads: { id: string; bytes: Buffer }[] = [];
+    for (const [kind, filename] of [['jpeg', 'a.jpg'], ['png', 'b.png']] as const) {
+      const bytes = await readFixture(kind);
+      const up = await upload(s3, u, book.slug, memory.id, bytes, { filename });
+      expect(up.status, up.text).toBe(201);
+      uploads.push({ id: up.body.id, bytes });
+    }
     const res = await requestExport(s3, u);
     expect(res.status).toBe(202);
     const done = await settled(s3, u, res.body.id);
     expect(done.body.status, done.body.error).toBe('complete');
     expect(await s3.storedKeys()).toContain(jobKey(u.user.id, res.body.id));
     expect(new URL(done.body.download_url).searchParams.get('X-Amz-Expires')).toBe('3600');
-    const { doc, text } = await download(s3, done.body.download_url);
+    const { doc, text, files } = await download(s3, done.body.download_url);
     expect(doc.user).toMatchObject({ id: u.user.id, email: u.email, first_name: 'Bucket' });
+    // Each original from the bucket, byte for byte.
+    expect(doc.media.map((m: any) => m.id).sort()).toEqual(uploads.map((m) => m.id).sort());
+    for (const m of uploads) {
+      const entry = doc.media.find((d: any) => d.id === m.id);
+      expect(sha256(files.get(entry.file)!), entry.file).toBe(sha256(m.bytes));
+      expect(entry.sha256).toBe(sha256(m.bytes));
+    }
     expect(text).not.toContain(u.token);
   });
 });
