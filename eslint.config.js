@@ -20,6 +20,14 @@ export default tseslint.config(
     },
   },
   {
+    // Errors are raised through their code's helper (`errors.invalidState(…)`), so a code always carries its status.
+    files: ['src/**/*.ts'],
+    ignores: ['src/errors.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='AppError']", message: 'Raise errors through their helper in src/errors.ts (errors.<code>(…)).' }],
+    },
+  },
+  {
     // Tests and the bench read JSON answers and fixtures whose shape the test itself asserts.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

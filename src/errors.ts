@@ -1,6 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
+ * The statuses an error is answered with: 4xx and 5xx only. A 202 (a
+ * deletion queued) or a 308 (the path with its slash) is not an error, so the
+ * table below cannot hold one (src/http/not-errors.ts answers those).
+ */
+type ErrorHttpStatus = 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 414 | 415 | 416 | 422 | 423 | 428 | 429 | 431 | 500 | 502 | 503;
+
+/**
  * One error type for everything the API answers with a 4xx/5xx envelope.
  * Status comes from the code table, so a code always means the same status.
  */
@@ -55,11 +62,12 @@ export const ERROR_STATUS = {
   internal_error: 500,
   storage_unavailable: 502,
   service_unavailable: 503,
-  deletion_queued: 202,
-  moved: 308,
-} as const;
+} as const satisfies Record<string, ErrorHttpStatus>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The codes answered with status S: `CodeWithStatus<409>` is the conflict family. */
+export type CodeWithStatus<S extends ErrorHttpStatus> = { [K in ErrorCode]: (typeof ERROR_STATUS)[K] extends S ? K : never }[ErrorCode];
 
 /**
  * Which documented operations can answer a code, read by the OpenAPI document
@@ -510,20 +518,6 @@ export const ERROR_CATALOGUE: { [K in ErrorCode]: ErrorInfo } = {
     where: ['every'],
     example: { message: 'The service is busy; retry after the time in the Retry-After header.' },
   },
-  moved: {
-    meaning: 'Not an error: the path lacks its trailing slash; Location is the same path with it (308, the method and body kept).',
-    action: 'Follow Location, and write paths with their trailing slash.',
-    details: null,
-    where: ['outside'],
-    example: { message: 'This resource lives at /api/v1/me/ (with the trailing slash).' },
-  },
-  deletion_queued: {
-    meaning: 'Not an error: a deletion was accepted (202) and runs in the background.',
-    action: 'Nothing; the resource answers 404 once the deletion is done.',
-    details: null,
-    where: ['outside'],
-    example: { message: 'The deletion is queued.' },
-  },
 };
 
 /** The codes a route can name in `config.errors` (its own statuses follow from them). */
@@ -539,7 +533,26 @@ export interface ErrorEnvelope {
 /** What the service depends on and may find down: an answer it causes names it in the log and the metrics, never to the client. */
 export type Dependency = 'database' | 'object_store' | 'mail';
 
-export class AppError extends Error {
+/** What an error carries besides its code, message and details. */
+export interface ErrorOptions {
+  headers?: Record<string, string>;
+  cause?: unknown;
+  /** A condition that may pass on its own: never stored as a key's answer (see AppError.transient). */
+  transient?: boolean;
+  dependency?: Dependency;
+}
+
+/** A code's other status, where the catalogue gives it one (book_grace_period: 423 on approve). */
+type OtherStatus<C extends ErrorCode> = C extends 'book_grace_period' ? 403 | 423 : never;
+
+type Details = Record<string, unknown> | null;
+
+/**
+ * Raised through `errors` below (one helper per code); `new AppError(` is
+ * refused by the lint outside this file. The code is in the type, so a
+ * helper's error is known to carry its code.
+ */
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
   /** A condition that may pass on its own (space freed, a race lost): never stored as a key's answer, so a retry runs again. */
@@ -547,10 +560,10 @@ export class AppError extends Error {
   /** Set when a dependency was down or throttling (see errors.dependencyDown). */
   readonly dependency: Dependency | undefined;
   constructor(
-    readonly code: ErrorCode,
+    readonly code: C,
     message: string,
-    readonly details: Record<string, unknown> | null = null,
-    options: { status?: number; headers?: Record<string, string>; cause?: unknown; transient?: boolean; dependency?: Dependency } = {},
+    readonly details: Details = null,
+    options: ErrorOptions & { status?: OtherStatus<C> } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
@@ -574,27 +587,87 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
+/** The helper of a code whose message, details and options the caller gives. */
+const raise =
+  <C extends ErrorCode>(code: C) =>
+  (message: string, details: Details = null, options: ErrorOptions = {}): AppError<C> =>
+    new AppError(code, message, details, options);
+
+/**
+ * One helper per code, as Stripe's and GitHub's SDKs have one error per
+ * kind: the helper fixes the code, so the code fixes the status, and no call
+ * can pair a code with another status. A few shape their message, details or
+ * headers for the common case (notFound, unauthorized, rateLimited, …).
+ */
 export const errors = {
-  notFound: (what = 'resource') => new AppError('not_found', `The requested ${what} was not found.`),
-  unauthorized: (message = 'Authentication credentials were not provided or are invalid.') =>
-    new AppError('unauthorized', message, null, { headers: { 'www-authenticate': 'Bearer' } }),
-  validation: (message: string, details: Record<string, unknown> | null = null) =>
-    new AppError('validation_failed', message, details),
+  // 400
+  validation: raise('validation_failed'),
   queryParam: (param: string, value: unknown, message?: string) =>
     new AppError('query_param_invalid', message ?? `Query parameter "${param}" is invalid.`, { param, value }),
-  insufficientRole: (needed: string) =>
-    new AppError('insufficient_role', `This action needs the ${needed} role on the book.`),
-  preconditionFailed: (currentEtag: string) =>
-    new AppError('precondition_failed', 'The resource has changed since the given If-Match ETag.', {
-      current_etag: currentEtag,
-    }),
-  conflict: (code: ErrorCode, message: string, details: Record<string, unknown> | null = null) =>
-    new AppError(code, message, details),
-  rateLimited: (retryAfterSeconds: number, details: Record<string, unknown> | null = null) =>
-    new AppError('rate_limited', 'Too many requests; retry after the time in the Retry-After header.', details, {
-      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-    }),
+  invalidJson: raise('invalid_json'),
+  cannotRemoveOwner: raise('cannot_remove_owner'),
+  unknownStream: raise('unknown_stream'),
+  streamNotTokenSupported: raise('stream_not_token_supported'),
+  badRequest: raise('bad_request'),
+  // 401
+  unauthorized: (message = 'Authentication credentials were not provided or are invalid.') =>
+    new AppError('unauthorized', message, null, { headers: { 'www-authenticate': 'Bearer' } }),
+  tokenRequired: raise('token_required'),
+  // 402
+  paymentRequired: raise('payment_required'),
+  memberLimitExceeded: raise('member_limit_exceeded'),
+  planLimitExceeded: raise('plan_limit_exceeded'),
+  // 403
+  featureGated: raise('feature_gated'),
+  insufficientRole: (needed: string) => new AppError('insufficient_role', `This action needs the ${needed} role on the book.`),
+  /** 403, or 423 where the action's rule says so (approving). */
+  bookGracePeriod: (message: string, status: 403 | 423 = 403) => new AppError('book_grace_period', message, null, { status }),
+  reauthRequired: raise('reauth_required'),
+  sessionRequired: raise('session_required'),
   csrfFailed: (why: string) => new AppError('csrf_failed', `CSRF check failed: ${why}.`),
+  invalidCredentials: raise('invalid_credentials'),
+  forbidden: raise('forbidden'),
+  // 404, 405, 408
+  notFound: (what = 'resource', message = `The requested ${what} was not found.`) => new AppError('not_found', message),
+  userNotFound: raise('user_not_found'),
+  methodNotAllowed: raise('method_not_allowed'),
+  requestTimeout: raise('request_timeout'),
+  // 409
+  nameTaken: raise('name_taken'),
+  alreadyAMember: raise('already_a_member'),
+  invitationPending: raise('invitation_pending'),
+  exportNotReady: raise('export_not_ready'),
+  transcriptionUnavailable: raise('transcription_unavailable'),
+  invalidState: raise('invalid_state'),
+  idempotencyKeyInUse: raise('idempotency_key_in_use'),
+  conflict: raise('conflict'),
+  // 410
+  exportFailed: raise('export_failed'),
+  invitationExpired: raise('invitation_expired'),
+  invitationRevoked: raise('invitation_revoked'),
+  invitationAccepted: raise('invitation_accepted'),
+  originalUnavailable: raise('original_unavailable'),
+  // 412 … 431
+  /** With the resource's etag now; a signed file link has none to give (null details). */
+  preconditionFailed: (currentEtag: string | null, message = 'The resource has changed since the given If-Match ETag.') =>
+    new AppError('precondition_failed', message, currentEtag === null ? null : { current_etag: currentEtag }),
+  payloadTooLarge: raise('payload_too_large'),
+  uriTooLong: raise('uri_too_long'),
+  unsupportedMediaType: raise('unsupported_media_type'),
+  rangeNotSatisfiable: raise('range_not_satisfiable'),
+  idempotencyKeyReused: raise('idempotency_key_reused'),
+  locked: raise('locked'),
+  idempotencyKeyRequired: raise('idempotency_key_required'),
+  /** Retry-After from the wait; `own` gives another message, or headers over the default ones (X-RateLimit-*, an exact Retry-After). */
+  rateLimited: (retryAfterSeconds: number, details: Details = null, own: { message?: string; headers?: Record<string, string> } = {}) =>
+    new AppError('rate_limited', own.message ?? 'Too many requests; retry after the time in the Retry-After header.', details, {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))), ...own.headers },
+    }),
+  requestHeaderFieldsTooLarge: raise('request_header_fields_too_large'),
+  // 5xx
+  internalError: raise('internal_error'),
+  storageUnavailable: raise('storage_unavailable'),
+  serviceUnavailable: raise('service_unavailable'),
   /**
    * 503 service_unavailable with Retry-After: a dependency is down, cut the
    * connection or is throttling. Transient (never a key's stored answer), so
@@ -609,3 +682,8 @@ export const errors = {
       { headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause, transient: true, dependency },
     ),
 };
+
+/** Every code has its helper: a code added to the table without one does not compile (the error names it). */
+type Raised = ReturnType<(typeof errors)[keyof typeof errors]>['code'];
+const everyCodeHasAHelper: [Exclude<ErrorCode, Raised>] extends [never] ? true : { missing: Exclude<ErrorCode, Raised> } = true;
+void everyCodeHasAHelper;

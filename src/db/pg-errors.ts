@@ -57,8 +57,8 @@ export function isRetryableTransactionError(err: unknown): boolean {
  * every other one is a plain 409 conflict.
  */
 const CONSTRAINT_ERRORS: Record<string, (err: unknown) => AppError> = {
-  api_tokens_user_name_key: (err) => new AppError('name_taken', 'You already have an API token with this name.', { field: 'name' }, { cause: err }),
-  users_email_key: (err) => new AppError('conflict', 'An account with this email already exists.', { field: 'email' }, { cause: err }),
+  api_tokens_user_name_key: (err) => errors.nameTaken('You already have an API token with this name.', { field: 'name' }, { cause: err }),
+  users_email_key: (err) => errors.conflict('An account with this email already exists.', { field: 'email' }, { cause: err }),
 };
 
 /**
@@ -75,21 +75,21 @@ export function translatePgError(err: unknown): AppError | undefined {
   if (code === UNIQUE_VIOLATION) {
     const specific = constraint ? CONSTRAINT_ERRORS[constraint] : undefined;
     if (specific) return specific(err);
-    return new AppError('conflict', 'This conflicts with something that already exists.', constraint ? { constraint } : null, { cause: err });
+    return errors.conflict('This conflicts with something that already exists.', constraint ? { constraint } : null, { cause: err });
   }
   if (code === FOREIGN_KEY_VIOLATION) {
-    return new AppError('conflict', 'This refers to something that does not exist, or is still referred to.', constraint ? { constraint } : null, { cause: err });
+    return errors.conflict('This refers to something that does not exist, or is still referred to.', constraint ? { constraint } : null, { cause: err });
   }
   if (BUSY.has(code)) {
-    return new AppError('service_unavailable', 'The service is busy; retry after the time in the Retry-After header.', null, {
+    return errors.serviceUnavailable('The service is busy; retry after the time in the Retry-After header.', null, {
       headers: { 'retry-after': '1' },
       cause: err,
     });
   }
   if (code === CHECK_VIOLATION) {
-    return new AppError('validation_failed', 'A value is not allowed here.', constraint ? { constraint } : null, { cause: err });
+    return errors.validation('A value is not allowed here.', constraint ? { constraint } : null, { cause: err });
   }
-  if (BAD_VALUE.has(code)) return new AppError('validation_failed', 'A value is not valid for its field.', null, { cause: err });
+  if (BAD_VALUE.has(code)) return errors.validation('A value is not valid for its field.', null, { cause: err });
   if (UNAVAILABLE_CLASSES.test(code)) return errors.dependencyDown('database', err);
   return undefined;
 }

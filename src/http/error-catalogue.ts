@@ -6,6 +6,7 @@
  * it (written by `memorybook openapi:export`; a test fails when it is stale).
  */
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { NOT_ERRORS } from './not-errors.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks arbitrary JSON Schema and OpenAPI objects
 type Json = Record<string, any>;
@@ -16,8 +17,8 @@ function statusesOf(code: ErrorCode): string {
   return [ERROR_STATUS[code], ...(ERROR_CATALOGUE[code].otherStatuses ?? [])].join(', ');
 }
 
-/** The codes the envelope carries (4xx, 5xx and the 308 to the slashed path), in the table's order. */
-export const ENVELOPE_CODES = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 300);
+/** The codes the error envelope carries (4xx and 5xx), in the table's order. */
+export const ENVELOPE_CODES = ERROR_CODES;
 
 /** The table for the document's description: code, status, meaning, what to do. */
 export function errorCatalogueTable(): string {
@@ -93,6 +94,9 @@ export function renderErrorCatalogue(doc: Json): string {
     else if (ops.length) out.push(`Answered by: ${ops.map((o) => `\`${o}\``).join(', ')}.`, '');
     else out.push('Answered outside the operations of the API reference (signed file links, inbound webhooks, web pages), or not at present.', '');
   }
+  out.push('## Answers that are not errors', '', 'Two answers carry the same shape, `{code, message, details, request_id}`, and are not errors:', '');
+  for (const [code, info] of Object.entries(NOT_ERRORS)) out.push(`- \`${code}\` (HTTP ${info.status}): ${info.meaning} **What to do:** ${info.action}`);
+  out.push('');
   return out.join('\n');
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AppError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { ValidationDetail } from './error-handler.js';
 
 export const MAX_JSON_DEPTH = 64;
@@ -68,11 +68,11 @@ export function installJsonBody(app: FastifyInstance): (scope: FastifyInstance) 
     try {
       text = strictUtf8.decode(body);
     } catch {
-      return done(new AppError('invalid_json', 'The request body is not valid UTF-8.'));
+      return done(errors.invalidJson('The request body is not valid UTF-8.'));
     }
     if (text.trim() === '') return done(null, undefined);
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      return done(new AppError('invalid_json', `The request body is JSON nested deeper than ${MAX_JSON_DEPTH} levels.`));
+      return done(errors.invalidJson(`The request body is JSON nested deeper than ${MAX_JSON_DEPTH} levels.`));
     }
     defaultJson(request, text, (err: Error | null, parsed?: unknown) => {
       if (err) return done(err);

@@ -7,6 +7,7 @@ import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js'
 import { webhooksSection } from './webhooks-doc.js';
 import { EmptyBody, SERVICE_ENUM_KEYWORD } from './schemas/common.js';
 import { ERROR_CATALOGUE_PAGE, errorCataloguePage, errorCatalogueTable } from './error-catalogue.js';
+import { MovedBody } from './not-errors.js';
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorScope } from '../errors.js';
 
 const STATUS_TITLES: Record<number, string> = {
@@ -329,7 +330,7 @@ export async function registerOpenApi(app: FastifyInstance) {
         description:
           'Owner-scoped REST API over memory books and the memories (submissions) people send into them. ' +
           'Every non-GET route needs an Idempotency-Key header. Errors carry {code, message, details, request_id}; ' +
-          'body schema failures answer 422 {detail: [{loc, msg, type}]}. Paths end with a slash; the form without it answers 308. ' +
+          'body schema failures answer 422 {detail: [{loc, msg, type}]}. Paths end with a slash; the form without it answers 308 (code moved, not an error) with Location. ' +
           'Response objects may gain fields within v1: ignore the ones you do not know.\n\n' +
           ERROR_CODES_HEADING +
           'Each operation lists the codes it can answer under each status, with an example of each. ' +
@@ -521,6 +522,8 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
 
   normalizeEnums(doc);
   documentErrors(doc, usedExamples);
+  // The router's 308 to the slashed path: not an error and no operation's answer, so a schema of its own.
+  doc.components.schemas.Moved = plain(MovedBody);
 
   doc.components.parameters = Object.fromEntries([...usedParameters].map((p) => [p, HEADER_PARAMETERS[p]]));
   doc.components.headers = Object.fromEntries(Object.keys(RESPONSE_HEADERS).filter((h) => usedHeaders.has(h)).map((h) => [h, RESPONSE_HEADERS[h]]));
@@ -554,7 +557,7 @@ export function errorExample(code: ErrorCode) {
  */
 function documentErrors(doc: OpenApiDoc, used: Set<ErrorCode>): void {
   const schemas = (doc.components.schemas ??= {});
-  const envelopeCodes = ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 300);
+  const envelopeCodes = ERROR_CODES;
   const variants = envelopeCodes.map((code) => {
     const info = ERROR_CATALOGUE[code];
     let details: Json = { type: 'null' };

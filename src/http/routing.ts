@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HTTPMethod } from 'find-my-way';
 import FindMyWay from 'find-my-way';
-import { AppError, errors } from '../errors.js';
+import { errors } from '../errors.js';
+import { redirectToSlashed } from './not-errors.js';
 
 /**
  * Answers what no route matched: the documented path without its trailing
- * slash gets 308 to it (query kept), a known path with another method gets
+ * slash gets 308 to it (query kept; not an error, see not-errors.ts), a known path with another method gets
  * 405 with Allow, anything else 404. A mirror router learns every route.
  */
 export function installFallbacks(app: FastifyInstance) {
@@ -29,15 +30,12 @@ export function installFallbacks(app: FastifyInstance) {
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const [path, query] = splitUrl(request.url);
     if (!path.endsWith('/') && allowed(path + '/').length) {
-      return reply
-        .code(308)
-        .header('location', `${path}/${query ? `?${query}` : ''}`)
-        .send(envelopeFor(request, 'moved', `This resource lives at ${path}/ (with the trailing slash).`));
+      return redirectToSlashed(request, reply, path, query);
     }
     const methods = allowed(path);
     if (methods.length) {
       reply.header('allow', methods.join(', '));
-      throw new AppError('method_not_allowed', `Method ${request.method} is not allowed here; use ${methods.join(', ')}.`, { allowed: methods });
+      throw errors.methodNotAllowed(`Method ${request.method} is not allowed here; use ${methods.join(', ')}.`, { allowed: methods });
     }
     throw errors.notFound();
   });
@@ -46,8 +44,4 @@ export function installFallbacks(app: FastifyInstance) {
 function splitUrl(url: string): [string, string] {
   const i = url.indexOf('?');
   return i === -1 ? [url, ''] : [url.slice(0, i), url.slice(i + 1)];
-}
-
-function envelopeFor(request: FastifyRequest, code: string, message: string) {
-  return { code, message, details: null, request_id: String(request.id) };
 }

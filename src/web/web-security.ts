@@ -151,7 +151,8 @@ function sameOriginPath(value: string): string | undefined {
 }
 
 export function rateLimitedError(retryAfterSeconds: number): AppError {
-  return new AppError('rate_limited', 'Too many attempts. Wait a little, then try again.', { retry_after: retryAfterSeconds }, {
+  return errors.rateLimited(retryAfterSeconds, { retry_after: retryAfterSeconds }, {
+    message: 'Too many attempts. Wait a little, then try again.',
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 }

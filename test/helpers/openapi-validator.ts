@@ -47,9 +47,10 @@ export function createResponseValidator(doc: Doc) {
     const route = routes.find((r) => r.re.test(path) && doc.paths[r.template][m]);
     const isJson = (contentType ?? '').includes('json');
     if (!route) {
-      // No such operation: only the routing answers (308, 404, 405) are allowed, as the error envelope.
+      // No such operation: only the routing answers are allowed: 404 and 405 as the error envelope, the 308 to the slashed path as Moved.
       if (![308, 404, 405].includes(status)) return [`${method} ${path}: no operation in the document, yet answered ${status}`];
-      return isJson ? check('openapi.json#/components/schemas/ErrorEnvelope', body) : ['routing answer is not JSON'];
+      if (!isJson) return ['routing answer is not JSON'];
+      return check(`openapi.json#/components/schemas/${status === 308 ? 'Moved' : 'ErrorEnvelope'}`, body);
     }
     const responses = doc.paths[route.template][m].responses ?? {};
     const documented = responses[String(status)] ?? responses.default;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { SESSION_COOKIE, type SessionService } from '../../services/sessions/session-service.js';
 import type { TokenService } from '../../services/tokens/token-service.js';
 import { assertCsrf } from '../csrf.js';
@@ -32,7 +32,7 @@ export function createAuthenticate(deps: { config: Config; tokens: TokenService;
       if (!found || (found.revoked && !rc.replayWithRevokedToken)) throw errors.unauthorized();
       request.auth = { method: 'api_key', user: found.user, token: found.token, revoked: found.revoked };
       if (rc.sessionOnly) {
-        throw new AppError('session_required', 'This route needs a signed-in browser session; an API key cannot call it.');
+        throw errors.sessionRequired('This route needs a signed-in browser session; an API key cannot call it.');
       }
       return;
     }
@@ -42,7 +42,7 @@ export function createAuthenticate(deps: { config: Config; tokens: TokenService;
     if (session) {
       if (isUnsafeMethod(request.method)) assertCsrf(request, config, { requireReferer: true });
       request.auth = { method: 'session', user: session.user, sessionId: session.sessionId };
-      if (rc.tokenOnly) throw new AppError('token_required', 'This route needs the API key itself as the bearer credential.');
+      if (rc.tokenOnly) throw errors.tokenRequired('This route needs the API key itself as the bearer credential.');
       return;
     }
     if (mode === 'required') throw errors.unauthorized();

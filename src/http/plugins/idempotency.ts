@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Db, OpenTransaction, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { IdempotencyStore, StoredResponse } from '../../services/idempotency/idempotency-store.js';
@@ -57,13 +57,13 @@ function sendStored(reply: FastifyReply, stored: StoredResponse) {
 }
 
 const reusedError = () =>
-  new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request (method, path or body). Use a new key.');
+  errors.idempotencyKeyReused('This Idempotency-Key was already used with a different request (method, path or body). Use a new key.');
 
 function keyOf(request: FastifyRequest): string {
   const key = parseIdempotencyKey(request.headers['idempotency-key']);
-  if (!key) throw new AppError('idempotency_key_required', 'This request needs a non-empty Idempotency-Key header (a UUIDv4 is suggested).');
+  if (!key) throw errors.idempotencyKeyRequired('This request needs a non-empty Idempotency-Key header (a UUIDv4 is suggested).');
   if (key.length > MAX_KEY_LENGTH) {
-    throw new AppError('validation_failed', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`, {
+    throw errors.validation(`The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`, {
       header: 'Idempotency-Key',
       max_length: MAX_KEY_LENGTH,
     });
@@ -128,7 +128,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
         await sendStored(reply, result.response);
         return undefined;
       case 'in_use':
-        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', null, {
+        throw errors.idempotencyKeyInUse('A request with this Idempotency-Key is still being processed; retry shortly.', null, {
           headers: { 'retry-after': '1' },
         });
       case 'reused':
@@ -163,7 +163,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
         await sendStored(reply, result.response);
         return { replayed: true };
       case 'in_use':
-        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', null, {
+        throw errors.idempotencyKeyInUse('A request with this Idempotency-Key is still being processed; retry shortly.', null, {
           headers: { 'retry-after': '1' },
         });
       case 'reused':
@@ -193,7 +193,7 @@ export function createIdempotencyHooks(deps: { db: Db; store: IdempotencyStore; 
     if (await store.find(request.auth!.user.id, key)) {
       return runDeferred(request, reply, '', async () => {
         // The stored answer expired between the look and the claim: nothing was prepared, so ask again.
-        throw new AppError('idempotency_key_in_use', 'Send this request again.', null, { headers: { 'retry-after': '1' }, transient: true });
+        throw errors.idempotencyKeyInUse('Send this request again.', null, { headers: { 'retry-after': '1' }, transient: true });
       });
     }
     const prepared = await prepare().then(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { deletionQueued } from '../../http/not-errors.js';
 import { actorOf } from '../../http/route-config.js';
 import type { RouteContext } from '../../services/index.js';
 import { DeletionQueued, SlugParams } from './schemas.js';
@@ -33,16 +34,12 @@ export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
       if (run.replayed) return reply;
       const outcome = run.value;
       if (outcome.state === 'deleted') return reply.code(204).send(null);
-      request.errorCode = 'deletion_queued';
-      return reply
-        .code(202)
-        .header('retry-after', String(outcome.retryAfterSeconds))
-        .send({
-          code: 'deletion_queued',
-          message: 'Deletion is queued: off-site backup erasure is not confirmed yet. The book stays readable until it is; retry after the Retry-After wait.',
-          details: { retry_after_seconds: outcome.retryAfterSeconds },
-          request_id: String(request.id),
-        });
+      return deletionQueued(
+        request,
+        reply,
+        outcome.retryAfterSeconds,
+        'Deletion is queued: off-site backup erasure is not confirmed yet. The book stays readable until it is; retry after the Retry-After wait.',
+      );
     },
   );
 }

@@ -52,11 +52,11 @@ export function registerFileRoutes(app: FastifyInstance, { config }: Pick<RouteC
         result.stream.destroy();
         switch (result.statusCode) {
           case 416:
-            throw new AppError('range_not_satisfiable', 'The requested range lies outside the file.', { size_bytes: meta.sizeBytes }, {
+            throw errors.rangeNotSatisfiable('The requested range lies outside the file.', { size_bytes: meta.sizeBytes }, {
               headers: { 'content-range': result.headers['Content-Range'] ?? `bytes */${meta.sizeBytes}` },
             });
           case 412:
-            throw new AppError('precondition_failed', 'The file does not match the request\'s If-Match or If-Unmodified-Since.');
+            throw errors.preconditionFailed(null, 'The file does not match the request\'s If-Match or If-Unmodified-Since.');
           case 500:
             throw result.metadata.error;
           default:
@@ -83,7 +83,7 @@ export function registerFileRoutes(app: FastifyInstance, { config }: Pick<RouteC
     schema: { hide: true },
     config: { internal: true, auth: 'none' },
     handler: async (request) => {
-      throw new AppError('method_not_allowed', `Method ${request.method} is not allowed here; use GET, HEAD.`, { allowed: ['GET', 'HEAD'] }, {
+      throw errors.methodNotAllowed(`Method ${request.method} is not allowed here; use GET, HEAD.`, { allowed: ['GET', 'HEAD'] }, {
         headers: { allow: 'GET, HEAD' },
       });
     },
@@ -91,7 +91,7 @@ export function registerFileRoutes(app: FastifyInstance, { config }: Pick<RouteC
 }
 
 function refuse(reason: keyof typeof REFUSALS): AppError {
-  return new AppError('forbidden', REFUSALS[reason], { reason });
+  return errors.forbidden(REFUSALS[reason], { reason });
 }
 
 function isObjectKey(key: string): boolean {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { deletionQueued } from '../../http/not-errors.js';
 import { actorOf, requireAuth, type RouteRateLimit } from '../../http/route-config.js';
 import { ACCOUNT_DELETED } from '../../services/account/account-service.js';
 import { REAUTH_TRIES, REAUTH_WINDOW_SECONDS } from '../../services/account/reauth.js';
@@ -89,16 +90,12 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
       if (run.replayed) return reply;
       const outcome = run.value;
       if (outcome.state === 'deleted') return ACCOUNT_DELETED;
-      request.errorCode = 'deletion_queued';
-      return reply
-        .code(202)
-        .header('retry-after', String(outcome.retryAfterSeconds))
-        .send({
-          code: 'deletion_queued' as const,
-          message: 'Deletion is queued: off-site backup erasure is not confirmed yet. The service keeps trying and then deletes the account; retry with the same Idempotency-Key after the Retry-After wait.',
-          details: { retry_after_seconds: outcome.retryAfterSeconds },
-          request_id: String(request.id),
-        });
+      return deletionQueued(
+        request,
+        reply,
+        outcome.retryAfterSeconds,
+        'Deletion is queued: off-site backup erasure is not confirmed yet. The service keeps trying and then deletes the account; retry with the same Idempotency-Key after the Retry-After wait.',
+      );
     },
   );
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { declaredLengthOver, dropRestOfBody, MAX_BOUNDARY_LENGTH, multipartFailureOf } from '../../http/multipart.js';
 import { actorOf } from '../../http/route-config.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -49,7 +49,7 @@ export async function declaredLengthWithinCeiling(request: FastifyRequest, reply
   const declared = declaredLengthOver(request, MULTIPART_CEILING_BYTES);
   if (declared !== undefined) {
     reply.header('connection', 'close'); // do not take the body in
-    throw new AppError('payload_too_large', `An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB.`, {
+    throw errors.payloadTooLarge(`An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB.`, {
       limit_bytes: MULTIPART_CEILING_BYTES,
       content_length: declared,
     });
@@ -63,7 +63,7 @@ function fromMultipartError(err: unknown): unknown {
       return errors.validation('Send exactly one file, in the field "file".', { field: FILE_FIELD, max_files: 1 });
     case 'file_too_large':
     case 'too_many_parts':
-      return new AppError('payload_too_large', `An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB, in one file part.`, {
+      return errors.payloadTooLarge(`An upload request may be at most ${MULTIPART_CEILING_BYTES / 1_048_576} MB, in one file part.`, {
         limit_bytes: MULTIPART_CEILING_BYTES,
       });
     case 'malformed':
@@ -107,7 +107,7 @@ export async function receiveUpload<T>(
   discard: (staged: StagedUpload) => Promise<void>,
 ): Promise<{ value: T } | undefined> {
   if (!request.isMultipart()) {
-    throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data, in one part named "file".', {
+    throw errors.unsupportedMediaType('Send the file as multipart/form-data, in one part named "file".', {
       content_type: request.headers['content-type'] ?? null,
       expected: 'multipart/form-data',
     });
@@ -146,7 +146,7 @@ export async function receiveUpload<T>(
   if (retriedDigest) {
     await request.runIdempotent!(retriedDigest, async () => {
       // The stored answer expired between the look and the claim: the file was not kept, so ask for it again.
-      throw new AppError('idempotency_key_in_use', 'Send this upload again.', null, { headers: { 'retry-after': '1' }, transient: true });
+      throw errors.idempotencyKeyInUse('Send this upload again.', null, { headers: { 'retry-after': '1' }, transient: true });
     });
     return undefined;
   }

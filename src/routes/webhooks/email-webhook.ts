@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { RouteContext } from '../../services/index.js';
 
 /** Where an inbound mail provider posts each raw message (under PUBLIC_URL). */
@@ -35,7 +35,7 @@ export function registerEmailWebhook(app: FastifyInstance, { config, services }:
         onRequest: async (request: FastifyRequest) => {
           const given = request.headers['x-memorybook-signature'];
           if (typeof given !== 'string' || !SIGNATURE_RE.test(given.trim())) {
-            throw new AppError('forbidden', 'The request is refused: no valid X-Memorybook-Signature.');
+            throw errors.forbidden('The request is refused: no valid X-Memorybook-Signature.');
           }
         },
       },

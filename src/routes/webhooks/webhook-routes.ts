@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { isValidTelegramSecret, isValidTwilioSignature, type FormParams } from '../../messaging/webhook-signatures.js';
 import { isTelegramUpdate, isTwilioMessage, isTwilioStatusCallback, twilioFiles } from '../../services/inbound/provider-payloads.js';
 import type { RouteContext } from '../../services/index.js';
@@ -15,7 +15,7 @@ const WEBHOOK_ROUTE = { schema: { hide: true }, config: { internal: true, auth: 
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
-const refused = (why: string) => new AppError('forbidden', `The request is refused: ${why}.`);
+const refused = (why: string) => errors.forbidden(`The request is refused: ${why}.`);
 
 /**
  * The inbound webhooks of the messaging providers, registered only for a

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { isWhatsAppPayload, whatsAppContent, whatsAppMessages } from '../../services/inbound/provider-payloads.js';
 import { isValidHubSignature, isValidVerifyToken } from '../../messaging/webhook-signatures.js';
 import type { RouteContext } from '../../services/index.js';
@@ -11,7 +11,7 @@ export const WHATSAPP_WEBHOOK = '/webhooks/whatsapp/';
 /** Outside /api/v1 and the OpenAPI document: the signature is the credential. */
 const WEBHOOK_ROUTE = { schema: { hide: true }, config: { internal: true, auth: 'none' } } as const;
 
-const refused = (why: string) => new AppError('forbidden', `The request is refused: ${why}.`);
+const refused = (why: string) => errors.forbidden(`The request is refused: ${why}.`);
 
 /**
  * The WhatsApp Cloud API webhook. GET is Meta's subscription handshake:
@@ -53,7 +53,7 @@ export function registerWhatsAppWebhook(app: FastifyInstance, { services }: Rout
         try {
           payload = JSON.parse(raw.toString('utf8'));
         } catch {
-          throw new AppError('invalid_json', 'The request body is not JSON.');
+          throw errors.invalidJson('The request body is not JSON.');
         }
         if (!isWhatsAppPayload(payload) || payload.object !== 'whatsapp_business_account') return reply.code(200).send({ status: 'ignored' });
         let taken = 0;

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -45,8 +45,7 @@ export interface AccountServiceDeps {
 }
 
 const reauthRequired = () =>
-  new AppError(
-    'reauth_required',
+  errors.reauthRequired(
     'Deleting the account needs a fresh step-up: POST /me/delete/reauth/ with your password or a one-time code, then send its reauth_token here (a browser session may send {password} instead). A grant works once, for five minutes.',
   );
 /** What deletion's first phase established: the backups' erasure, and a password already checked (a browser session's step-up). */
@@ -66,7 +65,7 @@ const DELETED_ANSWER = {
   ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
 };
 
-const invalidCredentials = () => new AppError('invalid_credentials', 'The password or code is not correct.');
+const invalidCredentials = () => errors.invalidCredentials('The password or code is not correct.');
 
 /** Account self-service: what a signed-in user does to their own credentials and data. */
 export function createAccountService(deps: AccountServiceDeps) {

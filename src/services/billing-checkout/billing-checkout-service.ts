@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { one } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -347,7 +347,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
     async startCheckout(user: { id: string; email: string | null }, planSlug: string): Promise<string> {
       const plan = await paidPlan(db, planSlug);
       const price = stripe?.priceOf(plan.slug);
-      if (!stripe || !price) throw new AppError('invalid_state', `The ${plan.name} plan is not sold online here; the operator grants its slots.`);
+      if (!stripe || !price) throw errors.invalidState(`The ${plan.name} plan is not sold online here; the operator grants its slots.`);
       const session = await stripe.createCheckoutSession({
         price,
         userId: user.id,
@@ -358,7 +358,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
         cancelUrl: `${url(CHECKOUT_PATH)}?plan=${encodeURIComponent(plan.slug)}`,
         idempotencyKey: randomUUID(),
       });
-      if (!session.url) throw new AppError('service_unavailable', 'Stripe did not answer a checkout page; try again in a moment.');
+      if (!session.url) throw errors.serviceUnavailable('Stripe did not answer a checkout page; try again in a moment.');
       return session.url;
     },
 
@@ -381,7 +381,7 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
 
     /** Outside production only: one slot of the plan for the signed-in user, so the checkout link is never a dead end in development. */
     async grantTestSlot(userId: string, planSlug: string, requestId: string | null) {
-      if (config.env === 'production') throw new AppError('forbidden', 'Test slots are not offered in production.');
+      if (config.env === 'production') throw errors.forbidden('Test slots are not offered in production.');
       return db.transaction(async (tx) => grant(tx, userId, (await paidPlan(tx, planSlug)).slug, 1, { event: 'billing_test_slot_granted', requestId }));
     },
 
@@ -402,12 +402,12 @@ export function createBillingCheckoutService(deps: { db: Db; config: Config; aud
 
     /** Stripe-Signature over the raw body; anything that does not verify is 403 and nothing is read from it. */
     async verifyEvent(rawBody: Buffer, signature: string | undefined): Promise<VerifiedEvent> {
-      if (!stripe) throw new AppError('forbidden', 'Stripe is not configured.');
-      if (!signature) throw new AppError('forbidden', 'The request is refused: no Stripe-Signature.');
+      if (!stripe) throw errors.forbidden('Stripe is not configured.');
+      if (!signature) throw errors.forbidden('The request is refused: no Stripe-Signature.');
       try {
         return await stripe.verifyEvent(rawBody, signature);
       } catch {
-        throw new AppError('forbidden', 'The request is refused: the Stripe-Signature does not match or is too old.');
+        throw errors.forbidden('The request is refused: the Stripe-Signature does not match or is too old.');
       }
     },
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import { AppError } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import { inSpan, SpanKind } from '../../lib/tracing.js';
 import type Stripe from 'stripe';
 
@@ -77,8 +77,8 @@ export function createStripeGateway(config: StripeConfig) {
       );
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
-      if (status === 404) throw new AppError('not_found', 'Stripe does not know this object.');
-      throw new AppError('service_unavailable', 'Stripe could not be reached or refused the request; try again in a moment.', null, { cause: err });
+      if (status === 404) throw errors.notFound('Stripe object', 'Stripe does not know this object.');
+      throw errors.serviceUnavailable('Stripe could not be reached or refused the request; try again in a moment.', null, { cause: err });
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { assertIfMatch } from '../../lib/etag.js';
 import { recall, remember } from '../../lib/request-scope.js';
 import { hasFeature, type PlanFeature, type PlanRow } from '../plans/plan-types.js';
@@ -49,10 +49,10 @@ export const BOOK_ACTIONS = {
   rotate_form_key: { role: 'owner', write: true },
   list_subscriptions: { role: 'admin', write: false },
   cancel_own_subscription: { role: 'contributor', write: true },
-} as const satisfies Record<string, { role: Role; write: boolean; feature?: PlanFeature; allowedInGrace?: boolean; graceStatus?: number }>;
+} as const satisfies Record<string, { role: Role; write: boolean; feature?: PlanFeature; allowedInGrace?: boolean; graceStatus?: 403 | 423 }>;
 
 export type BookAction = keyof typeof BOOK_ACTIONS;
-type ActionRule = { role: Role; write: boolean; feature?: PlanFeature; allowedInGrace?: boolean; graceStatus?: number };
+type ActionRule = { role: Role; write: boolean; feature?: PlanFeature; allowedInGrace?: boolean; graceStatus?: 403 | 423 };
 
 export interface BookAccessState {
   role: Role | null;
@@ -84,12 +84,10 @@ export function assertRole(s: BookAccessState, action: BookAction): void {
 export function assertGraceAndPlan(s: BookAccessState, action: BookAction): void {
   const rule: ActionRule = BOOK_ACTIONS[action];
   if (rule.write && s.inGracePeriod && !rule.allowedInGrace) {
-    throw new AppError('book_grace_period', 'The book is in its billing grace period; changes are paused until billing is settled.', null, {
-      status: rule.graceStatus ?? 403,
-    });
+    throw errors.bookGracePeriod('The book is in its billing grace period; changes are paused until billing is settled.', rule.graceStatus ?? 403);
   }
   if (rule.feature && !hasFeature(s.plan, rule.feature)) {
-    throw new AppError('feature_gated', `The book's plan does not include ${rule.feature}.`, { feature: rule.feature });
+    throw errors.featureGated(`The book's plan does not include ${rule.feature}.`, { feature: rule.feature });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery, type SortKey } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { findDefaultPlan, findPlan, listPlans } from '../plans/plan-repository.js';
@@ -201,7 +201,7 @@ export function createBookService(deps: {
         planSlug: plan?.slug ?? null,
         billingRecordId: uuidv7(),
       });
-      if (!book) throw new AppError('conflict', 'Could not find a free slug for this title; try a slightly different title.');
+      if (!book) throw errors.conflict('Could not find a free slug for this title; try a slightly different title.');
       let created = toBook(book, 'owner', null);
       if (plan && !plan.is_default && (await deps.onPaidBookCreated?.(tx, { id: book.id, ownerId: actor.id, planSlug: plan.slug }))) {
         // Its billing changed the row (updated_at, so the etag): answer it as it is now.
@@ -302,7 +302,7 @@ export function createBookService(deps: {
       );
       await tx.query(`UPDATE books SET storage_used_bytes = storage_used_bytes + $2 WHERE id = $1`, [ctx.book.id, staged.sizeBytes]);
       // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
-      if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+      if (!(await takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
       await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
       await deleteObjectsLater(tx, [await dropUploadedCover(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId)]);
       await coverChanged(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId);
@@ -363,7 +363,7 @@ async function consumeSlot(tx: Queryable, userId: string, planSlug: string, conf
     [userId, planSlug],
   );
   if (!taken.length) {
-    throw new AppError('payment_required', `No free ${planSlug} book slot; buy one at the checkout URL, then retry.`, {
+    throw errors.paymentRequired(`No free ${planSlug} book slot; buy one at the checkout URL, then retry.`, {
       plan: planSlug,
       checkout_url: `${config.http.publicUrl}/billing/checkout/?plan=${encodeURIComponent(planSlug)}`,
     });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { recordEvent } from '../events/record-event.js';
 import { toBook } from './book-mapper.js';
@@ -162,7 +162,7 @@ export async function examineCoverUpload(store: ObjectStore, key: string, scanne
     let scanResult: CoverFindings['scanResult'] = 'not_scanned';
     if (scanner) {
       const verdict = await scanner.scan(copy.path).catch((err: unknown) => {
-        throw new AppError('service_unavailable', 'The virus scanner cannot be reached just now; send the cover again shortly.', null, {
+        throw errors.serviceUnavailable('The virus scanner cannot be reached just now; send the cover again shortly.', null, {
           headers: { 'retry-after': '5' },
           cause: err,
           transient: true,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import { PushGone, type PushMessage } from '../../messaging/push/push-types.js';
 import { createWebPushSender, type WebPushSubscription } from '../../messaging/push/web-push-sender.js';
@@ -55,7 +55,7 @@ export function createDeviceService(deps: { db: Db; config: Config; guard: UrlGu
       await guard.checkUrl(endpoint);
     } catch (err) {
       if (err instanceof UrlRefused) {
-        throw new AppError('validation_failed', `The push subscription's endpoint is refused: ${err.message}`, { field: 'subscription.endpoint', reason: err.reason });
+        throw errors.validation(`The push subscription's endpoint is refused: ${err.message}`, { field: 'subscription.endpoint', reason: err.reason });
       }
       throw err;
     }
@@ -68,16 +68,16 @@ export function createDeviceService(deps: { db: Db; config: Config; guard: UrlGu
       if (input.platform === 'web') {
         const s = input.subscription;
         if (!B64URL.test(s.keys.p256dh) || bytesOf(s.keys.p256dh) !== 65) {
-          throw new AppError('validation_failed', 'subscription.keys.p256dh must be the browser\'s P-256 public key (65 bytes, URL-safe base64).', { field: 'subscription.keys.p256dh' });
+          throw errors.validation('subscription.keys.p256dh must be the browser\'s P-256 public key (65 bytes, URL-safe base64).', { field: 'subscription.keys.p256dh' });
         }
         if (!B64URL.test(s.keys.auth) || bytesOf(s.keys.auth) !== 16) {
-          throw new AppError('validation_failed', 'subscription.keys.auth must be the 16-byte authentication secret (URL-safe base64).', { field: 'subscription.keys.auth' });
+          throw errors.validation('subscription.keys.auth must be the 16-byte authentication secret (URL-safe base64).', { field: 'subscription.keys.auth' });
         }
         await checkEndpoint(s.endpoint);
         token = JSON.stringify({ endpoint: s.endpoint, keys: { p256dh: s.keys.p256dh, auth: s.keys.auth } });
       } else {
         token = input.token.trim();
-        if (!token) throw new AppError('validation_failed', 'token must not be blank.', { field: 'token' });
+        if (!token) throw errors.validation('token must not be blank.', { field: 'token' });
       }
       // A web subscription is one device per endpoint (its keys may be renewed).
       const identity = input.platform === 'web' ? input.subscription.endpoint : token;

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { RateLimitResult } from '../rate-limit/rate-limiter.js';
@@ -18,11 +18,13 @@ import {
 const DELETE_BATCH = 200;
 
 function dailyLimit(retryAfterSeconds: number) {
-  return new AppError(
-    'rate_limited',
-    'You can ask for one data export per 24 hours; poll the one you have, or ask again after the time in the Retry-After header.',
+  return errors.rateLimited(
+    retryAfterSeconds,
     { limit: 1, window_seconds: ACCOUNT_EXPORT_WINDOW_SECONDS, retry_after_seconds: retryAfterSeconds },
-    { headers: { 'retry-after': String(retryAfterSeconds) } },
+    {
+      message: 'You can ask for one data export per 24 hours; poll the one you have, or ask again after the time in the Retry-After header.',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    },
   );
 }
 

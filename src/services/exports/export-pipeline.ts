@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../../db/client.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { stoppedByWorker, type JobName, type JobSender } from '../../jobs/job-catalog.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
@@ -69,7 +69,7 @@ export interface ExportVariant {
 
 /** 502 storage_unavailable with Retry-After: a link could not be made just now, the file is kept. */
 export function storageUnavailable(cause: unknown) {
-  return new AppError('storage_unavailable', 'A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).', null, {
+  return errors.storageUnavailable('A download link could not be made just now; the file is kept. Retry with backoff (1, 2, 4, 8 s, at most 60 s).', null, {
     headers: { 'retry-after': String(ARTIFACT_RETRY_AFTER_SECONDS) },
     cause,
   });

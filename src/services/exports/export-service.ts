@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
@@ -45,11 +45,13 @@ function exportOf(id: string) {
 
 function tooManyUnfinished(scope: 'book' | 'user', limit: number) {
   const whose = scope === 'book' ? 'This book has' : 'You have';
-  return new AppError(
-    'rate_limited',
-    `${whose} ${limit} exports waiting or rendering already; ask again once one of them has finished (see Retry-After).`,
+  return errors.rateLimited(
+    EXPORT_LIMIT_RETRY_AFTER_SECONDS,
     { scope, limit, retry_after_seconds: EXPORT_LIMIT_RETRY_AFTER_SECONDS },
-    { headers: { 'retry-after': String(EXPORT_LIMIT_RETRY_AFTER_SECONDS), 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0' } },
+    {
+      message: `${whose} ${limit} exports waiting or rendering already; ask again once one of them has finished (see Retry-After).`,
+      headers: { 'retry-after': String(EXPORT_LIMIT_RETRY_AFTER_SECONDS), 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0' },
+    },
   );
 }
 
@@ -146,14 +148,14 @@ export function createExportService(deps: {
     async getArtifact(actor: Actor, slug: string, id: string, now = new Date()) {
       const { target: job } = await access.requireBookAccess(actor, slug, 'read_exports', { target: exportOf(id) });
       if (job.status === 'pending' || job.status === 'processing') {
-        throw new AppError('export_not_ready', 'The export is still being rendered; poll the job until its status is complete.', { status: job.status });
+        throw errors.exportNotReady('The export is still being rendered; poll the job until its status is complete.', { status: job.status });
       }
       if (job.status === 'failed') {
-        throw new AppError('export_failed', job.error ?? 'The export failed.', { status: job.status, reason: 'failed', error: job.error });
+        throw errors.exportFailed(job.error ?? 'The export failed.', { status: job.status, reason: 'failed', error: job.error });
       }
       const expiresAt = new Date(job.expires_at!);
       if (job.artifact_removed_at || expiresAt.getTime() <= now.getTime()) {
-        throw new AppError('export_failed', 'The export has expired: files are kept 7 days. Request a new export.', {
+        throw errors.exportFailed('The export has expired: files are kept 7 days. Request a new export.', {
           status: job.status,
           reason: 'expired',
           expired_at: job.expires_at,
@@ -167,7 +169,7 @@ export function createExportService(deps: {
         throw storageUnavailable(err);
       }
       if (!found) {
-        throw new AppError('export_failed', "The export's file is gone. Request a new export.", { status: job.status, reason: 'missing' });
+        throw errors.exportFailed("The export's file is gone. Request a new export.", { status: job.status, reason: 'missing' });
       }
       const link = (key: string, contentType: string, name: string) =>
         pipeline.signedLink(job, key, { ttlCap: ARTIFACT_URL_TTL_SECONDS, contentType, downloadName: name, now, log: deps.log });

@@ -97,7 +97,7 @@ function clientKey(addr: ipaddr.IPv4 | ipaddr.IPv6 | null, raw: string): string 
 }
 
 const busy = (what: string) =>
-  new AppError('service_unavailable', `The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
+  errors.serviceUnavailable(`The service is busy (${what}); retry after the time in the Retry-After header.`, null, {
     headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
   });
 
@@ -319,7 +319,7 @@ export function createInboundEmailService(deps: {
           }
         }
         if (counts.accepted && !(await takePendingObject(tx, key))) {
-          throw new AppError('request_timeout', 'The message took too long to arrive and was discarded; send it again.', null, { transient: true });
+          throw errors.requestTimeout('The message took too long to arrive and was discarded; send it again.', null, { transient: true });
         }
       });
     } catch (err) {
@@ -448,16 +448,16 @@ export function createInboundEmailService(deps: {
     async receiveWebhook(body: Readable, signature: string, client: { ip: string; declaredBytes: number | null }): Promise<WebhookOutcome> {
       const secret = config.mailInbound.webhookSecret;
       const authservId = config.mailInbound.webhookAuthservId;
-      if (!secret || !authservId) throw new AppError('forbidden', 'The request is refused: INBOUND_EMAIL_SECRET is not set.');
+      if (!secret || !authservId) throw errors.forbidden('The request is refused: INBOUND_EMAIL_SECRET is not set.');
       const addr = parseClientIp(client.ip);
       const allowed = config.mailInbound.webhookAllowedCidrs;
       if (allowed && !(addr && allowed.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits)))) {
         count('refused_address');
-        throw new AppError('forbidden', 'The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
+        throw errors.forbidden('The request is refused: its address is not in INBOUND_EMAIL_ALLOWED_CIDRS.');
       }
       const tooLarge = () => {
         count('refused_too_large');
-        return new AppError('payload_too_large', `The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
+        return errors.payloadTooLarge(`The message is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes });
       };
       if (client.declaredBytes !== null && client.declaredBytes > maxBytes) throw tooLarge();
 
@@ -476,7 +476,7 @@ export function createInboundEmailService(deps: {
         }
         // A client gone while it waited has no body left to read.
         if (body.destroyed) {
-          throw new AppError('request_timeout', 'The message was cut off before its end; send it again.');
+          throw errors.requestTimeout('The message was cut off before its end; send it again.');
         }
         unverifiedInAll++;
         const hmac = new HmacMeter(secret);
@@ -495,7 +495,7 @@ export function createInboundEmailService(deps: {
             await deps.rateLimiter.hit(failures, FAILED_SIGNATURES_KEPT, FAILED_SIGNATURE_WINDOW_SECONDS);
             await new Promise((r) => setTimeout(r, REFUSED_SIGNATURE_DELAY_MS));
           }
-          throw new AppError('forbidden', 'The request is refused: the X-Memorybook-Signature does not match.');
+          throw errors.forbidden('The request is refused: the X-Memorybook-Signature does not match.');
         }
       } catch (err) {
         temp?.discard();

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { sha256 } from '../../lib/secrets.js';
 import { findBookContext } from '../books/book-repository.js';
@@ -86,7 +86,7 @@ export function createInboundService(deps: { db: Db; config: Config; submissions
   /** Refuses a delivery seen before; otherwise records it (in the caller's transaction). */
   async function claim(tx: Queryable, provider: InboundProvider, externalId: string) {
     if (!(await claimInboundMessage(tx, provider, externalId))) {
-      throw new AppError('forbidden', 'This message was delivered before; a replay is refused.', { provider });
+      throw errors.forbidden('This message was delivered before; a replay is refused.', { provider });
     }
   }
 

@@ -75,7 +75,7 @@ function acceptableBy(row: Pick<InvitationRow, 'identifier_type' | 'identifier'>
 }
 
 function wrongAccountError(row: Pick<InvitationRow, 'identifier'>): AppError {
-  return new AppError('forbidden', `This invitation is for ${row.identifier}: sign in with that address to accept it.`, { reason: 'invitation_for_another_address' });
+  return errors.forbidden(`This invitation is for ${row.identifier}: sign in with that address to accept it.`, { reason: 'invitation_for_another_address' });
 }
 
 function inviterNameOf(row: InvitationByToken): string | null {
@@ -89,10 +89,10 @@ function inviterNameOf(row: InvitationByToken): string | null {
  */
 function goneError(row: InvitationByToken): AppError {
   if (row.status === 'expired') {
-    return new AppError('invitation_expired', 'This invitation has expired. Ask the person who invited you to send a new one.', { expired_at: row.expires_at });
+    return errors.invitationExpired('This invitation has expired. Ask the person who invited you to send a new one.', { expired_at: row.expires_at });
   }
-  if (row.status === 'revoked') return new AppError('invitation_revoked', 'This invitation was withdrawn by the book\'s owner or an admin.', null);
-  return new AppError('invitation_accepted', 'This invitation has already been accepted by someone else.', null);
+  if (row.status === 'revoked') return errors.invitationRevoked('This invitation was withdrawn by the book\'s owner or an admin.', null);
+  return errors.invitationAccepted('This invitation has already been accepted by someone else.', null);
 }
 
 /**
@@ -141,7 +141,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
       await expireStaleInvitations(tx, { bookId: ctx.book.id, type, identifier });
       const pending = await findPendingInvitation(tx, ctx.book.id, type, identifier);
       if (pending) {
-        throw new AppError('invitation_pending', 'A pending invitation for this identifier already exists; revoke it to send a new one.', {
+        throw errors.invitationPending('A pending invitation for this identifier already exists; revoke it to send a new one.', {
           invitation_id: pending.id,
         });
       }
@@ -190,7 +190,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
       const { ctx, target } = await access.requireBookAccess(actor, slug, 'manage_invitations', { tx, lock: 'update', target: invitationTarget(id) });
       if (target.status === 'revoked') return { ...toInvitation(target), already_revoked: true };
       if (target.status !== 'pending') {
-        throw new AppError('invalid_state', `An ${target.status} invitation cannot be revoked.`, { status: target.status });
+        throw errors.invalidState(`An ${target.status} invitation cannot be revoked.`, { status: target.status });
       }
       return { ...toInvitation(await revokeInvitation(tx, ctx.book.id, id)), already_revoked: false };
     },
@@ -255,7 +255,7 @@ export function createInvitationService(deps: { db: Db; config: Config; cursors:
         if (row.status !== 'pending') throw goneError(row);
         if (!acceptableBy(row, actor.email)) throw wrongAccountError(row);
         if (ctx.inGracePeriod) {
-          throw new AppError('book_grace_period', 'This book is paused for billing at the moment, so no one can join it. Try the link again later.', null);
+          throw errors.bookGracePeriod('This book is paused for billing at the moment, so no one can join it. Try the link again later.');
         }
         const role = ctx.role ?? (await joinBook(tx, ctx, actor.id, row.role)).role;
         await markInvitationAccepted(tx, row.id, actor.id);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
 import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './mail-stream-messages.js';
@@ -27,7 +27,7 @@ export const ACTIVITY_QUIET_DAYS = 14;
 /** An unknown stream is 400 unknown_stream, with the streams there are in details.offered. */
 export function mustBeStream(stream: string): MailStream {
   if (!isMailStream(stream)) {
-    throw new AppError('unknown_stream', `There is no mail stream "${stream}".`, { stream, offered: [...MAIL_STREAMS] });
+    throw errors.unknownStream(`There is no mail stream "${stream}".`, { stream, offered: [...MAIL_STREAMS] });
   }
   return stream;
 }
@@ -83,7 +83,7 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
     async unsubscribeWithToken(stream: string, token: string | undefined) {
       const s = mustBeStream(stream);
       if (!TOKEN_STREAMS.includes(s)) {
-        throw new AppError('stream_not_token_supported', `The unsubscribe link works for ${TOKEN_STREAMS.join(', ')} only; sign in to leave "${s}".`, {
+        throw errors.streamNotTokenSupported(`The unsubscribe link works for ${TOKEN_STREAMS.join(', ')} only; sign in to leave "${s}".`, {
           stream: s,
           token_streams: [...TOKEN_STREAMS],
         });

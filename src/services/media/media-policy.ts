@@ -76,13 +76,12 @@ export function admit(mime: string, plan: PlanMediaRules): Admission {
 }
 
 export function tooLarge(what: string, capBytes: number, details: Record<string, unknown> = {}): AppError {
-  return new AppError('payload_too_large', `${what} is larger than ${formatBytes(capBytes)}.`, { limit_bytes: capBytes, ...details });
+  return errors.payloadTooLarge(`${what} is larger than ${formatBytes(capBytes)}.`, { limit_bytes: capBytes, ...details });
 }
 
 /** Storage runs out: space may be freed, so this is never stored as a key's answer (a retry runs again). */
 export function overStorage(planSlug: string, limitBytes: number, usedBytes: number): AppError {
-  return new AppError(
-    'plan_limit_exceeded',
+  return errors.planLimitExceeded(
     `This book has ${formatBytes(Math.max(0, limitBytes - usedBytes))} of storage left on the ${planSlug} plan.`,
     { plan: planSlug, limit: 'storage_bytes_per_book', limit_bytes: limitBytes, used_bytes: usedBytes },
     { transient: true },

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
@@ -176,7 +176,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     await addBookStorage(tx, ctx.book.id, staged.sizeBytes);
     await mediaChanged(tx, ctx, submission);
     // The row takes the object over. Gone already means the sweep removed it (an upload that outlived every timeout).
-    if (!(await takePendingObject(tx, staged.key))) throw new AppError('request_timeout', 'The upload took too long and was discarded; send it again.', null, { transient: true });
+    if (!(await takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
     await needQueue().send('media.process', { mediaId: staged.mediaId }, { tx });
     return row;
   }
@@ -273,21 +273,21 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
         },
       });
       if (m.scan_result === 'infected') {
-        throw new AppError('original_unavailable', 'The original of this file is not available: it was found infected and is never handed out.', { reason: 'infected', media_id: m.id });
+        throw errors.originalUnavailable('The original of this file is not available: it was found infected and is never handed out.', { reason: 'infected', media_id: m.id });
       }
       if (m.scan_result === 'pending') {
-        throw new AppError('invalid_state', 'The file is still waiting for its virus scan; ask again once scan_result is no longer pending.', {
+        throw errors.invalidState('The file is still waiting for its virus scan; ask again once scan_result is no longer pending.', {
           status: 'pending',
           action: 'download_original',
           allowed_from: ['clean', 'not_scanned', 'skipped_by_policy'],
         });
       }
       if (!(await store.head(m.storage_key))) {
-        throw new AppError('original_unavailable', 'The original of this file is no longer in the store.', { reason: 'missing', media_id: m.id });
+        throw errors.originalUnavailable('The original of this file is no longer in the store.', { reason: 'missing', media_id: m.id });
       }
       const filename = m.original_filename || `media-${m.id}.${m.mime_type.split('/')[1] ?? 'bin'}`;
       const signed = await views.sign(m.storage_key, { contentType: m.mime_type, downloadName: filename });
-      if (!signed) throw new AppError('storage_unavailable', 'The file store could not sign a download URL; try again shortly.', null, { transient: true });
+      if (!signed) throw errors.storageUnavailable('The file store could not sign a download URL; try again shortly.', null, { transient: true });
       return {
         url: signed.url,
         expires_at: isoMicro(signed.expiresAt),

@@ -1,6 +1,6 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { paginate, type CursorCodec, type ListQuery } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import type { BookContext } from '../books/book-types.js';
@@ -33,9 +33,9 @@ export async function joinBook(tx: Queryable, ctx: BookContext, userId: string, 
   const count = await countMembers(tx, ctx.book.id);
   // Inserted before the cap is judged, so an existing member answers 409 rather than 402; a refusal rolls it back.
   const inserted = await insertMember(tx, ctx.book.id, userId, role);
-  if (!inserted) throw new AppError('already_a_member', 'That user is already a member of this book.', { user_id: userId });
+  if (!inserted) throw errors.alreadyAMember('That user is already a member of this book.', { user_id: userId });
   if (count >= cap) {
-    throw new AppError('member_limit_exceeded', `The ${ctx.book.plan_slug} plan allows ${cap} members per book, the owner included.`, {
+    throw errors.memberLimitExceeded(`The ${ctx.book.plan_slug} plan allows ${cap} members per book, the owner included.`, {
       plan: ctx.book.plan_slug,
       limit: cap,
     });
@@ -53,7 +53,7 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
   async function addMember(tx: Tx, actor: Actor, slug: string, who: { email: string } | { userId: string }, role: MemberRole = 'admin') {
     const { ctx } = await access.requireBookAccess(actor, slug, 'manage_members', { tx, lock: 'update' });
     const user = 'email' in who ? await findUserByEmail(tx, who.email) : isUuid(who.userId) ? await findUserById(tx, who.userId) : undefined;
-    if (!user) throw new AppError('user_not_found', 'No user matches that email or user_id.');
+    if (!user) throw errors.userNotFound('No user matches that email or user_id.');
     return toMember(await joinBook(tx, ctx, user.id, role));
   }
 
@@ -90,7 +90,7 @@ export function createMemberService(deps: { db: Db; access: BookAccess; cursors:
     async removeMember(tx: Tx, actor: Actor, slug: string, userId: string) {
       const { ctx } = await access.requireBookAccess(actor, slug, 'remove_member', { tx, lock: 'update' });
       if (!isUuid(userId)) throw errors.notFound('member');
-      if (userId === ctx.book.owner_id) throw new AppError('cannot_remove_owner', "The book's owner cannot be removed.", { user_id: userId });
+      if (userId === ctx.book.owner_id) throw errors.cannotRemoveOwner("The book's owner cannot be removed.", { user_id: userId });
       if (await deleteMember(tx, ctx.book.id, userId)) await recordEvent(tx, 'member.removed', ctx.book.id, { id: userId, user_id: userId });
     },
   };

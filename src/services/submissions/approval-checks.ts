@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { BookContext } from '../books/book-types.js';
 import { countApproved } from './submission-repository.js';
 
@@ -31,7 +31,7 @@ export async function assertApprovalCap(tx: Queryable, ctx: BookContext): Promis
   if (cap === null) return;
   const approved = await countApproved(tx, ctx.book.id);
   if (approved >= cap) {
-    throw new AppError('plan_limit_exceeded', `The ${ctx.book.plan_slug} plan allows ${cap} approved memories per book; reject or delete one, or move the book to a larger plan.`, {
+    throw errors.planLimitExceeded(`The ${ctx.book.plan_slug} plan allows ${cap} approved memories per book; reject or delete one, or move the book to a larger plan.`, {
       plan: ctx.book.plan_slug,
       limit: cap,
       approved,

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { SubmissionStatus } from './submission-types.js';
 
 /** The moderation routes' actions (the `action` of a moderation result). */
@@ -45,7 +45,7 @@ export function nextModerationState(current: ModerationState, trigger: Moderatio
       return current.status === 'rejected' ? stay(current) : go({ status: 'rejected', isPinned: false }, current.status === 'approved');
     case 'pin':
       if (current.status !== 'approved') {
-        throw new AppError('invalid_state', `Only an approved submission can be pinned; this one is ${current.status}.`, {
+        throw errors.invalidState(`Only an approved submission can be pinned; this one is ${current.status}.`, {
           action: 'pin',
           status: current.status,
           allowed_from: ['approved'],

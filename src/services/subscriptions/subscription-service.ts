@@ -1,6 +1,6 @@
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
@@ -96,7 +96,7 @@ export function createSubscriptionService(deps: { db: Db; cursors: CursorCodec; 
         if (!owner) throw errors.notFound('book');
         const { ctx } = await access.requireBookAccess(owner, input.slug, 'view', { tx, lock: 'share' });
         const user = await findUserByEmail(tx, input.email);
-        if (!user) throw new AppError('user_not_found', `No user has the email ${input.email}.`);
+        if (!user) throw errors.userNotFound(`No user has the email ${input.email}.`);
         if (!(await findMember(tx, ctx.book.id, user.id))) {
           throw errors.validation(`${user.email} is not a member of the book "${ctx.book.slug}"; add them first.`, { email: user.email });
         }

@@ -58,7 +58,7 @@ const MAX_RETRY_WAIT_SECONDS = 3600;
 const TRANSCRIBABLE = new Set(['audio', 'video']);
 
 function notAudio(m: MediaRow): AppError {
-  return new AppError('validation_failed', `Only audio and video can be transcribed; this file is ${m.kind === 'image' ? 'an image' : `a ${m.kind} file`}.`, {
+  return errors.validation(`Only audio and video can be transcribed; this file is ${m.kind === 'image' ? 'an image' : `a ${m.kind} file`}.`, {
     field: 'media_id',
     reason: 'not_audio',
     value: m.kind,
@@ -124,7 +124,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
     async request(tx: Tx, actor: Actor, slug: string, submissionId: string, mediaId: string): Promise<{ created: boolean; transcription: TranscriptionJson }> {
       const { target: media } = await access.requireBookAccess(actor, slug, 'request_transcription', { tx, target: mediaOf(submissionId, mediaId) });
       if (!TRANSCRIBABLE.has(media.kind)) throw notAudio(media);
-      if (!config.transcription) throw new AppError('transcription_unavailable', 'Transcription is not configured on this server.');
+      if (!config.transcription) throw errors.transcriptionUnavailable('Transcription is not configured on this server.');
       const started = await start(tx, media, actor.id);
       if (started) return { created: true, transcription: toTranscription(started) };
       const existing = await findTranscription(tx, media.id);
@@ -146,14 +146,14 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
       if (!row) throw errors.notFound('transcription');
       if (!ifMatchPasses(ifMatch, etagOf(row.updated_at))) throw errors.preconditionFailed(etagOf(row.updated_at));
       if (row.status !== 'completed') {
-        throw new AppError('invalid_state', `A transcript can be corrected once it is completed; this one is ${row.status}.`, {
+        throw errors.invalidState(`A transcript can be corrected once it is completed; this one is ${row.status}.`, {
           status: row.status,
           action: 'edit',
           allowed_from: ['completed'],
         });
       }
       const trimmed = text.trim();
-      if (!trimmed) throw new AppError('validation_failed', 'The transcript text must not be blank.', { field: 'text' });
+      if (!trimmed) throw errors.validation('The transcript text must not be blank.', { field: 'text' });
       if ((row.edited_text ?? row.text) === trimmed) return toTranscription(row);
       const edited = await editTranscription(tx, media.id, trimmed);
       return toTranscription(edited!);

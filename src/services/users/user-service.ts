@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Tx } from '../../db/client.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { uuidv7 } from '../../lib/ids.js';
 import { hasControlCharacters } from '../../lib/names.js';
@@ -149,7 +149,7 @@ export function createUserService(deps: { db: Db; config?: Config; queue?: JobSe
         if (!row) throw errors.notFound('sign-up');
         if (await findUserByEmail(tx, row.email)) {
           await deleteSignupRequests(tx, row.email);
-          throw new AppError('conflict', 'This address already has an account: sign in instead.', null);
+          throw errors.conflict('This address already has an account: sign in instead.', null);
         }
         const user = await insertUser(tx, {
           id: uuidv7(),

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db, Tx } from '../../db/client.js';
 import { createdDesc, paginate, updatedAsc, type CursorCodec, type ListQuery } from '../../db/pagination.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { assertIfMatch, etagOf } from '../../lib/etag.js';
 import { isUuid, uuidv7 } from '../../lib/ids.js';
 import type { Actor } from '../books/book-access.js';
@@ -46,7 +46,7 @@ function refused(err: unknown): never {
 function mustBeEnabled(endpoint: EndpointRow, action: 'test' | 'retry') {
   if (endpoint.status === 'enabled') return;
   const what = action === 'test' ? 'a test event' : 'a redelivery';
-  throw new AppError('invalid_state', `This webhook endpoint is disabled (${endpoint.disabled_reason ?? 'manual'}): enable it (PATCH status "enabled") before asking for ${what}.`, {
+  throw errors.invalidState(`This webhook endpoint is disabled (${endpoint.disabled_reason ?? 'manual'}): enable it (PATCH status "enabled") before asking for ${what}.`, {
     action,
     status: 'disabled',
     allowed_from: ['enabled'],

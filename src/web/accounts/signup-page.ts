@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import type { RouteContext } from '../../services/index.js';
 import { renderMessagePage, sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
@@ -136,7 +136,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
       ({ email } = await ctx.services.users.viewSignUp(token));
       // A password is tried here: the sign-in budget applies.
       await limitSignIn(ctx, request, email);
-      if (password.length > MAX_PASSWORD_LENGTH) throw new AppError('validation_failed', 'That is not the password you chose when you signed up.', null);
+      if (password.length > MAX_PASSWORD_LENGTH) throw errors.validation('That is not the password you chose when you signed up.', null);
       const { user, nextPath } = await ctx.services.users.confirmSignUp(token, password);
       return await signedUp(request, reply, user, safeNextPath(nextPath ?? undefined));
     } catch (err) {

@@ -43,10 +43,10 @@ function fromMultipartError(err: unknown): unknown {
     case 'too_many_files':
       return errors.validation('Please send one photo at a time.', { field: 'file', reason: 'too_many_files' });
     case 'file_too_large':
-      return new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES });
+      return errors.payloadTooLarge('The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES });
     case 'too_many_parts':
     case 'field_too_large':
-      return new AppError('payload_too_large', 'The form is larger than this page sends.', null);
+      return errors.payloadTooLarge('The form is larger than this page sends.', null);
     case 'malformed':
     case 'not_multipart':
     case 'boundary_too_long':
@@ -184,7 +184,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         // A body declared over the ceiling is refused before its photo streams in, but after its words (they come
         // first, and are small): the page that says the photo is too big keeps what was written.
         declared = declaredLengthOver(request, FORM_CEILING_BYTES);
-        const tooLarge = () => new AppError('payload_too_large', 'The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES, content_length: declared });
+        const tooLarge = () => errors.payloadTooLarge('The photo is too large.', { limit_bytes: PHOTO_CAP_BYTES, content_length: declared });
         if (declared !== undefined && !isMultipart) throw tooLarge();
 
         if (isMultipart) {
