@@ -68,39 +68,6 @@ export function mediaPath(s: Pick<ExportSubmission, 'id'>, m: Pick<ExportMedia, 
 }
 
 /**
- * The account export's archive (POST /me/export/): `account.json` (the
- * account document, each media entry naming its `file`) and the original of
- * each of the caller's media files at `media/<book slug>/<submission id>/<media id>.<ext>`,
- * the bytes exactly as uploaded. Streamed like the book's: one file at a
- * time from the store into the archive, the archive into its sink.
- */
-export interface AccountZipInput {
-  exportedAt: string;
-  /** The caller's media whose originals may be handed out, in the document's order. */
-  originals(): AsyncIterable<AccountOriginal>;
-  /** The account document as text chunks; `fileOf` names a media file's path in the archive (null: not in it). */
-  document(fileOf: (mediaId: string) => string | null): AsyncIterable<string>;
-  openMedia(key: string): Promise<Readable>;
-  /** Whether an error of openMedia means the file is simply gone (it is then left out). */
-  isMissing(err: unknown): boolean;
-}
-
-export interface AccountOriginal {
-  id: string;
-  book_slug: string;
-  submission_id: string;
-  mime_type: string;
-  original_filename: string | null;
-  storage_key: string;
-  created_at: string;
-}
-
-/** An original's path in the account archive. */
-export function accountMediaPath(m: Pick<AccountOriginal, 'id' | 'book_slug' | 'submission_id' | 'mime_type' | 'original_filename'>): string {
-  return `media/${m.book_slug}/${m.submission_id}/${m.id}${extensionOf(m)}`;
-}
-
-/**
  * An archive writing into `sink`: `addOne` adds a stream and waits until the
  * archive has taken it in (one file in memory at a time), failing as soon as
  * the sink does; `finish` ends it and resolves with what the sink resolved.
@@ -137,34 +104,6 @@ function startArchive<T>(sink: (archive: Readable) => Promise<T>) {
       await sinking.catch(() => {});
     },
   };
-}
-
-/** Writes the account archive into `sink` and resolves with what the sink resolved. */
-export async function writeAccountZipExport<T>(input: AccountZipInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
-  const archive = startArchive(sink);
-  const written = new Map<string, string>();
-  let missing = 0;
-  try {
-    for await (const m of input.originals()) {
-      let file: Readable;
-      try {
-        file = await input.openMedia(m.storage_key);
-      } catch (err) {
-        if (!input.isMissing(err)) throw err;
-        missing++;
-        continue;
-      }
-      const name = accountMediaPath(m);
-      await archive.addOne(file, name, { compress: false, mtime: new Date(m.created_at) });
-      written.set(m.id, name);
-    }
-    const json = Readable.from(input.document((id) => written.get(id) ?? null));
-    archive.addLast(json, 'account.json', { compress: true, mtime: new Date(input.exportedAt) });
-    return { sink: await archive.finish(), files: written.size, missing };
-  } catch (err) {
-    await archive.abort(err);
-    throw err;
-  }
 }
 
 /** Writes the archive into `sink` (which consumes the stream, e.g. the store's put) and resolves with what the sink resolved. */

@@ -29,10 +29,10 @@ export const AccountExportJob = Type.Object(
     started_at: Nullable(Type.String({ ...Timestamp, description: 'When a worker first took the job' })),
     completed_at: Nullable(Type.String({ ...Timestamp, description: 'When it completed or failed' })),
     expires_at: Nullable(Type.String({ ...Timestamp, description: 'Until when the file is kept (30 days after completion); null until complete' })),
-    size_bytes: Nullable(Type.Integer({ description: 'Size of the ZIP archive; null unless complete' })),
+    size_bytes: Nullable(Type.Integer({ description: 'Size of the gzip file; null unless complete' })),
     error: Nullable(Type.String({ description: 'Why it failed; null otherwise' })),
     download_url: Nullable(
-      Type.String({ description: 'Signed link to the ZIP archive (account.json and the originals of your media files), valid 60 minutes, minted afresh on every poll; null unless complete' }),
+      Type.String({ description: 'Signed link to the gzip-compressed JSON file, valid 60 minutes, minted afresh on every poll; null unless complete' }),
     ),
     url_expires_at: Nullable(Type.String({ ...Timestamp, description: 'When download_url stops working; null with it' })),
   },

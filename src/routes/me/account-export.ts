@@ -28,11 +28,10 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
         tags: ['account'],
         summary: 'Request an export of all your data',
         description:
-          'Answers 202 with the pending job (Location says where to poll it); the file is written in the background. It is a ZIP archive of ' +
-          'account.json, everything the service holds about you (profile, mail stream settings, memberships, books you own, memories you wrote, ' +
-          'your media, invitations you sent, notification subscriptions, book slots, API key names and dates, sign-in sessions, audit events and ' +
-          'earlier exports), and the original of each of your media files (media/<book>/<memory>/<media id>.<ext>, named by its media entry\'s ' +
-          'file). Never secrets (password or key hashes). One per 24 hours, whatever the Idempotency-Key: the next is 429 rate_limited ' +
+          'Answers 202 with the pending job (Location says where to poll it); the file is written in the background. It is gzip-compressed JSON of ' +
+          'everything the service holds about you: profile, mail stream settings, memberships, books you own, memories you wrote, your media ' +
+          '(each with its original file inline, base64 in original.data, or original null and original_unavailable_reason), invitations you sent, ' +
+          'notification subscriptions, book slots, API key names and dates, sign-in sessions, audit events and earlier exports. Never secrets (password or key hashes). One per 24 hours, whatever the Idempotency-Key: the next is 429 rate_limited ' +
           'with Retry-After (seconds until the 24 hours are up); a failed export does not count. A retry with the same key replays the 202 first, ' +
           'so it never counts.',
         body: EmptyObjectBody,
@@ -56,8 +55,8 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
         tags: ['account'],
         summary: 'Poll your data export',
         description:
-          'Your own export only (anyone else\'s, or an unknown id: 404). Once complete, download_url is a signed link to the ZIP archive ' +
-          '(account.json and your originals), valid 60 minutes and minted afresh on every poll (url_expires_at). Files are kept 30 days after completion (expires_at); then the ' +
+          'Your own export only (anyone else\'s, or an unknown id: 404). Once complete, download_url is a signed link to the gzip-compressed JSON ' +
+          'file, valid 60 minutes and minted afresh on every poll (url_expires_at). Files are kept 30 days after completion (expires_at); then the ' +
           'status is expired and there is no link. 502 storage_unavailable (with Retry-After) when the link cannot be made just now: the file is ' +
           'kept, retry after 1, 2, 4, 8 s (at most 60 s).',
         params: AccountExportParams,

@@ -1,15 +1,16 @@
 import type { Queryable } from '../../db/client.js';
 import { one } from '../../db/client.js';
 import { MAIL_STREAMS } from '../mail-streams/mail-stream-types.js';
-import type { AccountOriginal } from '../../exports/zip-export.js';
+import type { Readable } from 'node:stream';
 import { ACCOUNT_EXPORT_FORMAT_VERSION } from './export-types.js';
 
 /**
  * The GDPR export document: everything the service holds about one user, as
  * JSON text chunks. Each list is read a page at a time (keyset on its key),
  * so an account of any size is never held whole; the caller streams the
- * chunks into the archive (`account.json` beside the originals, see
- * exports/zip-export.ts) and the archive into the store.
+ * chunks through gzip into the store. Each media entry carries its original
+ * file inline (`original.data`, base64), read from the store one file at a
+ * time and encoded a chunk at a time as it is read (format 2).
  *
  * What is left out on purpose: secrets (password and token hashes, session
  * and invitation link tokens), storage keys, stored idempotency answers, and
@@ -30,10 +31,6 @@ interface ListSection {
   /** SELECT … FROM … WHERE <user filter> (the user is $1); paging is appended. */
   sql: string;
 }
-
-/** The user's media: of their memories, or uploaded by them, in books not deleted. */
-const MEDIA_FROM = `FROM media md JOIN submissions s ON s.id = md.submission_id JOIN books b ON b.id = md.book_id
-          WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`;
 
 /** The lists, in document order. Every column is named: a column added later never leaks in unreviewed. */
 const SECTIONS: ListSection[] = [
@@ -61,14 +58,16 @@ const SECTIONS: ListSection[] = [
           FROM submissions s JOIN books b ON b.id = s.book_id WHERE s.contributor_user_id = $1 AND b.deleted_at IS NULL`,
   },
   {
-    // Media of the user's memories, and media they uploaded; each names its original's `file` in the archive
-    // (null when it is not there: found infected, awaiting its scan, or gone from the store).
+    // Media of the user's memories, and media they uploaded; each carries its `original` (see originalOf).
+    // `_storage_key` and `_scan_result` are read to find the original and never written out.
     name: 'media',
     key: 'md.id',
     keyType: 'uuid',
     sql: `SELECT md.id AS _key, md.id, md.submission_id, b.slug AS book_slug, md.kind, md.mime_type, md.declared_mime_type, md.original_filename,
-            md.size_bytes, md.sha256, md.width, md.height, md.duration_seconds, md.processing_status, md.scan_result, md.created_at, md.updated_at
-          ${MEDIA_FROM}`,
+            md.size_bytes, md.sha256, md.width, md.height, md.duration_seconds, md.processing_status, md.scan_result, md.created_at, md.updated_at,
+            md.storage_key AS _storage_key
+          FROM media md JOIN submissions s ON s.id = md.submission_id JOIN books b ON b.id = md.book_id
+          WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`,
   },
   {
     // Transcripts of those recordings (the owner's correction when edited).
@@ -150,22 +149,6 @@ const SECTIONS: ListSection[] = [
   },
 ];
 
-/**
- * The user's media files whose originals go into the archive, in the media
- * section's order, a page at a time: every one but those found infected or
- * awaiting their scan (the original route's rule).
- */
-export async function* accountOriginals(q: Queryable, userId: string): AsyncGenerator<AccountOriginal> {
-  const section: ListSection = {
-    name: 'originals',
-    key: 'md.id',
-    keyType: 'uuid',
-    sql: `SELECT md.id AS _key, md.id, b.slug AS book_slug, md.submission_id, md.mime_type, md.original_filename, md.storage_key, md.created_at
-          ${MEDIA_FROM} AND md.scan_result NOT IN ('infected', 'pending')`,
-  };
-  for await (const row of rowsOf(q, section, userId)) yield row as unknown as AccountOriginal;
-}
-
 /** Rows of one section, a page at a time. */
 async function* rowsOf(q: Queryable, section: ListSection, userId: string): AsyncGenerator<Record<string, unknown>> {
   let after: string | null = null;
@@ -204,6 +187,70 @@ async function mailStreamsOf(q: Queryable, userId: string) {
 
 const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
 
+/** Opens a stored file for reading; null when it is gone from the store. */
+export type OpenOriginal = (storageKey: string) => Promise<Readable | null>;
+
+/** Why a media entry carries no original: found infected, awaiting its virus scan, or gone from the store (the original route's reasons). */
+export type OriginalUnavailableReason = 'infected' | 'scan_pending' | 'missing';
+
+/** Bytes read from the store at a time are encoded as they come; a remainder of 1 or 2 bytes waits for the next chunk. */
+async function* base64Of(file: Readable): AsyncGenerator<string> {
+  let rest: Buffer = Buffer.alloc(0);
+  for await (const chunk of file as AsyncIterable<Buffer>) {
+    const bytes: Buffer = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    const whole = bytes.length - (bytes.length % 3);
+    if (whole) yield bytes.toString('base64', 0, whole);
+    rest = bytes.subarray(whole);
+  }
+  if (rest.length) yield rest.toString('base64');
+}
+
+const ORIGINAL_MARK = '"\\u0000original\\u0000"';
+
+/**
+ * One media entry, its original streamed inside it:
+ * `original: {filename, content_type, size_bytes, sha256, encoding: "base64", data}`,
+ * or `original: null` with `original_unavailable_reason`. The file is opened
+ * before the entry is begun, so a file gone from the store is a null, never
+ * half an entry.
+ */
+async function* mediaEntry(row: Record<string, unknown>, openOriginal: OpenOriginal, by: string): AsyncGenerator<string> {
+  const { _storage_key: storageKey, ...entry } = row;
+  let file: Readable | null = null;
+  let reason: OriginalUnavailableReason | null = null;
+  if (entry.scan_result === 'infected') reason = 'infected';
+  else if (entry.scan_result === 'pending') reason = 'scan_pending';
+  else {
+    file = await openOriginal(String(storageKey));
+    if (!file) reason = 'missing';
+  }
+  if (!file) {
+    yield indent(JSON.stringify({ ...entry, original: null, original_unavailable_reason: reason }, null, 2), by);
+    return;
+  }
+  // The entry's text around a mark where the original goes; the mark is a string no row holds.
+  const [before, after] = indent(JSON.stringify({ ...entry, original: '\u0000original\u0000', original_unavailable_reason: null }, null, 2), by).split(
+    ORIGINAL_MARK,
+  );
+  const inner = `${by}    `;
+  const head = {
+    filename: entry.original_filename ?? null,
+    content_type: entry.mime_type,
+    size_bytes: entry.size_bytes,
+    sha256: entry.sha256,
+    encoding: 'base64',
+  };
+  yield `${before}{`;
+  for (const [k, v] of Object.entries(head)) yield `\n${inner}${JSON.stringify(k)}: ${JSON.stringify(v)},`;
+  yield `\n${inner}"data": "`;
+  try {
+    yield* base64Of(file);
+  } finally {
+    file.destroy();
+  }
+  yield `"\n${by}  }${after}`;
+}
+
 /**
  * The document as text chunks (pretty-printed, two spaces):
  * `{format_version, exported_at, user, mail_streams, memberships, books_owned,
@@ -215,7 +262,7 @@ export async function* accountExportChunks(
   q: Queryable,
   userId: string,
   exportedAt: string,
-  fileOf: (mediaId: string) => string | null = () => null,
+  openOriginal: OpenOriginal,
 ): AsyncGenerator<string> {
   const profile = await profileOf(q, userId);
   if (!profile) throw new Error(`user ${userId} not found`);
@@ -226,8 +273,12 @@ export async function* accountExportChunks(
     yield `,\n  ${JSON.stringify(section.name)}: [`;
     let first = true;
     for await (const row of rowsOf(q, section, userId)) {
-      if (section.name === 'media') row.file = fileOf(String(row.id));
-      yield `${first ? '' : ','}\n    ${indent(JSON.stringify(row, null, 2), '    ')}`;
+      if (section.name === 'media') {
+        yield `${first ? '' : ','}\n    `;
+        yield* mediaEntry(row, openOriginal, '    ');
+      } else {
+        yield `${first ? '' : ','}\n    ${indent(JSON.stringify(row, null, 2), '    ')}`;
+      }
       first = false;
     }
     yield first ? ']' : '\n  ]';

@@ -102,12 +102,11 @@ export function createAccountExportService(deps: { db: Db; pipeline: ExportPipel
       const now = clock();
       const shown = view(row, now);
       if (shown.status !== 'complete') return shown;
-      // An export written before the archive (format 1) is gzip-compressed JSON, served as what it is.
-      const gzipped = row.artifact_key!.endsWith('.json.gz');
+      // Every format (1 without the originals, 2 with them inline) is the same gzip-compressed JSON file.
       const link = await pipeline.signedLink(row, row.artifact_key!, {
         ttlCap: ACCOUNT_EXPORT_URL_TTL_SECONDS,
-        contentType: gzipped ? 'application/gzip' : ACCOUNT_EXPORT_CONTENT_TYPE,
-        downloadName: `memorybook-account-export-${row.created_at.slice(0, 10)}${gzipped ? '.json.gz' : '.zip'}`,
+        contentType: ACCOUNT_EXPORT_CONTENT_TYPE,
+        downloadName: `memorybook-account-export-${row.created_at.slice(0, 10)}.json.gz`,
         now,
         log: deps.log,
       });
