@@ -1,18 +1,20 @@
 /**
  * POST /me/export/ and GET /me/export/{job_id}/: the GDPR data export, written
  * on the real queue into the real store (local disk; S3 for one happy path),
- * downloaded through its signed URL and read back as gzip-compressed JSON.
+ * downloaded through its signed URL and read back as gzip-compressed JSON,
+ * each media entry's original inside it (base64).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { addMember, newBook, newSession, newSubmission, newUser, type TestUser } from '../../helpers/factories.js';
 import { readFixture } from '../../helpers/media-fixtures.js';
 import type { ObjectStore } from '../../../src/storage/object-store.js';
 import { buildExportApp, fetchSigned, hurryRetries, type ExportTestApp } from '../exports/exports-setup.js';
-import { upload } from '../media/media-setup.js';
+import { processed, upload } from '../media/media-setup.js';
 import { grantFor } from './account-helpers.js';
-import { unzip } from '../../helpers/unzip.js';
 
 const EXPORT = '/api/v1/me/export/';
 const DAY = 24 * 3600;
@@ -46,18 +48,21 @@ async function exported(app: ExportTestApp, u: TestUser) {
   return done.body;
 }
 
-/** The archive behind a download link, as a client reads it: account.json's raw text and parsed JSON, and every entry. */
+/** The file behind a download link, as a client reads it: gzip by its magic bytes and type; raw text and parsed JSON. */
 async function download(app: ExportTestApp, url: string) {
   const res = await fetchSigned(app, url);
   expect(res.status).toBe(200);
-  expect(res.body.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04])); // ZIP magic
-  const files = await unzip(res.body);
-  const text = files.get('account.json')!.toString('utf8');
-  return { text, doc: JSON.parse(text), headers: res.headers, files };
+  expect(res.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
+  expect(res.headers['content-type']).toContain('application/gzip');
+  const text = gunzipSync(res.body).toString('utf8');
+  return { text, doc: JSON.parse(text), headers: res.headers };
 }
 
+/** A media entry's original, decoded from its base64. */
+const bytesOf = (entry: any) => Buffer.from(entry.original.data, 'base64');
+
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.zip`;
+const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.json.gz`;
 const shift = (userId: string, interval: string) =>
   t.db.query(
     `UPDATE exports SET created_at = created_at - $2::interval, completed_at = completed_at - $2::interval, expires_at = expires_at - $2::interval
@@ -66,7 +71,7 @@ const shift = (userId: string, interval: string) =>
   );
 
 describe('POST /me/export/ and the file it makes', () => {
-  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to a ZIP of the JSON of everything about the user and the originals of their files, and nothing secret or of others', async () => {
+  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to gzip JSON of everything about the user, the originals of their files inside it, and nothing secret or of others', async () => {
     const u = await newUser(t, { firstName: 'Ada', lastName: 'Lovelace' });
     const friend = await newUser(t, { firstName: 'Grace', lastName: 'Hopper' });
     await newSession(t, u);
@@ -101,8 +106,8 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(urlLife).toBeLessThanOrEqual(3600 * 1000);
     expect(await t.storedKeys()).toContain(jobKey(u.user.id, job.id));
 
-    const { text, doc, headers, files } = await download(t, job.download_url);
-    expect(headers['content-type']).toContain('application/zip');
+    const { text, doc, headers } = await download(t, job.download_url);
+    expect(headers['content-disposition']).toContain('.json.gz');
     expect(job.size_bytes).toBeGreaterThan(0);
     expect(doc.format_version).toBe(2);
     expect(Object.keys(doc)).toEqual([
@@ -122,12 +127,14 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(doc.submissions).toEqual([expect.objectContaining({ id: written.id, book_slug: friends.slug, text_content: 'Ada wrote this memory' })]);
     expect(doc.media).toEqual([expect.objectContaining({ id: photo.body.id, submission_id: written.id, kind: 'image', original_filename: 'ada-photo.png' })]);
     expect(doc.media[0]).not.toHaveProperty('storage_key');
-    // The original beside the document: the bytes uploaded, named by the media entry's `file`; nothing else of anyone's.
-    const file = `media/${friends.slug}/${written.id}/${photo.body.id}.png`;
-    expect(doc.media[0].file).toBe(file);
-    expect([...files.keys()].sort()).toEqual(['account.json', file]);
-    expect(sha256(files.get(file)!)).toBe(sha256(await readFixture('png')));
-    expect(sha256(files.get(file)!)).toBe(doc.media[0].sha256);
+    // The original inside its entry: the bytes uploaded, base64.
+    const png = await readFixture('png');
+    expect(doc.media[0].original).toEqual({
+      filename: 'ada-photo.png', content_type: 'image/png', size_bytes: png.length, sha256: sha256(png), encoding: 'base64', data: expect.any(String),
+    });
+    expect(doc.media[0].original_unavailable_reason).toBeNull();
+    expect(sha256(bytesOf(doc.media[0]))).toBe(sha256(png));
+    expect(doc.media[0].sha256).toBe(sha256(png));
     expect(doc.invitations_sent).toEqual([expect.objectContaining({ book_slug: own.slug, identifier: 'invitee@example.test', status: 'pending' })]);
     expect(doc.subscriptions).toEqual([expect.objectContaining({ book_slug: own.slug, kind: 'digest', channel: 'email', is_active: true })]);
     expect(doc.book_slots).toEqual([expect.objectContaining({ plan: 'plus', purchased: 1, used: 1 })]);
@@ -177,6 +184,76 @@ describe('POST /me/export/ and the file it makes', () => {
     const bulk = doc.audit_events.filter((e: any) => e.event === 'export_test_event').map((e: any) => e.request_id);
     expect(bulk).toHaveLength(1234);
     expect(new Set(bulk).size).toBe(1234);
+  });
+
+  it('a media without its original carries original null with the reason: infected, awaiting its scan, gone from the store', async () => {
+    const u = await newUser(t);
+    const book = await newBook(t, u, { title: 'Gaps' });
+    const memory = await newSubmission(t, book.slug, u, { text: 'Four photos' });
+    const png = await readFixture('png');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const up = await upload(t, u, book.slug, memory.id, png, { filename: `p${i}.png` });
+      expect(up.status, up.text).toBe(201);
+      await processed(t, u, up.headers.location as string);
+      ids.push(up.body.id);
+    }
+    const [kept, infected, pending, gone] = ids;
+    await t.db.query(`UPDATE media SET scan_result = 'infected' WHERE id = $1`, [infected]);
+    await t.db.query(`UPDATE media SET scan_result = 'pending' WHERE id = $1`, [pending]);
+    const [{ storage_key }] = await t.db.query<{ storage_key: string }>(`SELECT storage_key FROM media WHERE id = $1`, [gone]);
+    await t.services.store.delete(storage_key);
+
+    const job = await exported(t, u);
+    const { doc } = await download(t, job.download_url);
+    const byId = new Map(doc.media.map((m: any) => [m.id, m]));
+    expect(sha256(bytesOf(byId.get(kept)))).toBe(sha256(png));
+    expect(byId.get(infected)).toMatchObject({ original: null, original_unavailable_reason: 'infected' });
+    expect(byId.get(pending)).toMatchObject({ original: null, original_unavailable_reason: 'scan_pending' });
+    expect(byId.get(gone)).toMatchObject({ original: null, original_unavailable_reason: 'missing' });
+  });
+
+  it('streams a 20 MB original: the worker never holds it whole (peak RSS growth sampled while it is written)', async () => {
+    const u = await newUser(t);
+    const book = await newBook(t, u, { title: 'Big' });
+    const memory = await newSubmission(t, book.slug, u, { text: 'A big file' });
+    const up = await upload(t, u, book.slug, memory.id, await readFixture('png'), { filename: 'big.png' });
+    expect(up.status, up.text).toBe(201);
+    await processed(t, u, up.headers.location as string);
+    // The stored original becomes 20 MB of random bytes (incompressible), written a chunk at a time.
+    const SIZE = 20 * 1024 * 1024;
+    const hash = createHash('sha256');
+    const chunks = (function* () {
+      for (let left = SIZE; left > 0; left -= 65536) {
+        const c = randomBytes(Math.min(65536, left));
+        hash.update(c);
+        yield c;
+      }
+    })();
+    const [{ storage_key }] = await t.db.query<{ storage_key: string }>(`SELECT storage_key FROM media WHERE id = $1`, [up.body.id]);
+    await t.services.store.put(storage_key, Readable.from(chunks), { contentType: 'image/png' });
+    const digest = hash.digest('hex');
+    await t.db.query(`UPDATE media SET size_bytes = $2, sha256 = $3 WHERE id = $1`, [up.body.id, SIZE, digest]);
+
+    global.gc?.();
+    const base = process.memoryUsage().rss;
+    let peak = base;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    let job;
+    try {
+      job = await exported(t, u);
+    } finally {
+      clearInterval(sampler);
+    }
+    const growthMb = (peak - base) / 1048576;
+    console.log(`account export of a 20 MB original: peak RSS growth ${growthMb.toFixed(1)} MB (base ${(base / 1048576).toFixed(0)} MB)`);
+    // Whole in memory it would be at least the file and its base64 (20 + 27 MB); streamed it is a few chunks plus the heap's noise.
+    expect(growthMb).toBeLessThan(20);
+    const { doc } = await download(t, job.download_url);
+    expect(doc.media[0].original.size_bytes).toBe(SIZE);
+    expect(sha256(bytesOf(doc.media[0]))).toBe(digest);
   });
 
   it('shows a job that is not complete without a link', async () => {
@@ -393,14 +470,14 @@ describe('on S3', () => {
     expect(done.body.status, done.body.error).toBe('complete');
     expect(await s3.storedKeys()).toContain(jobKey(u.user.id, res.body.id));
     expect(new URL(done.body.download_url).searchParams.get('X-Amz-Expires')).toBe('3600');
-    const { doc, text, files } = await download(s3, done.body.download_url);
+    const { doc, text } = await download(s3, done.body.download_url);
     expect(doc.user).toMatchObject({ id: u.user.id, email: u.email, first_name: 'Bucket' });
     // Each original from the bucket, byte for byte.
     expect(doc.media.map((m: any) => m.id).sort()).toEqual(uploads.map((m) => m.id).sort());
     for (const m of uploads) {
       const entry = doc.media.find((d: any) => d.id === m.id);
-      expect(sha256(files.get(entry.file)!), entry.file).toBe(sha256(m.bytes));
-      expect(entry.sha256).toBe(sha256(m.bytes));
+      expect(sha256(bytesOf(entry)), entry.id).toBe(sha256(m.bytes));
+      expect(entry.original.sha256).toBe(sha256(m.bytes));
     }
     expect(text).not.toContain(u.token);
   });
