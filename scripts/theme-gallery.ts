@@ -215,7 +215,7 @@ const MEMORIES: Sample[] = [
     recordings: [],
   },
   {
-    words: 'Elin’s long letter, justified and hyphenated',
+    words: 'Elin’s long letter, hyphenated (justified or ragged as the theme sets it)',
     text: LETTER,
     signature: 'Your loving daughter, Elin',
     pinned: false,
@@ -294,7 +294,7 @@ function galleryIndex(spreads: Map<string, Spread[]>): string {
     'of the printed book (the `shop` intent: back, spine and front with 3 mm bleed, for 120 pages at the default paper',
     'caliper), with the cover photo and without one.',
     '',
-    'The sample mixes a one-liner, short memories that share a page, a long letter (justified and hyphenated), one to four',
+    'The sample mixes a one-liner, short memories that share a page, a long letter (hyphenated, justified or ragged by the theme), one to four',
     'photos a memory in landscape and portrait, a voice recording and a video message (printed as QR codes), and memories in',
     'Vietnamese and Greek. The photos are drawn for the gallery (no photo files ship with the repository).',
     'Made by `npx tsx scripts/theme-gallery.ts [theme…]`; run it again after changing a theme or the composer.',
@@ -310,7 +310,7 @@ function galleryIndex(spreads: Map<string, Spread[]>): string {
     const l = PDF_LOOKS[theme];
     const m = l.margins;
     lines.push(
-      `Grid: margins ${m.top}/${m.bottom} mm top/bottom, ${m.inner}/${m.outer} mm inner/outer; words ${l.quoteSize} pt ${l.align === 'center' ? 'centred' : 'flush left'}, long memories ${l.longSize} pt justified; photos up to ${Math.round(l.photoShare * 100)}% of the page, ${l.mount} mount; ${l.cover} cover${l.datedEntries ? '; entries headed by their date' : ''}${l.captionCaps ? '; dates in capitals' : ''}.`,
+      `Grid (src/exports/pdf/themes/${theme}.ts): margins ${m.inner}/${m.top}/${m.outer}/${m.bottom} mm inner/top/outer/bottom; long memories ${l.longSize} pt in ${l.longColumns === 2 ? 'two columns' : 'one column'} of ${l.longMeasure} characters ${l.column === 'centre' ? 'centred' : `against the ${l.column} edge`}, ${l.justify ? 'justified' : 'ragged-right'}; short memories ${l.quoteSize} pt ${l.align === 'center' ? 'centred' : 'flush left'}; photos up to ${Math.round(l.photoShare * 100)}% of the page across ${l.photoWidth === 'live' ? 'the live area' : 'the text column'}, ${l.mount} mount. Pacing: ${l.inlinePhotos} photo${l.inlinePhotos === 1 ? '' : 's'} with a memory's words, the rest as ${l.breather === 'plate' ? 'plates' : 'a photo a page'} after at most ${l.textRun} pages of words${l.pullQuote ? '; long letters open with a pull quote' : ''}${l.runningHead ? '; a short running head' : '; no running head'}. ${l.cover} cover${l.datedEntries ? '; entries headed by their date' : ''}${l.captionCaps ? '; dates in capitals' : ''}.`,
       '',
     );
   }

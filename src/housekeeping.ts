@@ -22,7 +22,7 @@ export const STUCK_TRANSCRIPTION_SECONDS = 12 * 3600;
  * one worker (see jobs/job-catalog.ts).
  */
 export function createHousekeeping(deps: {
-  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events' | 'users'> &
+  services: Pick<Services, 'idempotency' | 'rateLimiter' | 'media' | 'webUploads' | 'mediaProcessing' | 'invitations' | 'billingCheckout' | 'events' | 'users'> &
     Partial<Pick<Services, 'transcriptions'>>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   /** The longest a request may run (HTTP_REQUEST_TIMEOUT_MS). */
@@ -37,6 +37,9 @@ export function createHousekeeping(deps: {
       await limiter.prune(LONGEST_RATE_WINDOW_SECONDS);
       const swept = await media.sweepPendingObjects(Math.ceil(deps.requestTimeoutMs / 1000) + PENDING_OBJECT_GRACE_SECONDS);
       if (swept) deps.log.info({ swept }, 'objects of interrupted uploads removed');
+      // Resumable uploads from the web form left unfinished past their expiry (the memory's words stay).
+      const abandoned = await deps.services.webUploads.sweep();
+      if (abandoned) deps.log.info({ abandoned }, 'abandoned resumable uploads removed');
       // Longer than every attempt of the media.process job could have run (5 attempts of at most 15 minutes, with backoff).
       const stuck = await mediaProcessing.failStuck(STUCK_PROCESSING_SECONDS);
       if (stuck) deps.log.warn({ stuck }, 'media processing that never finished marked failed');

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import ipaddr from 'ipaddr.js';
-import { parseAllowPrivate } from '../lib/allow-private.js';
+import { parseAllowPrivate, type PrivateAllowance } from '../lib/allow-private.js';
 import { phoneNumbers } from '../lib/phone-numbers.js';
+import { intBounds } from './schema.js';
 
 /** The service's configuration, parsed once from the environment and frozen. */
 export interface Config {
@@ -32,14 +33,16 @@ export interface Config {
    */
   database: { kind: 'pglite' | 'postgres'; url: string | null; poolSize: number; schema: string | null; pooler: 'none' | 'transaction' };
   secretKey: string;
+  /** Where a generated SECRET_KEY is kept (DATA_DIR/secret_key; see ensureSecretKey); null when SECRET_KEY is set. */
+  secretKeyFile: string | null;
   logLevel: string;
   mail: { smtpUrl: string | null; from: string };
   /** Operator endpoint that erases off-site backups on deletion; null means nothing to erase. */
   backupErasureUrl: string | null;
   /** First wait before retrying that endpoint; doubles on each retry. */
   backupErasureRetrySeconds: number;
-  /** WEBHOOK_ALLOW_PRIVATE: the address ranges (CIDRs, or `*`) outbound webhooks may reach besides public ones; '' for none. */
-  webhookAllowPrivate: string;
+  /** WEBHOOK_ALLOW_PRIVATE, parsed: the address ranges (CIDRs, or `*` for all) outbound webhooks may reach besides public ones. */
+  webhookAllowPrivate: PrivateAllowance;
   /** Where files live: local disk under DATA_DIR/objects (default), or an S3-compatible store. */
   storage: {
     kind: 'local' | 's3';
@@ -196,17 +199,22 @@ export function readDotEnv(env: Env, file = path.resolve('.env')): Env {
   return { ...parseEnv(readFileSync(file, 'utf8')), ...env };
 }
 
-/**
- * Parses the environment into a Config. Every bad variable is collected and
- * reported together, one line each, naming the variable.
- */
-export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}): Config {
+/** How the group parsers read the environment: trimmed strings, bounded whole numbers, and one list of problems. */
+interface Reader {
+  str(name: string): string | undefined;
+  /** A whole number within the bounds the schema gives the variable (src/config/schema.ts). */
+  int(name: string, fallback: number): number;
+  problems: string[];
+}
+
+function reader(env: Env): Reader {
   const problems: string[] = [];
   const str = (name: string) => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
-  const int = (name: string, fallback: number, min: number, max: number) => {
+  const int = (name: string, fallback: number) => {
+    const { min, max } = intBounds(name);
     const raw = str(name);
     if (raw === undefined) return fallback;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -215,14 +223,80 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     }
     return Number(raw);
   };
+  return { str, int, problems };
+}
 
+/**
+ * Parses the environment into a Config. Every bad variable is collected and
+ * reported together, one line each, naming the variable. Nothing is written:
+ * without SECRET_KEY the secret is read from DATA_DIR/secret_key, or made in
+ * memory until ensureSecretKey keeps it (at the start of a command that needs it).
+ */
+export function loadConfig(env: Env): Config {
+  const r = reader(env);
+  const { str, int, problems } = r;
   const nodeEnv = str('NODE_ENV') ?? 'development';
   if (!['development', 'production', 'test'].includes(nodeEnv)) {
     problems.push(`NODE_ENV: expected development, production or test, got "${nodeEnv}"`);
   }
-  const port = int('PORT', 8000, 0, 65535);
-  const host = str('HOST') ?? '127.0.0.1';
+  const { http, shutdown, publicHost } = parseHttp(r);
+  const dataDir = path.resolve(str('DATA_DIR') ?? './data');
+  const database = parseDatabase(r);
+  const logLevel = str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const secretKey = str('SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
+  if (secretKey === undefined && nodeEnv === 'production') problems.push('SECRET_KEY: required when NODE_ENV=production');
+  const smtpUrl = str('SMTP_URL') ?? null;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL: expected an smtp:// or smtps:// URL');
+  const mail = { smtpUrl, from: str('MAIL_FROM') ?? `Memory Book <no-reply@${publicHost || 'localhost'}>` };
+  const backupErasureUrl = str('BACKUP_ERASURE_URL') ?? null;
+  if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
+  const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30);
+  const webhookAllowPrivate = parseWebhookAllowPrivate(r);
+  const limits = parseLimits(r);
+  const storage = parseStorage(r);
+  const media = parseMedia(r);
+  const messaging = parseMessaging(str, problems, publicHost);
+  const transcription = parseTranscription(str, int, problems);
+  const push = parsePush(str, problems);
+  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14), stripe: parseStripe(str, problems) };
+  const mailInbound = parseMailInbound(r, http.host);
+  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60);
+  const metrics = parseMetrics(r, http);
+  if (problems.length) throw new ConfigError(problems);
 
+  const secret = secretKey === undefined ? readSecret(dataDir) : { key: secretKey, file: null };
+  return deepFreeze({
+    env: nodeEnv as Config['env'],
+    http,
+    shutdown,
+    dataDir,
+    database,
+    secretKey: secret.key,
+    secretKeyFile: secret.file,
+    logLevel,
+    mail,
+    backupErasureUrl,
+    backupErasureRetrySeconds,
+    webhookAllowPrivate,
+    storage,
+    media,
+    messaging,
+    transcription,
+    push,
+    mailInbound,
+    billing,
+    limits,
+    printPaperCaliperUm,
+    metrics,
+  } satisfies Config);
+}
+
+/** HTTP: where to listen, the public address, proxies, slow-client timeouts, and the shutdown's limits. */
+function parseHttp({ str, int, problems }: Reader): { http: Config['http']; shutdown: Config['shutdown']; publicHost: string } {
+  const port = int('PORT', 8000);
+  const host = str('HOST') ?? '127.0.0.1';
   let publicUrl = str('PUBLIC_URL') ?? `http://localhost:${port}`;
   let publicOrigin = publicUrl;
   try {
@@ -244,167 +318,137 @@ export function loadConfig(env: Env, options: { ensureDataDir?: boolean } = {}):
     trustProxyRaw === undefined || trustProxyRaw === 'false' ? false : trustProxyRaw === 'true' ? true : trustProxyRaw.split(',').map((x) => x.trim());
 
   // A client may not hold a connection by trickling bytes; uploads over slow links may need a longer request timeout.
-  const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 86_400_000);
-  const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
-  const shutdownDelayMs = int('SHUTDOWN_DELAY_SECONDS', 0, 0, 600) * 1000;
-  const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600) * 1000;
+  const headersMs = int('HTTP_HEADERS_TIMEOUT_MS', 10_000);
+  const requestMs = int('HTTP_REQUEST_TIMEOUT_MS', 60_000);
+  const keepAliveMs = int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000);
+  const shutdown = { delayMs: int('SHUTDOWN_DELAY_SECONDS', 0) * 1000, timeoutMs: int('SHUTDOWN_TIMEOUT_SECONDS', 30) * 1000 };
   if (headersMs > requestMs) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestMs}), got "${headersMs}"`);
   }
+  return { http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } }, shutdown, publicHost };
+}
 
-  const dataDir = path.resolve(str('DATA_DIR') ?? './data');
-
-  const databaseUrl = str('DATABASE_URL') ?? null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
-  }
-  const poolSize = int('DATABASE_POOL_SIZE', 10, 1, 200);
+/** DATABASE_*: PostgreSQL when DATABASE_URL is set, else the embedded PGlite. */
+function parseDatabase({ str, int, problems }: Reader): Config['database'] {
+  const url = str('DATABASE_URL') ?? null;
+  if (url && !/^postgres(ql)?:\/\//.test(url)) problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
+  const poolSize = int('DATABASE_POOL_SIZE', 10);
   const schema = str('DATABASE_SCHEMA') ?? null;
-  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    problems.push(`DATABASE_SCHEMA: expected a lower-case SQL identifier, got "${schema}"`);
-  }
+  if (schema && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) problems.push(`DATABASE_SCHEMA: expected a lower-case SQL identifier, got "${schema}"`);
   const pooler = str('DATABASE_POOLER') ?? 'none';
   if (pooler !== 'none' && pooler !== 'transaction') problems.push(`DATABASE_POOLER: expected none or transaction, got "${pooler}"`);
+  return { kind: url ? 'postgres' : 'pglite', url, poolSize, schema, pooler: pooler as Config['database']['pooler'] };
+}
 
-  const logLevel = str('LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-
-  let secretKey = str('SECRET_KEY');
-  if (secretKey !== undefined && secretKey.length < 32) {
-    problems.push('SECRET_KEY: must be at least 32 characters');
-  }
-  if (secretKey === undefined && nodeEnv === 'production') {
-    problems.push('SECRET_KEY: required when NODE_ENV=production');
-  }
-
-  const smtpUrl = str('SMTP_URL') ?? null;
-  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL: expected an smtp:// or smtps:// URL');
-  const mailFrom = str('MAIL_FROM') ?? `Memory Book <no-reply@${safeHostname(publicUrl) || 'localhost'}>`;
-
-  const backupErasureUrl = str('BACKUP_ERASURE_URL') ?? null;
-  if (backupErasureUrl && !/^https?:\/\//.test(backupErasureUrl)) problems.push('BACKUP_ERASURE_URL: expected an http(s) URL');
-
-  const backupErasureRetrySeconds = int('BACKUP_ERASURE_RETRY_SECONDS', 30, 1, 86400);
-  const webhookAllowPrivate = str('WEBHOOK_ALLOW_PRIVATE') ?? '';
+/** WEBHOOK_ALLOW_PRIVATE, parsed once: the private ranges outbound webhooks may reach. */
+function parseWebhookAllowPrivate({ str, problems }: Reader): PrivateAllowance {
   try {
-    parseAllowPrivate(webhookAllowPrivate);
+    return parseAllowPrivate(str('WEBHOOK_ALLOW_PRIVATE') ?? '');
   } catch (err) {
     problems.push((err as Error).message);
+    return parseAllowPrivate('');
   }
-  const signInAttempts = int('SIGN_IN_ATTEMPTS', 10, 1, 100000);
-  const signInWindowSeconds = int('SIGN_IN_WINDOW_SECONDS', 900, 1, 86400);
-  const submissionRateLimit = int('SUBMISSION_RATE_LIMIT', 30, 1, 10_000_000);
-  const submissionRateWindowSeconds = int('SUBMISSION_RATE_WINDOW_SECONDS', 3600, 1, 86400);
-  const webFormRateLimit = int('WEB_FORM_RATE_LIMIT', 60, 1, 10_000_000);
-  const webFormRateWindowSeconds = int('WEB_FORM_RATE_WINDOW_SECONDS', 3600, 1, 86400);
+}
 
-  const storageKind = str('STORAGE') ?? 'local';
-  if (storageKind !== 'local' && storageKind !== 's3') problems.push(`STORAGE: expected local or s3, got "${storageKind}"`);
-  let s3: Config['storage']['s3'] = null;
-  if (storageKind === 's3') {
-    const endpoint = str('S3_ENDPOINT') ?? null;
-    if (endpoint && !/^https?:\/\//.test(endpoint)) problems.push('S3_ENDPOINT: expected an http(s) URL');
-    const bucket = str('S3_BUCKET');
-    if (!bucket) problems.push('S3_BUCKET: required when STORAGE=s3');
-    const accessKeyId = str('S3_ACCESS_KEY_ID') ?? str('AWS_ACCESS_KEY_ID') ?? null;
-    const secretAccessKey = str('S3_SECRET_ACCESS_KEY') ?? str('AWS_SECRET_ACCESS_KEY') ?? null;
-    if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither (neither uses the AWS default credential chain)');
-    const pathStyle = str('S3_FORCE_PATH_STYLE') ?? (endpoint ? 'true' : 'false');
-    if (pathStyle !== 'true' && pathStyle !== 'false') problems.push(`S3_FORCE_PATH_STYLE: expected true or false, got "${pathStyle}"`);
-    s3 = { endpoint, bucket: bucket ?? '', region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1', accessKeyId, secretAccessKey, forcePathStyle: pathStyle === 'true' };
-  }
+function parseLimits({ int }: Reader): Config['limits'] {
+  return {
+    signInAttempts: int('SIGN_IN_ATTEMPTS', 10),
+    signInWindowSeconds: int('SIGN_IN_WINDOW_SECONDS', 900),
+    submissionRateLimit: int('SUBMISSION_RATE_LIMIT', 30),
+    submissionRateWindowSeconds: int('SUBMISSION_RATE_WINDOW_SECONDS', 3600),
+    webFormRateLimit: int('WEB_FORM_RATE_LIMIT', 60),
+    webFormRateWindowSeconds: int('WEB_FORM_RATE_WINDOW_SECONDS', 3600),
+  };
+}
 
+/** STORAGE and S3_*: local disk under DATA_DIR/objects, or an S3-compatible store. */
+function parseStorage({ str, problems }: Reader): Config['storage'] {
+  const kind = str('STORAGE') ?? 'local';
+  if (kind !== 'local' && kind !== 's3') problems.push(`STORAGE: expected local or s3, got "${kind}"`);
+  if (kind !== 's3') return { kind: kind as 'local' | 's3', s3: null };
+  const endpoint = str('S3_ENDPOINT') ?? null;
+  if (endpoint && !/^https?:\/\//.test(endpoint)) problems.push('S3_ENDPOINT: expected an http(s) URL');
+  const bucket = str('S3_BUCKET');
+  if (!bucket) problems.push('S3_BUCKET: required when STORAGE=s3');
+  const accessKeyId = str('S3_ACCESS_KEY_ID') ?? str('AWS_ACCESS_KEY_ID') ?? null;
+  const secretAccessKey = str('S3_SECRET_ACCESS_KEY') ?? str('AWS_SECRET_ACCESS_KEY') ?? null;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither (neither uses the AWS default credential chain)');
+  const pathStyle = str('S3_FORCE_PATH_STYLE') ?? (endpoint ? 'true' : 'false');
+  if (pathStyle !== 'true' && pathStyle !== 'false') problems.push(`S3_FORCE_PATH_STYLE: expected true or false, got "${pathStyle}"`);
+  return {
+    kind: 's3',
+    s3: { endpoint, bucket: bucket ?? '', region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1', accessKeyId, secretAccessKey, forcePathStyle: pathStyle === 'true' },
+  };
+}
+
+/** FFMPEG_PATH, FFPROBE_PATH, CLAMAV_*. */
+function parseMedia({ str, int }: Reader): Config['media'] {
   const clamavHost = str('CLAMAV_HOST') ?? null;
-  const clamavPort = int('CLAMAV_PORT', 3310, 1, 65535);
-  const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const clamavPort = int('CLAMAV_PORT', 3310);
+  const clamavTimeoutMs = int('CLAMAV_TIMEOUT_MS', 60_000);
+  return {
+    ffmpegPath: str('FFMPEG_PATH') ?? null,
+    ffprobePath: str('FFPROBE_PATH') ?? null,
+    clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
+  };
+}
 
-  const messaging = parseMessaging(str, problems, publicHost);
-  const transcription = parseTranscription(str, int, problems);
-  const push = parsePush(str, problems);
-  const billing = { graceDays: int('BILLING_GRACE_DAYS', 14, 1, 365), stripe: parseStripe(str, problems) };
-
-  const smtpInboundPortRaw = str('SMTP_INBOUND_PORT');
-  const smtpInboundPort = smtpInboundPortRaw === undefined ? null : int('SMTP_INBOUND_PORT', 2525, 0, 65535);
+/** SMTP_INBOUND_* and INBOUND_EMAIL_*: the SMTP receiver and the inbound mail webhook. */
+function parseMailInbound({ str, int, problems }: Reader, host: string): Config['mailInbound'] {
+  const port = str('SMTP_INBOUND_PORT') === undefined ? null : int('SMTP_INBOUND_PORT', 2525);
   const tlsKeyPath = str('SMTP_INBOUND_TLS_KEY') ?? null;
   const tlsCertPath = str('SMTP_INBOUND_TLS_CERT') ?? null;
   if (Boolean(tlsKeyPath) !== Boolean(tlsCertPath)) problems.push('SMTP_INBOUND_TLS_KEY and SMTP_INBOUND_TLS_CERT: set both or neither');
   for (const [name, file] of [['SMTP_INBOUND_TLS_KEY', tlsKeyPath], ['SMTP_INBOUND_TLS_CERT', tlsCertPath]] as const) {
     if (file && !existsSync(file)) problems.push(`${name}: no such file "${file}"`);
   }
-  const inboundEmailSecret = str('INBOUND_EMAIL_SECRET') ?? null;
-  if (inboundEmailSecret !== null && inboundEmailSecret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
+  const secret = str('INBOUND_EMAIL_SECRET') ?? null;
+  if (secret !== null && secret.length < 16) problems.push('INBOUND_EMAIL_SECRET: must be at least 16 characters');
   // Without it a forged Authentication-Results field written by the sender could pass for the provider's verdict.
-  const inboundAuthservId = str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null;
-  if (inboundEmailSecret !== null && inboundAuthservId === null) {
+  const authservId = str('INBOUND_EMAIL_AUTHSERV_ID')?.toLowerCase() ?? null;
+  if (secret !== null && authservId === null) {
     problems.push("INBOUND_EMAIL_AUTHSERV_ID: required with INBOUND_EMAIL_SECRET (the authserv-id your inbound mail provider writes first in its Authentication-Results header, such as mx.provider.example)");
   }
-  if (inboundAuthservId !== null && !/^[a-z0-9][a-z0-9.-]*$/.test(inboundAuthservId)) problems.push(`INBOUND_EMAIL_AUTHSERV_ID: expected a host name, got "${inboundAuthservId}"`);
-  const allowedCidrsRaw = str('INBOUND_EMAIL_ALLOWED_CIDRS');
-  let webhookAllowedCidrs: [ipaddr.IPv4 | ipaddr.IPv6, number][] | null = null;
-  if (allowedCidrsRaw !== undefined) {
-    webhookAllowedCidrs = [];
-    for (const part of allowedCidrsRaw.split(',').map((c) => c.trim()).filter(Boolean)) {
-      try {
-        webhookAllowedCidrs.push(ipaddr.parseCIDR(part));
-      } catch {
-        problems.push(`INBOUND_EMAIL_ALLOWED_CIDRS: "${part}" is not a CIDR range (such as 203.0.113.0/24 or 2001:db8::/32)`);
-      }
+  if (authservId !== null && !/^[a-z0-9][a-z0-9.-]*$/.test(authservId)) problems.push(`INBOUND_EMAIL_AUTHSERV_ID: expected a host name, got "${authservId}"`);
+  return {
+    port,
+    host: str('SMTP_INBOUND_HOST') ?? host,
+    tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
+    webhookSecret: secret,
+    webhookAuthservId: secret === null ? null : authservId,
+    webhookAllowedCidrs: parseCidrs(str('INBOUND_EMAIL_ALLOWED_CIDRS'), problems),
+    maxBytes: MAIL_INBOUND_MAX_BYTES,
+  };
+}
+
+/** INBOUND_EMAIL_ALLOWED_CIDRS, parsed once: null when unset. */
+function parseCidrs(raw: string | undefined, problems: string[]): Config['mailInbound']['webhookAllowedCidrs'] {
+  if (raw === undefined) return null;
+  const ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+  for (const part of raw.split(',').map((c) => c.trim()).filter(Boolean)) {
+    try {
+      ranges.push(ipaddr.parseCIDR(part));
+    } catch {
+      problems.push(`INBOUND_EMAIL_ALLOWED_CIDRS: "${part}" is not a CIDR range (such as 203.0.113.0/24 or 2001:db8::/32)`);
     }
-    if (!webhookAllowedCidrs.length) problems.push('INBOUND_EMAIL_ALLOWED_CIDRS: set, but names no range');
   }
-  const printPaperCaliperUm = int('PRINT_PAPER_CALIPER_UM', 60, 20, 1000);
-  const metricsToken = str('METRICS_TOKEN') ?? null;
-  if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
-  if (metricsToken !== null && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN: must not contain spaces');
-  const metricsPort = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464, 0, 65535);
-  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) problems.push(`METRICS_PORT: must differ from PORT (${port})`);
+  if (!ranges.length) problems.push('INBOUND_EMAIL_ALLOWED_CIDRS: set, but names no range');
+  return ranges;
+}
+
+/** METRICS_*: the Prometheus scrape, off unless a token or a port is set. */
+function parseMetrics({ str, int, problems }: Reader, http: { port: number; host: string }): Config['metrics'] {
+  const token = str('METRICS_TOKEN') ?? null;
+  if (token !== null && token.length < 16) problems.push('METRICS_TOKEN: must be at least 16 characters');
+  if (token !== null && /\s/.test(token)) problems.push('METRICS_TOKEN: must not contain spaces');
+  const port = str('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 9464);
+  if (port !== null && port !== 0 && port === http.port) problems.push(`METRICS_PORT: must differ from PORT (${http.port})`);
   // Without a token the scrape answers anyone who reaches it: only this machine, unless the operator sets a token.
-  const metricsHostRaw = str('METRICS_HOST');
-  const metricsHost = metricsHostRaw ?? (metricsToken === null ? '127.0.0.1' : host);
-  if (metricsPort !== null && metricsToken === null && !isLoopbackHost(metricsHost)) {
-    problems.push(`METRICS_HOST: "${metricsHost}" is not a loopback address; set METRICS_TOKEN to serve /metrics there (scrapers then send it as a bearer token), or listen on 127.0.0.1`);
+  const host = str('METRICS_HOST') ?? (token === null ? '127.0.0.1' : http.host);
+  if (port !== null && token === null && !isLoopbackHost(host)) {
+    problems.push(`METRICS_HOST: "${host}" is not a loopback address; set METRICS_TOKEN to serve /metrics there (scrapers then send it as a bearer token), or listen on 127.0.0.1`);
   }
-
-  if (problems.length) throw new ConfigError(problems);
-
-  if (secretKey === undefined) secretKey = readOrCreateSecret(dataDir, options.ensureDataDir !== false);
-
-  return deepFreeze({
-    env: nodeEnv as Config['env'],
-    http: { host, port, publicUrl, publicOrigin, secureCookies, trustProxy, timeouts: { headersMs, requestMs, keepAliveMs } },
-    shutdown: { delayMs: shutdownDelayMs, timeoutMs: shutdownTimeoutMs },
-    dataDir,
-    database: { kind: databaseUrl ? 'postgres' : 'pglite', url: databaseUrl, poolSize, schema, pooler: pooler as Config['database']['pooler'] },
-    secretKey,
-    logLevel,
-    mail: { smtpUrl, from: mailFrom },
-    backupErasureUrl,
-    backupErasureRetrySeconds,
-    webhookAllowPrivate,
-    storage: { kind: storageKind as 'local' | 's3', s3 },
-    media: {
-      ffmpegPath: str('FFMPEG_PATH') ?? null,
-      ffprobePath: str('FFPROBE_PATH') ?? null,
-      clamav: clamavHost ? { host: clamavHost, port: clamavPort, timeoutMs: clamavTimeoutMs } : null,
-    },
-    messaging,
-    transcription,
-    push,
-    mailInbound: {
-      port: smtpInboundPort,
-      host: str('SMTP_INBOUND_HOST') ?? host,
-      tls: tlsKeyPath && tlsCertPath ? { keyPath: path.resolve(tlsKeyPath), certPath: path.resolve(tlsCertPath) } : null,
-      webhookSecret: inboundEmailSecret,
-      webhookAuthservId: inboundEmailSecret === null ? null : inboundAuthservId,
-      webhookAllowedCidrs,
-      maxBytes: MAIL_INBOUND_MAX_BYTES,
-    },
-    billing,
-    limits: { signInAttempts, signInWindowSeconds, submissionRateLimit, submissionRateWindowSeconds, webFormRateLimit, webFormRateWindowSeconds },
-    printPaperCaliperUm,
-    metrics: { token: metricsToken, port: metricsPort, host: metricsHost },
-  } satisfies Config);
+  return { token, port, host };
 }
 
 /** A group of variables set all together or not at all (null when none is set; a problem when only some are). */
@@ -486,13 +530,13 @@ function parseMessaging(str: (name: string) => string | undefined, problems: str
 /** TRANSCRIPTION_*: on when TRANSCRIPTION_URL is set. */
 function parseTranscription(
   str: (name: string) => string | undefined,
-  int: (name: string, fallback: number, min: number, max: number) => number,
+  int: (name: string, fallback: number) => number,
   problems: string[],
 ): Config['transcription'] {
   const url = str('TRANSCRIPTION_URL');
-  const retrySeconds = int('TRANSCRIPTION_RETRY_SECONDS', 30, 0, 3600);
-  const maxAttempts = int('TRANSCRIPTION_MAX_ATTEMPTS', 6, 1, 20);
-  const timeoutSeconds = int('TRANSCRIPTION_TIMEOUT_SECONDS', 1800, 10, 21_600);
+  const retrySeconds = int('TRANSCRIPTION_RETRY_SECONDS', 30);
+  const maxAttempts = int('TRANSCRIPTION_MAX_ATTEMPTS', 6);
+  const timeoutSeconds = int('TRANSCRIPTION_TIMEOUT_SECONDS', 1800);
   if (url === undefined) {
     for (const name of ['TRANSCRIPTION_API_KEY', 'TRANSCRIPTION_MODEL']) if (str(name) !== undefined) problems.push(`${name}: needs TRANSCRIPTION_URL`);
     return null;
@@ -574,20 +618,29 @@ function safeHostname(url: string): string {
   }
 }
 
-/** Without SECRET_KEY the service makes one on first start and keeps it in DATA_DIR, so sessions and cursors survive restarts. */
-function readOrCreateSecret(dataDir: string, create: boolean): string {
+/** Without SECRET_KEY: the one kept in DATA_DIR/secret_key, read only; or, before the first start, one made in memory (ensureSecretKey keeps it). */
+function readSecret(dataDir: string): { key: string; file: string } {
   const file = path.join(dataDir, 'secret_key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  if (!create) return randomBytes(32).toString('base64url');
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
+  return { key: existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url'), file };
+}
+
+/**
+ * The explicit step that keeps a generated SECRET_KEY in DATA_DIR/secret_key
+ * (mode 0600), so sessions, cursors and keys survive restarts: run by the
+ * commands that serve or write (see src/cli/main.ts), never while loading.
+ * Answers the configuration with the secret kept on disk (another process
+ * that started at the same moment may have written it first).
+ */
+export function ensureSecretKey(config: Config): Config {
+  const file = config.secretKeyFile;
+  if (file === null || existsSync(file)) return config;
+  mkdirSync(path.dirname(file), { recursive: true });
   try {
-    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
-    return secret;
+    writeFileSync(file, config.secretKey + '\n', { mode: 0o600, flag: 'wx' });
+    return config;
   } catch (err) {
-    // Another process started at the same moment and wrote it first.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return deepFreeze({ ...config, secretKey: readFileSync(file, 'utf8').trim() });
   }
 }
 

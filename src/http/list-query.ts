@@ -40,8 +40,14 @@ export function parseListQuery(request: FastifyRequest): ListQuery {
   return { limit, cursor: cursors[0], updatedSince };
 }
 
-/** The page's sync watermark, for the client to pin its next updated_since to. */
+/**
+ * The page's sync watermark, for the client to pin its next updated_since
+ * to. Only on a route that declares it (`config.lastModified`), so the
+ * document, built from that declaration, says what is sent.
+ */
 export function setLastModified(reply: FastifyReply, watermark: string) {
+  const route = reply.request.routeOptions;
+  if (!route.config.lastModified) throw new Error(`${route.method} ${route.url} sends Last-Modified without declaring config.lastModified`);
   reply.header('last-modified', httpDate(watermark));
 }
 

@@ -175,6 +175,8 @@ interface OperationFacts {
   bodyless: boolean;
   rateLimited: boolean;
   deprecated: boolean;
+  /** Its 200 carries Last-Modified (`config.lastModified`: a list's watermark). */
+  lastModified: boolean;
   /** The error codes each status answers (see errorsFor). */
   errorCodes: Map<number, ErrorCode[]>;
   /** Bare declared statuses the catalogue could not pin to one code. */
@@ -223,6 +225,7 @@ export function installErrorResponses(app: FastifyInstance) {
         multipart: route.config?.multipart,
         rateLimited: Boolean(route.config?.rateLimit),
         deprecated: Boolean(route.config?.deprecated),
+        lastModified: Boolean(route.config?.lastModified),
         errorCodes: errs.codes,
         unresolvedErrors: errs.unresolved,
       });
@@ -490,7 +493,7 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         if (code === 201 && !response.description.startsWith('Created')) response.description = `Created: ${lowerFirst(response.description)}`;
         const names = ['X-Request-Id'];
         if (code >= 200 && code < 300 && sendsEtag(response, doc)) names.push('ETag');
-        if (code === 200 && method === 'get' && (op.parameters ?? []).some((p: Json) => p.in === 'query' && p.name === 'updated_since')) names.push('Last-Modified');
+        if (code === 200 && f?.lastModified) names.push('Last-Modified');
         // A 202 that answers with the job it started (POST …/exports/) says where to poll it: `x-location-on-202` on the route schema.
         if (code === 201 || (code === 202 && op['x-location-on-202'] === true)) names.push('Location');
         if ([202, 429, 502, 503].includes(code) || (code === 409 && f?.idempotent)) names.push('Retry-After');

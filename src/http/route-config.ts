@@ -77,6 +77,12 @@ declare module 'fastify' {
     ownRow?: 'submission';
     /** Routes outside the public API (web pages, health) carry no API conventions. */
     internal?: boolean;
+    /**
+     * Its 200 carries Last-Modified, a list's sync watermark (listResponse
+     * sends it, and refuses to on a route that does not declare it): the
+     * OpenAPI document lists the header from this, not from the schema.
+     */
+    lastModified?: boolean;
   }
   interface FastifyRequest {
     auth: Auth | null;

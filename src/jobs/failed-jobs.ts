@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config/config.js';
 import type { Queryable } from '../db/client.js';
+import { bossTables } from './boss-db.js';
 import { jobSpecs, type JobSpec } from './job-catalog.js';
 import { configuredQueueSchema } from './queue.js';
 
@@ -19,15 +20,6 @@ export interface FailedJob {
   archived: boolean;
 }
 
-interface FailedRow {
-  id: string;
-  name: string;
-  data: unknown;
-  output: unknown;
-  retry_count: number;
-  completed_on: string;
-  archived: boolean;
-}
 
 /**
  * Jobs given up for good, newest first, from pg-boss's job and archive
@@ -41,17 +33,9 @@ export async function listFailedJobs(
   const schema = options.schema ?? configuredQueueSchema(config);
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError('limit must be a whole number from 1 to 1000');
-  const [installed] = await db.query<{ table: string | null }>(`SELECT to_regclass($1)::text AS table`, [`${schema}.archive`]);
-  if (!installed?.table) return [];
-
-  const given_up = (table: string, archived: boolean) => `
-    SELECT id::text, name, data, output, retry_count, completed_on, ${archived} AS archived
-    FROM ${schema}.${table}
-    WHERE state = 'failed' AND ($1::text IS NULL OR name = $1)`;
-  const rows = await db.query<FailedRow>(
-    `${given_up('job', false)} UNION ALL ${given_up('archive', true)} ORDER BY completed_on DESC, id LIMIT $2`,
-    [options.name ?? null, limit],
-  );
+  const tables = bossTables(schema);
+  if (!(await tables.installed(db))) return [];
+  const rows = await tables.failedJobs(db, { name: options.name ?? null, limit });
   const definitions = new Map((options.jobs ?? jobSpecs).map((j) => [j.name, j]));
   return rows.map((r) => ({
     id: r.id,

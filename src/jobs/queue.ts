@@ -24,7 +24,7 @@ import type { Db, Queryable } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { dependencyUnavailable, jobDuration, jobsCompleted, jobsFailed, type QueueSource } from '../metrics/metrics.js';
 import { activeTraceparent, contextFromJobTrace, failSpan, inSpan, SpanKind, splitJobTrace, startSpan, TRACE_KEY, withActiveSpan } from '../lib/tracing.js';
-import { createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
+import { bossTables, createBossDb, transactionBossDb, type BossDb } from './boss-db.js';
 import { jobSpecs, stoppedByWorker, WorkerStoppedError, type JobPayloads, type JobSendOptions, type JobSender, type JobSpec } from './job-catalog.js';
 
 export type { JobOptions, JobPayloads, JobSpec, QueuePolicy } from './job-catalog.js';
@@ -230,6 +230,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   const pollIntervalMs = deps.pollIntervalMs ?? 2000;
   const maintenanceIntervalSeconds = deps.maintenanceIntervalSeconds ?? DEFAULT_MAINTENANCE_INTERVAL_SECONDS;
   const bossDb = createBossDb(db);
+  const tables = bossTables(schema);
   const boss = new PgBoss({
     db: bossDb as PgBoss.Db,
     schema,
@@ -353,12 +354,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // its lease): stop the handler, and leave the job's outcome to that worker.
       const renew = async () => {
         try {
-          const held = await db.query(
-            `UPDATE ${schema}.job SET expire_in = (now() - started_on) + make_interval(secs => $3)
-             WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING 1`,
-            [definition.name, job.id, heartbeat * 3, job.retryCount],
-          );
-          if (!held.length && !abort.signal.aborted) {
+          const held = await tables.renewLease(db, { name: definition.name, id: job.id, retryCount: job.retryCount }, heartbeat * 3);
+          if (!held && !abort.signal.aborted) {
             leaseLost = true;
             abort.abort(new Error('the job was taken over by another worker after its lease lapsed'));
           }
@@ -428,13 +425,8 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
       // Cut off by this worker's shutdown, not by its work: the run does not count against the retry limit
       // (the next fetch counts it again), and it may start again at once.
       try {
-        const released = await db.query(
-          `UPDATE ${schema}.job SET state = 'retry', start_after = now(), output = $3::jsonb,
-             started_on = CASE WHEN retry_count = 0 THEN NULL ELSE started_on END, retry_count = GREATEST(retry_count - 1, 0)
-           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING 1`,
-          [definition.name, job.id, JSON.stringify(errorOutput(abort.signal.reason)), job.retryCount],
-        );
-        if (released.length) {
+        const released = await tables.releaseUncounted(db, { name: definition.name, id: job.id, retryCount: job.retryCount }, errorOutput(abort.signal.reason));
+        if (released) {
           jobLog.warn('job interrupted by the worker stopping; released uncounted for another worker');
           return;
         }
@@ -473,13 +465,10 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
    * stately job with a retry already waiting, fails the dead run instead.
    */
   async function recoverLapsed(names: string[]) {
-    const lapsed = await db.query<{ id: string; name: string }>(
-      `SELECT id, name FROM ${schema}.job WHERE name = ANY($1::text[]) AND state = 'active' AND started_on + expire_in < now()`,
-      [names],
-    );
+    const lapsed = await tables.lapsedRuns(db, names);
     for (const j of lapsed) {
       await boss.fail(j.name, j.id, { message: 'the worker running this job stopped renewing its lease (the process died or stalled)' });
-      await db.query(`UPDATE ${schema}.job SET start_after = now() WHERE name = $1 AND id = $2 AND state = 'retry'`, [j.name, j.id]);
+      await tables.retryNow(db, j);
       log.warn({ job: j.name, job_id: j.id }, 'job taken over from a worker that stopped renewing its lease');
       wake(j.name);
     }
@@ -503,12 +492,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
   const queue: Queue<M> = {
     schema,
     async depths() {
-      const rows = await db.query<{ queue: string; waiting: number; age: number | null }>(
-        `SELECT q.name AS queue, COALESCE(j.waiting, 0)::int AS waiting, j.age
-         FROM ${schema}.queue q LEFT JOIN (
-           SELECT name, count(*) AS waiting, extract(epoch FROM now() - min(start_after) FILTER (WHERE start_after <= now()))::float8 AS age
-           FROM ${schema}.job WHERE state < 'active' GROUP BY name) j ON j.name = q.name`,
-      );
+      const rows = await tables.depths(db);
       return rows.map((r) => ({ queue: r.queue, waiting: r.waiting, oldestAgeSeconds: r.age }));
     },
     async register(definition) {
@@ -556,11 +540,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
         // the worst a race does is queue an idempotent job twice.
         if (options.unlessPending) {
           if (singletonKey === undefined) throw new Error(`job ${name}: unlessPending needs a singleton key`);
-          const pending = await (tx ?? db).query(`SELECT 1 FROM ${schema}.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`, [
-            name,
-            singletonKey,
-          ]);
-          if (pending.length) return null;
+          if (await tables.hasUnfinished(tx ?? db, name, singletonKey)) return null;
         }
         // Tracing on: the sending span's traceparent rides in the stored payload (removed again before the run's check).
         const carried = activeTraceparent();

@@ -43,9 +43,10 @@ import { createEventService } from './events/event-service.js';
 import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
 import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createSecretBox } from './webhook-endpoints/signing.js';
-import { createUrlGuard, parseAllowPrivate, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createUrlGuard, type Resolver } from './webhook-endpoints/url-guard.js';
 import { createDeviceService } from './devices/device-service.js';
 import { createTranscriptionService } from './transcriptions/transcription-service.js';
+import { createWebUploadService } from './web-uploads/web-upload-service.js';
 import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -96,11 +97,12 @@ export function createServices(deps: ServiceDeps) {
   };
   const billingCheckout = createBillingCheckoutService({ db, config, audit, queue, store });
   const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
-  const webhookGuard = createUrlGuard(parseAllowPrivate(config.webhookAllowPrivate), deps.webhooks?.resolver);
+  const webhookGuard = createUrlGuard(config.webhookAllowPrivate, deps.webhooks?.resolver);
   const webhookSecrets = createSecretBox(config.secretKey);
   const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
   const notifications = createNotificationService({ db, config, queue, push: devices });
-  const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce });
+  const webUploads = createWebUploadService({ db, config, media });
+  const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce, webUploads });
   const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue });
   const rateLimiter = createRateLimiter({ db });
   return {
@@ -134,6 +136,7 @@ export function createServices(deps: ServiceDeps) {
     inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue, enqueueMail }),
     submissions,
     media,
+    webUploads,
     mediaProcessing: createMediaProcessing({ db, config, store, queue, onProcessed: transcriptions.onMediaProcessed }),
     transcriptions,
     shareCards: createShareCards({ db, store }),

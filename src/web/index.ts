@@ -8,6 +8,7 @@ import { registerCheckoutPage } from './billing/checkout-page.js';
 import { registerSignupPage } from './accounts/signup-page.js';
 import { registerUnsubscribePage } from './accounts/unsubscribe-page.js';
 import { registerWebFormPage } from './contribute/web-form-page.js';
+import { registerWebUploads } from './contribute/web-uploads.js';
 import { registerHomePage } from './home/home-page.js';
 import { registerInvitationPage } from './invitations/invitation-page.js';
 import { registerPlayPage } from './play/play-page.js';
@@ -35,6 +36,7 @@ export async function registerWebPages(web: FastifyInstance, ctx: RouteContext) 
   registerCheckoutPage(web, ctx);
   registerPlayPage(web, ctx);
   await registerWebFormPage(web, ctx);
+  await registerWebUploads(web, ctx);
 }
 
 /** People read these answers, so errors are pages, not the API's JSON envelope. */

@@ -58,8 +58,9 @@ ${p.body}
 }
 
 /** A page with one message, for errors (403 CSRF, 429, 500) and small confirmations. */
-export function renderMessagePage(o: { title: string; message: string; csrf: string; signedInAs?: string | null; link?: { href: string; text: string } }): string {
+export function renderMessagePage(o: { title: string; message: string; csrf: string; signedInAs?: string | null; link?: { href: string; text: string }; i?: Translator }): string {
   return renderPage({
+    i: o.i,
     title: o.title,
     csrf: o.csrf,
     signedInAs: o.signedInAs,

@@ -2,19 +2,21 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, ensureSecretKey, loadConfig } from '../../src/config/config.js';
 
 const dir = () => mkdtempSync(path.join(tmpdir(), 'memorybook-config-'));
 
 describe('loadConfig', () => {
-  it('defaults to the embedded set-up: port 8000, PGlite in DATA_DIR, a generated secret kept on disk', () => {
+  it('defaults to the embedded set-up: port 8000, PGlite in DATA_DIR, a generated secret kept on disk by the explicit step, not by loading', () => {
     const dataDir = dir();
-    const c = loadConfig({ DATA_DIR: dataDir });
+    const loaded = loadConfig({ DATA_DIR: dataDir });
+    const file = path.join(dataDir, 'secret_key');
+    expect(existsSync(file)).toBe(false);
+    const c = ensureSecretKey(loaded);
     expect(c.http.port).toBe(8000);
     expect(c.http.publicUrl).toBe('http://localhost:8000');
     expect(c.database.kind).toBe('pglite');
     expect(c.secretKey.length).toBeGreaterThanOrEqual(32);
-    const file = path.join(dataDir, 'secret_key');
     expect(readFileSync(file, 'utf8').trim()).toBe(c.secretKey);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // The same secret on the next start.

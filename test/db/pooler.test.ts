@@ -42,9 +42,9 @@ async function roleWith(settings: string, schema: string): Promise<string> {
 describe('DATABASE_POOLER', () => {
   it('is none by default, takes transaction, and refuses anything else', () => {
     const base = { NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: '/tmp/memorybook-pooler-config', DATABASE_URL: 'postgres://u@db/x' };
-    expect(loadConfig(base, { ensureDataDir: false }).database.pooler).toBe('none');
-    expect(loadConfig({ ...base, DATABASE_POOLER: 'transaction' }, { ensureDataDir: false }).database.pooler).toBe('transaction');
-    expect(() => loadConfig({ ...base, DATABASE_POOLER: 'session' }, { ensureDataDir: false })).toThrow(/DATABASE_POOLER: expected none or transaction, got "session"/);
+    expect(loadConfig(base).database.pooler).toBe('none');
+    expect(loadConfig({ ...base, DATABASE_POOLER: 'transaction' }).database.pooler).toBe('transaction');
+    expect(() => loadConfig({ ...base, DATABASE_POOLER: 'session' })).toThrow(/DATABASE_POOLER: expected none or transaction, got "session"/);
   });
 });
 

@@ -38,13 +38,14 @@ interface KoaContext {
 /**
  * A real S3 API (s3rver) on a free loopback port with a fresh directory and
  * one bucket. s3rver checks a presigned URL's expiry but accepts any SigV4
- * signature, and lacks AbortMultipartUpload and ListMultipartUploads; a
- * middleware in front adds exactly those three, so the store's cleanup and
- * tamper checks are tested against real requests:
+ * signature, and lacks AbortMultipartUpload, ListMultipartUploads and
+ * ListParts; a middleware in front adds exactly those, so the store's cleanup,
+ * the resumable uploads' parts and tamper checks are tested against real requests:
  * - presigned (query-string SigV4) requests are verified per the SigV4 spec,
  *   written here independently of the SDK, and refused 403 on mismatch;
  * - `DELETE /<bucket>/<key>?uploadId=` removes the pending upload;
- * - `GET /<bucket>?uploads` lists the pending uploads.
+ * - `GET /<bucket>?uploads` lists the pending uploads;
+ * - `GET /<bucket>/<key>?uploadId=` lists an upload's parts.
  */
 export async function startS3Server(): Promise<TestS3Server> {
   const directory = mkdtempSync(path.join(tmpdir(), 'memorybook-s3rver-'));
@@ -70,6 +71,27 @@ export async function startS3Server(): Promise<TestS3Server> {
         ctx.type = 'application/xml';
         ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
       }
+      return;
+    }
+    // ListParts (the resumable uploads' S3 store reads which parts it has): the part files s3rver keeps, with their MD5 ETags.
+    if (ctx.method === 'GET' && query.has('uploadId') && !query.has('partNumber')) {
+      const dir = path.join(uploadsDir, path.basename(query.get('uploadId')!));
+      const names = await readdir(dir).catch(() => null);
+      ctx.type = 'application/xml';
+      if (!names) {
+        ctx.status = 404;
+        ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
+        return;
+      }
+      const numbers = names.filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+      const parts = await Promise.all(
+        numbers.map(async (n) => ({ n, size: (await stat(path.join(dir, String(n)))).size, md5: await readFile(path.join(dir, `${n}.md5`), 'utf8') })),
+      );
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">' +
+        `<Bucket>${bucket}</Bucket><UploadId>${escapeXml(query.get('uploadId')!)}</UploadId><IsTruncated>false</IsTruncated>` +
+        parts.map((p) => `<Part><PartNumber>${p.n}</PartNumber><ETag>"${p.md5}"</ETag><Size>${p.size}</Size></Part>`).join('') +
+        '</ListPartsResult>';
       return;
     }
     if (ctx.method === 'GET' && (rawPath === `/${bucket}` || rawPath === `/${bucket}/`) && query.has('uploads')) {

@@ -89,7 +89,7 @@ describe('S3 driver specifics', () => {
   });
 
   it('a URL that cannot be signed (the credentials provider fails) is a SigningError', async () => {
-    const config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: tmpdir(), ...s3.env }, { ensureDataDir: false });
+    const config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: tmpdir(), ...s3.env });
     const store = createS3ObjectStore({
       ...config.storage.s3!,
       credentials: async () => {
@@ -103,7 +103,7 @@ describe('S3 driver specifics', () => {
   });
 
   it('presigns media URLs with X-Amz-Expires=900 for the bucket, path style', async () => {
-    const config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: tmpdir(), ...s3.env }, { ensureDataDir: false });
+    const config = loadConfig({ NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: tmpdir(), ...s3.env });
     const store = createObjectStore(config);
     await store.put('media/b/m/original', Readable.from([Buffer.from('x')]), { contentType: 'image/jpeg' });
     const { url } = await store.signedUrl('media/b/m/original', { ttlSeconds: 900 });

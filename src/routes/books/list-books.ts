@@ -19,6 +19,7 @@ export function listBooks(app: FastifyInstance, { services }: RouteContext) {
         querystring: ListBooksQuery,
         response: { 200: BookList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) => {
       // The items are JSON already (made by the database): the page is sent as it is.

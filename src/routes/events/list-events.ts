@@ -19,6 +19,7 @@ export function listEvents(app: FastifyInstance, { services }: RouteContext) {
         querystring: ListEventsQuery,
         response: { 200: EventList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) =>
       jsonListResponse(request, reply, (query) => services.events.listEvents(actorOf(request), { ...query, type: request.query.type, bookSlug: request.query.book_slug })),

@@ -19,7 +19,7 @@ export function listExports(app: FastifyInstance, { services }: RouteContext) {
         querystring: ListExportsQuery,
         response: { 200: ExportList },
       },
-      config: { book: 'read_exports', errors: [403] },
+      config: { lastModified: true, book: 'read_exports', errors: [403] },
     },
     async (request, reply) => {
       return listResponse(request, reply, (query) => services.exports.listExports(actorOf(request), request.params.slug, query));

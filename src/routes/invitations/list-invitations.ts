@@ -21,7 +21,7 @@ export function listInvitations(app: FastifyInstance, { services }: RouteContext
         querystring: ListInvitationsQuery,
         response: { 200: InvitationList },
       },
-      config: { book: 'list_invitations', errors: [403] },
+      config: { lastModified: true, book: 'list_invitations', errors: [403] },
     },
     async (request, reply) => {
       return listResponse(request, reply, (query) =>

@@ -20,6 +20,7 @@ export function listMyMemberships(app: FastifyInstance, { services }: RouteConte
         querystring: ListQuery,
         response: { 200: MembershipList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) => listResponse(request, reply, (query) => services.meLists.listMemberships(actorOf(request), query)),
   );

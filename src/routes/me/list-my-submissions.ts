@@ -20,6 +20,7 @@ export function listMySubmissions(app: FastifyInstance, { services }: RouteConte
         querystring: ListMySubmissionsQuery,
         response: { 200: MySubmissionList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) => {
       const { book, status } = request.query;

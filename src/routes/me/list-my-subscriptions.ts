@@ -21,6 +21,7 @@ export function listMySubscriptions(app: FastifyInstance, { services }: RouteCon
         querystring: ListQuery,
         response: { 200: MySubscriptionList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) => listResponse(request, reply, (query) => services.meLists.listSubscriptions(actorOf(request), query)),
   );

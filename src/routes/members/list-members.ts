@@ -21,7 +21,7 @@ export function listMembers(app: FastifyInstance, { services }: RouteContext) {
         querystring: ListMembersQuery,
         response: { 200: MemberList },
       },
-      config: { book: 'list_members', errors: [403] },
+      config: { lastModified: true, book: 'list_members', errors: [403] },
     },
     async (request, reply) => {
       return listResponse(request, reply, (query) => services.members.listMembers(actorOf(request), request.params.slug, query));

@@ -21,7 +21,7 @@ export function listSubmissions(app: FastifyInstance, { services }: RouteContext
         querystring: ListSubmissionsQuery,
         response: { 200: SubmissionList },
       },
-      config: { book: 'list_submissions', errors: [403] },
+      config: { lastModified: true, book: 'list_submissions', errors: [403] },
     },
     async (request, reply) => {
       // The items are JSON already (made by the database around the signed URLs): the page is sent as it is.

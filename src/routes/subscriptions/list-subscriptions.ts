@@ -22,7 +22,7 @@ export function listSubscriptions(app: FastifyInstance, { services }: RouteConte
         querystring: ListSubscriptionsQuery,
         response: { 200: SubscriptionList },
       },
-      config: { book: 'list_subscriptions', errors: [403] },
+      config: { lastModified: true, book: 'list_subscriptions', errors: [403] },
     },
     async (request, reply) => {
       return listResponse(request, reply, (query) => services.subscriptions.listSubscriptions(actorOf(request), request.params.slug, query));

@@ -19,6 +19,7 @@ export function listDeliveries(app: FastifyInstance, { services }: RouteContext)
         querystring: ListQuery,
         response: { 200: DeliveryList },
       },
+      config: { lastModified: true },
       onRequest: endpointIdMustBeWellFormed,
     },
     async (request, reply) => listResponse(request, reply, (query) => services.webhookEndpoints.listDeliveries(actorOf(request), request.params.id, query)),

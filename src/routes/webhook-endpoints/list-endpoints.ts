@@ -18,6 +18,7 @@ export function listEndpoints(app: FastifyInstance, { services }: RouteContext) 
         querystring: ListQuery,
         response: { 200: EndpointList },
       },
+      config: { lastModified: true },
     },
     async (request, reply) => listResponse(request, reply, (query) => services.webhookEndpoints.listEndpoints(actorOf(request), query)),
   );

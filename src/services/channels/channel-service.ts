@@ -4,6 +4,7 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import type { Config } from '../../config/config.js';
 import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
+import { AUDIO_CAP_BYTES, MULTIPART_CEILING_BYTES } from '../media/media-policy.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
 import { findBookContext } from '../books/book-repository.js';
 import type { BookContext, BookRow } from '../books/book-types.js';
@@ -141,7 +142,10 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
      * now, and, for a book that is not public, without its form key or with
      * a wrong one: to the visitor, all of these are an unknown book.
      */
-    async openWebForm(slug: string, key: unknown): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string; coverPath: string | null }> {
+    async openWebForm(
+      slug: string,
+      key: unknown,
+    ): Promise<Pick<BookRow, 'slug' | 'title' | 'subtitle' | 'theme'> & { path: string; language?: string; coverPath: string | null; mediaCapBytes: number | null }> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
       const book = ctx && { slug: ctx.book.slug, is_public: ctx.book.is_public, form_key: await findFormKey(db, ctx.book.id) };
       if (!ctx || !book || !formKeyOpens(book, key)) throw errors.notFound('book');
@@ -157,6 +161,12 @@ export function createChannelService(deps: { db: Db; config: Config; access: Boo
         path: webFormPath(book),
         ...(typeof language === 'string' ? { language } : {}),
         coverPath: showable ? webFormPath(book, 'cover.jpg') : null,
+        // A voice note or video goes only resumably (the page's script), on a plan that takes audio or video: the most it may be.
+        mediaCapBytes: ctx.planFeatures.feature_video
+          ? Math.min(Number(ctx.planLimits.max_video_bytes), MULTIPART_CEILING_BYTES)
+          : ctx.planFeatures.feature_audio
+            ? AUDIO_CAP_BYTES
+            : null,
       };
     },
 

@@ -19,8 +19,6 @@ export interface InvitationFacts {
 
 const languageOf = (f: InvitationFacts): Language => (isLanguage(f.language) ? f.language : 'en');
 
-const roleText = (role: InvitationFacts['role']) => (role === 'admin' ? 'help run' : 'add your memories to');
-
 /** Names and titles as one line each: a line break stored in one never reaches a message. */
 function clean<T extends InvitationFacts>(f: T): T {
   return { ...f, bookTitle: oneLine(f.bookTitle), inviterName: oneLine(f.inviterName) };
@@ -60,10 +58,11 @@ export function addedMail(to: string, facts: InvitationFacts): MailMessage {
 /** SMS stays short: one or two segments. Replying with a memory accepts the invitation (inbound activation). */
 export function invitationSms(facts: InvitationFacts & { acceptUrl: string }): string {
   const f = clean(facts);
-  return `${f.inviterName} invited you to ${roleText(f.role)} "${f.bookTitle}" on Memory Book. Reply with a memory to join, or open ${f.acceptUrl}`;
+  return message(languageOf(f), 'sms.invite', { inviter: f.inviterName, role: f.role, title: f.bookTitle, url: f.acceptUrl });
 }
 
+/** The news of being added, in the book's language, for SMS and Telegram. */
 export function addedText(facts: InvitationFacts): string {
   const f = clean(facts);
-  return `${f.inviterName} added you to "${f.bookTitle}" on Memory Book. Send a memory here any time.`;
+  return message(languageOf(f), 'sms.added', { inviter: f.inviterName, title: f.bookTitle });
 }

@@ -203,12 +203,13 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
      * The photo of a memory sent through a book's public web form: no one
      * signed in, so the book itself must take memories over the web channel
      * now (else 404). Streamed in like stageUpload, with the same type
-     * detection, caps, plan gates and storage check; only images are taken.
+     * detection, caps, plan gates and storage check; only images are taken,
+     * unless `kinds` says otherwise (a voice note or video sent resumably).
      */
-    async stageWebPhoto(slug: string, file: IncomingFile): Promise<StagedUpload> {
+    async stageWebPhoto(slug: string, file: IncomingFile, kinds: readonly MediaKind[] = ['image']): Promise<StagedUpload> {
       const ctx = await findOpenChannelBook(db, slug, 'web');
       if (!ctx) throw errors.notFound('book');
-      return stageInto(ctx, file, ['image']);
+      return stageInto(ctx, file, kinds);
     },
 
     /**

@@ -28,6 +28,7 @@ import {
 import { MAX_CONTRIBUTOR_NAME_LENGTH, MAX_TEXT_LENGTH, type SubmissionInput, type SubmissionRow } from './submission-types.js';
 import { findBookContext } from '../books/book-repository.js';
 import { findOpenChannelBook, isSwitchedOff } from '../channels/channel-service.js';
+import type { UploadField, WebUploadService } from '../web-uploads/web-upload-service.js';
 import { recordEvent } from '../events/record-event.js';
 
 /** Puts a message on the mail queue inside the caller's transaction, so it is sent only if the change commits. */
@@ -103,6 +104,8 @@ export function createSubmissionService(deps: {
   enqueueMail?: EnqueueMail;
   /** Queues the new-memory notifications of a submission just written, in its transaction (NotificationService.announce). */
   announce?: (tx: Queryable, submission: { id: string; book_id: string }) => Promise<void>;
+  /** Tickets for the files a web memory will send resumably (WebUploadService.issueTickets). */
+  webUploads?: Pick<WebUploadService, 'issueTickets'>;
 }) {
   const { db, cursors, access, views } = deps;
 
@@ -208,9 +211,11 @@ export function createSubmissionService(deps: {
      * over the web now (else 404, like a book that does not exist), judged
      * again under its row lock. A photo, already streamed in by
      * MediaService.stageWebPhoto, is attached in the same transaction; the
-     * caller discards it if this throws.
+     * caller discards it if this throws. Files still to come resumably
+     * (`uploads`) get a ticket each in the same transaction: the words are
+     * saved before a byte of them is sent.
      */
-    async createWebSubmission(slug: string, input: WebSubmissionInput, photo?: StagedUpload) {
+    async createWebSubmission(slug: string, input: WebSubmissionInput, photo?: StagedUpload, uploads: readonly UploadField[] = []) {
       return db.transaction(async (tx) => {
         const ctx = await findOpenChannelBook(tx, slug, 'web', 'update');
         if (!ctx) throw errors.notFound('book');
@@ -226,10 +231,12 @@ export function createSubmissionService(deps: {
           source: 'web',
         });
         if (photo) await deps.media.attachStaged(tx, ctx, row, photo, null);
+        if (uploads.length && !deps.webUploads) throw new Error('resumable uploads need the web upload service');
+        const tickets = uploads.length ? await deps.webUploads!.issueTickets(tx, ctx.book.id, row.id, uploads) : [];
         await touchBookActivity(tx, ctx.book.id);
         await deps.announce?.(tx, row);
         await recordEvent(tx, 'submission.created', ctx.book.id, await presentOne(tx, row, ctx.book.slug));
-        return { id: row.id, book: { slug: ctx.book.slug, title: ctx.book.title } };
+        return { id: row.id, book: { slug: ctx.book.slug, title: ctx.book.title }, tickets };
       });
     },
 

@@ -73,51 +73,54 @@ export function signupPage(
   });
 }
 
-export function loginPage(o: { csrf: string; next: string; error?: AccountError; email?: string }): string {
+export function loginPage(i: Translator, o: { csrf: string; next: string; error?: AccountError; email?: string }): string {
   const errs = list(o.error);
   return renderPage({
-    title: 'Sign in',
+    i,
+    title: i.t('nav.signIn'),
     hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`${errorSummary(errs)}<section class="card">
-  <h1>Sign in</h1>
+    body: html`${errorSummary(errs, { heading: i.t('error.summary') })}<section class="card">
+  <h1>${i.t('nav.signIn')}</h1>
   <form method="post" action="/accounts/login/" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <input type="hidden" name="next" value="${o.next}">
-    <label for="email">Email</label>
-    ${fieldMessage(errs, 'email')}
-    <input type="email" id="email" name="email" value="${o.email ?? ''}" required maxlength="254" autocomplete="username"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
-    <label for="password">Password</label>
-    ${fieldMessage(errs, 'password')}
+    <label for="email">${i.t('field.email')}</label>
+    ${fieldMessage(errs, 'email', i.t('error.prefix'))}
+    <input type="email" id="email" name="email" value="${o.email ?? ''}" required maxlength="254" autocomplete="username" dir="ltr"${autofocus(errs)}${fieldAttrs(errs, 'email')}>
+    <label for="password">${i.t('field.password')}</label>
+    ${fieldMessage(errs, 'password', i.t('error.prefix'))}
     <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password"${fieldAttrs(errs, 'password')}>
-    <div class="actions"><button type="submit">Sign in</button></div>
+    <div class="actions"><button type="submit">${i.t('nav.signIn')}</button></div>
   </form>
 </section>
-<p class="foot">New here? <a href="/accounts/signup/${nextQuery(o.next)}">Create an account</a></p>`,
+<p class="foot">${i.t('signin.newHere')} <a href="/accounts/signup/${nextQuery(o.next)}">${i.t('nav.signUp')}</a></p>`,
   });
 }
 
-export function logoutPage(o: { csrf: string; email: string | null }): string {
+export function logoutPage(i: Translator, o: { csrf: string; email: string | null }): string {
   if (!o.email) {
     return renderPage({
-      title: 'Signed out',
+      i,
+      title: i.t('signout.doneTitle'),
       csrf: o.csrf,
       narrow: true,
-      body: html`<section class="card"><h1>You are signed out</h1><p><a href="/accounts/login/">Sign in again</a></p></section>`,
+      body: html`<section class="card"><h1>${i.t('signout.doneHeading')}</h1><p><a href="/accounts/login/">${i.t('signout.again')}</a></p></section>`,
     });
   }
   return renderPage({
-    title: 'Sign out',
+    i,
+    title: i.t('nav.signOut'),
     csrf: o.csrf,
     signedInAs: o.email,
     narrow: true,
     body: html`<section class="card">
-  <h1>Sign out</h1>
-  <p>Sign out of <bdi>${o.email}</bdi> in this browser?</p>
+  <h1>${i.t('nav.signOut')}</h1>
+  <p>${i.h('signout.question', { email: o.email })}</p>
   <form method="post" action="/accounts/logout/">
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
-    <div class="actions"><button type="submit">Sign out</button></div>
+    <div class="actions"><button type="submit">${i.t('nav.signOut')}</button></div>
   </form>
 </section>`,
   });
@@ -140,22 +143,23 @@ export function checkMailPage(i: Translator, o: { csrf: string; email: string })
 }
 
 /** The confirmation link's page: the password chosen at sign-up, then the account exists. */
-export function confirmPage(o: { csrf: string; email: string; path: string; error?: string }): string {
+export function confirmPage(i: Translator, o: { csrf: string; email: string; path: string; error?: string }): string {
   const errs: AccountError[] = o.error ? [{ field: 'password', message: o.error }] : [];
   return renderPage({
-    title: 'Confirm your address',
+    i,
+    title: i.t('confirm.title'),
     hasErrors: errs.length > 0,
     csrf: o.csrf,
     narrow: true,
-    body: html`${errorSummary(errs)}<section class="card">
-  <h1>Confirm your address</h1>
-  <p>Finish creating the account for <strong><bdi>${o.email}</bdi></strong>: enter the password you chose when you signed up.</p>
+    body: html`${errorSummary(errs, { heading: i.t('error.summary') })}<section class="card">
+  <h1>${i.t('confirm.title')}</h1>
+  <p>${i.h('confirm.lead', { email: o.email })}</p>
   <form method="post" action="${o.path}" novalidate>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
-    <label for="password">Password</label>
-    ${fieldMessage(errs, 'password')}
+    <label for="password">${i.t('field.password')}</label>
+    ${fieldMessage(errs, 'password', i.t('error.prefix'))}
     <input type="password" id="password" name="password" required maxlength="1024" autocomplete="current-password"${autofocus(errs)}${fieldAttrs(errs, 'password')}>
-    <div class="actions"><button type="submit">Confirm and sign in</button></div>
+    <div class="actions"><button type="submit">${i.t('confirm.submit')}</button></div>
   </form>
 </section>`,
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { requestTranslator } from '../i18n/i18n.js';
 import type { RouteContext } from '../../services/index.js';
 import { SESSION_COOKIE } from '../../services/sessions/session-service.js';
 import { sendHtml } from '../layout.js';
@@ -11,7 +12,8 @@ export function registerLogoutPage(web: FastifyInstance, ctx: RouteContext) {
   // GET only asks: signing out is a state change, so it needs the POST and its CSRF token.
   web.get('/accounts/logout/', PAGE_ROUTE, async (request, reply) => {
     const session = await currentSession(request, ctx);
-    return sendHtml(reply, 200, logoutPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email: session?.user.email ?? null }));
+    const i = requestTranslator(request, reply, { secureCookies: ctx.config.http.secureCookies });
+    return sendHtml(reply, 200, logoutPage(i, { csrf: ensureCsrfToken(request, reply, ctx.config), email: session?.user.email ?? null }));
   });
 
   web.post('/accounts/logout/', PAGE_ROUTE, async (request, reply) => {

@@ -103,14 +103,16 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
   const confirmPath = (token: string) => `/accounts/confirm/${encodeURIComponent(token)}/`;
   const unknownLink = (request: FastifyRequest, reply: FastifyReply) => {
     request.errorCode = 'not_found';
+    const i = languageOf(request, reply);
     return sendHtml(
       reply,
       404,
       renderMessagePage({
-        title: 'This link does not work',
-        message: 'The confirmation link is incomplete, already used, or more than two days old. Sign up again to get a new one.',
+        i,
+        title: i.t('confirm.brokenTitle'),
+        message: i.t('confirm.broken'),
         csrf: ensureCsrfToken(request, reply, ctx.config),
-        link: { href: '/accounts/signup/', text: 'Sign up' },
+        link: { href: '/accounts/signup/', text: i.t('nav.signUp') },
       }),
     );
   };
@@ -124,7 +126,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
       if (err instanceof AppError && err.code === 'not_found') return unknownLink(request, reply);
       throw err;
     }
-    return sendHtml(reply, 200, confirmPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email, path: confirmPath(request.params.token) }));
+    return sendHtml(reply, 200, confirmPage(languageOf(request, reply), { csrf: ensureCsrfToken(request, reply, ctx.config), email, path: confirmPath(request.params.token) }));
   });
 
   web.post<{ Params: ConfirmParams }>('/accounts/confirm/:token/', PAGE_ROUTE, async (request, reply) => {
@@ -144,14 +146,16 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
       if (err.code === 'not_found') return unknownLink(request, reply);
       if (err.code === 'validation_failed') {
         request.errorCode = err.code;
-        return sendHtml(reply, 400, confirmPage({ csrf: ensureCsrfToken(request, reply, ctx.config), email: email!, path: confirmPath(token), error: err.message }));
+        const i = languageOf(request, reply);
+        return sendHtml(reply, 400, confirmPage(i, { csrf: ensureCsrfToken(request, reply, ctx.config), email: email!, path: confirmPath(token), error: i.t('error.notYourPassword') }));
       }
       if (err.code === 'conflict') {
         request.errorCode = err.code;
+        const i = languageOf(request, reply);
         return sendHtml(
           reply,
           409,
-          renderMessagePage({ title: 'You already have an account', message: err.message, csrf: ensureCsrfToken(request, reply, ctx.config), link: { href: '/accounts/login/', text: 'Sign in' } }),
+          renderMessagePage({ i, title: i.t('confirm.existsTitle'), message: err.message, csrf: ensureCsrfToken(request, reply, ctx.config), link: { href: '/accounts/login/', text: i.t('nav.signIn') } }),
         );
       }
       throw err;

@@ -16,6 +16,8 @@ export interface FormBook {
   path: string;
   /** The header picture's path (the book's cover cropped around its focal point), null without a cover. */
   coverPath?: string | null;
+  /** The most a voice note or video may be on the book's plan; null (or absent) when it takes neither. */
+  mediaCapBytes?: number | null;
 }
 
 /** Someone's own text (a title, a subtitle): its language and direction from its letters, isolated from the page's. */
@@ -60,7 +62,8 @@ function bookShell(i: Translator, o: { pageTitle: string; theme: string | null; 
 <meta name="robots" content="noindex">
 <title>${o.hasErrors ? `${i.t('error.prefix')}: ${o.pageTitle}` : o.pageTitle}</title>
 <link rel="stylesheet" href="${ASSETS.bookCss.href}">
-${o.script ? html`<script src="${ASSETS.webFormJs.href}" defer></script>` : ''}
+${o.script ? html`<script src="${ASSETS.tusJs.href}" defer></script>
+<script src="${ASSETS.webFormJs.href}" defer></script>` : ''}
 </head>
 <body class="theme-${theme}">
 <main class="sheet">
@@ -121,9 +124,14 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
   <h2 id="form-title">${i.t('form.heading')}</h2>
   <p class="lead">${errs.length ? i.t('form.wordsKept') : i.t('form.lead')}</p>
   <form id="memory-form" method="post" action="${o.book.path}" enctype="multipart/form-data" novalidate
-    data-max-photo-bytes="${o.maxPhotoBytes}" data-lang="${i.lang}"
+    data-max-photo-bytes="${o.maxPhotoBytes}" data-max-media-bytes="${o.book.mediaCapBytes ?? 0}" data-lang="${i.lang}"
     data-msg-not-photo="${i.t('error.notPhoto')}" data-msg-too-big="${i.t('error.photoTooBigHere', { size: '%SIZE%', megabytes: maxMb })}"
-    data-msg-sending="${i.t('form.sending')}" data-msg-error-prefix="${i.t('error.prefix')}">
+    data-msg-sending="${i.t('form.sending')}" data-msg-error-prefix="${i.t('error.prefix')}"
+    data-msg-saved="${i.t('upload.saved')}" data-msg-retrying="${i.t('upload.retrying')}" data-msg-cancelled="${i.t('upload.cancelled')}"
+    data-msg-failed="${i.t('upload.failed')}" data-msg-send-photo="${i.t('upload.sendPhoto')}" data-msg-no-connection="${i.t('error.noConnection')}"
+    data-msg-no-room="${i.t('error.noRoom')}" data-msg-too-big-any="${i.t('error.photoTooBig', { megabytes: maxMb })}"
+    data-msg-saved-media="${i.t('upload.savedMedia')}" data-msg-not-media="${i.t('error.notMedia')}"
+    ${[25, 50, 75, 100].map((p) => html` data-msg-p${p}="${i.t('upload.progress', { fraction: p / 100 })}" data-msg-m${p}="${i.t('upload.progressMedia', { fraction: p / 100 })}"`)}>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <label for="name">${i.t('form.name')}</label>
     ${message('name')}
@@ -136,6 +144,21 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
     <p class="field-error" id="photo-error" aria-live="polite"${photoError ? '' : html` hidden`}>${photoError ? html`<span class="visually-hidden">${i.t('error.prefix')}:</span> ${photoError.message}` : ''}</p>
     <input type="file" id="photo" name="photo" accept="image/*"${described('photo', 'photo-hint')}>
     <figure class="preview" id="photo-preview" hidden><img alt="${i.t('form.photoAlt')}"><figcaption></figcaption></figure>
+    ${o.book.mediaCapBytes
+      ? html`<div id="media-field" hidden>
+      <label for="media">${i.t('form.media')} <span class="optional">${i.t('form.optional')}</span></label>
+      <p class="hint" id="media-hint">${i.t('form.mediaHint', { megabytes: Math.round(o.book.mediaCapBytes / 1_048_576) })}</p>
+      <p class="field-error" id="media-error" aria-live="polite" hidden></p>
+      <input type="file" id="media" accept="audio/*,video/*" aria-describedby="media-hint">
+    </div>`
+      : ''}
+    <div class="upload" id="upload" hidden>
+      <p class="upload-status" id="upload-status"></p>
+      <div class="progress" id="upload-bar" role="progressbar" aria-label="${i.t('upload.label')}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"><span class="progress-fill"></span></div>
+      <p class="visually-hidden" id="upload-live" aria-live="polite"></p>
+      <button type="button" class="stop" id="upload-cancel">${i.t('upload.cancel')}</button>
+      <a class="upload-skip" id="upload-skip" href="${o.book.path.replace(/\/(\?|$)/, '/thanks/$1')}" hidden>${i.t('upload.finishWithout')}</a>
+    </div>
     <button type="submit" class="send">${i.t('form.send')}</button>
     <p class="fine">${i.t('form.fine')}</p>
   </form>

@@ -7,6 +7,7 @@ import type { RouteContext } from '../../services/index.js';
 import type { StagedUpload } from '../../services/media/media-service.js';
 import { PHOTO_CAP_BYTES } from '../../services/media/media-policy.js';
 import { checkWebSubmission } from '../../services/submissions/submission-service.js';
+import { UPLOAD_FIELDS, type UploadField } from '../../services/web-uploads/web-upload-service.js';
 import { sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import {
@@ -54,6 +55,31 @@ function fromMultipartError(err: unknown): unknown {
     default:
       return err;
   }
+}
+
+interface ResumableFile {
+  field: UploadField;
+  size: number;
+}
+
+/**
+ * The files the page's script will send resumably after the words are saved
+ * (an urlencoded post with `uploads=photo`, `photo_size=…`, likewise `media`):
+ * a declared size over the field's cap is refused now, with the words kept.
+ */
+function resumableFiles(request: FastifyRequest, book: FormBook): ResumableFile[] {
+  const listed = (formField(request, 'uploads') ?? '').split(/[ ,]+/).filter(Boolean);
+  const files: ResumableFile[] = [];
+  for (const field of ['photo', 'media'] as const) {
+    if (!listed.includes(field)) continue;
+    // A voice note or video only where the book's plan takes audio or video (the page shows the field only there).
+    if (field === 'media' && !book.mediaCapBytes) throw errors.validation('The form arrived incomplete. Please try again.', null);
+    const size = Number(formField(request, `${field}_size`));
+    if (!Number.isSafeInteger(size) || size < 1) throw errors.validation('The form arrived incomplete. Please try again.', null);
+    if (size > UPLOAD_FIELDS[field].capBytes) throw errors.payloadTooLarge('The file is too large.', { field, limit_bytes: UPLOAD_FIELDS[field].capBytes, length: size });
+    files.push({ field, size });
+  }
+  return files;
 }
 
 const controlCharacterName = () =>
@@ -174,6 +200,7 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
       let staged: StagedUpload | undefined;
       let book: FormBook | undefined;
       let declared: number | undefined;
+      let resumable: ResumableFile[] = [];
       try {
         let needsFormToken = false;
         if (isMultipart) ({ needsFormToken } = assertCsrfBeforeBody(request, ctx.config));
@@ -224,9 +251,19 @@ export async function registerWebFormPage(web: FastifyInstance, ctx: RouteContex
         } else {
           state.name = formField(request, 'name');
           state.text = formField(request, 'text');
+          resumable = resumableFiles(request, book);
+          photoSent = resumable.length > 0;
         }
         if (state.name !== undefined && hasControlCharacters(state.name)) throw controlCharacterName();
-        await ctx.services.submissions.createWebSubmission(slug, { name: state.name ?? '', text: state.text ?? '' }, staged);
+        const created = await ctx.services.submissions.createWebSubmission(slug, { name: state.name ?? '', text: state.text ?? '' }, staged, resumable.map((f) => f.field));
+        if (resumable.length) {
+          // The words are saved: the page's script now sends the files to the uploads, each with its ticket.
+          return reply.code(201).type('application/json; charset=utf-8').send({
+            upload_url: book.path.replace(/\/(\?|$)/, '/uploads/$1'),
+            thanks_url: book.path.replace(/\/(\?|$)/, '/thanks/$1'),
+            tickets: created.tickets,
+          });
+        }
       } catch (raw) {
         // A body declared over the ceiling is never read to its end: the connection closes after the answer.
         if (!bodyRead || declared !== undefined) dropRestOfBody(request, reply);

@@ -242,6 +242,17 @@ select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .send:hover { filter: brightness(1.06); }
 .send[disabled] { cursor: progress; }
 .send.secondary { color: var(--accent); background: transparent; border: 1.5px solid var(--accent); }
+/* The resumable upload's progress: the track's border and the fill at 3:1 or more against the paper (--line, --accent). */
+.upload { margin-top: 1.5rem; }
+.upload-status { margin: 0 0 0.6rem; font-weight: 650; }
+.progress { height: 1.1rem; border: 1.5px solid var(--line); border-radius: 999px; overflow: hidden; background: var(--field); }
+.progress-fill { display: block; height: 100%; width: 100%; background: var(--accent); transform-origin: left center; transform: scaleX(0); }
+[dir=rtl] .progress-fill { transform-origin: right center; }
+.stop {
+  display: block; width: 100%; min-height: 3rem; margin-top: 0.9rem; padding: 0.6rem 1rem; cursor: pointer;
+  font: inherit; font-weight: 650; color: var(--accent); background: transparent; border: 1.5px solid var(--accent); border-radius: 14px;
+}
+.upload-skip { display: inline-block; margin-top: 0.9rem; padding: 0.6rem 0; font-weight: 650; }
 .fine { margin: 0.9rem 0 0; font-size: 0.9rem; color: var(--muted); text-align: center; }
 .alert { margin: 0 0 1rem; padding: 0.8rem 1rem; border-radius: 12px; background: var(--error-bg); color: var(--error-bg-ink); border: 1.5px solid var(--error-line); }
 .alert a { color: inherit; }

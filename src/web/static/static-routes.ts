@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadFontFile } from '../../media-tools/themes.js';
 import { BOOK_CSS, FALLBACK_FONTS, THEME_TITLE_FONTS } from './book-css.js';
 import { TOKENS_JS } from './tokens-js.js';
@@ -19,11 +21,18 @@ function asset(path: string, contentType: string, body: string): Asset {
   return { path, contentType, body, href: `${path}?v=${version}` };
 }
 
+/**
+ * tus-js-client's browser build (MIT), served from our own origin: the form's
+ * resumable uploads need no CDN. Read once from the installed package.
+ */
+const TUS_JS = readFileSync(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8');
+
 export const ASSETS = {
   css: asset('/static/web.css', 'text/css; charset=utf-8', WEB_CSS),
   tokensJs: asset('/static/tokens.js', 'text/javascript; charset=utf-8', TOKENS_JS),
   bookCss: asset('/static/book.css', 'text/css; charset=utf-8', BOOK_CSS),
   webFormJs: asset('/static/web-form.js', 'text/javascript; charset=utf-8', WEB_FORM_JS),
+  tusJs: asset('/static/tus.min.js', 'text/javascript; charset=utf-8', TUS_JS),
 } as const;
 
 export function registerStaticRoutes(web: FastifyInstance) {

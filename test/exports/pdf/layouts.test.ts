@@ -216,6 +216,30 @@ describe('theme page designs', () => {
     expect(three).not.toMatch(/\d+[ \u00a0](January|March|July)[ \u00a0]2026/);
   }, 60_000);
 
+  it('a long book opens with its contents (each long letter by its writer, the contributors’ index) facing its first page; a long letter opens with a pull quote', async () => {
+    const letter = (who: string) =>
+      `Every summer we drove to the lake with ${who} and the car full of sandwiches. ` +
+      Array.from({ length: 30 }, (_, i) => `On day ${i + 1} the pier was wet, the water cold, and she laughed at all of us.`).join(' ');
+    const list = Array.from({ length: 14 }, (_, i) =>
+      memory(i, { signature: i === 3 ? 'Rose' : i === 9 ? 'Tom' : `Writer ${i}`, text: i === 3 || i === 9 ? letter(i === 3 ? 'Rose' : 'Tom') : `Memory ${i}: the lake, the pier and the rain.` }),
+    );
+    const bylines = new Map<string, number>();
+    const kinds: string[] = [];
+    const { file } = await render('contents', 'elegant_classic', list, {
+      trace: { page: (n, kind) => (kinds[n - 1] = kind), signature: (n, id) => bylines.has(id) || bylines.set(id, n) },
+    });
+    expect(kinds[1]).toBe('contents');
+    expect(kinds[2]).toBe('memories');
+    const contents = (await words(file, 2)).map((w) => w.text).join(' ');
+    expect(contents).toContain('Contents');
+    // Each letter listed with the page it opens on; the index too.
+    expect(contents).toContain(`Rose ${bylines.get('m3')}`);
+    expect(contents).toContain(`Tom ${bylines.get('m9')}`);
+    expect(contents).toMatch(new RegExp(`With love from ${kinds.indexOf('contributors') + 1}`));
+    // The pull quote: the letter's first sentence, set before it as well as in it.
+    const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', '-f', String(bylines.get('m3')), '-l', String(bylines.get('m3')), file, '-']);
+    expect(stdout.replace(/\s+/g, ' ').split('sandwiches.').length - 1).toBeGreaterThanOrEqual(2);
+  }, 60_000);
   it('a voice note is its own block: whose voice and how long beside its code, its transcript under it', async () => {
     const list = [
       memory(0, {
@@ -227,7 +251,9 @@ describe('theme page designs', () => {
     const { file } = await render('voice', 'wedding_album', list);
     const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-']);
     expect(stdout).toMatch(/Hear Natalya’s voice \(1:23\)/);
-    expect(stdout.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
+    // (In the order drawn, a word hyphenated at a line's end joined again.)
+    const drawn = (await textInDrawingOrder(await readFile(file))).join(' ').replace(/(\p{Script=Cyrillic})-\s*(\p{Script=Cyrillic})/gu, '$1$2');
+    expect(drawn.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
   }, 60_000);
   it('the book ends with “With love from” and every contributor with their pages, a closing photo and a colophon; ruled notes only in a journal on light paper', async () => {
     const list = [0, 1, 2, 3, 4].map((i) => memory(i, { signature: ['Rose', 'Tom', 'Natalya'][i % 3], pictures: i === 0 ? [{ key: 'big', kind: 'photo' }] : [] }));

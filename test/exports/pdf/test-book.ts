@@ -10,6 +10,7 @@
  *   the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
+ * - no run of more than four spreads of words only while photos are still to come (breathers break it);
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -121,6 +122,7 @@ export function describeTestBook(intent: ExportIntent) {
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
         const pictures: { page: number; id: string }[] = [];
+        const breathers: number[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
         const result = await renderPdfBook({
@@ -136,7 +138,7 @@ export function describeTestBook(intent: ExportIntent) {
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)), breather: (n) => breathers.push(n) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -275,12 +277,12 @@ export function describeTestBook(intent: ExportIntent) {
             if (split && part.count < 2) problems.push(`${id}: paragraph ${part.paragraph + 1} leaves a single line on ${part.where}`);
           }
         }
-        // Long memories (their justified lines) are set upright, at 10.5 pt or more reversed out of a dark page,
+        // Long memories (their lines) are set upright, at 10.5 pt or more reversed out of a dark page,
         // to a measure of 75 characters or fewer on average (a book typographer's 45–75).
         const dark = luminance(THEME_STYLES[theme as Theme].palette.background) < 0.35;
         const measures = new Map<string, number[]>();
         for (const l of lines) {
-          if (!l.justified) continue;
+          if (!l.long) continue;
           if (l.italic) problems.push(`${l.id}: long text set in italic on page ${l.page}`);
           if (dark && l.size < 10.5) problems.push(`${l.id}: long text at ${l.size} pt reversed out of a dark page, on page ${l.page}`);
           const found = onLine(l).sort((a, b) => a.xMin - b.xMin);
@@ -302,6 +304,16 @@ export function describeTestBook(intent: ExportIntent) {
           for (const [page, count] of pages) if (count < 2) problems.push(`${id}: a single line on page ${page} (${[...pages].map(([p, c]) => `p${p}:${c}`).join(' ')})`);
         }
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
+
+        // ---- pacing: no run of more than four spreads of words only while photos are still to come ----
+        const pictured = new Set([...pictures.map((x) => x.page), ...breathers, ...kinds.flatMap((k, i) => (k === 'plate' ? [i + 1] : []))]);
+        const spreads: boolean[] = [];
+        for (let s = 2; s <= result.pageCount && !['contributors', 'closing', 'end', 'blank', 'notes'].includes(kinds[s - 1]); s += 2) spreads.push(pictured.has(s) || pictured.has(s + 1));
+        let runOfWords = 0;
+        for (const [i, hasPhoto] of spreads.entries()) {
+          runOfWords = hasPhoto ? 0 : runOfWords + 1;
+          if (runOfWords > 4 && spreads.slice(i + 1).some(Boolean)) problems.push(`${runOfWords} spreads of words only up to pages ${2 + 2 * i}–${3 + 2 * i}, with photos still to come`);
+        }
 
         // ---- sparse pages ----
         const sparse: string[] = [];

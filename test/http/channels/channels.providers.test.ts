@@ -50,7 +50,7 @@ describe('WhatsApp configuration', () => {
   const base = { NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: '/tmp/memorybook-channels-config' };
   const problems = (env: Record<string, string>) => {
     try {
-      loadConfig({ ...base, ...env }, { ensureDataDir: false });
+      loadConfig({ ...base, ...env });
       return [];
     } catch (err) {
       if (err instanceof ConfigError) return err.problems;
@@ -68,7 +68,7 @@ describe('WhatsApp configuration', () => {
     expect(problems({ ...whatsappEnv(), WHATSAPP_TEMPLATE_LANGUAGE: 'english' })).toEqual([expect.stringMatching(/^WHATSAPP_TEMPLATE_LANGUAGE/)]);
     expect(problems({ ...whatsappEnv(), WHATSAPP_API_BASE: 'ftp://x' })).toEqual([expect.stringMatching(/^WHATSAPP_API_BASE/)]);
     expect(problems({ WHATSAPP_INVITATION_TEMPLATE: 'memorybook_invitation' })).toEqual([expect.stringMatching(/^WHATSAPP_INVITATION_TEMPLATE: needs/)]);
-    const ok = loadConfig({ ...base, ...whatsappEnv() }, { ensureDataDir: false });
+    const ok = loadConfig({ ...base, ...whatsappEnv() });
     expect(ok.messaging.whatsapp).toMatchObject({ apiBase: 'https://graph.facebook.com/v21.0', invitationTemplate: 'memorybook_invitation', templateLanguage: 'en_US', phoneNumberId: '109876543210' });
   });
 });

@@ -167,7 +167,7 @@ describe('configuration', () => {
   const base = { NODE_ENV: 'test', SECRET_KEY: TEST_SECRET, DATA_DIR: '/tmp/memorybook-channels-config' };
   const problems = (env: Record<string, string>) => {
     try {
-      loadConfig({ ...base, ...env }, { ensureDataDir: false });
+      loadConfig({ ...base, ...env });
       return [];
     } catch (err) {
       if (err instanceof ConfigError) return err.problems;
@@ -181,7 +181,7 @@ describe('configuration', () => {
     expect(problems({ TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'x', TWILIO_FROM_NUMBER: '555-1234' })).toEqual([expect.stringMatching(/^TWILIO_FROM_NUMBER/)]);
     expect(problems({ INVITATION_PHONE_REGION: 'XX' })).toEqual([expect.stringMatching(/^INVITATION_PHONE_REGION/)]);
     expect(problems({ TELEGRAM_API_BASE: 'ftp://x' })).toEqual([expect.stringMatching(/^TELEGRAM_API_BASE/)]);
-    const ok = loadConfig({ ...base, INVITATION_PHONE_REGION: 'gb', TELEGRAM_BOT_USERNAME: '@Some_Bot', TELEGRAM_BOT_TOKEN: '1:x' }, { ensureDataDir: false });
+    const ok = loadConfig({ ...base, INVITATION_PHONE_REGION: 'gb', TELEGRAM_BOT_USERNAME: '@Some_Bot', TELEGRAM_BOT_TOKEN: '1:x' });
     expect(ok.messaging.phoneRegion).toBe('GB');
     expect(ok.messaging.telegram).toEqual({ botUsername: 'Some_Bot', botToken: '1:x', apiBase: 'https://api.telegram.org', webhookSecret: null });
     expect(ok.messaging.twilio).toBeNull();

@@ -18,7 +18,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THEMES } from '../../../src/services/books/book-types.js';
 import { EXPORT_INTENTS, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
-import { THEME_STYLES } from '../../../src/media-tools/themes.js';
+import { THEME_STYLES, type Theme } from '../../../src/media-tools/themes.js';
+import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { newUser, type TestUser } from '../../helpers/factories.js';
 import { ensureFixtures, fixturePaths } from '../../helpers/media-fixtures.js';
 import { processed, upload } from '../media/media-setup.js';
@@ -236,11 +237,15 @@ for (const store of STORES) {
       }
     });
 
-    it.runIf(POPPLER)('keeps the words clear of the gutter: the inner margin alternates between recto and verso', async () => {
+    it.runIf(POPPLER)('keeps the words clear of the gutter by the theme’s inner margin: it alternates between recto and verso', async () => {
       for (const r of rendered.filter((x) => INTENTS[x.intent].gutterMm > 0)) {
         const { bleedMm, gutterMm } = INTENTS[r.intent];
         const side = (210 + 2 * bleedMm) * PT_PER_MM;
-        const inner = (bleedMm + 18 + gutterMm) * PT_PER_MM - 0.5;
+        // The theme's own inner margin (its grid: src/exports/pdf/themes/) outside the gutter the binding takes; with
+        // the gutter, never under 18 mm from the fold.
+        const margin = PDF_LOOKS[r.theme as Theme].margins.inner;
+        expect(margin + gutterMm, `${r.theme}: inner margin with the gutter, mm`).toBeGreaterThanOrEqual(18);
+        const inner = (bleedMm + margin + gutterMm) * PT_PER_MM - 0.5;
         const extents = await wordExtents(r.file);
         let checked = 0;
         // The memory pages: after the cover and its verso, before a closing page.

@@ -214,7 +214,7 @@ describe('TELEGRAM_WEBHOOK_SECRET', () => {
   const base = { NODE_ENV: 'test', SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop', DATA_DIR: '/tmp/memorybook-webhook-config' };
   const problems = (env: Record<string, string>) => {
     try {
-      loadConfig({ ...base, ...env }, { ensureDataDir: false });
+      loadConfig({ ...base, ...env });
       return [];
     } catch (err) {
       return (err as ConfigError).problems;
@@ -222,7 +222,7 @@ describe('TELEGRAM_WEBHOOK_SECRET', () => {
   };
   it('takes what Telegram allows as a secret_token, and needs the bot', () => {
     const bot = { TELEGRAM_BOT_USERNAME: 'some_bot', TELEGRAM_BOT_TOKEN: '1:x' };
-    expect(loadConfig({ ...base, ...bot, TELEGRAM_WEBHOOK_SECRET: 'Az09_-' }, { ensureDataDir: false }).messaging.telegram?.webhookSecret).toBe('Az09_-');
+    expect(loadConfig({ ...base, ...bot, TELEGRAM_WEBHOOK_SECRET: 'Az09_-' }).messaging.telegram?.webhookSecret).toBe('Az09_-');
     expect(problems({ ...bot, TELEGRAM_WEBHOOK_SECRET: 'has space' })).toEqual([expect.stringMatching(/^TELEGRAM_WEBHOOK_SECRET/)]);
     expect(problems({ ...bot, TELEGRAM_WEBHOOK_SECRET: 'x'.repeat(257) })).toEqual([expect.stringMatching(/^TELEGRAM_WEBHOOK_SECRET/)]);
     expect(problems({ TELEGRAM_WEBHOOK_SECRET: 'lonely' })).toEqual([expect.stringMatching(/^TELEGRAM_WEBHOOK_SECRET: needs/)]);

@@ -1,0 +1,44 @@
+/**
+ * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
+ * in a 50-character column against the gutter, each memory on a rounded card, photos large in rounded
+ * frames (two with a memory), the shortest run of words before a photo.
+ */
+import type { PdfLook } from './design.js';
+import { ORNAMENTS } from './ornaments.js';
+
+export const babyFirstYear: PdfLook = {
+  // grid
+  margins: { inner: 12, top: 15, outer: 18, bottom: 25 },
+  longMeasure: 50,
+  longColumns: 1,
+  column: 'inner',
+  justify: false,
+  photoShare: 0.8,
+  photoWidth: 'live',
+  // type
+  longSize: 13,
+  longLeading: 1.45,
+  quoteSize: 17,
+  leading: 1.35,
+  align: 'left',
+  captionSize: 11,
+  captionCaps: false,
+  quoteMark: 'glyph',
+  datedEntries: false,
+  runningHead: false,
+  folio: 'disc',
+  // pacing
+  inlinePhotos: 2,
+  breather: 'page',
+  textRun: 4,
+  pullQuote: false,
+  fullBleed: false,
+  // look
+  cornerOrnament: false,
+  cards: true,
+  cover: 'nursery',
+  coverFrame: 'rounded',
+  pageFrame: 'none',
+  mount: 'rounded',
+  ornament: ORNAMENTS.hearts,
+};

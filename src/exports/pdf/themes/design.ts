@@ -1,0 +1,82 @@
+/**
+ * What a theme file declares: a printed book's design, read as a book designer briefs one. Its grid (the
+ * margins, growing from the gutter to the foot; the text column, its measure and where it sits; how much of
+ * a page photos take), its type (sizes, alignment, the signature line), its pacing (how many photos a
+ * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
+ * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
+ */
+import type { MarginsMm } from '../geometry.js';
+import type { Ornament } from './ornaments.js';
+
+export type Frame = 'none' | 'hairline' | 'double' | 'corners' | 'rounded';
+export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape';
+
+export interface PdfLook {
+  // ---- the grid ----
+  /**
+   * Margins inside the trim, millimetres (the gutter is added to the inner one, for the binding). As
+   * Bringhurst has them: the inner the smallest, then the top, the outer, and the foot the largest.
+   */
+  margins: MarginsMm;
+  /**
+   * The measure: characters of a long memory's text face a line (a book typographer keeps 45–75). It sets
+   * the text column's width, the same for every memory (in two columns, each column's).
+   */
+  longMeasure: number;
+  /** Long memories set in one column or two (a magazine's). */
+  longColumns: 1 | 2;
+  /** Where the text column sits in the live area when narrower than it: against the gutter, centred, or against the outer edge. */
+  column: 'inner' | 'centre' | 'outer';
+  /** Long text set flush on both sides (a wide measure) or ragged-right (a narrow one: no gaping spaces). */
+  justify: boolean;
+  /** The most of a page a memory's photos take (photo-led themes take more). */
+  photoShare: number;
+  /** A memory's photos span the live area, or only the text column. */
+  photoWidth: 'live' | 'column';
+
+  // ---- the type ----
+  /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
+  longSize: number;
+  longLeading: number;
+  /** Size of a memory's words when short (display type), points (pinned memories are set a little larger), and its leading. */
+  quoteSize: number;
+  leading: number;
+  align: 'left' | 'center';
+  /** Size of the signature line; set in spaced capitals when `captionCaps`. */
+  captionSize: number;
+  captionCaps: boolean;
+  /** An opening quote mark above the words, an accent bar beside them, or nothing. */
+  quoteMark: 'glyph' | 'bar' | 'none';
+  /** Each memory opens with its date as a heading (a journal's dated entries), rather than the date after the name. */
+  datedEntries: boolean;
+  /** The book's short title over the text column: only in themes that want one, and only when short. */
+  runningHead: boolean;
+  /** Page numbers as `12`, `— 12 —` or in a small disc. */
+  folio: 'plain' | 'dashes' | 'disc';
+
+  // ---- the pacing ----
+  /**
+   * The most photos a memory shows with its words; the others are held and come later as breathers, one
+   * photo to a page with its caption (no five thumbnails squeezed into a grid).
+   */
+  inlinePhotos: number;
+  /** A breather: a photo alone on a page, captioned (`page`), or bled off every edge, its caption on the page after (`plate`). */
+  breather: 'page' | 'plate';
+  /** Pages of words only before a held photo breaks the run (at a memory's end). */
+  textRun: number;
+  /** A long letter opens with a pull quote: a line of it set large before it begins. */
+  pullQuote: boolean;
+  /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
+  fullBleed: boolean;
+
+  // ---- the look ----
+  /** The ornament drawn in the page's corners as well as between memories. */
+  cornerOrnament: boolean;
+  /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
+  cards: boolean;
+  cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
+  coverFrame: Frame;
+  pageFrame: Frame;
+  mount: Mount;
+  ornament: Ornament;
+}

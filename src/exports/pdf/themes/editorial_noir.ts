@@ -1,0 +1,44 @@
+/**
+ * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters (the most two hold), large
+ * display type flush left with a red bar, photos big and unmounted (two with a memory, the others bled
+ * off the page), every long piece opening with a pull quote; a short running head.
+ */
+import type { PdfLook } from './design.js';
+import { ORNAMENTS } from './ornaments.js';
+
+export const editorialNoir: PdfLook = {
+  // grid
+  margins: { inner: 9, top: 12, outer: 13, bottom: 19 },
+  longMeasure: 54,
+  longColumns: 2,
+  column: 'inner',
+  justify: false,
+  photoShare: 0.8,
+  photoWidth: 'live',
+  // type
+  longSize: 10.5,
+  longLeading: 1.5,
+  quoteSize: 18,
+  leading: 1.28,
+  align: 'left',
+  captionSize: 9,
+  captionCaps: true,
+  quoteMark: 'bar',
+  datedEntries: false,
+  runningHead: true,
+  folio: 'plain',
+  // pacing
+  inlinePhotos: 2,
+  breather: 'plate',
+  textRun: 5,
+  pullQuote: true,
+  fullBleed: false,
+  // look
+  cornerOrnament: false,
+  cards: false,
+  cover: 'magazine',
+  coverFrame: 'none',
+  pageFrame: 'none',
+  mount: 'plain',
+  ornament: ORNAMENTS.rule,
+};

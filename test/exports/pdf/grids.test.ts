@@ -1,0 +1,141 @@
+/**
+ * Each theme's grid, read from the renderer's trace (the live area, the text columns and the photo cells
+ * per page type) and from the page: no two themes share a grid; margins grow from the gutter to the foot
+ * (inner, top, outer, bottom, as Bringhurst has them) and the text column keeps more room on its outer
+ * side than on the gutter's; a long letter runs 45–75 characters a line (read back from the PDF's words);
+ * a narrow measure (under 50 characters a line) is set ragged-right, never justified.
+ */
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bookGeometry } from '../../../src/exports/pdf/geometry.js';
+import type { GridCells } from '../../../src/exports/pdf/grid.js';
+import { renderPdfBook, type BookTrace, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
+import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
+import { THEMES, type Theme } from '../../../src/media-tools/themes.js';
+import { writing } from '../../helpers/test-book.js';
+
+const run = promisify(execFile);
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+type TracedLine = Parameters<NonNullable<BookTrace['line']>>[2] & { page: number; id: string };
+
+function letter(): string {
+  const paragraphs = [0, 1, 2, 3, 4].map((i) => writing('english', 90, 7 + i));
+  return paragraphs.map((x) => `${x[0].toUpperCase()}${x.slice(1)}.`).join('\n\n');
+}
+
+async function* iterate<T>(xs: T[]) {
+  yield* xs;
+}
+
+describe('theme grids', () => {
+  let dir: string;
+  let photo: string;
+  const traced = new Map<Theme, { grid: GridCells; lines: TracedLine[]; file: string }>();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'memorybook-grids-'));
+    photo = path.join(dir, 'photo.jpg');
+    await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#6fa8dc' } }).jpeg().toFile(photo);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function render(theme: Theme) {
+    const known = traced.get(theme);
+    if (known) return known;
+    const file = path.join(dir, `${theme}.pdf`);
+    const memories: PdfMemory[] = [
+      { id: 'letter', text: letter(), signature: 'Rose', date: '2026-05-01T10:00:00Z', pinned: false, pictures: [], recordings: [] },
+      { id: 'photo', text: 'The lake at dawn.', signature: 'Tom', date: '2026-05-01T10:00:00Z', pinned: false, pictures: [{ key: 'photo', kind: 'photo' }], recordings: [] },
+    ];
+    let grid: GridCells | null = null;
+    const lines: TracedLine[] = [];
+    await renderPdfBook({
+      title: 'Grids',
+      subtitle: '',
+      theme,
+      bleedMm: 0,
+      gutterMm: 0,
+      memoryCount: memories.length,
+      memories: iterate(memories),
+      openPicture: async () => ({ path: photo, release: async () => {} }),
+      output: createWriteStream(file),
+      trace: { grid: (cells) => (grid = cells), line: (n, id, l) => lines.push({ ...l, page: n, id }) },
+    });
+    expect(grid, `${theme}: the trace reports its grid`).not.toBeNull();
+    const entry = { grid: grid!, lines, file };
+    traced.set(theme, entry);
+    return entry;
+  }
+
+  it('margins grow from the gutter to the foot in every theme (inner < top < outer < bottom)', () => {
+    for (const theme of THEMES) {
+      const m = PDF_LOOKS[theme].margins;
+      expect(m.inner < m.top && m.top < m.outer && m.outer < m.bottom, `${theme}: ${JSON.stringify(m)}`).toBe(true);
+    }
+  });
+
+  it('no two themes share a grid, and each text column keeps more room outside than by the gutter', async () => {
+    const key = (cells: GridCells) => JSON.stringify(Object.entries(cells).map(([type, boxes]) => [type, boxes.map((b) => [b.x, b.y, b.w, b.h].map((v) => Math.round(v)))]));
+    const seen = new Map<string, Theme>();
+    for (const theme of THEMES) {
+      const { grid } = await render(theme);
+      const k = key(grid);
+      expect(seen.get(k), `${theme} has the grid of ${seen.get(k)}`).toBeUndefined();
+      seen.set(k, theme);
+      // On a recto (the trace's page 3) the gutter is on the left.
+      const g = bookGeometry(0, 0, PDF_LOOKS[theme].margins);
+      const t = g.trimmed();
+      const [first, last] = [grid.text[0], grid.text.at(-1)!];
+      const [inside, outside] = [first.x - t.x, t.x + t.w - (last.x + last.w)];
+      expect(inside, `${theme}: text column ${inside.toFixed(0)} pt from the gutter, ${outside.toFixed(0)} pt from the outer edge`).toBeLessThanOrEqual(outside + 0.5);
+    }
+    // The text columns themselves differ: by 2 mm or more in where they start or how wide they are.
+    for (let i = 0; i < THEMES.length; i++) {
+      for (let j = i + 1; j < THEMES.length; j++) {
+        const [a, b] = [traced.get(THEMES[i])!.grid.text, traced.get(THEMES[j])!.grid.text];
+        const differ = a.length !== b.length || Math.abs(a[0].x - b[0].x) > 5.6 || Math.abs(a[0].w - b[0].w) > 5.6;
+        expect(differ, `${THEMES[i]} and ${THEMES[j]} set text in the same column`).toBe(true);
+      }
+    }
+  }, 240_000);
+
+  it('one measure a theme: a long letter runs 45–75 characters a line, ragged-right when the measure is narrow', async () => {
+    for (const theme of THEMES) {
+      const { lines, file } = await render(theme);
+      const look = PDF_LOOKS[theme];
+      const long = lines.filter((l) => l.id === 'letter' && l.long);
+      expect(long.length, theme).toBeGreaterThan(10);
+      expect(look.longMeasure, theme).toBeGreaterThanOrEqual(45);
+      expect(look.longMeasure, theme).toBeLessThanOrEqual(75);
+      // Read back: the characters on each full line (not a paragraph's last), on its page, in its column.
+      const { stdout } = await run('pdftotext', ['-bbox', file, '-'], { maxBuffer: 64 * 1024 * 1024 });
+      const pages: { x0: number; y0: number; x1: number; y1: number; text: string }[][] = [];
+      for (const line of stdout.split('\n')) {
+        if (line.includes('<page ')) pages.push([]);
+        const m = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/.exec(line);
+        if (m) pages.at(-1)!.push({ x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), y1: Number(m[4]), text: m[5].replace(/&amp;/g, '&') });
+      }
+      const counts = long
+        .filter((l) => !l.last)
+        .map((l) => pages[l.page - 1].filter((w) => w.y0 - 1 <= l.baseline && l.baseline <= w.y1 + 1 && w.x1 > l.column.x - 2 && w.x0 < l.column.x + l.column.w + 2))
+        .filter((ws) => ws.length)
+        .map((ws) => [...graphemes.segment(ws.map((w) => w.text).join(' '))].length);
+      const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+      expect(mean, `${theme}: characters a line (measure ${look.longMeasure})`).toBeGreaterThanOrEqual(45);
+      expect(mean, `${theme}: characters a line (measure ${look.longMeasure})`).toBeLessThanOrEqual(75);
+      // A narrow measure (under 50 characters) is set ragged-right: justified, its spaces would gape.
+      if (mean < 50) expect(long.filter((l) => l.justified).length, `${theme}: justified lines in a measure of ${mean.toFixed(0)} characters`).toBe(0);
+      // Within a few characters of the theme's own measure.
+      expect(Math.abs(mean - look.longMeasure), `${theme}: ${mean.toFixed(1)} characters a line against a measure of ${look.longMeasure}`).toBeLessThan(8);
+    }
+  }, 240_000);
+});
