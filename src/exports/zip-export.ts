@@ -54,18 +54,25 @@ const EXTENSIONS: Record<string, string> = {
   'audio/flac': '.flac',
 };
 
-/** A media file's path inside the book's folder. */
-export function mediaPath(s: Pick<ExportSubmission, 'id'>, m: Pick<ExportMedia, 'id' | 'mime_type' | 'original_filename'>): string {
-  let ext = EXTENSIONS[m.mime_type];
-  if (!ext) {
-    const given = path.extname(m.original_filename ?? '').toLowerCase();
-    ext = /^\.[a-z0-9]{1,6}$/.test(given) ? given : '.bin';
-  }
-  return `media/${s.id}/${m.id}${ext}`;
+/** A file's extension in an archive: from its type, else its own name's, else `.bin`. */
+function extensionOf(m: Pick<ExportMedia, 'mime_type' | 'original_filename'>): string {
+  const ext = EXTENSIONS[m.mime_type];
+  if (ext) return ext;
+  const given = path.extname(m.original_filename ?? '').toLowerCase();
+  return /^\.[a-z0-9]{1,6}$/.test(given) ? given : '.bin';
 }
 
-/** Writes the archive into `sink` (which consumes the stream, e.g. the store's put) and resolves with what the sink resolved. */
-export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
+/** A media file's path inside the book's folder. */
+export function mediaPath(s: Pick<ExportSubmission, 'id'>, m: Pick<ExportMedia, 'id' | 'mime_type' | 'original_filename'>): string {
+  return `media/${s.id}/${m.id}${extensionOf(m)}`;
+}
+
+/**
+ * An archive writing into `sink`: `addOne` adds a stream and waits until the
+ * archive has taken it in (one file in memory at a time), failing as soon as
+ * the sink does; `finish` ends it and resolves with what the sink resolved.
+ */
+function startArchive<T>(sink: (archive: Readable) => Promise<T>) {
   const zip = new yazl.ZipFile();
   const archive = zip.outputStream as Readable;
   // yazl reports its own failures as events; an unhandled one would end the process.
@@ -77,6 +84,31 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
     (err) => Promise.reject(err),
   );
   sinkFailed.catch(() => {});
+  return {
+    async addOne(file: Readable, name: string, o: { compress: boolean; mtime: Date }) {
+      zip.addReadStream(file, name, o);
+      await Promise.race([finished(file), sinkFailed]);
+    },
+    /** The last entry, read as the archive is written (a failure of it fails the archive). */
+    addLast(file: Readable, name: string, o: { compress: boolean; mtime: Date }) {
+      // pipe() does not pass errors on: a failing read must fail the archive, not stall it.
+      file.on('error', (err) => archive.destroy(err));
+      zip.addReadStream(file, name, o);
+    },
+    async finish(): Promise<T> {
+      zip.end();
+      return sinking;
+    },
+    async abort(err: unknown) {
+      archive.destroy(err as Error);
+      await sinking.catch(() => {});
+    },
+  };
+}
+
+/** Writes the archive into `sink` (which consumes the stream, e.g. the store's put) and resolves with what the sink resolved. */
+export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: Readable) => Promise<T>): Promise<ZipExportResult<T>> {
+  const archive = startArchive(sink);
   const folder = input.book.slug;
   const written = new Set<string>();
   let missing = 0;
@@ -92,9 +124,7 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
           missing++;
           continue;
         }
-        zip.addReadStream(file, `${folder}/${mediaPath(s, m)}`, { compress: false, mtime: new Date(m.created_at) });
-        // One file at a time: wait until the archive has taken it in.
-        await Promise.race([finished(file), sinkFailed]);
+        await archive.addOne(file, `${folder}/${mediaPath(s, m)}`, { compress: false, mtime: new Date(m.created_at) });
         written.add(m.id);
       }
     }
@@ -106,14 +136,10 @@ export async function writeZipExport<T>(input: ZipExportInput, sink: (archive: R
         fileOf: (s, m) => (written.has(m.id) ? mediaPath(s, m) : null),
       }),
     );
-    // pipe() does not pass errors on: a failing read of the memories must fail the archive, not stall it.
-    json.on('error', (err) => archive.destroy(err));
-    zip.addReadStream(json, `${folder}/book.json`, { compress: true, mtime: new Date(input.exportedAt) });
-    zip.end();
-    return { sink: await sinking, files: written.size, missing };
+    archive.addLast(json, `${folder}/book.json`, { compress: true, mtime: new Date(input.exportedAt) });
+    return { sink: await archive.finish(), files: written.size, missing };
   } catch (err) {
-    archive.destroy(err as Error);
-    await sinking.catch(() => {});
+    await archive.abort(err);
     throw err;
   }
 }

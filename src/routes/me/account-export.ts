@@ -29,9 +29,9 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
         summary: 'Request an export of all your data',
         description:
           'Answers 202 with the pending job (Location says where to poll it); the file is written in the background. It is gzip-compressed JSON of ' +
-          'everything the service holds about you: profile, mail stream settings, memberships, books you own, memories you wrote, media metadata ' +
-          '(not the files), invitations you sent, notification subscriptions, book slots, API key names and dates, sign-in sessions, audit events ' +
-          'and earlier exports. Never secrets (password or key hashes). One per 24 hours, whatever the Idempotency-Key: the next is 429 rate_limited ' +
+          'everything the service holds about you: profile, mail stream settings, memberships, books you own, memories you wrote, your media ' +
+          '(each with its original file inline, base64 in original.data, or original null and original_unavailable_reason), invitations you sent, ' +
+          'notification subscriptions, book slots, API key names and dates, sign-in sessions, audit events and earlier exports. Never secrets (password or key hashes). One per 24 hours, whatever the Idempotency-Key: the next is 429 rate_limited ' +
           'with Retry-After (seconds until the 24 hours are up); a failed export does not count. A retry with the same key replays the 202 first, ' +
           'so it never counts.',
         body: EmptyObjectBody,

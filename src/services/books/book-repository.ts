@@ -140,22 +140,57 @@ export function setBookStatus(q: Queryable, id: string, status: 'active' | 'arch
 export type BookPageRow = { json_head: string; json_tail: string; id: string; cover_media_id: string | null; cover_focal_x: number | null; cover_focal_y: number | null } & Record<string, unknown>;
 
 /**
+ * Bounds the activity order's page to the memberships it can hold, whatever
+ * plan the database picks (see selectBookPageOfMember). `where` are the
+ * membership's own conditions of the list, past the cursor's bucket when
+ * there is a cursor (`floor`: the cursor's bucket, a placeholder).
+ */
+export interface ActivityHead {
+  where: string[];
+  floor: string | null;
+}
+
+/**
  * One page of the caller's books where they are owner or admin (see paginate
  * for where/params/orderBy): the conditions and the ordering are on the
  * membership row, so the page comes off one index and only its books are
- * read (activity sorts each bucket the index gives by its books' own time). Each book comes as its JSON, made by the database. Requests for
- * the same page at the same time share one execution (the rows are read-only).
+ * read. Each book comes as its JSON, made by the database. Requests for the
+ * same page at the same time share one execution (the rows are read-only).
+ *
+ * The activity order (`head`) sorts each ten-minute bucket the index gives by
+ * its books' own time (migrations/0025_book_activity_bucket.sql). Its plan
+ * must not depend on planner statistics (PGlite has no autovacuum, and a
+ * generic plan without them guesses one row): left to itself the planner
+ * may read every book of the caller to sort them all and keep 51. So the
+ * page is bounded first on the memberships alone: `head` takes the first
+ * `limit` memberships past the cursor's bucket in (bucket, book id) order,
+ * and only the buckets from the lowest of those up to the cursor's can hold
+ * the page. Whatever plan runs, only those memberships' books are read (the
+ * page and the rest of its last bucket). Without a head: one query, as before.
  */
-export function selectBookPageOfMember(q: Queryable, o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] }) {
+export function selectBookPageOfMember(
+  q: Queryable,
+  o: { where: string[]; params: unknown[]; orderBy: string; limit: number; keys: SortKey[] },
+  head?: ActivityHead,
+) {
   const params = [...o.params, o.limit];
+  const limit = `$${params.length}`;
   const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
   const json = bookJsonSql('b', 'm.role');
+  const where = head ? [...o.where, `m.book_activity_bucket >= COALESCE((SELECT min(bucket) FROM head), ${head.floor ?? 'NULL'})`] : o.where;
+  const withHead = head
+    ? `WITH head AS MATERIALIZED (
+         SELECT m.book_activity_bucket AS bucket FROM book_members m
+         WHERE ${head.where.join(' AND ')}
+         ORDER BY m.book_activity_bucket DESC, m.book_id DESC LIMIT ${limit})
+       `
+    : '';
   return sharedQuery<BookPageRow>(
     q,
-    `SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
+    `${withHead}SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
      FROM book_members m JOIN books b ON b.id = m.book_id
-     WHERE ${o.where.join(' AND ')}
-     ORDER BY ${o.orderBy} LIMIT $${params.length}`,
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${o.orderBy} LIMIT ${limit}`,
     params,
   );
 }

@@ -12,14 +12,14 @@ import type { BackupErasure, BookDeletion } from './book-deletion.js';
 import { recordEvent } from '../events/record-event.js';
 import { bookJson, toBook } from './book-mapper.js';
 import { coverOf, coverView, findCoverFile, findCoverFiles } from './cover-views.js';
-import { dropUploadedCover, examineCoverUpload, insertCoverMedia, memoryPhotoForCover, setCoverColumns, type CoverFindings } from './cover-writes.js';
+import { dropUploadedCover, examineCoverUpload, findMemoryPhoto, focalOfStored, insertCoverMedia, memoryPhotoForCover, renewCoverCards, setCoverColumns, type CoverFindings } from './cover-writes.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { createClamavScanner } from '../../media-tools/virus-scanner.js';
 import { overStorage } from '../media/media-policy.js';
 import { takePendingObject } from '../media/media-service.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
-import { addStorageUsed, findBookForUpdate, insertBillingRecord, insertBook, selectBookPageOfMember, setBookStatus, takeBookSlot, updateBookFields, type BookPageRow } from './book-repository.js';
+import { addStorageUsed, findBookForUpdate, insertBillingRecord, insertBook, selectBookPageOfMember, setBookStatus, takeBookSlot, updateBookFields, type ActivityHead, type BookPageRow } from './book-repository.js';
 import { BOOK_LANGUAGES, DEFAULT_THEME, THEMES, USE_CASES, type BookInput, type BookRow } from './book-types.js';
 import { slugCandidates } from './slug.js';
 
@@ -113,6 +113,30 @@ export function createBookService(deps: {
     await deps.queue.send('storage.delete-objects', { keys: real }, { tx: q });
   }
 
+  /** After a cover change (in its transaction): the share cards drawn with the cover before or after are made again. */
+  async function coverChanged(q: Queryable, bookId: string, before: string | null, after: string | null) {
+    await renewCoverCards(q, deps.queue, bookId, [before, after]);
+  }
+
+  /**
+   * The subject of a memory's photo chosen as the cover without a focal point,
+   * found before the book is locked (reading the image takes up to a second,
+   * which no other writer of the book should wait for). Undefined when there
+   * is nothing to find, or when the choice will be refused: the locked path
+   * then answers with the error in its proper order (after If-Match).
+   */
+  async function subjectBeforeLock(tx: Tx, actor: Actor, slug: string, mediaId: string | null | undefined, focal: FocalPoint | undefined) {
+    if (typeof mediaId !== 'string' || focal !== undefined) return undefined;
+    try {
+      const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx });
+      if (mediaId === ctx.book.cover_media_id) return undefined; // kept, with its focal point
+      const photo = await findMemoryPhoto(tx, ctx.book.id, mediaId);
+      return await focalOfStored(store, photo.storage_key);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** book.updated (the Book as its owner reads it) in the change's transaction; answers the Book as `role` reads it. */
   async function bookUpdated(tx: Tx, row: BookRow, role: Parameters<typeof toBook>[1]) {
     const cover = await coverOf(tx, store, row);
@@ -128,7 +152,7 @@ export function createBookService(deps: {
    * (400 validation_failed, reason no_cover, without one). A replaced uploaded
    * cover is removed with its bytes.
    */
-  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined) {
+  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined, subject?: FocalPoint) {
     let next: { mediaId: string; focal: FocalPoint } | null;
     const noCover = () => errors.validation('cover_focal_point needs a cover: choose one with cover_media_id or upload one first.', { field: 'cover_focal_point', reason: 'no_cover' });
     if (mediaId === null) {
@@ -138,7 +162,7 @@ export function createBookService(deps: {
       next =
         mediaId === book.cover_media_id && (await findCoverFile(tx, book))
           ? { mediaId, focal: focal ?? { x: book.cover_focal_x ?? 0.5, y: book.cover_focal_y ?? 0.5 } }
-          : await memoryPhotoForCover(tx, store, book, mediaId, focal);
+          : await memoryPhotoForCover(tx, store, book, mediaId, focal ?? subject);
     } else {
       const file = await findCoverFile(tx, book);
       if (!file) throw noCover();
@@ -146,6 +170,8 @@ export function createBookService(deps: {
     }
     await setCoverColumns(tx, book.id, next);
     await deleteObjectsLater(tx, [await dropUploadedCover(tx, book.id, book.cover_media_id, next?.mediaId)]);
+    const same = next?.mediaId === (book.cover_media_id ?? undefined) && next?.focal.x === book.cover_focal_x && next?.focal.y === book.cover_focal_y;
+    if (!same && (next || book.cover_media_id)) await coverChanged(tx, book.id, book.cover_media_id, next?.mediaId ?? null);
   }
 
   return {
@@ -193,12 +219,16 @@ export function createBookService(deps: {
       const ordering = BOOK_ORDERINGS[actor.books_sort];
       const where = [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`];
       const params: unknown[] = [actor.id, query.status];
-      if (ordering === BOOK_ORDERINGS.activity && query.cursor && !query.updatedSince) {
+      // The activity order's page is bounded on the memberships first (see selectBookPageOfMember).
+      const head: ActivityHead | undefined = ordering === BOOK_ORDERINGS.activity && !query.updatedSince ? { where: [...where], floor: null } : undefined;
+      if (head && query.cursor) {
         // The cursor's row comparison spans two tables (the bucket on the membership, the time on
         // the book), so Postgres cannot start the index scan from it: its bucket bounds the scan.
         const [bucket] = cursors.decode(`${list}|${ordering.name}`, query.cursor);
         params.push(bucket);
-        where.push(`m.book_activity_bucket <= $${params.length}::integer`);
+        head.floor = `$${params.length}::integer`;
+        where.push(`m.book_activity_bucket <= ${head.floor}`);
+        head.where.push(`m.book_activity_bucket < ${head.floor}`);
       }
       const { page, watermark } = await paginate<BookPageRow>(db, cursors, query, {
         list,
@@ -206,13 +236,16 @@ export function createBookService(deps: {
         sync: BOOK_ORDERINGS.sync.keys,
         where,
         params,
-        select: (o) => selectBookPageOfMember(db, o),
+        select: (o) => selectBookPageOfMember(db, o, head),
       });
       // The covers of the page in one query, each signed (a URL the database cannot make).
       const covers = await findCoverFiles(db, page.items);
-      const items = await Promise.all(
-        page.items.map(async (b) => bookJson(b, await coverView(store, b, b.cover_media_id ? (covers.get(b.cover_media_id) ?? null) : null))),
-      );
+      // Most books have no cover: theirs is made at once, only a cover's signing waits (a promise per book is measurable CPU here).
+      const made = page.items.map((b) => {
+        const file = b.cover_media_id ? covers.get(b.cover_media_id) : undefined;
+        return file ? coverView(store, b, file).then((cover) => bookJson(b, cover)) : bookJson(b, null);
+      });
+      const items = covers.size ? await Promise.all(made) : (made as string[]);
       return { page: { ...page, items }, watermark };
     },
 
@@ -223,6 +256,7 @@ export function createBookService(deps: {
 
     /** Applies a partial update under an optional If-Match, in `tx`, atomically with the check. */
     async updateBook(tx: Tx, actor: Actor, slug: string, patch: BookInput, ifMatch: string | undefined) {
+      const subject = await subjectBeforeLock(tx, actor, slug, patch.cover_media_id, patch.cover_focal_point);
       const { ctx } = await access.requireBookAccess(actor, slug, 'update', {
         tx,
         lock: 'update',
@@ -231,7 +265,7 @@ export function createBookService(deps: {
       });
       assertBookValues(patch); // the route's own rules come after the precondition and the gates
       const { cover_media_id: coverMediaId, cover_focal_point: focal, ...fields } = patch;
-      if (coverMediaId !== undefined || focal !== undefined) await changeCover(tx, ctx.book, coverMediaId, focal);
+      if (coverMediaId !== undefined || focal !== undefined) await changeCover(tx, ctx.book, coverMediaId, focal, subject);
       const clean = { ...fields, ...(fields.title !== undefined ? { title: fields.title.trim() } : {}) };
       const updated = await updateBookFields(tx, ctx.book.id, clean);
       return bookUpdated(tx, updated, ctx.role);
@@ -269,6 +303,7 @@ export function createBookService(deps: {
       if (!(await takePendingObject(tx, staged.key))) throw errors.requestTimeout('The upload took too long and was discarded; send it again.', null, { transient: true });
       await setCoverColumns(tx, ctx.book.id, { mediaId: staged.mediaId, focal: findings.focal });
       await deleteObjectsLater(tx, [await dropUploadedCover(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId)]);
+      await coverChanged(tx, ctx.book.id, ctx.book.cover_media_id, staged.mediaId);
       return bookUpdated(tx, (await findBookForUpdate(tx, ctx.book.id))!, ctx.role);
     },
 

@@ -96,3 +96,36 @@ export async function insertCoverMedia(
     [m.id, m.bookId, m.uploadedBy, m.mimeType, m.declaredMimeType, m.filename, m.sizeBytes, m.sha256, m.key, f.width, f.height, f.scanResult],
   );
 }
+
+/**
+ * New card tokens for the book's approved memories whose share card shows the
+ * cover (no photo of their own to show, or their photo is one of `coverIds`);
+ * their card keys are cleared. Answers each renewed memory with its new token
+ * and its old card's key.
+ */
+export function renewCardTokens(q: Queryable, bookId: string, coverIds: string[]) {
+  return q.query<{ id: string; token: string; old_key: string | null }>(
+    `UPDATE submissions s SET share_card_token = gen_random_uuid(), share_card_key = NULL
+     FROM (SELECT c.id, c.share_card_key FROM submissions c
+           WHERE c.book_id = $1 AND c.status = 'approved' AND c.share_card_token IS NOT NULL
+             AND (NOT EXISTS (SELECT 1 FROM media m WHERE m.submission_id = c.id AND m.kind = 'image' AND m.processing_status = 'complete'
+                                                      AND m.scan_result NOT IN ('infected', 'pending'))
+                  OR EXISTS (SELECT 1 FROM media m WHERE m.submission_id = c.id AND m.id = ANY($2::uuid[])))
+           FOR UPDATE) old
+     WHERE s.id = old.id
+     RETURNING s.id, s.share_card_token AS token, old.share_card_key AS old_key`,
+    [bookId, coverIds],
+  );
+}
+
+/** Clears the book's cover when it is one of `mediaIds`; answers the cleared cover's id, or undefined. */
+export async function clearCoverAmong(q: Queryable, bookId: string, mediaIds: string[]): Promise<{ cover_media_id: string } | undefined> {
+  const [was] = await q.query<{ cover_media_id: string }>(
+    `UPDATE books b SET cover_media_id = NULL, cover_focal_x = NULL, cover_focal_y = NULL
+     FROM (SELECT id, cover_media_id FROM books WHERE id = $1) was
+     WHERE b.id = was.id AND was.cover_media_id = ANY($2::uuid[])
+     RETURNING was.cover_media_id`,
+    [bookId, mediaIds],
+  );
+  return was;
+}

@@ -45,12 +45,14 @@ export const SECTIONS: ListSection[] = [
           FROM submissions s JOIN books b ON b.id = s.book_id WHERE s.contributor_user_id = $1 AND b.deleted_at IS NULL`,
   },
   {
-    // Metadata only: the files themselves are not in the export. Media of the user's memories, and media they uploaded.
+    // Media of the user's memories, and media they uploaded; each carries its `original` (see account-export-content.ts).
+    // `_storage_key` and `_scan_result` are read to find the original and never written out.
     name: 'media',
     key: 'md.id',
     keyType: 'uuid',
     sql: `SELECT md.id AS _key, md.id, md.submission_id, b.slug AS book_slug, md.kind, md.mime_type, md.declared_mime_type, md.original_filename,
-            md.size_bytes, md.sha256, md.width, md.height, md.duration_seconds, md.processing_status, md.scan_result, md.created_at, md.updated_at
+            md.size_bytes, md.sha256, md.width, md.height, md.duration_seconds, md.processing_status, md.scan_result, md.created_at, md.updated_at,
+            md.storage_key AS _storage_key
           FROM media md JOIN submissions s ON s.id = md.submission_id JOIN books b ON b.id = md.book_id
           WHERE (s.contributor_user_id = $1 OR md.uploaded_by = $1) AND b.deleted_at IS NULL`,
   },

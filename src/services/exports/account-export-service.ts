@@ -98,6 +98,7 @@ export function createAccountExportService(deps: { db: Db; pipeline: ExportPipel
       const now = clock();
       const shown = view(row, now);
       if (shown.status !== 'complete') return shown;
+      // Every format (1 without the originals, 2 with them inline) is the same gzip-compressed JSON file.
       const link = await pipeline.signedLink(row, row.artifact_key!, {
         ttlCap: ACCOUNT_EXPORT_URL_TTL_SECONDS,
         contentType: ACCOUNT_EXPORT_CONTENT_TYPE,

@@ -127,7 +127,7 @@ export const ACCOUNT_EXPORT_RETENTION_SECONDS = 30 * 24 * 3600;
 export const ACCOUNT_EXPORT_URL_TTL_SECONDS = 3600;
 
 export const ACCOUNT_EXPORT_CONTENT_TYPE = 'application/gzip';
-export const ACCOUNT_EXPORT_FORMAT_VERSION = 1;
+export const ACCOUNT_EXPORT_FORMAT_VERSION = 2;
 
 /** One prefix per user, so everything of an account can be found. */
 export const accountExportKey = (userId: string, exportId: string) => `account-exports/${userId}/${exportId}.json.gz`;

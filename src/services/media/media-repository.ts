@@ -79,8 +79,8 @@ export async function deleteMedia(q: Queryable, bookId: string, mediaId: string)
 
 /** The stored files of a submission's media, with the bytes each counts against the book. */
 export async function findSubmissionFiles(q: Queryable, submissionId: string) {
-  return q.query<{ storage_key: string; thumbnail_key: string | null; bytes: number }>(
-    `SELECT storage_key, thumbnail_key, size_bytes + derived_bytes AS bytes FROM media WHERE submission_id = $1`,
+  return q.query<{ id: string; storage_key: string; thumbnail_key: string | null; bytes: number }>(
+    `SELECT id, storage_key, thumbnail_key, size_bytes + derived_bytes AS bytes FROM media WHERE submission_id = $1`,
     [submissionId],
   );
 }

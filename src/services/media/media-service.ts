@@ -8,6 +8,7 @@ import { isUuid, uuidv7 } from '../../lib/ids.js';
 import { isoMicro } from '../../lib/time.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import type { Actor, BookAccess } from '../books/book-access.js';
+import { dropCoverAmong } from '../books/cover-writes.js';
 import type { BookContext } from '../books/book-types.js';
 import { findOpenChannelBook, type Channel } from '../channels/channel-service.js';
 import { nextModerationState } from '../submissions/moderation.js';
@@ -300,6 +301,8 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
       const submission = await findSubmission(tx, ctx.book.id, submissionId, { forUpdate: true });
       const gone = await deleteMedia(tx, ctx.book.id, mediaId);
       if (!submission || !gone) throw errors.notFound('media');
+      // The book's cover, when this photo was it, returns to the automatic choice (its ETag moves, book.updated).
+      await dropCoverAmong(tx, store, deps.queue, ctx.book.id, [gone.id]);
       await addBookStorage(tx, ctx.book.id, -(Number(gone.size_bytes) + Number(gone.derived_bytes)));
       await mediaChanged(tx, ctx, submission);
       await recordSubmissionUpdated(tx, ctx, submission.id);
@@ -312,8 +315,9 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
      * every file it has, the share card included. The rows go with the
      * submission (foreign key).
      */
-    async releaseSubmissionFiles(q: Queryable, bookId: string, submission: Pick<SubmissionRow, 'id' | 'share_card_key'>): Promise<void> {
+    async releaseSubmissionFiles(q: Tx, bookId: string, submission: Pick<SubmissionRow, 'id' | 'share_card_key'>): Promise<void> {
       const rows = await findSubmissionFiles(q, submission.id);
+      await dropCoverAmong(q, store, deps.queue, bookId, rows.map((r) => r.id));
       const bytes = rows.reduce((n, r) => n + Number(r.bytes), 0);
       if (bytes) await addBookStorage(q, bookId, -bytes);
       await deleteObjectsLater(q, [...rows.flatMap((r) => [r.storage_key, r.thumbnail_key]), submission.share_card_key]);

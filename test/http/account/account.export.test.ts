@@ -1,8 +1,11 @@
 /**
  * POST /me/export/ and GET /me/export/{job_id}/: the GDPR data export, written
  * on the real queue into the real store (local disk; S3 for one happy path),
- * downloaded through its signed URL and read back as gzip-compressed JSON.
+ * downloaded through its signed URL and read back as gzip-compressed JSON,
+ * each media entry's original inside it (base64).
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
@@ -10,7 +13,7 @@ import { addMember, newBook, newSession, newSubmission, newUser, type TestUser }
 import { readFixture } from '../../helpers/media-fixtures.js';
 import type { ObjectStore } from '../../../src/storage/object-store.js';
 import { buildExportApp, fetchSigned, hurryRetries, type ExportTestApp } from '../exports/exports-setup.js';
-import { upload } from '../media/media-setup.js';
+import { processed, upload } from '../media/media-setup.js';
 import { grantFor } from './account-helpers.js';
 
 const EXPORT = '/api/v1/me/export/';
@@ -45,15 +48,20 @@ async function exported(app: ExportTestApp, u: TestUser) {
   return done.body;
 }
 
-/** The file behind a download link, as a client reads it: raw text and parsed JSON. */
+/** The file behind a download link, as a client reads it: gzip by its magic bytes and type; raw text and parsed JSON. */
 async function download(app: ExportTestApp, url: string) {
   const res = await fetchSigned(app, url);
   expect(res.status).toBe(200);
   expect(res.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
+  expect(res.headers['content-type']).toContain('application/gzip');
   const text = gunzipSync(res.body).toString('utf8');
   return { text, doc: JSON.parse(text), headers: res.headers };
 }
 
+/** A media entry's original, decoded from its base64. */
+const bytesOf = (entry: any) => Buffer.from(entry.original.data, 'base64');
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const jobKey = (userId: string, id: string) => `account-exports/${userId}/${id}.json.gz`;
 const shift = (userId: string, interval: string) =>
   t.db.query(
@@ -63,7 +71,7 @@ const shift = (userId: string, interval: string) =>
   );
 
 describe('POST /me/export/ and the file it makes', () => {
-  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to gzip JSON of everything about the user, and nothing secret or of others', async () => {
+  it('answers 202 {id, status, created_at} with Location; the poll gets a signed link to gzip JSON of everything about the user, the originals of their files inside it, and nothing secret or of others', async () => {
     const u = await newUser(t, { firstName: 'Ada', lastName: 'Lovelace' });
     const friend = await newUser(t, { firstName: 'Grace', lastName: 'Hopper' });
     await newSession(t, u);
@@ -99,9 +107,9 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(await t.storedKeys()).toContain(jobKey(u.user.id, job.id));
 
     const { text, doc, headers } = await download(t, job.download_url);
-    expect(headers['content-type']).toContain('application/gzip');
+    expect(headers['content-disposition']).toContain('.json.gz');
     expect(job.size_bytes).toBeGreaterThan(0);
-    expect(doc.format_version).toBe(1);
+    expect(doc.format_version).toBe(2);
     expect(Object.keys(doc)).toEqual([
       'format_version', 'exported_at', 'user', 'mail_streams', 'memberships', 'books_owned', 'submissions', 'media', 'transcriptions',
       'invitations_sent', 'subscriptions', 'book_slots', 'stripe_customers', 'stripe_checkouts', 'stripe_subscriptions', 'api_tokens',
@@ -119,6 +127,14 @@ describe('POST /me/export/ and the file it makes', () => {
     expect(doc.submissions).toEqual([expect.objectContaining({ id: written.id, book_slug: friends.slug, text_content: 'Ada wrote this memory' })]);
     expect(doc.media).toEqual([expect.objectContaining({ id: photo.body.id, submission_id: written.id, kind: 'image', original_filename: 'ada-photo.png' })]);
     expect(doc.media[0]).not.toHaveProperty('storage_key');
+    // The original inside its entry: the bytes uploaded, base64.
+    const png = await readFixture('png');
+    expect(doc.media[0].original).toEqual({
+      filename: 'ada-photo.png', content_type: 'image/png', size_bytes: png.length, sha256: sha256(png), encoding: 'base64', data: expect.any(String),
+    });
+    expect(doc.media[0].original_unavailable_reason).toBeNull();
+    expect(sha256(bytesOf(doc.media[0]))).toBe(sha256(png));
+    expect(doc.media[0].sha256).toBe(sha256(png));
     expect(doc.invitations_sent).toEqual([expect.objectContaining({ book_slug: own.slug, identifier: 'invitee@example.test', status: 'pending' })]);
     expect(doc.subscriptions).toEqual([expect.objectContaining({ book_slug: own.slug, kind: 'digest', channel: 'email', is_active: true })]);
     expect(doc.book_slots).toEqual([expect.objectContaining({ plan: 'plus', purchased: 1, used: 1 })]);
@@ -168,6 +184,76 @@ describe('POST /me/export/ and the file it makes', () => {
     const bulk = doc.audit_events.filter((e: any) => e.event === 'export_test_event').map((e: any) => e.request_id);
     expect(bulk).toHaveLength(1234);
     expect(new Set(bulk).size).toBe(1234);
+  });
+
+  it('a media without its original carries original null with the reason: infected, awaiting its scan, gone from the store', async () => {
+    const u = await newUser(t);
+    const book = await newBook(t, u, { title: 'Gaps' });
+    const memory = await newSubmission(t, book.slug, u, { text: 'Four photos' });
+    const png = await readFixture('png');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const up = await upload(t, u, book.slug, memory.id, png, { filename: `p${i}.png` });
+      expect(up.status, up.text).toBe(201);
+      await processed(t, u, up.headers.location as string);
+      ids.push(up.body.id);
+    }
+    const [kept, infected, pending, gone] = ids;
+    await t.db.query(`UPDATE media SET scan_result = 'infected' WHERE id = $1`, [infected]);
+    await t.db.query(`UPDATE media SET scan_result = 'pending' WHERE id = $1`, [pending]);
+    const [{ storage_key }] = await t.db.query<{ storage_key: string }>(`SELECT storage_key FROM media WHERE id = $1`, [gone]);
+    await t.services.store.delete(storage_key);
+
+    const job = await exported(t, u);
+    const { doc } = await download(t, job.download_url);
+    const byId = new Map(doc.media.map((m: any) => [m.id, m]));
+    expect(sha256(bytesOf(byId.get(kept)))).toBe(sha256(png));
+    expect(byId.get(infected)).toMatchObject({ original: null, original_unavailable_reason: 'infected' });
+    expect(byId.get(pending)).toMatchObject({ original: null, original_unavailable_reason: 'scan_pending' });
+    expect(byId.get(gone)).toMatchObject({ original: null, original_unavailable_reason: 'missing' });
+  });
+
+  it('streams a 20 MB original: the worker never holds it whole (peak RSS growth sampled while it is written)', async () => {
+    const u = await newUser(t);
+    const book = await newBook(t, u, { title: 'Big' });
+    const memory = await newSubmission(t, book.slug, u, { text: 'A big file' });
+    const up = await upload(t, u, book.slug, memory.id, await readFixture('png'), { filename: 'big.png' });
+    expect(up.status, up.text).toBe(201);
+    await processed(t, u, up.headers.location as string);
+    // The stored original becomes 20 MB of random bytes (incompressible), written a chunk at a time.
+    const SIZE = 20 * 1024 * 1024;
+    const hash = createHash('sha256');
+    const chunks = (function* () {
+      for (let left = SIZE; left > 0; left -= 65536) {
+        const c = randomBytes(Math.min(65536, left));
+        hash.update(c);
+        yield c;
+      }
+    })();
+    const [{ storage_key }] = await t.db.query<{ storage_key: string }>(`SELECT storage_key FROM media WHERE id = $1`, [up.body.id]);
+    await t.services.store.put(storage_key, Readable.from(chunks), { contentType: 'image/png' });
+    const digest = hash.digest('hex');
+    await t.db.query(`UPDATE media SET size_bytes = $2, sha256 = $3 WHERE id = $1`, [up.body.id, SIZE, digest]);
+
+    global.gc?.();
+    const base = process.memoryUsage().rss;
+    let peak = base;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    let job;
+    try {
+      job = await exported(t, u);
+    } finally {
+      clearInterval(sampler);
+    }
+    const growthMb = (peak - base) / 1048576;
+    console.log(`account export of a 20 MB original: peak RSS growth ${growthMb.toFixed(1)} MB (base ${(base / 1048576).toFixed(0)} MB)`);
+    // Whole in memory it would be at least the file and its base64 (20 + 27 MB); streamed it is a few chunks plus the heap's noise.
+    expect(growthMb).toBeLessThan(20);
+    const { doc } = await download(t, job.download_url);
+    expect(doc.media[0].original.size_bytes).toBe(SIZE);
+    expect(sha256(bytesOf(doc.media[0]))).toBe(digest);
   });
 
   it('shows a job that is not complete without a link', async () => {
@@ -369,6 +455,15 @@ describe('on S3', () => {
 
   it('writes the file to the bucket and serves it from a presigned URL valid 60 minutes', async () => {
     const u = await newUser(s3, { firstName: 'Bucket' });
+    const book = await newBook(s3, u, { title: 'Bucket Book' });
+    const memory = await newSubmission(s3, book.slug, u, { text: 'With two files' });
+    const uploads: { id: string; bytes: Buffer }[] = [];
+    for (const [kind, filename] of [['jpeg', 'a.jpg'], ['png', 'b.png']] as const) {
+      const bytes = await readFixture(kind);
+      const up = await upload(s3, u, book.slug, memory.id, bytes, { filename });
+      expect(up.status, up.text).toBe(201);
+      uploads.push({ id: up.body.id, bytes });
+    }
     const res = await requestExport(s3, u);
     expect(res.status).toBe(202);
     const done = await settled(s3, u, res.body.id);
@@ -377,6 +472,13 @@ describe('on S3', () => {
     expect(new URL(done.body.download_url).searchParams.get('X-Amz-Expires')).toBe('3600');
     const { doc, text } = await download(s3, done.body.download_url);
     expect(doc.user).toMatchObject({ id: u.user.id, email: u.email, first_name: 'Bucket' });
+    // Each original from the bucket, byte for byte.
+    expect(doc.media.map((m: any) => m.id).sort()).toEqual(uploads.map((m) => m.id).sort());
+    for (const m of uploads) {
+      const entry = doc.media.find((d: any) => d.id === m.id);
+      expect(sha256(bytesOf(entry)), entry.id).toBe(sha256(m.bytes));
+      expect(entry.original.sha256).toBe(sha256(m.bytes));
+    }
     expect(text).not.toContain(u.token);
   });
 });

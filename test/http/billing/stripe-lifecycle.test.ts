@@ -157,7 +157,7 @@ describe("the buyer's data", () => {
     const u = await newUser(t);
     const { sub, slug } = await buyBook(u);
     let text = '';
-    for await (const chunk of accountExportChunks(t.db, u.user.id, new Date().toISOString())) text += chunk;
+    for await (const chunk of accountExportChunks(t.db, u.user.id, new Date().toISOString(), (key) => t.services.store.get(key))) text += chunk;
     const doc = JSON.parse(text);
     expect(doc.stripe_customers).toEqual([expect.objectContaining({ customer_id: sub.customer })]);
     expect(doc.stripe_checkouts).toEqual([expect.objectContaining({ plan: 'premium', subscription_id: sub.subscription })]);

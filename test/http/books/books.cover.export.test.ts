@@ -120,6 +120,42 @@ describe('the cover in the exports', () => {
     expect(colours[1]!.b).toBeGreaterThan(colours[1]!.r + 40);
   }, 200_000);
 
+  it('changing the cover makes the share cards drawn with it again: the old card is not served and goes, the new one shows the new crop', async () => {
+    const { slug } = await exportBook(t, owner);
+    const body = fileUpload(await redLeftBlueRight(), { filename: 'cover.jpg', contentType: 'image/jpeg' });
+    const put = await t.request('PUT', `/api/v1/books/${slug}/cover/`, { token: owner.token, payload: body.payload, headers: { 'content-type': body.contentType } });
+    expect(put.status).toBe(200);
+    expect((await t.patch(`/api/v1/books/${slug}/`, { cover_focal_point: { x: 0.05, y: 0.5 } }, { token: owner.token })).status).toBe(200);
+    const s = await approvedMemory(t, owner, slug, { text: 'No photo of its own.' });
+    const memory = (u: TestUser = owner) => t.get(`/api/v1/books/${slug}/submissions/${s.id}/`, { token: u.token });
+    const cardColour = async (url: string) => {
+      const card = await fetchSigned(t, url);
+      expect(card.status).toBe(200);
+      const stats = await (await loadSharp())(card.body).extract({ left: 1200 - 470, top: 0, width: 470, height: 630 }).stats();
+      return { r: stats.channels[0]!.mean, b: stats.channels[2]!.mean };
+    };
+    const first = await eventually(memory, (r) => r.body.share_card_url !== null, 60_000);
+    const red = await cardColour(first.body.share_card_url);
+    expect(red.r).toBeGreaterThan(red.b + 40);
+
+    const moved = await t.patch(`/api/v1/books/${slug}/`, { cover_focal_point: { x: 0.95, y: 0.5 } }, { token: owner.token });
+    expect(moved.status).toBe(200);
+    // From the change on, the memory no longer shows the card of the old crop.
+    expect((await memory()).body.share_card_url).not.toBe(first.body.share_card_url);
+    const second = await eventually(memory, (r) => r.body.share_card_url !== null, 60_000);
+    const blue = await cardColour(second.body.share_card_url);
+    expect(blue.b).toBeGreaterThan(blue.r + 40);
+    // The old card's file is removed.
+    await eventually(() => fetchSigned(t, first.body.share_card_url), (r) => r.status === 404, 30_000);
+
+    // Back to the automatic choice (no cover): the card is made again, without the photo.
+    expect((await t.delete(`/api/v1/books/${slug}/cover/`, { token: owner.token })).status).toBe(200);
+    const third = await eventually(memory, (r) => r.body.share_card_url !== null && r.body.share_card_url !== second.body.share_card_url, 60_000);
+    const plain = await cardColour(third.body.share_card_url);
+    // Neither the red nor the blue of the photo.
+    expect(Math.abs(plain.r - plain.b)).toBeLessThan(20);
+  }, 200_000);
+
   it("the web form's header shows the cover cropped around its focal point (a 3:1 band); none without a cover", async () => {
     const { slug } = await exportBook(t, owner);
     const formPath = (await t.services.channels.webFormPathFor(slug))!;

@@ -11,15 +11,33 @@ import { fileUpload } from '../../helpers/multipart.js';
 import { buildMediaApp, upload, type MediaTestApp } from '../media/media-setup.js';
 import { pixelBombPng } from '../media/pixel-bomb.js';
 import { fetchSigned } from '../exports/exports-setup.js';
+import pg from 'pg';
+import { backendName, TEST_DATABASE_URL } from '../../helpers/test-db.js';
+import type { ObjectStore } from '../../../src/storage/object-store.js';
 
 let t: MediaTestApp;
 let owner: TestUser;
 let admin: TestUser;
 let contributor: TestUser;
 let outsider: TestUser;
+/** Called as the service reads a stored file to work on it (subject detection reads the photo this way). */
+let onLocalCopy: ((key: string) => Promise<void>) | null = null;
+const watchLocalCopies = (real: ObjectStore): ObjectStore =>
+  new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === 'localCopy') {
+        return async (key: string, o?: { signal?: AbortSignal }) => {
+          await onLocalCopy?.(key);
+          return target.localCopy(key, o);
+        };
+      }
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
 
 beforeAll(async () => {
-  t = await buildMediaApp('local', { worker: false });
+  t = await buildMediaApp('local', { worker: false, wrapStore: watchLocalCopies });
   [owner, admin, contributor, outsider] = await Promise.all([newUser(t), newUser(t), newUser(t), newUser(t)]);
 });
 afterAll(() => t?.close());
@@ -211,5 +229,91 @@ describe('PATCH cover_media_id and cover_focal_point, DELETE …/cover/', () => 
       expect((await t.delete(coverPath(b.slug), { token: user.token })).status).toBe(status);
     }
     expect((await t.get(`/api/v1/books/${b.slug}/`, { token: owner.token })).body.cover).toBeNull();
+  });
+
+  it("deleting the memory's photo that is the cover: the book returns to automatic, its ETag moves, book.updated; so does deleting the memory", async () => {
+    for (const how of ['media', 'memory'] as const) {
+      const b = await bookWithMembers();
+      const sub = await newSubmission(t, b.slug, owner);
+      const up = await upload(t, owner, b.slug, sub.id, await photo(), { filename: 'p.jpg', contentType: 'image/jpeg' });
+      expect(up.status).toBe(201);
+      const chosen = await t.patch(`/api/v1/books/${b.slug}/`, { cover_media_id: up.body.id, cover_focal_point: { x: 0.3, y: 0.3 } }, { token: owner.token });
+      expect(chosen.status).toBe(200);
+      const eventsBefore = (await coverEvents(b.slug)).length;
+
+      const gone =
+        how === 'media'
+          ? await t.delete(`/api/v1/books/${b.slug}/submissions/${sub.id}/media/${up.body.id}/`, { token: owner.token })
+          : await t.delete(`/api/v1/books/${b.slug}/submissions/${sub.id}/`, { token: owner.token });
+      expect(gone.status, gone.text).toBe(204);
+      const after = await t.get(`/api/v1/books/${b.slug}/`, { token: owner.token });
+      expect(after.body.cover).toBeNull();
+      expect(after.body.etag).not.toBe(chosen.body.etag);
+      expect(after.headers.etag).toBe(after.body.etag);
+      // A conditional write with the old ETag is stale now.
+      const stale = await t.patch(`/api/v1/books/${b.slug}/`, { subtitle: 'x' }, { token: owner.token, headers: { 'if-match': chosen.body.etag } });
+      expect(stale.status).toBe(412);
+      const events = await coverEvents(b.slug);
+      expect(events.length - eventsBefore, how).toBe(1);
+      expect(events[0].data.object.cover).toBeNull();
+      expect(events[0].data.object.etag).toBe(after.body.etag);
+    }
+  });
+
+  it("deleting a memory's photo that is not the cover leaves the book, its ETag and its events alone", async () => {
+    const b = await bookWithMembers();
+    const sub = await newSubmission(t, b.slug, owner);
+    const [cover, other] = [
+      await upload(t, owner, b.slug, sub.id, await photo(), { filename: 'a.jpg', contentType: 'image/jpeg' }),
+      await upload(t, owner, b.slug, sub.id, await photo(), { filename: 'b.jpg', contentType: 'image/jpeg' }),
+    ];
+    const chosen = await t.patch(`/api/v1/books/${b.slug}/`, { cover_media_id: cover.body.id }, { token: owner.token });
+    expect(chosen.status).toBe(200);
+    const eventsBefore = (await coverEvents(b.slug)).length;
+    expect((await t.delete(`/api/v1/books/${b.slug}/submissions/${sub.id}/media/${other.body.id}/`, { token: owner.token })).status).toBe(204);
+    const after = await t.get(`/api/v1/books/${b.slug}/`, { token: owner.token });
+    expect(after.body.cover.media_id).toBe(cover.body.id);
+    expect(after.body.etag).toBe(chosen.body.etag);
+    expect((await coverEvents(b.slug)).length).toBe(eventsBefore);
+  });
+
+  it("choosing a memory's photo finds its subject before the book is locked", async () => {
+    const b = await bookWithMembers();
+    const sub = await newSubmission(t, b.slug, owner);
+    const up = await upload(t, owner, b.slug, sub.id, await photo(0.75, 0.25), { filename: 'p.jpg', contentType: 'image/jpeg' });
+    expect(up.status).toBe(201);
+    const reads: { key: string; bookLocked: boolean | null }[] = [];
+    // PostgreSQL: a connection of the test's own tries the book's row lock without waiting. (PGlite has
+    // one connection, held by the request's transaction: there the order of work is all there is to see.)
+    const [{ schema }] = await t.db.query<{ schema: string }>(`SELECT current_schema() AS schema`);
+    const probe = TEST_DATABASE_URL ? new pg.Client({ connectionString: TEST_DATABASE_URL }) : null;
+    await probe?.connect();
+    onLocalCopy = async (key) => {
+      let bookLocked: boolean | null = null;
+      if (probe) {
+        await probe.query('BEGIN');
+        bookLocked = await probe
+          .query(`SELECT 1 FROM ${schema}.books WHERE slug = $1 FOR NO KEY UPDATE NOWAIT`, [b.slug])
+          .then(() => false)
+          .catch((err: { code?: string }) => {
+            if (err.code === '55P03') return true;
+            throw err;
+          })
+          .finally(() => probe.query('ROLLBACK'));
+      }
+      reads.push({ key, bookLocked });
+    };
+    try {
+      const chosen = await t.patch(`/api/v1/books/${b.slug}/`, { cover_media_id: up.body.id }, { token: owner.token });
+      expect(chosen.status, chosen.text).toBe(200);
+      expect(chosen.body.cover.focal_point.x).toBeGreaterThan(0.6);
+      expect(chosen.body.cover.focal_point.y).toBeLessThan(0.4);
+    } finally {
+      onLocalCopy = null;
+      await probe?.end();
+    }
+    // The photo was read once, to find its subject, and (on PostgreSQL) the book was not locked meanwhile.
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.bookLocked).toBe(backendName === 'postgres' ? false : null);
   });
 });

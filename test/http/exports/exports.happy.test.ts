@@ -4,35 +4,12 @@
  * gutter, the list, and an identical request answering the pending job.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { ensureFixtures, fixturePaths } from '../../helpers/media-fixtures.js';
+import { unzip } from '../../helpers/unzip.js';
 import { addMember, newUser, setGrace, type TestUser } from '../../helpers/factories.js';
 import { readFile } from 'node:fs/promises';
 import { upload, processed } from '../media/media-setup.js';
 import { approvedMemory, buildExportApp, exportBook, exportsPath, fetchSigned, settled, STORES, type ExportTestApp } from './exports-setup.js';
-
-function unzip(buffer: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buffer, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 for (const store of STORES) {
   describe(`exports (${store} store)`, () => {
