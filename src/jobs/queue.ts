@@ -336,6 +336,28 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     }
   }
 
+  /**
+   * The stored payload without its carried trace context, and the run's span:
+   * with tracing on, a child of the span that sent the job.
+   */
+  function startRunSpan(name: string, job: PgBoss.JobWithMetadata, attempt: number) {
+    const { payload: stored, trace: carried } = splitJobTrace(job.data);
+    const parent = contextFromJobTrace(carried);
+    const span = startSpan(`process ${name}`, {
+      kind: SpanKind.CONSUMER,
+      parent,
+      attributes: {
+        'messaging.system': 'pg-boss',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': name,
+        'messaging.message.id': job.id,
+        'memorybook.job.attempt': attempt,
+      },
+    });
+    return { stored, parent, span };
+  }
+
   async function run(entry: Registered, job: PgBoss.JobWithMetadata) {
     const { definition } = entry;
     const handle = entry.handle!;
@@ -369,21 +391,7 @@ export function createQueue<M extends object = JobPayloads>(deps: QueueDeps): Qu
     let ok = false;
     let failure: unknown;
     const timer = jobDuration.startTimer({ queue: definition.name });
-    // The trace context the sender carried in the payload (tracing on): this run is a child of the span that sent it.
-    const { payload: stored, trace: carried } = splitJobTrace(job.data);
-    const parent = contextFromJobTrace(carried);
-    const span = startSpan(`process ${definition.name}`, {
-      kind: SpanKind.CONSUMER,
-      parent,
-      attributes: {
-        'messaging.system': 'pg-boss',
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': definition.name,
-        'messaging.message.id': job.id,
-        'memorybook.job.attempt': attempt,
-      },
-    });
+    const { stored, parent, span } = startRunSpan(definition.name, job, attempt);
     try {
       const payload = checked(entry, stored, 'as stored');
       const ctx: JobContext = {
