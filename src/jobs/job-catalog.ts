@@ -1,7 +1,7 @@
 /**
  * Every background job: its name, payload schema and send options, and the
  * schedules that queue recurring work. This module imports nothing but
- * TypeBox: services enqueue through the JobSender port below, the queue
+ * TypeBox (and the transaction's type): services enqueue through the JobSender port below, the queue
  * adapter (queue.ts) reads the options, and the handlers are registered
  * apart, where the process builds its services (src/job-handlers.ts).
  *
@@ -13,6 +13,7 @@
  * (`area.verb.v2`); keep the old handler until it drains.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Tx } from '../db/client.js';
 
 /**
  * Why a running job's signal is aborted when its worker stops (still running
@@ -334,13 +335,15 @@ export type JobPayloads = { [N in JobName]: Static<Catalog[N]['payload']> };
 /** Every job, for the queue adapter (queues to create, payloads to check). */
 export const jobSpecs: readonly JobSpec[] = Object.values(jobCatalog) as JobSpec[];
 
-export interface JobSendOptions<Q = unknown> {
+export interface JobSendOptions {
   /**
    * Enqueue inside this transaction: the job exists only if it commits.
    * Always pass it inside a transaction: on PGlite a send outside would wait
-   * for that very transaction to end.
+   * for that very transaction to end. A transaction's handle (Tx), as
+   * recordEvent takes: the compiler refuses the bare Db or a Queryable, so
+   * outgoing work is written with the change that owes it.
    */
-  tx?: Q;
+  tx?: Tx;
   /** Run no earlier than this many seconds from now. */
   startAfterSeconds?: number;
   /** Jobs of higher priority are taken first (default 0; ties go oldest first). */
@@ -362,8 +365,8 @@ export interface JobSendOptions<Q = unknown> {
  * service names only this type. Resolves to the job's id, or null when a
  * singleton key (or `unlessPending`) kept it from being queued.
  */
-export interface JobSender<M extends object = JobPayloads, Q = unknown> {
-  send<N extends keyof M & string>(name: N, payload: M[N], options?: JobSendOptions<Q>): Promise<string | null>;
+export interface JobSender<M extends object = JobPayloads> {
+  send<N extends keyof M & string>(name: N, payload: M[N], options?: JobSendOptions): Promise<string | null>;
 }
 
 /** A schedule: queues `job` once per period across every worker (see jobs/scheduler.ts). */

@@ -11,7 +11,7 @@ import type { JobPayloads, JobSendOptions, JobSender } from './job-catalog.js';
 export class NoJobQueue implements JobSender {
   constructor(private readonly process: string) {}
 
-  send<N extends keyof JobPayloads & string>(name: N, _payload: JobPayloads[N], _options?: JobSendOptions<unknown>): Promise<string | null> {
+  send<N extends keyof JobPayloads & string>(name: N, _payload: JobPayloads[N], _options?: JobSendOptions): Promise<string | null> {
     return Promise.reject(new Error(`${this.process} runs without the job queue: cannot send ${name}`));
   }
 }

@@ -60,7 +60,7 @@ export function defineJob<N extends string, S extends TSchema>(definition: JobDe
   return definition;
 }
 
-export type SendOptions = JobSendOptions<Queryable>;
+export type SendOptions = JobSendOptions;
 
 /** A job as stored, for status checks and tests. Timestamps are ISO strings. */
 export interface JobRecord {
@@ -76,7 +76,7 @@ export interface JobRecord {
   output: unknown;
 }
 
-export interface Queue<M extends object = JobPayloads> extends JobSender<M, Queryable> {
+export interface Queue<M extends object = JobPayloads> extends JobSender<M> {
   /** The Postgres schema pg-boss keeps its tables in. */
   readonly schema: string;
   /** Adds a job (with its handler, or only to send it); allowed before or after start. */

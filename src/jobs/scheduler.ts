@@ -17,7 +17,7 @@
  * the days it missed: each job works from the state at the time it runs).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../db/client.js';
+import type { Db } from '../db/client.js';
 import { schedules as catalogSchedules, type JobPayloads, type JobSender, type Schedule } from './job-catalog.js';
 
 /** Claims kept this long, then pruned (a claim only matters for its own period). */
@@ -26,7 +26,7 @@ const DEFAULT_TICK_MS = 60_000;
 
 export interface SchedulerDeps {
   db: Db;
-  queue: JobSender<JobPayloads, Queryable>;
+  queue: JobSender<JobPayloads>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   schedules?: readonly Schedule[];
   /** The clock periods are computed from (tests pass a fake one); by default the database's, which every process shares. */

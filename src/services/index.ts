@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { Db, Queryable } from '../db/client.js';
+import type { Db, Tx } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
@@ -78,7 +78,7 @@ export function createServices(deps: ServiceDeps) {
   const cursors = createCursorCodec(config.secretKey);
   // The services' clock (a required argument of those that read the time).
   const now = () => new Date();
-  const enqueueMail = (message: MailMessage, tx: Queryable) => queue.send('mail.send', message, { tx }).then(() => undefined);
+  const enqueueMail = (message: MailMessage, tx: Tx) => queue.send('mail.send', message, { tx }).then(() => undefined);
   const access = createBookAccess({ db });
   const tokens = createTokenService({ db });
   const audit = createAuditService({ db });
@@ -99,7 +99,7 @@ export function createServices(deps: ServiceDeps) {
   });
   const exports = createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue });
   // A purge removes the book's media files and its export artifacts.
-  const releaseBookFiles = async (q: Queryable, bookId: string) => {
+  const releaseBookFiles = async (q: Tx, bookId: string) => {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };

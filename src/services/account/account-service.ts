@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable, Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { verifyPassword } from '../../lib/secrets.js';
@@ -42,7 +42,7 @@ export interface AccountServiceDeps {
   bookDeletion: BookDeletion;
   submissions: Pick<SubmissionService, 'eraseAuthoredBy'>;
   /** Removes the user's data exports and queues their files' removal (in the purge's transaction). */
-  releaseExports?: (q: Queryable, userId: string) => Promise<void>;
+  releaseExports?: (q: Tx, userId: string) => Promise<void>;
   /** Cancels the user's paid subscriptions and removes their billing provider's rows (in the purge's transaction). */
   forgetBilling?: (tx: Tx, userId: string) => Promise<void>;
 }

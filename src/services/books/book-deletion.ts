@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable, Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { recordEvent } from '../events/record-event.js';
 import { createBackupEraser } from './backup-eraser.js';
@@ -29,7 +29,7 @@ export function createBookDeletion(deps: {
   config: Pick<Config, 'backupErasureUrl' | 'backupErasureRetrySeconds'>;
   queue: JobSender;
   /** Queues removal of the book's stored files, in the purge's transaction. */
-  releaseBookFiles?: (q: Queryable, bookId: string) => Promise<void>;
+  releaseBookFiles?: (q: Tx, bookId: string) => Promise<void>;
   /** Ends what the book was paying for (its Stripe subscription), in the transaction that deletes it. */
   onDeleted?: (tx: Tx, bookId: string) => Promise<void>;
 }) {

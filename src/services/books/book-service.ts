@@ -107,14 +107,14 @@ export function createBookService(deps: {
   const scanner = config.media.clamav ? createClamavScanner(config.media.clamav) : null;
 
   /** Queues removal of stored objects in the caller's transaction (they go only if the change commits). */
-  async function deleteObjectsLater(q: Queryable, keys: (string | null)[]) {
+  async function deleteObjectsLater(q: Tx, keys: (string | null)[]) {
     const real = keys.filter((k): k is string => Boolean(k));
     if (!real.length) return;
     await deps.queue.send('storage.delete-objects', { keys: real }, { tx: q });
   }
 
   /** After a cover change (in its transaction): the share cards drawn with the cover before or after are made again. */
-  async function coverChanged(q: Queryable, bookId: string, before: string | null, after: string | null) {
+  async function coverChanged(q: Tx, bookId: string, before: string | null, after: string | null) {
     await renewCoverCards(q, deps.queue, bookId, [before, after]);
   }
 
@@ -152,7 +152,7 @@ export function createBookService(deps: {
    * (400 validation_failed, reason no_cover, without one). A replaced uploaded
    * cover is removed with its bytes.
    */
-  async function changeCover(tx: Queryable, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined, subject?: FocalPoint) {
+  async function changeCover(tx: Tx, book: BookRow, mediaId: string | null | undefined, focal: FocalPoint | undefined, subject?: FocalPoint) {
     let next: { mediaId: string; focal: FocalPoint } | null;
     const noCover = () => errors.validation('cover_focal_point needs a cover: choose one with cover_media_id or upload one first.', { field: 'cover_focal_point', reason: 'no_cover' });
     if (mediaId === null) {

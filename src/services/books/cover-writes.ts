@@ -41,7 +41,7 @@ export async function dropUploadedCover(q: Queryable, bookId: string, mediaId: s
  * render records submission.updated as an approval's does. In the cover
  * change's transaction, under the book's lock. Answers how many were renewed.
  */
-export async function renewCoverCards(q: Queryable, queue: JobSender, bookId: string, coverIds: (string | null)[]): Promise<number> {
+export async function renewCoverCards(q: Tx, queue: JobSender, bookId: string, coverIds: (string | null)[]): Promise<number> {
   const rows = await renewCardTokens(q, bookId, coverIds.filter((id): id is string => Boolean(id)));
   for (const r of rows) await queue.send('share-card.render', { submissionId: r.id, token: r.token }, { tx: q });
   const oldKeys = rows.flatMap((r) => (r.old_key ? [r.old_key] : []));

@@ -105,7 +105,7 @@ export function createDeviceService(deps: { db: Db; config: Config; guard: UrlGu
      * one `push.send` job per device of the user whose provider is
      * configured. Answers how many were queued (0: nothing to push to).
      */
-    async queuePush(tx: Queryable, queue: { send(name: 'push.send', payload: { deviceId: string; bookId: string; title: string; body: string; kind: string; bookSlug: string }, o: { tx: Queryable }): Promise<unknown> }, userId: string, m: { bookId: string; bookSlug: string; title: string; body: string; kind: string }): Promise<number> {
+    async queuePush(tx: Tx, queue: { send(name: 'push.send', payload: { deviceId: string; bookId: string; title: string; body: string; kind: string; bookSlug: string }, o: { tx: Tx }): Promise<unknown> }, userId: string, m: { bookId: string; bookSlug: string; title: string; body: string; kind: string }): Promise<number> {
       const on = new Set(pushProviders(config));
       const devices = (await listDevicesOfUser(tx, userId)).filter((d) => on.has(providerOf[d.platform]));
       for (const d of devices) {

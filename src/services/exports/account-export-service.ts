@@ -110,7 +110,7 @@ export function createAccountExportService(deps: { db: Db; pipeline: ExportPipel
     },
 
     /** For an account being purged (in its transaction): its export rows go, and their files are queued for removal. */
-    async releaseUserExports(q: Queryable, userId: string): Promise<void> {
+    async releaseUserExports(q: Tx, userId: string): Promise<void> {
       const keys = await deleteAccountExportsOf(q, userId);
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         await deps.queue.send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });

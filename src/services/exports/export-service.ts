@@ -184,7 +184,7 @@ export function createExportService(deps: {
     },
 
     /** For a book being purged (in its transaction): queues removal of its export files. */
-    async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
+    async releaseBookFiles(q: Tx, bookId: string): Promise<void> {
       const keys = await artifactKeysOfBook(q, bookId);
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         await deps.queue.send('storage.delete-objects', { keys: keys.slice(i, i + DELETE_BATCH) }, { tx: q });

@@ -7,7 +7,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Queryable, Tx } from '../../db/client.js';
 import { AppError, errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { uuidv7 } from '../../lib/ids.js';
@@ -104,7 +104,7 @@ export function createInboundEmailService(deps: {
   submissions: Pick<SubmissionService, 'receiveEmail'>;
   rateLimiter: RateLimiter;
   queue: JobSender;
-  enqueueMail: (message: MailMessage, tx: Queryable) => Promise<void>;
+  enqueueMail: (message: MailMessage, tx: Tx) => Promise<void>;
 }) {
   const { db, config, store, media } = deps;
   const domain = config.messaging.inboundMailDomain;

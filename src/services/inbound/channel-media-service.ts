@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { openTelegramFile, openTwilioMedia, openWhatsAppMedia, ProviderFileRefused, type ProviderFile } from '../../messaging/inbound-files.js';
@@ -54,7 +54,7 @@ export function createChannelMediaService(deps: {
   }
 
   /** Tells the sender, over the channel the file came by, in the transaction that settles the file. */
-  async function tellSender(tx: Queryable, row: InboundMediaRow, text: string) {
+  async function tellSender(tx: Tx, row: InboundMediaRow, text: string) {
     if (!row.reply_to) return;
     const m = config.messaging;
     if (row.provider === 'twilio' && m.twilio) await deps.queue.send('sms.send', { to: row.reply_to, body: text }, { tx });

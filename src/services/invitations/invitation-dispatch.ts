@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Queryable } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { addedMail, addedText, invitationMail, invitationSms, type InvitationFacts } from './invitation-messages.js';
 import type { IdentifierType } from './invitation-types.js';
@@ -26,7 +26,7 @@ export interface DispatchInput {
  */
 export function createInvitationDispatch(deps: { config: Config; queue: JobSender }) {
   const { config, queue } = deps;
-  return async function dispatch(tx: Queryable, d: DispatchInput): Promise<void> {
+  return async function dispatch(tx: Tx, d: DispatchInput): Promise<void> {
     const { facts } = d;
     switch (d.type) {
       case 'email':

@@ -53,7 +53,7 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
     return { stream, unsubscribed: true as const, already_unsubscribed: !inserted };
   }
 
-  async function enqueue(q: Queryable, mail: StreamMail, startAfterSeconds?: number) {
+  async function enqueue(q: Tx, mail: StreamMail, startAfterSeconds?: number) {
     await deps.queue.send('mail.send', mail, { tx: q, startAfterSeconds });
   }
 

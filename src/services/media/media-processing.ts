@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { recordMediaProcessed } from '../events/event-objects.js';
 import { objectKeys, type MediaRow } from './media-types.js';
@@ -46,7 +46,7 @@ export function createMediaProcessing(deps: {
   /** The virus scanner; null when none is configured. */
   scanner: VirusScanner | null;
   /** In the transaction that records a completed file (a book that transcribes voice notes on arrival queues it here). */
-  onProcessed?: (tx: Queryable, m: MediaRow) => Promise<void>;
+  onProcessed?: (tx: Tx, m: MediaRow) => Promise<void>;
 }) {
   const { db, config, store } = deps;
   const { scanner } = deps;

@@ -83,7 +83,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
 
 
   /** Queues removal of stored objects (in the caller's transaction, so they go only if the change commits). */
-  async function deleteObjectsLater(q: Queryable, keys: (string | null | undefined)[]) {
+  async function deleteObjectsLater(q: Tx, keys: (string | null | undefined)[]) {
     const real = [...new Set(keys.filter((k): k is string => Boolean(k)))];
     for (let i = 0; i < real.length; i += DELETE_BATCH) {
       await deps.queue.send('storage.delete-objects', { keys: real.slice(i, i + DELETE_BATCH) }, { tx: q });
@@ -96,7 +96,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
    * otherwise the submission still moves its updated_at, since it embeds
    * its media.
    */
-  async function mediaChanged(q: Queryable, ctx: BookContext, submission: SubmissionRow): Promise<void> {
+  async function mediaChanged(q: Tx, ctx: BookContext, submission: SubmissionRow): Promise<void> {
     const move = nextModerationState({ status: submission.status, isPinned: submission.is_pinned }, 'media_change');
     await applyMediaChange(q, ctx.book.id, submission.id, move);
     if (move.clearShareCard) await deleteObjectsLater(q, [submission.share_card_key]);
@@ -149,7 +149,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
    * side by side), the submission's moderation reset and the processing job.
    * `uploadedBy` is null for a photo sent through the public web form.
    */
-  async function attachStaged(tx: Queryable, ctx: BookContext, submission: SubmissionRow, staged: StagedUpload, uploadedBy: string | null): Promise<MediaRow> {
+  async function attachStaged(tx: Tx, ctx: BookContext, submission: SubmissionRow, staged: StagedUpload, uploadedBy: string | null): Promise<MediaRow> {
     const limit = Number(ctx.planLimits.storage_bytes_per_book);
     const used = Number(ctx.book.storage_used_bytes);
     if (used + staged.sizeBytes > limit) throw overStorage(ctx.book.plan_slug, limit, used);
@@ -324,7 +324,7 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
     },
 
     /** For a book being purged (in its transaction): queues removal of every file of the book. */
-    async releaseBookFiles(q: Queryable, bookId: string): Promise<void> {
+    async releaseBookFiles(q: Tx, bookId: string): Promise<void> {
       await deleteObjectsLater(q, await findBookFileKeys(q, bookId));
     },
 

@@ -36,7 +36,7 @@ import type { UploadField, WebUploadService } from '../web-uploads/web-upload-se
 import { recordEvent } from '../events/record-event.js';
 
 /** Puts a message on the mail queue inside the caller's transaction, so it is sent only if the change commits. */
-export type EnqueueMail = (message: MailMessage, tx: Queryable) => Promise<void>;
+export type EnqueueMail = (message: MailMessage, tx: Tx) => Promise<void>;
 
 /** GET …/submissions/ orderings: newest first, or oldest change first when syncing with updated_since. */
 export const SUBMISSION_ORDERINGS = { created: createdDesc('s'), sync: updatedAsc('s') };
@@ -107,7 +107,7 @@ export function createSubmissionService(deps: {
   queue: JobSender;
   enqueueMail: EnqueueMail;
   /** Queues the new-memory notifications of a submission just written, in its transaction (NotificationService.announce). */
-  announce?: (tx: Queryable, submission: { id: string; book_id: string }) => Promise<void>;
+  announce?: (tx: Tx, submission: { id: string; book_id: string }) => Promise<void>;
   /** Tickets for the files a web memory will send resumably (WebUploadService.issueTickets). */
   webUploads?: Pick<WebUploadService, 'issueTickets'>;
 }) {
@@ -130,7 +130,7 @@ export function createSubmissionService(deps: {
     return { media, cards };
   }
   /** A card cleared from the row (it left approved): its file goes once the change commits. */
-  async function dropShareCard(q: Queryable, before: SubmissionRow) {
+  async function dropShareCard(q: Tx, before: SubmissionRow) {
     if (before.share_card_key) await deps.queue.send('storage.delete-objects', { keys: [before.share_card_key] }, { tx: q });
   }
   const presentOne = async (q: Queryable, row: SubmissionRow, bookSlug: string) => (await present(q, [row], bookSlug))[0];

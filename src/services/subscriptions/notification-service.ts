@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.js';
-import type { Db, Queryable } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { signatureOf } from '../../lib/contributor.js';
 import type { MailMessage } from '../../mail/mailer.js';
@@ -42,7 +42,7 @@ export function createNotificationService(deps: { db: Db; config: Config; queue:
    * configured) is skipped: false.
    */
   async function deliver(
-    tx: Queryable,
+    tx: Tx,
     r: Recipient,
     event: string,
     message: { mail: (to: string) => MailMessage & { stream?: string; userId?: string }; text: string; push: { bookId: string; bookSlug: string; title: string; kind: string } },
@@ -88,7 +88,7 @@ export function createNotificationService(deps: { db: Db; config: Config; queue:
      * the writer's transaction, when its book has anyone to tell. Every path
      * that creates a submission (API, web form, inbound messages) calls this.
      */
-    async announce(tx: Queryable, submission: { id: string; book_id: string }): Promise<void> {
+    async announce(tx: Tx, submission: { id: string; book_id: string }): Promise<void> {
       if (await hasNewSubmissionSubscribers(tx, submission.book_id)) await deps.queue.send('notifications.new-submission', { submissionId: submission.id }, { tx });
     },
 

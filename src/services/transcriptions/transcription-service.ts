@@ -103,7 +103,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
 
 
   /** Records the request and queues the run (in `tx`). Undefined when one exists already (answered as it is). */
-  async function start(tx: Queryable, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id'>, requestedBy: string | null): Promise<TranscriptionRow | undefined> {
+  async function start(tx: Tx, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id'>, requestedBy: string | null): Promise<TranscriptionRow | undefined> {
     const row = await requestTranscription(tx, { mediaId: m.id, bookId: m.book_id, submissionId: m.submission_id, requestedBy });
     if (row) await deps.queue.send('transcription.run', { mediaId: m.id }, { tx });
     return row;
@@ -166,7 +166,7 @@ export function createTranscriptionService(deps: { db: Db; config: Config; acces
      * transcribed on arrival, when its plan includes the feature and
      * transcription is configured.
      */
-    async onMediaProcessed(tx: Queryable, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id' | 'kind'>): Promise<void> {
+    async onMediaProcessed(tx: Tx, m: Pick<MediaRow, 'id' | 'book_id' | 'submission_id' | 'kind'>): Promise<void> {
       if (!config.transcription || !TRANSCRIBABLE.has(m.kind)) return;
       const book = await findAutoTranscription(tx, m.book_id);
       if (book?.auto && !book.gated && !(await findTranscription(tx, m.id))) await start(tx, m, null);
