@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueue, defineJob, queueSchemaName, type JobContext, type Queue } from '../../src/jobs/queue.js';
+import type { Queryable } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { newUser } from '../helpers/factories.js';
 import { dropQueueSchema, waitFor } from './helpers.js';
@@ -72,6 +73,17 @@ describe('enqueueing', () => {
     await waitFor('the committed job to complete', async () => (await state('test.tx', committedId!)) === 'completed');
     await workerCameRound('test.tx', { n: 3 });
     expect(seen).toEqual([2, 3]);
+  });
+
+  it('takes only a transaction as tx: the bare database or a Queryable does not compile', () => {
+    // Checked by the compiler (npm run typecheck), never run: a send's tx is the Tx of the change.
+    const refused = (q: Queryable) => [
+      // @ts-expect-error the Db is not a transaction's handle
+      queue.send('test.tx', { n: 1 }, { tx: t.db }),
+      // @ts-expect-error nor is a Queryable
+      queue.send('test.tx', { n: 1 }, { tx: q }),
+    ];
+    expect(refused).toBeTypeOf('function');
   });
 
   it('refuses a payload that does not match the job schema, and an unknown job', async () => {
