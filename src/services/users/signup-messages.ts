@@ -1,25 +1,25 @@
+import { isLanguage, type Language } from '../../lib/i18n/languages.js';
+import { message } from '../../lib/i18n/messages.js';
 import type { MailMessage } from '../../mail/mailer.js';
 
-/** The link that confirms a new address; the account exists once it is used. */
-export function confirmSignupMail(to: string, o: { confirmUrl: string; validHours: number }): MailMessage {
-  return {
-    to,
-    subject: 'Confirm your email address for Memory Book',
-    text:
-      `Someone (we hope you) asked for a Memory Book account with this address.\n\n` +
-      `To confirm it, open this link and enter the password you chose:\n${o.confirmUrl}\n\n` +
-      `The link works for ${o.validHours} hours. If you did not ask for an account, ignore this message: nothing is created without it.\n`,
-  };
+/** The language the sign-up page was shown in (it chose it for that request); English when none. */
+const languageOf = (language: unknown): Language => (isLanguage(language) ? language : 'en');
+
+/** A mail in `lang`, saying which (`Content-Language`) as the invitation mail does. */
+function mailIn(lang: Language, to: string, subject: string, text: string): MailMessage {
+  return { to, subject, text, ...(lang !== 'en' ? { headers: { 'Content-Language': lang } } : {}) };
+}
+
+/** The link that confirms a new address; the account exists once it is used. In the sign-up page's language (hours by CLDR plurals). */
+export function confirmSignupMail(to: string, o: { confirmUrl: string; validHours: number; language?: unknown }): MailMessage {
+  const lang = languageOf(o.language);
+  const values = { url: o.confirmUrl, hours: o.validHours };
+  return mailIn(lang, to, message(lang, 'mail.signup.subject', values), message(lang, 'mail.signup.body', values));
 }
 
 /** Sent instead of a confirmation when the address already has an account: the sign-up page answers the same either way. */
-export function signupAttemptMail(to: string, o: { signInUrl: string }): MailMessage {
-  return {
-    to,
-    subject: 'Someone tried to sign up with your address',
-    text:
-      `Someone tried to create a Memory Book account with this address, which already has one. No new account was made.\n\n` +
-      `If it was you, sign in here:\n${o.signInUrl}\n\n` +
-      `If you have forgotten your password, ask the operator of this Memory Book to reset it. If it was not you, you can ignore this message.\n`,
-  };
+export function signupAttemptMail(to: string, o: { signInUrl: string; language?: unknown }): MailMessage {
+  const lang = languageOf(o.language);
+  const values = { url: o.signInUrl };
+  return mailIn(lang, to, message(lang, 'mail.attempt.subject', values), message(lang, 'mail.attempt.body', values));
 }

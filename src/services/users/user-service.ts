@@ -99,18 +99,19 @@ export function createUserService(deps: { db: Db; config: Config; queue: JobSend
      * confirmed. A new address gets a mail with the confirmation link; an
      * address that already has an account gets a note saying someone tried,
      * instead. Either way the caller answers the same (no enumeration), and
-     * both ways cost one password hash. `mailAllowed` false (the address had
+     * both ways cost one password hash. The mail is written in
+     * `language` (the sign-up page's, for that request; English when unset). `mailAllowed` false (the address had
      * its share of mail for now) sends nothing, still answering the same.
      * 400 validation_failed for input that could never make an account.
      */
-    async requestSignUp(input: CreateUserInput & { password: string; nextPath: string | null; mailAllowed: boolean }): Promise<void> {
+    async requestSignUp(input: CreateUserInput & { password: string; nextPath: string | null; mailAllowed: boolean; language?: string }): Promise<void> {
       const email = checkNewAccount(input);
       const passwordHash = await hashPassword(input.password);
       const base = config.http.publicUrl;
       await db.transaction(async (tx) => {
         const existing = await findUserByEmail(tx, email);
         if (existing) {
-          if (input.mailAllowed) await queue.send('mail.send', signupAttemptMail(email, { signInUrl: `${base}/accounts/login/` }), { tx });
+          if (input.mailAllowed) await queue.send('mail.send', signupAttemptMail(email, { signInUrl: `${base}/accounts/login/`, language: input.language }), { tx });
           return;
         }
         const token = randomToken(32);
@@ -125,7 +126,7 @@ export function createUserService(deps: { db: Db; config: Config; queue: JobSend
           ttlSeconds: SIGNUP_CONFIRM_HOURS * 3600,
         });
         if (input.mailAllowed) {
-          await queue.send('mail.send', confirmSignupMail(email, { confirmUrl: `${base}/accounts/confirm/${token}/`, validHours: SIGNUP_CONFIRM_HOURS }), { tx });
+          await queue.send('mail.send', confirmSignupMail(email, { confirmUrl: `${base}/accounts/confirm/${token}/`, validHours: SIGNUP_CONFIRM_HOURS, language: input.language }), { tx });
         }
       });
     },

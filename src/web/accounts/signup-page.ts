@@ -76,7 +76,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
         }
       }
       const mailAllowed = await signUpMailAllowed(ctx, email);
-      await ctx.services.users.requestSignUp({ ...input, nextPath: next, mailAllowed });
+      await ctx.services.users.requestSignUp({ ...input, nextPath: next, mailAllowed, language: i.lang });
     } catch (err) {
       // The service's messages are written for people ("Enter a valid email address.").
       if (err instanceof AppError && err.code === 'validation_failed') {
@@ -155,7 +155,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
         return sendHtml(
           reply,
           409,
-          renderMessagePage({ i, title: i.t('confirm.existsTitle'), message: err.message, csrf: ensureCsrfToken(request, reply, ctx.config), link: { href: '/accounts/login/', text: i.t('nav.signIn') } }),
+          renderMessagePage({ i, title: i.t('confirm.existsTitle'), message: i.t('confirm.exists'), csrf: ensureCsrfToken(request, reply, ctx.config), link: { href: '/accounts/login/', text: i.t('nav.signIn') } }),
         );
       }
       throw err;

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { invitationSms, addedText } from '../../../src/services/invitations/invitation-messages.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { addMember, newBook, newSubmission, newUser } from '../../helpers/factories.js';
-import { formPathOf, webClient } from './web-client.js';
+import { confirmationPathOf, formPathOf, queuedMailsTo, webClient } from './web-client.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -76,7 +76,6 @@ describe('the home page and the account pages in the reader’s language', () =>
     await client.get('/accounts/signup/', headers);
     const email = `confirm-${Date.now()}@example.test`;
     expect((await client.submit('/accounts/signup/', { email, password: 'a long enough password' }, { headers })).status).toBe(200);
-    const { confirmationPathOf } = await import('./web-client.js');
     const path = await confirmationPathOf(t, email);
     const page = await client.get(path, headers);
     expect(htmlOf(page.text).lang).toBe('ja');
@@ -87,6 +86,80 @@ describe('the home page and the account pages in the reader’s language', () =>
     const broken = await client.get('/accounts/confirm/not-a-token/', headers);
     expect(broken.status).toBe(404);
     expect(broken.text).toContain('このリンクは使えません');
+  });
+});
+
+describe('the sign-up mails in the language the sign-up page was shown in', () => {
+  type QueuedMail = { subject: string; text: string; headers?: Record<string, string> };
+  const mailsTo = async (email: string) => (await queuedMailsTo(t, email)) as QueuedMail[];
+
+  it('the confirmation mail in German, Arabic and Japanese: subject, body with the hours by CLDR plurals, Content-Language', async () => {
+    const cases = [
+      { lang: 'de', subject: 'Bestätigen Sie Ihre E-Mail-Adresse für Memory Book', body: ['Der Link gilt 48 Stunden.', 'Passwort ein, das Sie gewählt haben'] },
+      { lang: 'ar', subject: 'أكّد عنوان بريدك الإلكتروني في Memory Book', body: ['يعمل الرابط 48 ساعة.', 'وأدخل كلمة المرور التي اخترتها'] },
+      { lang: 'ja', subject: 'Memory Book のメールアドレスを確認してください', body: ['リンクの有効期間は 48 時間です。', '決めたパスワードを入力してください'] },
+    ];
+    for (const c of cases) {
+      const client = webClient(t);
+      const headers = { 'accept-language': `${c.lang},en;q=0.5` };
+      await client.get('/accounts/signup/', headers);
+      const email = `signup-${c.lang}-${Date.now()}@example.test`;
+      expect((await client.submit('/accounts/signup/', { email, password: 'a long enough password' }, { headers })).status).toBe(200);
+      const [mail] = await mailsTo(email);
+      expect(mail.subject).toBe(c.subject);
+      for (const words of c.body) expect(mail.text).toContain(words);
+      expect(mail.text).not.toContain('Someone (we hope you)');
+      expect(mail.headers?.['Content-Language']).toBe(c.lang);
+      // The link in it still confirms, and the page it opens is in the same language.
+      const path = await confirmationPathOf(t, email);
+      expect(mail.text).toContain(path);
+      expect(htmlOf((await client.get(path, headers)).text).lang).toBe(c.lang);
+    }
+  });
+
+  it('a switch on the page (?lang=) decides over Accept-Language; English stays as it was, without Content-Language', async () => {
+    const client = webClient(t);
+    await client.get('/accounts/signup/?lang=ja', { 'accept-language': 'de' });
+    const email = `signup-switch-${Date.now()}@example.test`;
+    await client.submit('/accounts/signup/', { email, password: 'a long enough password' }, { headers: { 'accept-language': 'de' } });
+    expect((await mailsTo(email))[0].headers?.['Content-Language']).toBe('ja');
+
+    const english = `signup-en-${Date.now()}@example.test`;
+    const plain = webClient(t);
+    await plain.get('/accounts/signup/');
+    await plain.submit('/accounts/signup/', { email: english, password: 'a long enough password' });
+    const [mail] = await mailsTo(english);
+    expect(mail.subject).toBe('Confirm your email address for Memory Book');
+    expect(mail.text).toContain('The link works for 48 hours.');
+    expect(mail.headers).toBeUndefined();
+  });
+
+  it('the “someone tried” mail to a taken address, and the “already has an account” page, in German and Arabic', async () => {
+    const cases = [
+      { lang: 'de', subject: 'Jemand wollte sich mit Ihrer Adresse registrieren', body: 'Es wurde kein neues Konto angelegt.', exists: 'Diese Adresse hat bereits ein Konto: Melden Sie sich stattdessen an.' },
+      { lang: 'ar', subject: 'حاول أحدهم التسجيل بعنوانك', body: 'لم يُنشأ أي حساب جديد.', exists: 'لهذا العنوان حساب بالفعل: سجّل الدخول بدلًا من ذلك.' },
+    ];
+    for (const c of cases) {
+      const headers = { 'accept-language': c.lang };
+      const taken = await newUser(t);
+      const client = webClient(t);
+      await client.get('/accounts/signup/', headers);
+      await client.submit('/accounts/signup/', { email: taken.email, password: 'a long enough password' }, { headers });
+      const [attempt] = await mailsTo(taken.email);
+      expect(attempt.subject).toBe(c.subject);
+      expect(attempt.text).toContain(c.body);
+      expect(attempt.headers?.['Content-Language']).toBe(c.lang);
+
+      // An address that got an account between the sign-up and its confirmation: the page says so in the reader's language.
+      const email = `late-${c.lang}-${Date.now()}@example.test`;
+      await client.submit('/accounts/signup/', { email, password: 'a long enough password' }, { headers });
+      const path = await confirmationPathOf(t, email);
+      await newUser(t, { email });
+      await client.get(path, headers);
+      const exists = await client.submit(path, { password: 'a long enough password' }, { headers });
+      expect(exists.status).toBe(409);
+      expect(exists.text).toContain(c.exists);
+    }
   });
 });
 

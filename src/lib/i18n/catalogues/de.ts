@@ -163,4 +163,10 @@ export const de: Catalogue = {
   'upload.savedMedia': 'Jetzt wird Ihre Sprachnachricht oder Ihr Video gesendet …',
   'upload.progressMedia': '{fraction, number, percent} Ihrer Sprachnachricht oder Ihres Videos gesendet',
   'error.notMedia': 'Diese Datei ist keine Sprachnachricht und kein Video. Wählen Sie eine Ton- oder Videodatei (MP3, M4A, WAV, MP4 oder MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Bestätigen Sie Ihre E-Mail-Adresse für Memory Book',
+  'mail.signup.body': 'Jemand (hoffentlich Sie) hat mit dieser Adresse ein Konto bei Memory Book beantragt.\n\nUm sie zu bestätigen, öffnen Sie diesen Link und geben Sie das Passwort ein, das Sie gewählt haben:\n{url}\n\nDer Link gilt {hours, plural, one {# Stunde} other {# Stunden}}. Wenn Sie kein Konto beantragt haben, ignorieren Sie diese Nachricht: Ohne sie wird nichts angelegt.\n',
+  'mail.attempt.subject': 'Jemand wollte sich mit Ihrer Adresse registrieren',
+  'mail.attempt.body': 'Jemand wollte mit dieser Adresse ein Konto bei Memory Book anlegen, aber sie hat bereits eines. Es wurde kein neues Konto angelegt.\n\nWaren Sie es, melden Sie sich hier an:\n{url}\n\nWenn Sie Ihr Passwort vergessen haben, bitten Sie den Betreiber dieses Memory Book, es zurückzusetzen. Waren Sie es nicht, können Sie diese Nachricht ignorieren.\n',
+  'confirm.exists': 'Diese Adresse hat bereits ein Konto: Melden Sie sich stattdessen an.',
 };

@@ -172,6 +172,12 @@ export const en = {
   'upload.savedMedia': 'Now sending your voice note or video…',
   'upload.progressMedia': '{fraction, number, percent} of your voice note or video sent',
   'error.notMedia': 'That file is not a voice note or video. Choose a sound or video file (MP3, M4A, WAV, MP4 or MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Confirm your email address for Memory Book',
+  'mail.signup.body': 'Someone (we hope you) asked for a Memory Book account with this address.\n\nTo confirm it, open this link and enter the password you chose:\n{url}\n\nThe link works for {hours, plural, one {# hour} other {# hours}}. If you did not ask for an account, ignore this message: nothing is created without it.\n',
+  'mail.attempt.subject': 'Someone tried to sign up with your address',
+  'mail.attempt.body': 'Someone tried to create a Memory Book account with this address, which already has one. No new account was made.\n\nIf it was you, sign in here:\n{url}\n\nIf you have forgotten your password, ask the operator of this Memory Book to reset it. If it was not you, you can ignore this message.\n',
+  'confirm.exists': 'This address already has an account: sign in instead.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -163,4 +163,10 @@ export const es: Catalogue = {
   'upload.savedMedia': 'Ahora se envía tu nota de voz o vídeo…',
   'upload.progressMedia': '{fraction, number, percent} de tu nota de voz o vídeo enviado',
   'error.notMedia': 'Ese archivo no es una nota de voz ni un vídeo. Elige un archivo de sonido o de vídeo (MP3, M4A, WAV, MP4 o MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Confirma tu dirección de correo para Memory Book',
+  'mail.signup.body': 'Alguien (esperamos que tú) ha pedido una cuenta de Memory Book con esta dirección.\n\nPara confirmarla, abre este enlace e introduce la contraseña que elegiste:\n{url}\n\nEl enlace funciona durante {hours, plural, one {# hora} many {# horas} other {# horas}}. Si no pediste una cuenta, ignora este mensaje: no se crea nada sin él.\n',
+  'mail.attempt.subject': 'Alguien intentó registrarse con tu dirección',
+  'mail.attempt.body': 'Alguien intentó crear una cuenta de Memory Book con esta dirección, que ya tiene una. No se ha creado ninguna cuenta nueva.\n\nSi fuiste tú, inicia sesión aquí:\n{url}\n\nSi has olvidado tu contraseña, pide a quien administra este Memory Book que la restablezca. Si no fuiste tú, puedes ignorar este mensaje.\n',
+  'confirm.exists': 'Esta dirección ya tiene una cuenta: inicia sesión en su lugar.',
 };

@@ -163,4 +163,10 @@ export const fr: Catalogue = {
   'upload.savedMedia': 'Envoi de votre message vocal ou de votre vidéo en cours…',
   'upload.progressMedia': '{fraction, number, percent} de votre message vocal ou vidéo envoyés',
   'error.notMedia': 'Ce fichier n’est ni un message vocal ni une vidéo. Choisissez un fichier audio ou vidéo (MP3, M4A, WAV, MP4 ou MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Confirmez votre adresse e-mail pour Memory Book',
+  'mail.signup.body': 'Quelqu’un (vous, nous l’espérons) a demandé un compte Memory Book avec cette adresse.\n\nPour la confirmer, ouvrez ce lien et saisissez le mot de passe que vous avez choisi :\n{url}\n\nLe lien reste valable {hours, plural, one {# heure} many {# heures} other {# heures}}. Si vous n’avez pas demandé de compte, ignorez ce message : rien n’est créé sans lui.\n',
+  'mail.attempt.subject': 'Quelqu’un a essayé de s’inscrire avec votre adresse',
+  'mail.attempt.body': 'Quelqu’un a essayé de créer un compte Memory Book avec cette adresse, qui en a déjà un. Aucun nouveau compte n’a été créé.\n\nSi c’était vous, connectez-vous ici :\n{url}\n\nSi vous avez oublié votre mot de passe, demandez à l’administrateur de ce Memory Book de le réinitialiser. Si ce n’était pas vous, vous pouvez ignorer ce message.\n',
+  'confirm.exists': 'Cette adresse a déjà un compte : connectez-vous plutôt.',
 };

@@ -163,4 +163,10 @@ export const it: Catalogue = {
   'upload.savedMedia': 'Ora invio del messaggio vocale o del video…',
   'upload.progressMedia': '{fraction, number, percent} del messaggio vocale o del video inviato',
   'error.notMedia': 'Questo file non è un messaggio vocale né un video. Scegli un file audio o video (MP3, M4A, WAV, MP4 o MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Conferma il tuo indirizzo email per Memory Book',
+  'mail.signup.body': 'Qualcuno (speriamo tu) ha chiesto un account Memory Book con questo indirizzo.\n\nPer confermarlo, apri questo link e inserisci la password che hai scelto:\n{url}\n\nIl link funziona per {hours, plural, one {# ora} many {# ore} other {# ore}}. Se non hai chiesto un account, ignora questo messaggio: senza di esso non viene creato nulla.\n',
+  'mail.attempt.subject': 'Qualcuno ha provato a registrarsi con il tuo indirizzo',
+  'mail.attempt.body': 'Qualcuno ha provato a creare un account Memory Book con questo indirizzo, che ne ha già uno. Nessun nuovo account è stato creato.\n\nSe eri tu, accedi qui:\n{url}\n\nSe hai dimenticato la password, chiedi a chi gestisce questo Memory Book di reimpostarla. Se non eri tu, puoi ignorare questo messaggio.\n',
+  'confirm.exists': 'Questo indirizzo ha già un account: accedi invece.',
 };

@@ -163,4 +163,10 @@ export const ja: Catalogue = {
   'upload.savedMedia': 'ボイスメモまたは動画を送信しています…',
   'upload.progressMedia': 'ボイスメモまたは動画の {fraction, number, percent} を送信しました',
   'error.notMedia': 'このファイルはボイスメモでも動画でもありません。音声または動画のファイル（MP3、M4A、WAV、MP4、MOV）を選んでください。',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Memory Book のメールアドレスを確認してください',
+  'mail.signup.body': 'このアドレスで Memory Book のアカウントが申し込まれました（ご本人であればうれしいです）。\n\n確認するには、このリンクを開いて、決めたパスワードを入力してください：\n{url}\n\nリンクの有効期間は {hours, plural, other {# 時間}}です。アカウントを申し込んでいない場合は、このメールを無視してください：これなしでは何も作成されません。\n',
+  'mail.attempt.subject': 'あなたのアドレスで登録しようとした人がいます',
+  'mail.attempt.body': 'このアドレスで Memory Book のアカウントを作ろうとした人がいますが、このアドレスにはすでにアカウントがあります。新しいアカウントは作成されていません。\n\nご本人であれば、こちらからサインインしてください：\n{url}\n\nパスワードを忘れた場合は、この Memory Book の運営者にリセットを頼んでください。心当たりがなければ、このメールは無視してかまいません。\n',
+  'confirm.exists': 'このアドレスにはすでにアカウントがあります。代わりにサインインしてください。',
 };

@@ -163,4 +163,10 @@ export const ko: Catalogue = {
   'upload.savedMedia': '이제 음성 메모나 동영상을 보내는 중입니다…',
   'upload.progressMedia': '음성 메모 또는 동영상 {fraction, number, percent} 전송됨',
   'error.notMedia': '이 파일은 음성 메모나 동영상이 아닙니다. 오디오 또는 동영상 파일(MP3, M4A, WAV, MP4, MOV)을 고르세요.',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Memory Book 이메일 주소를 확인해 주세요',
+  'mail.signup.body': '누군가(본인이시길 바랍니다) 이 주소로 Memory Book 계정을 신청했습니다.\n\n확인하려면 이 링크를 열고 정한 비밀번호를 입력하세요:\n{url}\n\n링크는 {hours, plural, other {#시간}} 동안 유효합니다. 계정을 신청하지 않았다면 이 메일은 무시하세요. 이 메일 없이는 아무것도 만들어지지 않습니다.\n',
+  'mail.attempt.subject': '누군가 회원님의 주소로 가입하려고 했습니다',
+  'mail.attempt.body': '누군가 이 주소로 Memory Book 계정을 만들려고 했지만, 이 주소에는 이미 계정이 있습니다. 새 계정은 만들어지지 않았습니다.\n\n본인이라면 여기서 로그인하세요:\n{url}\n\n비밀번호를 잊으셨다면 이 Memory Book 운영자에게 재설정을 요청하세요. 본인이 아니라면 이 메일은 무시하셔도 됩니다.\n',
+  'confirm.exists': '이 주소에는 이미 계정이 있습니다. 대신 로그인하세요.',
 };

@@ -163,4 +163,10 @@ export const nl: Catalogue = {
   'upload.savedMedia': 'Je spraakbericht of video wordt nu verstuurd…',
   'upload.progressMedia': '{fraction, number, percent} van je spraakbericht of video verstuurd',
   'error.notMedia': 'Dat bestand is geen spraakbericht of video. Kies een geluids- of videobestand (MP3, M4A, WAV, MP4 of MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Bevestig je e-mailadres voor Memory Book',
+  'mail.signup.body': 'Iemand (hopelijk jij) heeft met dit adres een Memory Book-account aangevraagd.\n\nOm het te bevestigen, open je deze link en vul je het wachtwoord in dat je hebt gekozen:\n{url}\n\nDe link werkt {hours, plural, one {# uur} other {# uur}}. Heb je geen account aangevraagd, negeer dit bericht dan: zonder deze link wordt er niets aangemaakt.\n',
+  'mail.attempt.subject': 'Iemand probeerde zich met jouw adres aan te melden',
+  'mail.attempt.body': 'Iemand probeerde met dit adres een Memory Book-account aan te maken, maar het heeft er al een. Er is geen nieuw account gemaakt.\n\nWas jij het, log dan hier in:\n{url}\n\nBen je je wachtwoord vergeten, vraag dan de beheerder van dit Memory Book om het opnieuw in te stellen. Was jij het niet, dan kun je dit bericht negeren.\n',
+  'confirm.exists': 'Dit adres heeft al een account: log gewoon in.',
 };

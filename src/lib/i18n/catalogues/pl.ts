@@ -163,4 +163,10 @@ export const pl: Catalogue = {
   'upload.savedMedia': 'Teraz wysyłamy nagranie lub film…',
   'upload.progressMedia': 'Wysłano {fraction, number, percent} nagrania lub filmu',
   'error.notMedia': 'Ten plik nie jest nagraniem głosowym ani filmem. Wybierz plik dźwiękowy lub wideo (MP3, M4A, WAV, MP4 lub MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Potwierdź swój adres e-mail w Memory Book',
+  'mail.signup.body': 'Ktoś (mamy nadzieję, że Ty) poprosił o konto w Memory Book dla tego adresu.\n\nAby go potwierdzić, otwórz ten link i wpisz wybrane hasło:\n{url}\n\nLink działa przez {hours, plural, one {# godzinę} few {# godziny} many {# godzin} other {# godziny}}. Jeśli nie prosiłeś(-aś) o konto, zignoruj tę wiadomość: bez niej nic nie zostanie utworzone.\n',
+  'mail.attempt.subject': 'Ktoś próbował zarejestrować się Twoim adresem',
+  'mail.attempt.body': 'Ktoś próbował założyć konto w Memory Book z tym adresem, który ma już konto. Nie utworzono nowego konta.\n\nJeśli to Ty, zaloguj się tutaj:\n{url}\n\nJeśli nie pamiętasz hasła, poproś administratora tego Memory Book o jego zresetowanie. Jeśli to nie Ty, możesz zignorować tę wiadomość.\n',
+  'confirm.exists': 'Ten adres ma już konto: zaloguj się.',
 };

@@ -163,4 +163,10 @@ export const pt: Catalogue = {
   'upload.savedMedia': 'A enviar a sua mensagem de voz ou vídeo…',
   'upload.progressMedia': '{fraction, number, percent} da sua mensagem de voz ou vídeo enviados',
   'error.notMedia': 'Esse ficheiro não é uma mensagem de voz nem um vídeo. Escolha um ficheiro de som ou de vídeo (MP3, M4A, WAV, MP4 ou MOV).',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': 'Confirme o seu endereço de e-mail para o Memory Book',
+  'mail.signup.body': 'Alguém (esperamos que tenha sido você) pediu uma conta no Memory Book com este endereço.\n\nPara o confirmar, abra este link e introduza a palavra-passe que escolheu:\n{url}\n\nO link funciona durante {hours, plural, one {# hora} many {# horas} other {# horas}}. Se não pediu uma conta, ignore esta mensagem: nada é criado sem ela.\n',
+  'mail.attempt.subject': 'Alguém tentou registar-se com o seu endereço',
+  'mail.attempt.body': 'Alguém tentou criar uma conta no Memory Book com este endereço, que já tem uma. Não foi criada nenhuma conta nova.\n\nSe foi você, inicie sessão aqui:\n{url}\n\nSe esqueceu a sua palavra-passe, peça a quem gere este Memory Book que a reponha. Se não foi você, pode ignorar esta mensagem.\n',
+  'confirm.exists': 'Este endereço já tem uma conta: inicie sessão.',
 };

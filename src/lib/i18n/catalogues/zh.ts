@@ -163,4 +163,10 @@ export const zh: Catalogue = {
   'upload.savedMedia': '正在发送语音留言或视频……',
   'upload.progressMedia': '语音留言或视频已发送 {fraction, number, percent}',
   'error.notMedia': '该文件不是语音留言或视频。请选择音频或视频文件（MP3、M4A、WAV、MP4 或 MOV）。',
+  // Sign-up mails (issue 45 item 2).
+  'mail.signup.subject': '确认您在 Memory Book 的电子邮件地址',
+  'mail.signup.body': '有人（希望是您）用这个地址申请了 Memory Book 账户。\n\n要确认它，请打开此链接并输入您设置的密码：\n{url}\n\n此链接在 {hours, plural, other {# 小时}}内有效。如果您没有申请账户，请忽略这封邮件：没有它什么都不会创建。\n',
+  'mail.attempt.subject': '有人试图用您的地址注册',
+  'mail.attempt.body': '有人试图用这个地址创建 Memory Book 账户，但该地址已经有账户了。没有创建新账户。\n\n如果是您本人，请在这里登录：\n{url}\n\n如果您忘记了密码，请让这个 Memory Book 的管理员为您重置。如果不是您，可以忽略这封邮件。\n',
+  'confirm.exists': '这个地址已经有账户了：请直接登录。',
 };
