@@ -307,7 +307,12 @@ const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean
     schema: { type: 'string' },
     example: HTTP_DATE_EXAMPLE,
   },
-  Location: { description: 'Where the created resource lives.', required: true, schema: { type: 'string' }, example: '/api/v1/books/grandma-turns-90/' },
+  Location: {
+    description: 'Where the resource lives: the one created (201), the job to poll (202), or, on a 308, this path with its trailing slash (the query kept).',
+    required: true,
+    schema: { type: 'string' },
+    example: '/api/v1/books/grandma-turns-90/',
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 1 },
   'Idempotent-Replayed': {
     description: 'Present when this answer was replayed from an earlier request with the same Idempotency-Key.',
@@ -551,14 +556,7 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
 function documentRedirect(doc: OpenApiDoc, ref: (name: string) => Json): void {
   doc.components.schemas.Moved = plain(MovedBody);
   const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
-  if (REDIRECT_TO_SLASHED.headers.location?.includes(REDIRECT_TO_SLASHED.status)) {
-    headers.Location = {
-      description: 'The same path with its trailing slash, the query kept.',
-      required: true,
-      schema: { type: 'string' },
-      example: '/api/v1/books/',
-    };
-  }
+  if (REDIRECT_TO_SLASHED.headers.location?.includes(REDIRECT_TO_SLASHED.status)) headers.Location = ref('Location');
   doc.components.responses = {
     Moved: {
       description: `${NOT_ERRORS.moved.meaning} ${NOT_ERRORS.moved.action}`,
