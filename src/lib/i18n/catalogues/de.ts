@@ -184,4 +184,7 @@ export const de: Catalogue = {
   'unsubscribe.doneTitle': 'Abbestellt',
   'unsubscribe.done': 'Erledigt: Sie bekommen keine Tipps für den Einstieg mehr.',
   'unsubscribe.already': 'Sie hatten die Tipps für den Einstieg bereits abbestellt.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Ihre Worte sind gespeichert, aber Ihr Foto war noch nicht ganz gesendet. Wählen Sie dasselbe Foto noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
+  'upload.resumeMedia': 'Ihre Worte sind gespeichert, aber Ihre Sprachnachricht oder Ihr Video war noch nicht ganz gesendet. Wählen Sie dieselbe Datei noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
 };

@@ -193,6 +193,9 @@ export const en = {
   'unsubscribe.doneTitle': 'Unsubscribed',
   'unsubscribe.done': 'Done: you will get no more getting-started tips.',
   'unsubscribe.already': 'You had already stopped the getting-started tips.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Your words are saved, but your photo had not finished sending. Choose the same photo to continue: it carries on from where it stopped.',
+  'upload.resumeMedia': 'Your words are saved, but your voice note or video had not finished sending. Choose the same file to continue: it carries on from where it stopped.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -184,4 +184,7 @@ export const es: Catalogue = {
   'unsubscribe.doneTitle': 'Baja confirmada',
   'unsubscribe.done': 'Listo: no recibirás más consejos para empezar.',
   'unsubscribe.already': 'Ya habías dejado de recibir los consejos para empezar.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Tus palabras están guardadas, pero tu foto no había terminado de enviarse. Elige la misma foto para continuar: el envío sigue desde donde se quedó.',
+  'upload.resumeMedia': 'Tus palabras están guardadas, pero tu nota de voz o tu vídeo no había terminado de enviarse. Elige el mismo archivo para continuar: el envío sigue desde donde se quedó.',
 };

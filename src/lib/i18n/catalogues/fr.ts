@@ -184,4 +184,7 @@ export const fr: Catalogue = {
   'unsubscribe.doneTitle': 'Désabonnement effectué',
   'unsubscribe.done': 'C’est fait : vous ne recevrez plus de conseils de démarrage.',
   'unsubscribe.already': 'Vous aviez déjà arrêté les conseils de démarrage.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Vos mots sont enregistrés, mais votre photo n’était pas encore entièrement envoyée. Choisissez la même photo pour continuer : l’envoi reprend là où il s’était arrêté.',
+  'upload.resumeMedia': 'Vos mots sont enregistrés, mais votre message vocal ou votre vidéo n’était pas encore entièrement envoyé. Choisissez le même fichier pour continuer : l’envoi reprend là où il s’était arrêté.',
 };

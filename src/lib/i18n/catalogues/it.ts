@@ -184,4 +184,7 @@ export const it: Catalogue = {
   'unsubscribe.doneTitle': 'Iscrizione annullata',
   'unsubscribe.done': 'Fatto: non riceverai più consigli per iniziare.',
   'unsubscribe.already': 'Avevi già smesso di ricevere i consigli per iniziare.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Le tue parole sono salvate, ma la foto non era ancora stata inviata del tutto. Scegli la stessa foto per continuare: l’invio riprende da dove si era fermato.',
+  'upload.resumeMedia': 'Le tue parole sono salvate, ma il messaggio vocale o il video non era ancora stato inviato del tutto. Scegli lo stesso file per continuare: l’invio riprende da dove si era fermato.',
 };

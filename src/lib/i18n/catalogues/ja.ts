@@ -184,4 +184,7 @@ export const ja: Catalogue = {
   'unsubscribe.doneTitle': '配信を停止しました',
   'unsubscribe.done': '完了しました。使い方のヒントはもう届きません。',
   'unsubscribe.already': '使い方のヒントの配信はすでに停止されています。',
+  // A reload mid-upload (issue 45).
+  'upload.resume': '文章は保存されていますが、写真の送信が終わっていませんでした。続けるには、同じ写真をもう一度選んでください。止まったところから送信が再開されます。',
+  'upload.resumeMedia': '文章は保存されていますが、ボイスメモまたは動画の送信が終わっていませんでした。続けるには、同じファイルをもう一度選んでください。止まったところから送信が再開されます。',
 };

@@ -184,4 +184,7 @@ export const ko: Catalogue = {
   'unsubscribe.doneTitle': '수신 거부됨',
   'unsubscribe.done': '완료: 시작 안내 메일을 더 이상 받지 않습니다.',
   'unsubscribe.already': '이미 시작 안내 메일 수신을 거부하셨습니다.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': '글은 저장되었지만 사진은 아직 다 보내지지 않았습니다. 계속하려면 같은 사진을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
+  'upload.resumeMedia': '글은 저장되었지만 음성 메모나 동영상은 아직 다 보내지지 않았습니다. 계속하려면 같은 파일을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
 };

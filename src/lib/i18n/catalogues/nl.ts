@@ -184,4 +184,7 @@ export const nl: Catalogue = {
   'unsubscribe.doneTitle': 'Afgemeld',
   'unsubscribe.done': 'Klaar: je krijgt geen tips om te beginnen meer.',
   'unsubscribe.already': 'Je had de tips om te beginnen al stopgezet.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Je woorden zijn bewaard, maar je foto was nog niet helemaal verstuurd. Kies dezelfde foto om verder te gaan: het versturen gaat verder waar het stopte.',
+  'upload.resumeMedia': 'Je woorden zijn bewaard, maar je spraakbericht of video was nog niet helemaal verstuurd. Kies hetzelfde bestand om verder te gaan: het versturen gaat verder waar het stopte.',
 };

@@ -184,4 +184,7 @@ export const pl: Catalogue = {
   'unsubscribe.doneTitle': 'Wypisano',
   'unsubscribe.done': 'Gotowe: nie dostaniesz już wskazówek na start.',
   'unsubscribe.already': 'Wskazówki na start były już wyłączone.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Twoje słowa są zapisane, ale zdjęcie nie zostało jeszcze całe wysłane. Wybierz to samo zdjęcie, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
+  'upload.resumeMedia': 'Twoje słowa są zapisane, ale nagranie głosowe lub wideo nie zostało jeszcze całe wysłane. Wybierz ten sam plik, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
 };

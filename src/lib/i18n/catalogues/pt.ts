@@ -184,4 +184,7 @@ export const pt: Catalogue = {
   'unsubscribe.doneTitle': 'Subscrição cancelada',
   'unsubscribe.done': 'Feito: não receberá mais dicas para começar.',
   'unsubscribe.already': 'Já tinha deixado de receber as dicas para começar.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'As suas palavras estão guardadas, mas a fotografia ainda não tinha acabado de ser enviada. Escolha a mesma fotografia para continuar: o envio retoma onde parou.',
+  'upload.resumeMedia': 'As suas palavras estão guardadas, mas a mensagem de voz ou o vídeo ainda não tinha acabado de ser enviado. Escolha o mesmo ficheiro para continuar: o envio retoma onde parou.',
 };

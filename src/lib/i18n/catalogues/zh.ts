@@ -184,4 +184,7 @@ export const zh: Catalogue = {
   'unsubscribe.doneTitle': '已退订',
   'unsubscribe.done': '完成：您将不再收到入门提示。',
   'unsubscribe.already': '您之前已停止接收入门提示。',
+  // A reload mid-upload (issue 45).
+  'upload.resume': '您的文字已保存，但照片还没有发送完。请再次选择同一张照片继续：会从中断的地方接着发送。',
+  'upload.resumeMedia': '您的文字已保存，但语音留言或视频还没有发送完。请再次选择同一个文件继续：会从中断的地方接着发送。',
 };
