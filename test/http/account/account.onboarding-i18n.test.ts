@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../helpers/smtp-server.js';
-import { confirmationPathOf, webClient } from '../web/web-client.js';
+import { newBook, newUser } from '../../helpers/factories.js';
+import { confirmationPathOf, queuedMailsTo, webClient } from '../web/web-client.js';
 import { mailHeader, makeDelayedJobsDue } from './account-helpers.js';
 
 let t: TestApp;
@@ -125,5 +126,26 @@ describe('onboarding mails in the language of the sign-up page', () => {
       const [user] = await t.db.query<{ id: string }>(`SELECT id FROM users WHERE email = $1`, [emails.get(c.lang)]);
       expect(await t.db.query(`SELECT stream FROM mail_stream_optouts WHERE user_id = $1`, [user.id])).toEqual([{ stream: 'onboarding' }]);
     }
+  });
+
+  it('an invitee who signs up from the invitation link on a Hebrew page gets the welcome mail in Hebrew, right to left', async () => {
+    const owner = await newUser(t, { firstName: 'Olive' });
+    const { slug } = await newBook(t, owner, { title: 'Lake House' });
+    const email = `invitee-he-${Date.now()}@example.test`;
+    const inv = await t.post(`/api/v1/books/${slug}/invitations/`, { identifier_type: 'email', identifier: email, role: 'contributor' }, { token: owner.token });
+    expect(inv.status).toBe(201);
+    const [invitation] = await queuedMailsTo(t, email);
+    const path = /\/invitations\/[A-Za-z0-9_-]{43}\//.exec(invitation.text)![0];
+    const client = webClient(t);
+    const headers = { 'accept-language': 'he' };
+    await client.get(`/accounts/signup/?next=${encodeURIComponent(path)}`, headers);
+    // The invited address needs no confirmation: the link proved it.
+    const created = await client.submit('/accounts/signup/', { email, password: 'a long enough password', first_name: 'נועה', next: path }, { headers });
+    expect(created.status).toBe(303);
+    const [welcome] = await eventually(async () => smtp.received.filter((m) => m.to.includes(email) && m.subject === 'ברוכים הבאים ל-Memory Book'), (m) => m.length > 0);
+    expect(welcome.text.startsWith('שלום נועה,\n')).toBe(true);
+    expect(welcome.text).toContain('בדף הבית שלכם מופיעים הספרים שאתם משתתפים בהם');
+    expect(welcome.html).toContain('<div lang="he" dir="rtl">');
+    expect(mailHeader(welcome, 'Content-Language')).toBe('he');
   });
 });
