@@ -57,18 +57,26 @@ const CASES = [
   },
 ] as const;
 
-/** Signs up the way a person does on a page in `lang`: the form, then the mailed link, in the same browser. */
+/**
+ * Signs up the way a person does on a page in `lang`: the form, then the
+ * mailed link, opened on another device whose browser asks for English (the
+ * link carries the sign-up page's language).
+ */
 async function signUpIn(lang: string, firstName: string) {
-  const client = webClient(t);
   const headers = { 'accept-language': lang };
   const email = `onboarding-${lang}-${Date.now()}@example.test`;
   const password = 'a long enough password';
+  const client = webClient(t);
   expect((await client.get('/accounts/signup/', headers)).text).toContain(`<html lang="${lang}"`);
   const asked = await client.submit('/accounts/signup/', { email, password, first_name: firstName }, { headers });
   expect(asked.status).toBe(200);
   const path = await confirmationPathOf(t, email);
-  await client.get(path, headers);
-  const confirmed = await client.submit(path, { password }, { headers });
+  const [mail] = await queuedMailsTo(t, email);
+  expect(mail.text).toContain(`${path}?lang=${lang}`);
+  const elsewhere = webClient(t);
+  const english = { 'accept-language': 'en' };
+  expect((await elsewhere.get(`${path}?lang=${lang}`, english)).text).toContain(`<html lang="${lang}"`);
+  const confirmed = await elsewhere.submit(path, { password }, { headers: english });
   expect(confirmed.status).toBe(303);
   return email;
 }
