@@ -1,6 +1,9 @@
 /**
- * retirement_tribute: a tribute, certificate-like. Double-framed pages, a justified 70-character column
- * centred in them, names in spaced sans capitals, stars between memories, two photos with a memory.
+ * retirement_tribute: a company tribute book, set as an annual report is. A wide justified 66-character
+ * column against the gutter, the outer margin left open; photos bordered across the whole live area, two
+ * side by side with a memory like a report's pictures; names in spaced sans capitals, stars between
+ * memories, the folio at the foot's outer corner. Frames only where they belong: the double frame on the
+ * cover and title page, never round a page of words.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -8,12 +11,14 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 70,
+  longMeasure: 66,
   longColumns: 1,
-  column: 'centre',
+  column: 'inner',
   justify: true,
-  photoShare: 0.58,
-  photoWidth: 'column',
+  photoShare: 0.55,
+  photoWidth: 'live',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -26,9 +31,12 @@ export const retirementTribute: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-outer',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.86,
+  onePerPage: false,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -37,7 +45,7 @@ export const retirementTribute: PdfLook = {
   cards: false,
   cover: 'certificate',
   coverFrame: 'double',
-  pageFrame: 'double',
+  pageFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.star,
 };
