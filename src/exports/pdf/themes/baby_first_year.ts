@@ -1,7 +1,7 @@
 /**
  * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
  * in a 50-character column centred on the page, each memory on a rounded card cut to that column (a margin
- * the same all round its words), photos large in rounded frames (two with a memory), the shortest run of
+ * the same all round its words), photos pasted on the card in rounded frames across its column (two with a memory), the shortest run of
  * words before a photo; page numbers in a disc at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
@@ -15,8 +15,8 @@ export const babyFirstYear: PdfLook = {
   column: 'centre',
   justify: false,
   photoShare: 0.75,
-  photoWidth: 'live',
-  photoSpan: 0.9,
+  photoWidth: 'column',
+  photoSpan: 1,
   photoAlign: 'centre',
   // type
   longSize: 13,

@@ -1,7 +1,7 @@
 /**
  * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat, centred with generous
  * white round it (the mat 70% of the live area's width, a breather's two thirds), one with a memory, the
- * others a page each; the words under it like a wall label, in a narrow ragged 46-character column centred
+ * others a page each; the words under it like a wall label, in a narrow ragged 50-character column centred
  * over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
  */
 import type { PdfLook } from './design.js';
@@ -10,7 +10,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const heirloomGallery: PdfLook = {
   // grid
   margins: { inner: 10, top: 13, outer: 16, bottom: 28 },
-  longMeasure: 46,
+  longMeasure: 50,
   longColumns: 1,
   column: 'centre',
   justify: false,

@@ -1,8 +1,8 @@
 /**
  * memorial_service: an order of service, a tribute. One memory a page (a short one set as an epigraph
  * in the middle of its page), the widest margins of all, a justified 60-character column centred; the
- * memory's one photo large and in place, the column's full width above its words, the others given a page
- * each across the live area; every long letter opens with a pull quote; laurels between memories; no
+ * memory's one photo large and in place above its words, across the live area (wider than the words), the
+ * others given a page each; every long letter opens with a pull quote; laurels between memories; no
  * frame on the page (the cover carries it).
  */
 import type { PdfLook } from './design.js';
@@ -16,7 +16,7 @@ export const memorialService: PdfLook = {
   column: 'centre',
   justify: true,
   photoShare: 0.62,
-  photoWidth: 'column',
+  photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
   // type
