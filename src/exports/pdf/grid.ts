@@ -32,6 +32,8 @@ export interface PageGrid {
   card: Box | null;
   /** The frame drawn round a page of memories; null in a theme that frames only its cover. */
   frame: Box | null;
+  /** Where a frame goes on this page (round a page of memories, or round one short memory's page). */
+  frameBox: Box;
   /** The page number's centre and baseline. */
   folio: { x: number; y: number };
   /** The running head's centre, baseline and widest line; null in a theme without one. */
@@ -74,7 +76,8 @@ export function pageGrid(look: PdfLook, g: BookGeometry, n: number, charWidth: n
   const breather = look.breather === 'plate' ? { x: 0, y: 0, w: g.page, h: g.page } : placed(live, look.breatherSpan, live.h * 0.86);
   const card = look.cards ? { x: column.x - CARD_PAD, y: live.y - CARD_PAD, w: column.w + 2 * CARD_PAD, h: live.h + 2 * CARD_PAD } : null;
   // The frame is centred on the live area (which the gutter moves), not on the trimmed page.
-  const frame = look.pageFrame === 'none' ? null : { x: live.x - mm(11), y: t.y + mm(7), w: live.w + mm(22), h: t.h - mm(14) };
+  const frameBox = { x: live.x - mm(11), y: t.y + mm(7), w: live.w + mm(22), h: t.h - mm(14) };
+  const frame = look.pageFrame === 'none' ? null : frameBox;
   const outerEdge = outerOnRight ? live.x + live.w - mm(4) : live.x + mm(4);
   const folio =
     look.folioAt === 'foot-centre'
@@ -93,6 +96,7 @@ export function pageGrid(look: PdfLook, g: BookGeometry, n: number, charWidth: n
     breather,
     card,
     frame,
+    frameBox,
     folio,
     head,
   };

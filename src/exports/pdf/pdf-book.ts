@@ -439,6 +439,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // On a card the words keep to the card's column; else they take the live area.
     const card = gridOn(pageNo).card;
     const area = card ? gridOn(pageNo).column : content;
+    if (look.quoteFrame !== 'none') drawFrame(doc, look.quoteFrame, gridOn(pageNo).frameBox, 0, p.accent, 0.5);
     const width = q.align === 'center' ? area.w * (card ? 1 : 0.86) : area.w - barIndent;
     const box = { x: q.align === 'center' ? area.x + (area.w - width) / 2 : area.x + barIndent, w: width };
     const gap = mm(14);

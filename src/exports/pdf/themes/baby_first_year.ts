@@ -12,7 +12,7 @@ export const babyFirstYear: PdfLook = {
   margins: { inner: 12, top: 15, outer: 18, bottom: 25 },
   longMeasure: 50,
   longColumns: 1,
-  column: 'centre',
+  column: 'inner',
   justify: false,
   photoShare: 0.75,
   photoWidth: 'column',
@@ -45,6 +45,7 @@ export const babyFirstYear: PdfLook = {
   cover: 'nursery',
   coverFrame: 'rounded',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
 };

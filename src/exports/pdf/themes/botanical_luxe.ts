@@ -21,7 +21,7 @@ export const botanicalLuxe: PdfLook = {
   // type
   longSize: 11.5,
   longLeading: 1.55,
-  quoteSize: 13.5,
+  quoteSize: 14,
   leading: 1.6,
   align: 'left',
   captionSize: 9.5,
@@ -45,6 +45,7 @@ export const botanicalLuxe: PdfLook = {
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
 };

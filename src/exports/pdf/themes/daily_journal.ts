@@ -46,6 +46,7 @@ export const dailyJournal: PdfLook = {
   cover: 'journal',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
 };

@@ -90,6 +90,8 @@ export interface PdfLook {
   cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;
+  /** The frame round a page given to one short memory (a tribute set as a certificate); the pages of running words keep pageFrame. */
+  quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
 }

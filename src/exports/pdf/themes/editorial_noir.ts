@@ -45,6 +45,7 @@ export const editorialNoir: PdfLook = {
   cover: 'magazine',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
 };

@@ -46,6 +46,7 @@ export const elegantClassic: PdfLook = {
   cover: 'classic',
   coverFrame: 'double',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
 };

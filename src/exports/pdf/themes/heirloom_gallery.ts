@@ -45,6 +45,7 @@ export const heirloomGallery: PdfLook = {
   cover: 'gallery',
   coverFrame: 'double',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
 };

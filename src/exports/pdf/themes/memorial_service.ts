@@ -46,6 +46,7 @@ export const memorialService: PdfLook = {
   cover: 'classic',
   coverFrame: 'hairline',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
 };

@@ -46,6 +46,7 @@ export const modernClean: PdfLook = {
   cover: 'editorial',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
 };

@@ -1,9 +1,9 @@
 /**
- * retirement_tribute: a company tribute book, set as an annual report is. A wide justified 66-character
- * column against the gutter, the outer margin left open; photos bordered across the whole live area, two
- * side by side with a memory like a report's pictures; names in spaced sans capitals, stars between
- * memories, the folio at the foot's outer corner. Frames only where they belong: the double frame on the
- * cover and title page, never round a page of words.
+ * retirement_tribute: a company tribute book. One tribute a page: a short one set as a certificate, large
+ * and centred inside the double frame; a long one in a wide justified 72-character column centred on the
+ * page, with no frame round its running words. Photos bordered, large, across the live area, two side by
+ * side with a tribute; names in spaced sans capitals, stars between tributes, the folio at the foot's
+ * outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -11,18 +11,18 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 66,
+  longMeasure: 72,
   longColumns: 1,
-  column: 'inner',
+  column: 'centre',
   justify: true,
-  photoShare: 0.55,
+  photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
   // type
   longSize: 10.5,
   longLeading: 1.5,
-  quoteSize: 12,
+  quoteSize: 12.5,
   leading: 1.6,
   align: 'center',
   captionSize: 8.5,
@@ -36,7 +36,7 @@ export const retirementTribute: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.86,
-  onePerPage: false,
+  onePerPage: true,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -46,6 +46,7 @@ export const retirementTribute: PdfLook = {
   cover: 'certificate',
   coverFrame: 'double',
   pageFrame: 'none',
+  quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
 };

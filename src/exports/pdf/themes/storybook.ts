@@ -44,6 +44,7 @@ export const storybook: PdfLook = {
   cover: 'playful',
   coverFrame: 'rounded',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
 };

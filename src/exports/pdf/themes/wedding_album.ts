@@ -45,6 +45,7 @@ export const weddingAlbum: PdfLook = {
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
 };
