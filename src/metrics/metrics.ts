@@ -222,7 +222,7 @@ gauge({
  * Loads prom-client and starts recording (with the process's own metrics: CPU, memory, event loop lag, GC):
  * once, when a metrics endpoint or listener is first set up. Work done before records nothing.
  */
-export function collectProcessMetrics(): Registry {
+export function startMetrics(): Registry {
   if (registry) return registry;
   const client = require('prom-client') as Client;
   const started = new client.Registry();
@@ -234,6 +234,6 @@ export function collectProcessMetrics(): Registry {
 
 /** The scrape's body and its content type. */
 export async function scrape(): Promise<{ body: string; contentType: string }> {
-  const started = collectProcessMetrics();
+  const started = startMetrics();
   return { body: await started.metrics(), contentType: started.contentType };
 }
