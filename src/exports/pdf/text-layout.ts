@@ -178,13 +178,14 @@ interface Unit {
 
 /** The pieces of a paragraph between which a line may break (spaces are their own pieces). */
 function unitsOf(paragraph: string): Unit[] {
-  // Without ideographs, breaks are at spaces and after dashes: no need for the (slow) word segmenter.
+  // Without ideographs, breaks are at spaces and after dashes (not before a no-break space: a title's tied dash
+  // stays with its words): no need for the (slow) word segmenter.
   if (!IDEOGRAPHIC.test(paragraph)) {
     const units: Unit[] = [];
     for (const piece of paragraph.split(/( )/)) {
       if (!piece) continue;
       if (piece === ' ') units.push({ text: ' ', space: true });
-      else for (const part of piece.split(/(?<=[^-‐‒–—/][-‐‒–—/]+)(?=[^-‐‒–—/\p{P}])/u)) units.push({ text: part, space: false });
+      else for (const part of piece.split(/(?<=[^-‐‒–—/][-‐‒–—/]+)(?=[^-‐‒–—/\p{P}\s])/u)) units.push({ text: part, space: false });
     }
     return units;
   }
