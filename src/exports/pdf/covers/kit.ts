@@ -7,7 +7,7 @@ import type { Box } from '../geometry.js';
 import type { Pen } from '../pdf-themes.js';
 import { breakLines, LINING_FIGURES, type Line, type TextStyle } from '../text-layout.js';
 import { baselineOffset, drawLine, type registerThemeFaces } from '../typeset.js';
-import { balancedLines, titleText, widestWord } from './title.js';
+import { balancedLines, isLoneWord, titleText, widestWord } from './title.js';
 
 export interface CoverKit extends ReturnType<typeof registerThemeFaces> {
   doc: Pen;
@@ -39,9 +39,14 @@ export function typesetter(kit: CoverKit) {
       // The last two words tied (no word alone on the last line) when that still fits; never a word broken.
       const texts = [titleText(raw), titleText(raw, { tieLastWords: false })];
       const fits = (text: string, s: TextStyle) => widestWord(measure, text, s) <= maxWidth && breakLines(measure, text, s, maxWidth).length <= maxLines;
-      for (let size = from; size >= to; size -= 2) {
-        const text = texts.find((t) => fits(t, title(size)));
-        if (text) return { lines: balancedLines(measure, text, title(size), maxWidth), style: title(size) };
+      // The largest size whose lines leave no word alone; failing that, the largest that fits.
+      for (const strict of [true, false]) {
+        for (let size = from; size >= to; size -= 2) {
+          for (const text of texts.filter((t) => fits(t, title(size)))) {
+            const lines = balancedLines(measure, text, title(size), maxWidth);
+            if (!strict || !lines.some(isLoneWord)) return { lines, style: title(size) };
+          }
+        }
       }
       // Too long for `maxLines` even at the smallest size: more lines, but smaller still if a word is wider than the measure.
       let size = to;

@@ -9,7 +9,7 @@ import { breakLines, IDEOGRAPHIC, keepNumbersWithWords, type Line, type TextMeas
  * takes none), a dash between spaces, an em dash or a Chinese double dash between words. A dash between
  * two numbers is a range ("1934 – 2024"), not a break.
  */
-const NATURAL_BREAK = /\s*[:\uFE55]\s+|\s*\uFF1A\s*|(?<!\p{Nd})\s+(?:--|[—–-])\s+(?!\p{Nd})|(?<=\p{L})(?:—|\u2014\u2014)(?=\p{L})|\s*\u2014\u2014\s*/u;
+const NATURAL_BREAK = /\s*[:\uFE55]\s+|\s*\uFF1A\s*|(?<!\p{Nd})\s+(?:--|[—–-])\s+|\s+(?:--|[—–-])\s+(?!\p{Nd})|(?<=\p{L})(?:—|\u2014\u2014)(?=\p{L})|\s*\u2014\u2014\s*/u;
 
 /** Letters, or at least two characters of an ideographic script: enough to stand as a title or a subtitle. */
 const standsAlone = (part: string) => /\p{L}/u.test(part) && [...part].length >= (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(part) ? 2 : 3);
@@ -37,7 +37,8 @@ export function splitTitle(title: string, subtitle: string): { title: string; su
 export function titleText(title: string, o: { tieLastWords?: boolean } = {}): string {
   const tied = keepNumbersWithWords(title.replace(/\s+/g, ' ').trim()).replace(/ ((?:--|[—–-])) /g, '\u00a0$1\u00a0');
   const words = tied.split(' ');
-  if (o.tieLastWords === false || words.length < 3) return tied;
+  // Only with two more words to go before them: tied in a title of three, the first would stand alone.
+  if (o.tieLastWords === false || words.length < 4) return tied;
   const [before, last] = words.slice(-2);
   // Two long words tied would make one unbreakable chunk wider than some covers' measure.
   if ([...before].length + [...last].length > 18) return tied;
@@ -69,5 +70,16 @@ export function balancedLines(measure: TextMeasurer, text: string, s: TextStyle,
     if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
     else hi = mid;
   }
+  // Even lines may leave a word alone ("Grandma | Rose turns 90"): a little wider, the same count may not.
+  for (let width = hi; width <= maxWidth; width += maxWidth / 50) {
+    const candidate = breakLines(measure, text, s, width);
+    if (candidate.length === lines.length && !candidate.some(isLoneWord)) return candidate;
+  }
   return breakLines(measure, text, s, hi);
+}
+
+/** A line of one word (ideographs aside, which have no spaces). */
+export function isLoneWord(line: Line): boolean {
+  const text = line.runs.map((r) => r.text).join('').trim();
+  return !!text && !/[ \u00a0]/.test(text) && !IDEOGRAPHIC.test(text);
 }
