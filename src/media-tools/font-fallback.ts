@@ -49,6 +49,12 @@ const garamond = (weight: FontWeight, italic: boolean) => {
 /** The theme faces with serifs: their Latin, Greek and Cyrillic fall back to a serif. */
 const SERIF_FAMILIES = new Set(['Playfair Display', 'Lora', 'Cormorant Garamond', 'Libre Baskerville', 'Fraunces', 'EB Garamond', 'DM Serif Display']);
 export const isSerif = (face: { family?: string }) => !!face.family && SERIF_FAMILIES.has(face.family);
+/**
+ * The formal script faces (a wedding album's title): what they lack falls back to a face as formal, a
+ * book italic (EB Garamond's, whose Greek is calligraphic too), not an upright sans. Arabic already falls
+ * back to Naskh, the formal book hand.
+ */
+const SCRIPT_FAMILIES = new Set(['Great Vibes']);
 /** A face of an @expo-google-fonts family, by weight and style, as its package names its files. */
 const google = (pkg: string, base: string, family: string, weight: FontWeight, italic = false): FontFace => {
   const variant = `${weight}${WEIGHT_NAMES[weight]}${italic ? '_Italic' : ''}`;
@@ -90,7 +96,8 @@ export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { famil
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
   const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
   // A serif face falls back to a serif first (Noto Sans still draws what it lacks); a sans face to Noto Sans.
-  const alphabets = isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
+  const formal = !!face.family && SCRIPT_FAMILIES.has(face.family);
+  const alphabets = formal ? [garamond(weight, true), latin(weight, true)] : isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
   // A face's own companion first: a paragraph whose Latin it lacks is set in it (see latinFaceIndex).
   const companion = latinCompanion(face);
   return [...(companion ? [companion] : []), devanagari(weight), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];

@@ -166,6 +166,13 @@ describe('Polish, Turkish and Vietnamese words in the face of the words around t
     return ink / ((end - start + 1) * (bottom - top + 1));
   }
 
+  it('wedding_album: what the script title face lacks falls back to a face as formal (a book italic, Naskh), not an upright sans', async () => {
+    const fonts = await fontsOf(await printLine('wedding_album', 'title', 'Anna & Αλέξανδρος · آمنة', 'formal'));
+    expect(fonts.some((f) => /^EBGaramond-.*Italic$/.test(f)), fonts.join(', ')).toBe(true);
+    expect(fonts.some((f) => /^NotoNaskhArabic/.test(f)), fonts.join(', ')).toBe(true);
+    expect(fonts.filter((f) => /^NotoSans-/.test(f)), fonts.join(', ')).toEqual([]);
+  });
+
   const LINE = 'Zażółć gęślą jaźń, dedim: Şükrü, Tiếng Việt';
   for (const theme of ['storybook', 'editorial_noir'] as const) {
     for (const role of ['quote', 'title', 'body', 'text'] as const) {
