@@ -122,7 +122,16 @@ const X_LETTERS: [RegExp, number][] = [
   [/\p{Script=Latin}/u, 0x78], // x
 ];
 
+const primed = new WeakSet<FaceMetrics>();
+
 function heightOf(font: FaceMetrics, cp: number): number {
+  // A letter built from another (Greek ο from Latin o) loads its component with no code points, and fontkit
+  // keeps the glyph as first loaded: printed later, that o would have nothing in the PDF's ToUnicode map. Basic
+  // Latin is loaded by its code points first.
+  if (!primed.has(font)) {
+    primed.add(font);
+    for (let c = 0x21; c < 0x7f; c++) font.glyphForCodePoint(c);
+  }
   const glyph = font.glyphForCodePoint(cp);
   return glyph.id ? glyph.bbox.maxY / font.unitsPerEm : 0;
 }
