@@ -52,6 +52,7 @@ import { createDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { uuidv7 } from '../src/lib/ids.js';
 import { objectKeys } from '../src/services/media/media-types.js';
+import { findSubject } from '../src/media-tools/focal-crop.js';
 import { createServices } from '../src/services/index.js';
 import { NoJobQueue } from '../src/jobs/no-job-queue.js';
 
@@ -123,7 +124,10 @@ interface Seeded {
   photoBytes: number;
 }
 
-/** The book, straight into the database and the store (the API would take an hour of uploads and approvals). */
+/**
+ * The book, straight into the database and the store (the API would take an hour of uploads and approvals),
+ * each photo's row with its subject as media processing stores it: the render reads it and looks for none.
+ */
 async function seed(env: Record<string, string>, work: string): Promise<Seeded> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env });
   const db = await createDb(config);
@@ -140,7 +144,8 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
     const photos = [];
     for (let i = 0; i < distinct; i++) {
       const file = path.join(work, `photo-${i}.jpg`);
-      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length });
+      // Where its subject is, found as media processing finds it (findSubject) and stored with each row as it stores it.
+      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length, subject: JSON.stringify(await findSubject(file)) });
     }
     const every = settings.photos ? Math.max(1, Math.floor(settings.memories / settings.photos)) : Infinity;
     const start = Date.UTC(2025, 0, 1);
@@ -157,7 +162,7 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
         const key = objectKeys.original(bookId, mediaId);
         await services.store.put(key, createReadStream(p.file), { contentType: 'image/jpeg' });
         photoBytes += p.size;
-        media.push([mediaId, id, p.size, key, p.width, p.height]);
+        media.push([mediaId, id, p.size, key, p.width, p.height, p.subject]);
       }
     }
     await db.transaction(async (tx) => {
@@ -169,10 +174,10 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
       );
       await tx.query(
         `INSERT INTO media (id, submission_id, book_id, uploaded_by, kind, mime_type, original_filename, size_bytes, sha256, storage_key, width, height,
-                            processing_status, scan_result)
-         SELECT m.id, m.sub, $1, $2, 'image', 'image/jpeg', 'IMG.jpg', m.size, repeat('0', 64), m.key, m.w, m.h, 'complete', 'not_scanned'
-         FROM unnest($3::uuid[], $4::uuid[], $5::bigint[], $6::text[], $7::int[], $8::int[]) AS m(id, sub, size, key, w, h)`,
-        [bookId, user.id, ...[0, 1, 2, 3, 4, 5].map((c) => media.map((r) => r[c]))],
+                            processing_status, scan_result, subject)
+         SELECT m.id, m.sub, $1, $2, 'image', 'image/jpeg', 'IMG.jpg', m.size, repeat('0', 64), m.key, m.w, m.h, 'complete', 'not_scanned', m.subject::jsonb
+         FROM unnest($3::uuid[], $4::uuid[], $5::bigint[], $6::text[], $7::int[], $8::int[], $9::text[]) AS m(id, sub, size, key, w, h, subject)`,
+        [bookId, user.id, ...[0, 1, 2, 3, 4, 5, 6].map((c) => media.map((r) => r[c]))],
       );
     });
     await services.store.close();
