@@ -13,7 +13,9 @@
  *   clock), and the client's wall time from the request to seeing it complete;
  * - the service process's peak RSS while it renders (VmHWM, reset through
  *   /proc/<pid>/clear_refs just before, and VmRSS sampled every 20 ms);
- * - the artifact's size (and the PDF's pages), checked by downloading it.
+ * - the artifact's size (and the PDF's pages), checked by downloading it;
+ * - the CPU seconds the process used (the work, which the load does not change), and how many face
+ *   detector processes it started (none: processing stored every photo's subject).
  *
  * Targets for the PDF: at most 20 s and a peak RSS of at most 300 MB. The
  * machine's load average is reported alongside: other work on the machine
@@ -33,13 +35,15 @@
  * BENCH_DATABASE_URL, BENCH_EXPORTS_MEMORIES (1000), BENCH_EXPORTS_PHOTOS (200),
  * BENCH_EXPORTS_THEME (heirloom_gallery), BENCH_EXPORTS_INTENT (shop),
  * BENCH_EXPORTS_CPU_PROFILE_DIR (the worker's V8 CPU profile goes there),
+ * BENCH_EXPORTS_FORMATS (pdf,json,zip; `pdf` renders the PDF alone), BENCH_EXPORTS_STORED_SUBJECTS
+ * (1; 0 seeds no subjects, as photos processed before they were stored, and the render looks for them),
  * BENCH_SKIP_BUILD=1. Writes bench/results/exports-latest.json; exits 1 when
  * a target is missed.
  */
-import { watchPeakRss } from './proc-cpu.js';
+import { processCpuMs, watchPeakRss } from './proc-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +79,10 @@ const settings = {
   mallocMmapThreshold: process.env.BENCH_EXPORTS_MALLOC_MMAP_THRESHOLD ?? '131072',
   /** Where the worker writes a V8 CPU profile (`--cpu-prof`) when it exits: where the render's time goes. */
   cpuProfileDir: process.env.BENCH_EXPORTS_CPU_PROFILE_DIR || null,
+  /** BENCH_EXPORTS_STORED_SUBJECTS=0 seeds photos without their subject (as media processed before it was stored): the render looks for it. */
+  storedSubjects: process.env.BENCH_EXPORTS_STORED_SUBJECTS !== '0',
+  /** Which exports to render, in order (BENCH_EXPORTS_FORMATS=pdf renders the PDF alone). */
+  formats: (process.env.BENCH_EXPORTS_FORMATS || 'pdf,json,zip').split(',').map((f) => f.trim()),
   processes: (process.env.BENCH_EXPORTS_PROCESSES ?? (process.env.BENCH_EXPORTS_DATABASE === 'pglite' ? 'single' : 'split')) as 'single' | 'split',
 };
 const DEADLINE_MS = 15 * 60_000;
@@ -145,7 +153,7 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
     for (let i = 0; i < distinct; i++) {
       const file = path.join(work, `photo-${i}.jpg`);
       // Where its subject is, found as media processing finds it (findSubject) and stored with each row as it stores it.
-      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length, subject: JSON.stringify(await findSubject(file)) });
+      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length, subject: settings.storedSubjects ? JSON.stringify(await findSubject(file)) : null });
     }
     const every = settings.photos ? Math.max(1, Math.floor(settings.memories / settings.photos)) : Infinity;
     const start = Date.UTC(2025, 0, 1);
@@ -187,6 +195,32 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
   }
 }
 
+/**
+ * Counts the face detector processes (face-detect-child) the renderer starts until stopped, looking every
+ * 100 ms: a photo whose subject is stored is not looked at again, so a render of processed photos starts none.
+ */
+function watchFaceDetectors(parent: number): { stop(): number } {
+  const seen = new Set<string>();
+  const look = () => {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('face-detect-child')) seen.add(pid);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  const timer = process.platform === 'linux' ? setInterval(look, 100) : null;
+  return {
+    stop() {
+      if (timer) clearInterval(timer);
+      return seen.size;
+    },
+  };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -206,6 +240,10 @@ interface Measured {
   rss_before_mb: number;
   peak_rss_mb: number;
   peak_measured_by: 'VmHWM' | 'VmRSS samples';
+  /** CPU the rendering process used (all its threads, libvips's included): the work, whatever the machine's load. */
+  cpu_seconds: number | null;
+  /** Face detector processes the renderer started while it rendered: none when every photo's subject is stored. */
+  face_detectors: number;
   size_mb: number;
   pages: number | null;
   load_average: number;
@@ -282,11 +320,13 @@ async function main(): Promise<number> {
     const pid = renderer.pid!;
     const auth = { authorization: `Bearer ${seeded.apiKey}` };
     const results: Measured[] = [];
-    for (const format of ['pdf', 'json', 'zip']) {
+    for (const format of settings.formats) {
       // Let the process settle (the first request warms it), then reset its high-water mark.
       await new Promise((r) => setTimeout(r, 1500));
       const rss = watchPeakRss(pid);
       const before = rss.before;
+      const cpuBefore = processCpuMs(pid);
+      const detectors = watchFaceDetectors(pid);
       const t0 = Date.now();
       const res = await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/`, {
         method: 'POST',
@@ -303,6 +343,8 @@ async function main(): Promise<number> {
       }
       const wall = (Date.now() - t0) / 1000;
       const { peak, measuredBy } = rss.stop();
+      const cpuAfter = processCpuMs(pid);
+      const faceDetectors = detectors.stop();
       if (job.status !== 'complete') throw new Error(`${format} export failed: ${job.error}`);
       const artifact = (await (await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/${id}/artifact/`, { headers: auth })).json()) as { download_url: string };
       const file = Buffer.from(await (await fetch(artifact.download_url)).arrayBuffer());
@@ -315,6 +357,8 @@ async function main(): Promise<number> {
         rss_before_mb: round(before / MB, 0),
         peak_rss_mb: round(peak / MB, 0),
         peak_measured_by: measuredBy,
+        cpu_seconds: cpuBefore !== null && cpuAfter !== null ? round((cpuAfter - cpuBefore) / 1000) : null,
+        face_detectors: faceDetectors,
         size_mb: round(file.length / MB, 1),
         pages,
         load_average: round(os.loadavg()[0], 1),
@@ -322,17 +366,19 @@ async function main(): Promise<number> {
       console.log(`  ${format}: ${JSON.stringify(results[results.length - 1])}`);
     }
 
-    const pdf = results.find((r) => r.format === 'pdf')!;
+    const pdf = results.find((r) => r.format === 'pdf');
     const missed = [
-      pdf.render_seconds > TARGET_PDF_SECONDS ? `PDF took ${pdf.render_seconds} s (target ${TARGET_PDF_SECONDS} s)` : null,
+      pdf && pdf.render_seconds > TARGET_PDF_SECONDS ? `PDF took ${pdf.render_seconds} s (target ${TARGET_PDF_SECONDS} s)` : null,
       ...results.filter((r) => r.peak_rss_mb * MB > TARGET_PEAK_RSS).map((r) => `${r.format} peaked at ${r.peak_rss_mb} MB RSS (target 300 MB)`),
     ].filter(Boolean);
     console.log('');
     console.log(`book: ${settings.memories} memories, ${settings.photos} photos (${round(seeded.photoBytes / MB, 0)} MB of JPEG), theme ${settings.theme}, intent ${settings.intent}, ${settings.database}`);
     console.log(`${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, MALLOC_ARENA_MAX=${settings.mallocArenaMax || '(unset)'}, MALLOC_MMAP_THRESHOLD_=${settings.mallocMmapThreshold || '(unset)'}`);
     console.log(`measured: ${settings.processes === 'split' ? 'the worker process (API in a process of its own)' : 'the one serve process (API and worker)'}`);
-    console.log(['format', 'render s', 'wall s', 'RSS before MB', 'peak RSS MB', 'size MB', 'pages', 'load'].join('\t'));
-    for (const r of results) console.log([r.format, r.render_seconds, r.wall_seconds, r.rss_before_mb, r.peak_rss_mb, r.size_mb, r.pages ?? '', r.load_average].join('\t'));
+    console.log(['format', 'render s', 'wall s', 'CPU s', 'RSS before MB', 'peak RSS MB', 'size MB', 'pages', 'load', 'face detectors'].join('\t'));
+    for (const r of results) {
+      console.log([r.format, r.render_seconds, r.wall_seconds, r.cpu_seconds ?? '', r.rss_before_mb, r.peak_rss_mb, r.size_mb, r.pages ?? '', r.load_average, r.face_detectors].join('\t'));
+    }
     mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
     writeFileSync(
       RESULTS_FILE,
