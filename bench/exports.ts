@@ -153,7 +153,11 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
     for (let i = 0; i < distinct; i++) {
       const file = path.join(work, `photo-${i}.jpg`);
       // Where its subject is, found as media processing finds it (findSubject) and stored with each row as it stores it.
-      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length, subject: settings.storedSubjects ? JSON.stringify(await findSubject(file)) : null });
+      const made = await phonePhoto(file, i);
+      const subject = settings.storedSubjects ? await findSubject(file) : null;
+      // Processing would store nothing when the detector cannot run (the render then looks again): say so rather than measure that.
+      if (settings.storedSubjects && !subject) throw new Error(`the face detector could not look at ${file} while seeding (is the machine overloaded?)`);
+      photos.push({ file, ...made, size: readFileSync(file).length, subject: subject ? JSON.stringify(subject) : null });
     }
     const every = settings.photos ? Math.max(1, Math.floor(settings.memories / settings.photos)) : Infinity;
     const start = Date.UTC(2025, 0, 1);
