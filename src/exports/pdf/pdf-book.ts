@@ -64,7 +64,7 @@ export interface PdfBookInput {
    * should reject with a `missing` error (it is left out); any other
    * failure fails the render, so it is retried rather than printed without it.
    */
-  openPicture(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  openPicture(key: string): Promise<{ path: string; release(): Promise<void>; /** The subject found when it was processed (its media row's), if any: not looked for again. */ subject?: unknown }>;
   /** Whether an error of openPicture means the picture is simply gone. */
   isMissing?(err: unknown): boolean;
   /** Told about each picture left out (gone, or not decodable). */
@@ -627,7 +627,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const copy = await openOrSkip(input.coverPicture);
       if (copy) {
         try {
-          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
+          photo = await prepareCroppedPicture(copy, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
         } finally {
           await copy.release();
         }
@@ -843,7 +843,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
           const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
-          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background) : null;
+          const bleed = plate ? await prepareCroppedPicture(copies[0].copy, { w: g.page, h: g.page }, p.background) : null;
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
@@ -851,12 +851,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
         for (const [i, { pic, copy, aspect }] of copies.entries()) {
-          const cell = await cellForPhoto(copy.path, layout.cells[i], aspect);
+          const cell = await cellForPhoto(copy, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
           const full = pictureBox(cell);
           const size = await uprightSize(copy.path);
           const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
-          const ready = await prepareCroppedPicture(copy.path, box, p.background);
+          const ready = await prepareCroppedPicture(copy, box, p.background);
           if (!ready) {
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
@@ -1000,7 +1000,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
-      const ready = await prepareCroppedPicture(copy.path, box, p.background);
+      const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
         return null;
@@ -1437,7 +1437,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
       const side = g.trim * 0.62;
       const box = cellAtLeast(size, aspect >= 1 ? { w: side, h: side / aspect } : { w: side * aspect, h: side }, MIN_PRINT_PPI);
-      const ready = await prepareCroppedPicture(copy.path, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
+      const ready = await prepareCroppedPicture(copy, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();

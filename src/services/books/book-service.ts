@@ -131,7 +131,7 @@ export function createBookService(deps: {
       const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx });
       if (mediaId === ctx.book.cover_media_id) return undefined; // kept, with its focal point
       const photo = await findMemoryPhoto(tx, ctx.book.id, mediaId);
-      return await focalOfStored(store, photo.storage_key);
+      return await focalOfStored(store, photo);
     } catch {
       return undefined;
     }
