@@ -24,6 +24,8 @@ afterAll(() => {
 // is held to it: any way it opens a database throws, until the file ends.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let allowDatabases: (() => void) | undefined;
+// (vitest reads fixtures from the first parameter and wants it destructured; the file is in the second.)
+// eslint-disable-next-line no-empty-pattern
 beforeAll(async ({}, suite) => {
   const file = path.relative(ROOT, suite.file.filepath).split(path.sep).join('/');
   if (isDatabaseIndependent(file)) allowDatabases = await forbidDatabases(file);
