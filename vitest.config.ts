@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { databaseIndependentGlobs } from './test/helpers/database-independent.js';
+import HeavyFirstSequencer from './test/helpers/heavy-first-sequencer.js';
 
 // npm test's PostgreSQL half (scripts/test.mjs) leaves out the files that never open a database:
 // its PGlite half ran them already, and the backend cannot change their outcome.
@@ -16,6 +17,8 @@ export default defineConfig({
     // (test/helpers/test-db.ts gives each file a schema of its own).
     isolate: false,
     setupFiles: ['test/helpers/per-file-setup.ts'],
+    // The heaviest files start first, so the run does not end on one worker (test/helpers/heavy-first-sequencer.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
     restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
