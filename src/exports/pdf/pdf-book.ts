@@ -13,6 +13,7 @@ import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
+import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
@@ -646,8 +647,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** PDFKit's pages not yet written out, and the page being drawn on. */
   const kit = () => doc as unknown as { _pageBuffer: unknown[]; page: unknown };
   let contentsHeld: { page: unknown; n: number } | null = null;
-  /** What the contents list: the months' chapters, the long letters, and the contributors' index, each with its page. */
-  const contents: { label: string; page: number; japanese: boolean; chapter?: boolean }[] = [];
+  /** The months' chapters, each with its page (the contents list them with every contributor, see contentsEntries). */
+  const chapters: ContentsEntry[] = [];
+  /** The contributors' index at the end, once it has its page. */
+  let indexEntry: ContentsEntry | null = null;
 
   /** The contents, drawn on the page kept back for them once the book is set: entries with their pages, in one or two columns. */
   function contentsPage() {
@@ -658,11 +661,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
-    const pitch = entryStyle.size * entryStyle.leading;
+    const contents = contentsEntries(chapters, contributors, japaneseNames, indexEntry);
     const column = gridOn(n).column;
     const top = content.y + headStyle.size * 1.2 + mm(10);
-    // Above the title and imprint at the foot of the page.
+    // Above the title and imprint at the foot of the page; set smaller (to 7.5 pt) rather than run over two columns.
     const foot = g.trimmed().y + g.trim - mm(52);
+    const fitting = Math.floor((foot - top) / (entryStyle.size * entryStyle.leading));
+    if (contents.length > 2 * fitting) entryStyle.size = Math.max(smallest(7.5), (entryStyle.size * 2 * fitting) / contents.length);
+    const pitch = entryStyle.size * entryStyle.leading;
     const rows = Math.max(1, Math.floor((foot - top) / pitch));
     const cols = contents.length > rows ? 2 : 1;
     const gap = mm(8);
@@ -1215,8 +1221,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
 
     const opened = pageNo;
-    // The contents list each month's chapter and each long letter by who wrote it.
-    if (month && headText === month) contents.push({ label: month, page: opened, japanese: false, chapter: true });
+    // The contents list each month's chapter.
+    if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
@@ -1473,7 +1479,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const cx = content.x + content.w / 2;
       if (k === 0) {
         drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
-        contents.push({ label: 'With love from', page: n, japanese: false, chapter: true });
+        indexEntry = { label: 'With love from', page: n, japanese: false, chapter: true };
       }
       const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
       const rows = list.reduce((m, e) => m + e.rows, 0);
