@@ -850,7 +850,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         for (const [i, { pic, copy, aspect }] of copies.entries()) {
           const cell = await cellForPhoto(copy.path, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
-          const full = pictureBox(cell);
+          const mounted = pictureBox(cell);
+          // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
+          const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
           const size = await uprightSize(copy.path);
           const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
           const ready = await prepareCroppedPicture(copy.path, box, p.background);
@@ -858,7 +860,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
           }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (full.w - box.w) / 2, dy: (full.h - box.h) / 2 });
+          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
