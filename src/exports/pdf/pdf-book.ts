@@ -806,10 +806,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
   function prepare(source: PdfMemory): Ready {
-    // The photos the theme shows with the words (videos always), the rest held for breathers.
+    // The photos the theme shows with the words (videos always), the rest held for breathers. Of two, one large
+    // photo goes with the words and the other alone on the page after, rather than two small side by side
+    // (but for prints taped or framed as polaroids: a scrapbook's pairs).
+    const photoCount = source.pictures.filter((x) => x.kind === 'photo').length;
+    const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
+    const shown = photoCount === 2 && !scrapbook ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
     for (const pic of source.pictures) {
-      if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= look.inlinePhotos) held.push(pic);
+      if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
