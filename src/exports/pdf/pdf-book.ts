@@ -153,7 +153,8 @@ export const MIN_PRINT_PPI = 200;
  * Drawn smaller, a photo only prints sharper.
  */
 const PHOTO_SCALE_FIT = 0.72;
-const PHOTO_SCALE_SHORT = 0.55;
+// (Held photos now print next to their memory, so none is left waiting to fill a page left short: its memory's photos shrink a little further.)
+const PHOTO_SCALE_SHORT = 0.5;
 /** A page of memories whose content spans less than this share of the live area's height is short of a page. */
 const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
