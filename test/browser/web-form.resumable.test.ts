@@ -3,6 +3,8 @@
  * 1 Mbit/s (Chromium's own network emulation over CDP), the connection
  * dropped half way and restored, ending on the thanks page with the memory
  * and its photo stored once; the progress announced politely at each quarter.
+ * And a reload half way: the page comes back with the saved words, asks for
+ * the same photo, and carries on from where the upload stopped.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,8 +18,10 @@ const ONE_MBIT = 1_000_000 / 8; // bytes per second
 
 /** A 12 MB JPEG: noise at full quality does not compress. */
 async function twelveMegabytePhoto(): Promise<Buffer> {
-  const width = 2400;
-  const height = 1800;
+  return noisePhoto(2400, 1800);
+}
+
+function noisePhoto(width: number, height: number): Promise<Buffer> {
   return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).jpeg({ quality: 100, chromaSubsampling: '4:4:4' }).toBuffer();
 }
 
@@ -109,6 +113,80 @@ describe.skipIf(!HAS_CHROMIUM)('a big photo over a slow, broken connection', () 
     console.log(`12 MB at 1 Mbit/s: cut at ${halfWay}%, thanks page ${seconds.toFixed(0)} s after the half-way wait began`);
     // The dropped connection's failed requests are the browser's own lines, not problems of the page.
     expect(problems.filter((p) => !/net::ERR_INTERNET_DISCONNECTED/.test(p))).toEqual([]);
+    await context.close();
+  });
+
+  it('a reload half way: the page keeps the saved words, asks for the same photo, and the upload carries on where it stopped', { timeout: 600_000 }, async () => {
+    const owner = await newApiUser(env);
+    const book = await api(env, owner.token, 'POST', '/books/', { title: 'Grandpa Joe turns 80' });
+    const slug = book.body.slug as string;
+    const channels = await api(env, owner.token, 'GET', `/books/${slug}/channels/`);
+    const formUrl = channels.body.items.find((r: any) => r.channel === 'web').address as string;
+    const photo = await noisePhoto(1600, 1200);
+    expect(photo.length).toBeGreaterThan(4 * 1_000_000);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'memorybook-reload-')), 'garden.jpg');
+    writeFileSync(file, photo);
+
+    const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 80, downloadThroughput: ONE_MBIT, uploadThroughput: ONE_MBIT });
+    const values: number[] = [];
+    await page.exposeFunction('mbValue', (value: string) => values.push(Number(value)));
+    const watchBar = () =>
+      page.evaluate(() => {
+        const bar = document.getElementById('upload-bar')!;
+        const record = (window as unknown as { mbValue: (v: string) => void }).mbValue;
+        new MutationObserver(() => record(bar.getAttribute('aria-valuenow') ?? '')).observe(bar, { attributes: true, attributeFilter: ['aria-valuenow'] });
+      });
+
+    await page.goto(formUrl);
+    await page.fill('#name', 'Cousin Ida');
+    await page.fill('#text', 'Grandpa Joe grew the tallest sunflowers on the street.');
+    await page.setInputFiles('#photo', file);
+    await page.click('button.send');
+    await page.waitForFunction(() => Number(document.getElementById('upload-bar')!.getAttribute('aria-valuenow')) >= 40, null, { timeout: 300_000, polling: 250 });
+    const halfWay = Number(await page.getAttribute('#upload-bar', 'aria-valuenow'));
+
+    // The page goes (a reload, a phone that dropped the tab); the memory does not.
+    await page.reload();
+    expect(await page.textContent('#upload-status')).toContain('Choose the same photo to continue');
+    expect(await page.isVisible('#upload-status')).toBe(true);
+    expect(await page.inputValue('#name')).toBe('Cousin Ida');
+    expect(await page.inputValue('#text')).toBe('Grandpa Joe grew the tallest sunflowers on the street.');
+    expect(await page.getAttribute('#text', 'readonly')).not.toBeNull();
+    expect((await page.textContent('button.send'))!.trim()).toBe('Send the photo');
+    expect(await page.isVisible('#upload-skip')).toBe(true);
+    const meanwhile = await api(env, owner.token, 'GET', `/books/${slug}/submissions/`);
+    expect(meanwhile.body.items).toHaveLength(1);
+    expect(meanwhile.body.items[0].media).toHaveLength(0);
+
+    await watchBar();
+    await page.setInputFiles('#photo', file);
+    await page.click('button.send');
+    await page.waitForURL(/\/thanks\//, { timeout: 300_000 });
+    expect(await page.textContent('h2')).toBe('Thank you!');
+
+    // It carried on: the first progress after the reload is near where it stopped, not a fresh start.
+    const resumedAt = values.find((v) => v > 0)!;
+    console.log(`reload at ${halfWay}%, carried on from ${resumedAt}%`);
+    expect(resumedAt).toBeGreaterThanOrEqual(Math.min(halfWay, 40) - 15);
+    const list = await api(env, owner.token, 'GET', `/books/${slug}/submissions/`);
+    expect(list.body.items).toHaveLength(1);
+    const s = list.body.items[0];
+    expect(s).toMatchObject({ contributor_name: 'Cousin Ida', text_content: 'Grandpa Joe grew the tallest sunflowers on the street.' });
+    expect(s.media).toHaveLength(1);
+    const media = await api(env, owner.token, 'GET', `/books/${slug}/submissions/${s.id}/media/${s.media[0].id}/`);
+    const stored = Buffer.from(await (await fetch(media.body.download_url)).arrayBuffer());
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(createHash('sha256').update(photo).digest('hex'));
+    // Nothing of it is left behind in the browser: the next memory on this phone starts fresh.
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('memorybook-unfinished:') || k.startsWith('tus::')))).toEqual([]);
+    await page.goto(formUrl);
+    expect(await page.inputValue('#name')).toBe('');
+    expect(await page.isHidden('#upload')).toBe(true);
+    expect(problems.filter((p) => !/net::ERR_ABORTED|aborted/i.test(p))).toEqual([]);
     await context.close();
   });
 });

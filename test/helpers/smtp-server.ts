@@ -6,6 +6,8 @@ export interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
+  /** The HTML part, if the message has one ('' otherwise). */
+  html: string;
   raw: string;
 }
 
@@ -35,6 +37,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
           to: session.envelope.rcptTo.map((r) => r.address),
           subject: parsed.subject ?? '',
           text: parsed.text ?? '',
+          html: parsed.html || '',
           raw,
         });
         callback();

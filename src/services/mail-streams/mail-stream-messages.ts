@@ -1,3 +1,5 @@
+import { directionOf, type Language } from '../../lib/i18n/languages.js';
+import { message as t, type MessageKey } from '../../lib/i18n/messages.js';
 import type { MailMessage } from '../../mail/mailer.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -24,38 +26,36 @@ const excerpt = (text: string, max = 200) => {
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max).join('').trimEnd()}…`;
 };
 
-const ONBOARDING_FOOTER = 'You are receiving this because you signed up for Memory Book. To stop these tips: ';
+/** A web address in a mail's HTML part becomes a link, kept left to right inside right-to-left text. */
+const linkify = (escaped: string) =>
+  escaped.replace(/https?:\/\/[^\s<>"]+[^\s<>".,;:!?)]/g, (url) => `<a href="${url}" dir="ltr">${url}</a>`);
 
-export function welcomeMail(to: string, firstName: string, o: { publicUrl: string; unsubscribeUrl: string }): MailMessage {
-  return message(
-    to,
-    'Welcome to Memory Book',
-    [
-      hello(firstName),
-      '',
-      'Welcome to Memory Book. A memory book gathers the stories, wishes and photos that friends and family send for one person or one occasion.',
-      '',
-      `To start, create a book and share its link: everyone you send it to can add a memory, no account needed. Developers can create an API key at ${o.publicUrl}/settings/tokens/ and use the API documented at ${o.publicUrl}/api/v1/docs.`,
-    ],
-    ONBOARDING_FOOTER + o.unsubscribeUrl,
-  );
+/**
+ * An onboarding mail in the reader's language: the HTML part carries `lang`
+ * and `dir` (right to left for Arabic and Hebrew) and its links, and the
+ * mail says its language (`Content-Language`) as the invitation mail does.
+ */
+function onboardingMessage(lang: Language, to: string, subjectKey: MessageKey, bodyKey: MessageKey, firstName: string, o: { homeUrl: string; unsubscribeUrl: string }): MailMessage {
+  const name = oneLine(firstName);
+  const lines = [name ? t(lang, 'mail.greeting', { name }) : t(lang, 'mail.greetingNoName'), '', t(lang, bodyKey, { url: o.homeUrl }).trimEnd()];
+  const footer = t(lang, 'mail.onboarding.footer', { url: o.unsubscribeUrl });
+  const plain = message(to, t(lang, subjectKey), lines, footer);
+  const body = `${paragraphsToHtml(lines)}\n<p style="color:#666;font-size:small">${escapeHtml(footer)}</p>`;
+  return {
+    ...plain,
+    html: `<div lang="${lang}" dir="${directionOf(lang)}">\n${linkify(body)}\n</div>`,
+    headers: { 'Content-Language': lang },
+  };
 }
 
-export function onboardingFollowUpMail(to: string, firstName: string, o: { publicUrl: string; unsubscribeUrl: string }): MailMessage {
-  return message(
-    to,
-    'Three ways to fill your memory book',
-    [
-      hello(firstName),
-      '',
-      'A few days in, here is what makes books fill up:',
-      '',
-      '1. Share the book link in the family group chat, with a date by which memories should be in.\n2. Invite a co-organiser as an admin, so someone else can remind people and approve memories.\n3. Add the first memory yourself: people write more when they see an example.',
-      '',
-      `Your books and API keys: ${o.publicUrl}/settings/tokens/`,
-    ],
-    ONBOARDING_FOOTER + o.unsubscribeUrl,
-  );
+/** The first onboarding mail, sent at sign-up: what a memory book is, and the contributor home (`/`) that lists the reader's books. */
+export function welcomeMail(to: string, firstName: string, o: { publicUrl: string; unsubscribeUrl: string; language: Language }): MailMessage {
+  return onboardingMessage(o.language, to, 'mail.welcome.subject', 'mail.welcome.body', firstName, { homeUrl: `${o.publicUrl}/`, unsubscribeUrl: o.unsubscribeUrl });
+}
+
+/** The follow-up a few days after sign-up: three ways to fill a book. */
+export function onboardingFollowUpMail(to: string, firstName: string, o: { publicUrl: string; unsubscribeUrl: string; language: Language }): MailMessage {
+  return onboardingMessage(o.language, to, 'mail.followUp.subject', 'mail.followUp.body', firstName, { homeUrl: `${o.publicUrl}/`, unsubscribeUrl: o.unsubscribeUrl });
 }
 
 export interface DigestBook {

@@ -4,6 +4,8 @@ import type { Db, Queryable, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { isUuid } from '../../lib/ids.js';
+import { isLanguage, type Language } from '../../lib/i18n/languages.js';
+import type { MailMessage } from '../../mail/mailer.js';
 import { activityReminderMail, digestMail, onboardingFollowUpMail, welcomeMail, type DigestBook } from './mail-stream-messages.js';
 import {
   claimStreamSend,
@@ -102,22 +104,27 @@ export function createMailStreamService(deps: { db: Db; config: Pick<Config, 'ht
     /**
      * Onboarding for a new account: the welcome mail now and the follow-up
      * in a few days, both with the one-click unsubscribe link and the
-     * List-Unsubscribe and List-Unsubscribe-Post headers (RFC 8058).
+     * List-Unsubscribe and List-Unsubscribe-Post headers (RFC 8058), in
+     * `language` (the sign-up page's; English when it is none of ours). Both
+     * are written now: the follow-up waits in the queue with its words, so
+     * the language of the page it came from is kept until it goes out.
      */
-    async startOnboarding(userId: string): Promise<void> {
+    async startOnboarding(userId: string, language?: unknown): Promise<void> {
+      const lang: Language = isLanguage(language) ? language : 'en';
       await db.transaction(async (tx) => {
         const user = await findLiveUser(tx, userId);
         if (!user) return;
         const token = randomUUID();
         await insertUnsubscribeToken(tx, token, userId, 'onboarding');
         const publicUrl = config.http.publicUrl;
-        // Mail programs POST to the API route (one click); people follow the page link in the text, which asks first.
+        // Mail programs POST to the API route (one click); people follow the page link in the text, which asks first (in the mail's language).
         const oneClickUrl = `${publicUrl}/api/v1/me/unsubscribe/onboarding/token/?token=${token}`;
-        const unsubscribeUrl = `${publicUrl}/accounts/unsubscribe/?token=${token}`;
-        const headers = { 'List-Unsubscribe': `<${oneClickUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
-        const base = { stream: 'onboarding' as const, userId, headers };
-        await enqueue(tx, { ...welcomeMail(user.email, user.first_name, { publicUrl, unsubscribeUrl }), ...base });
-        await enqueue(tx, { ...onboardingFollowUpMail(user.email, user.first_name, { publicUrl, unsubscribeUrl }), ...base }, ONBOARDING_FOLLOW_UP_SECONDS);
+        const unsubscribeUrl = `${publicUrl}/accounts/unsubscribe/?token=${token}&lang=${lang}`;
+        const listHeaders = { 'List-Unsubscribe': `<${oneClickUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+        const streamMail = (mail: MailMessage): StreamMail => ({ ...mail, headers: { ...mail.headers, ...listHeaders }, stream: 'onboarding', userId });
+        const o = { publicUrl, unsubscribeUrl, language: lang };
+        await enqueue(tx, streamMail(welcomeMail(user.email, user.first_name, o)));
+        await enqueue(tx, streamMail(onboardingFollowUpMail(user.email, user.first_name, o)), ONBOARDING_FOLLOW_UP_SECONDS);
       });
     },
 

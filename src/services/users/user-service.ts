@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client.js';
 import { errors } from '../../errors.js';
 import type { JobSender } from '../../jobs/job-catalog.js';
 import { uuidv7 } from '../../lib/ids.js';
+import { isLanguage } from '../../lib/i18n/languages.js';
 import { hasControlCharacters } from '../../lib/names.js';
 import { hashPassword, passwordNeedsRehash, randomToken, sha256, verifyPassword } from '../../lib/secrets.js';
 import { assertIfMatch } from '../../lib/etag.js';
@@ -126,7 +127,9 @@ export function createUserService(deps: { db: Db; config: Config; queue: JobSend
           ttlSeconds: SIGNUP_CONFIRM_HOURS * 3600,
         });
         if (input.mailAllowed) {
-          await queue.send('mail.send', confirmSignupMail(email, { confirmUrl: `${base}/accounts/confirm/${token}/`, validHours: SIGNUP_CONFIRM_HOURS, language: input.language }), { tx });
+          // The link carries the page's language: the confirmation page, and the onboarding mails it starts, stay in it on any device.
+          const confirmUrl = `${base}/accounts/confirm/${token}/${isLanguage(input.language) ? `?lang=${input.language}` : ''}`;
+          await queue.send('mail.send', confirmSignupMail(email, { confirmUrl, validHours: SIGNUP_CONFIRM_HOURS, language: input.language }), { tx });
         }
       });
     },

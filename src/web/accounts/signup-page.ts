@@ -5,7 +5,7 @@ import { renderMessagePage, sendHtml } from '../layout.js';
 import { PAGE_ROUTE } from '../page-route.js';
 import { assertFormCsrf, ensureCsrfToken, formField, safeNextPath } from '../web-security.js';
 import { beginSession, currentSession } from '../web-session.js';
-import { requestTranslator } from '../i18n/i18n.js';
+import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { checkMailPage, confirmPage, signupPage, type AccountError } from './account-views.js';
 import { limitSignIn, limitSignUp, MAX_PASSWORD_LENGTH, setDeviceCookie, signUpMailAllowed } from './sign-in.js';
 
@@ -31,12 +31,12 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     return token ? ctx.services.invitations.invitedEmail(token) : null;
   }
 
-  async function signedUp(request: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }, next: string) {
+  async function signedUp(request: FastifyRequest, reply: FastifyReply, user: { id: string; email: string }, next: string, i: Translator) {
     await beginSession(request, reply, ctx, user.id);
     setDeviceCookie(reply, ctx, user.email);
     await ctx.services.audit.record('web_signed_up', { userId: user.id, requestId: String(request.id) });
-    // The onboarding stream: a welcome mail now, a follow-up in a few days.
-    await ctx.services.mailStreams.startOnboarding(user.id);
+    // The onboarding stream: a welcome mail now, a follow-up in a few days, in this page's language.
+    await ctx.services.mailStreams.startOnboarding(user.id, i.lang);
     return reply.redirect(next, 303);
   }
 
@@ -69,7 +69,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
     try {
       if (invitedEmail && email.toLowerCase() === invitedEmail) {
         try {
-          return await signedUp(request, reply, await ctx.services.users.createUser(input), next);
+          return await signedUp(request, reply, await ctx.services.users.createUser(input), next, i);
         } catch (err) {
           // The address has an account already: answered below as any sign-up of a taken address.
           if (!(err instanceof AppError && err.code === 'conflict')) throw err;
@@ -140,7 +140,7 @@ export function registerSignupPage(web: FastifyInstance, ctx: RouteContext) {
       await limitSignIn(ctx, request, email);
       if (password.length > MAX_PASSWORD_LENGTH) throw errors.validation('That is not the password you chose when you signed up.', null);
       const { user, nextPath } = await ctx.services.users.confirmSignUp(token, password);
-      return await signedUp(request, reply, user, safeNextPath(nextPath ?? undefined));
+      return await signedUp(request, reply, user, safeNextPath(nextPath ?? undefined), languageOf(request, reply));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'not_found') return unknownLink(request, reply);

@@ -2,6 +2,7 @@ import { themeStyle } from '../../media-tools/themes.js';
 import { errorSummary, type FieldError } from '../form-errors.js';
 import { html, type SafeHtml } from '../html.js';
 import { LANGUAGE_NAMES, LANGUAGES, textLanguage, type Translator } from '../i18n/i18n.js';
+import { UPLOAD_EXPIRY_SECONDS } from '../../services/web-uploads/web-upload-service.js';
 import { ASSETS } from '../static/static-routes.js';
 import { CSRF_FIELD } from '../web-security.js';
 
@@ -131,6 +132,7 @@ export function webFormPage(i: Translator, o: { book: FormBook; csrf: string; ma
     data-msg-failed="${i.t('upload.failed')}" data-msg-send-photo="${i.t('upload.sendPhoto')}" data-msg-no-connection="${i.t('error.noConnection')}"
     data-msg-no-room="${i.t('error.noRoom')}" data-msg-too-big-any="${i.t('error.photoTooBig', { megabytes: maxMb })}"
     data-msg-saved-media="${i.t('upload.savedMedia')}" data-msg-not-media="${i.t('error.notMedia')}"
+    data-msg-resume="${i.t('upload.resume')}" data-msg-resume-media="${i.t('upload.resumeMedia')}" data-resume-seconds="${UPLOAD_EXPIRY_SECONDS}"
     ${[25, 50, 75, 100].map((p) => html` data-msg-p${p}="${i.t('upload.progress', { fraction: p / 100 })}" data-msg-m${p}="${i.t('upload.progressMedia', { fraction: p / 100 })}"`)}>
     <input type="hidden" name="${CSRF_FIELD}" value="${o.csrf}">
     <label for="name">${i.t('form.name')}</label>

@@ -8,8 +8,12 @@
  * retrying with backoff through dropped connections and a sleeping phone
  * (its fingerprint in localStorage), with a progress bar announced politely
  * at every quarter and a button to stop. The thanks page follows the finished
- * upload. Without the script (or tus) the form posts as a plain upload; the
- * server checks everything either way.
+ * upload. A reload mid-upload loses the page, not the memory: the saved
+ * words' answer is kept in localStorage until the upload ends, so the page
+ * comes back with the words and asks for the same photo again (a page cannot
+ * pick a file by itself), whose upload then carries on where it stopped.
+ * Without the script (or tus) the form posts as a plain upload; the server
+ * checks everything either way.
  */
 export const WEB_FORM_JS = `'use strict';
 (function () {
@@ -101,6 +105,9 @@ export const WEB_FORM_JS = `'use strict';
   var upload = null;
   var announced = 0;
   var waitingForNetwork = false;
+  // The unfinished memory of this form, kept across a reload (as long as its upload tickets live).
+  var UNFINISHED_KEY = 'memorybook-unfinished:' + form.getAttribute('action');
+  var keepSeconds = Number(form.getAttribute('data-resume-seconds')) || 0;
   // Generous, growing waits: a phone may be out of coverage for minutes; going online again retries at once.
   var RETRY_DELAYS = [0, 1000, 3000, 5000, 10000, 20000];
   for (var r = 0; r < 40; r++) RETRY_DELAYS.push(30000);
@@ -123,6 +130,41 @@ export const WEB_FORM_JS = `'use strict';
         return showError(msg('too-big-any'), mediaError, mediaInput);
       }
     });
+  }
+
+  function remember() {
+    var words = { name: form.querySelector('#name').value, text: form.querySelector('#text').value };
+    try { window.localStorage.setItem(UNFINISHED_KEY, JSON.stringify({ saved: saved, sent: sent, words: words, at: Date.now() })); } catch (e) { /* private mode: no resuming after a reload */ }
+  }
+
+  function forget() {
+    try { window.localStorage.removeItem(UNFINISHED_KEY); } catch (e) { /* nothing kept */ }
+  }
+
+  /** Back after a reload with a memory whose files had not all gone: its words as they were saved, and a plain request for the same file. */
+  function restoreUnfinished() {
+    var kept = null;
+    try { kept = JSON.parse(window.localStorage.getItem(UNFINISHED_KEY) || 'null'); } catch (e) { kept = null; }
+    if (!kept || !kept.saved || !kept.saved.tickets || !kept.sent) return;
+    if (!(Date.now() - kept.at < keepSeconds * 1000)) return forget();
+    var left = kept.saved.tickets.filter(function (t) { return kept.sent.indexOf(t.field) === -1; });
+    if (!left.length) return forget();
+    saved = kept.saved;
+    sent = kept.sent;
+    var name = form.querySelector('#name');
+    var text = form.querySelector('#text');
+    name.value = kept.words ? kept.words.name : name.value;
+    text.value = kept.words ? kept.words.text : text.value;
+    name.readOnly = true;
+    text.readOnly = true;
+    skip.setAttribute('href', saved.thanks_url);
+    skip.hidden = false;
+    cancel.hidden = true;
+    box.hidden = false;
+    button.textContent = msg('send-photo');
+    var ask = msg(left[0].field === 'media' ? 'resume-media' : 'resume');
+    status.textContent = ask;
+    say(ask);
   }
 
   function say(text) {
@@ -171,6 +213,7 @@ export const WEB_FORM_JS = `'use strict';
   function sendNext() {
     if (!pending.length) {
       setProgress(1, 'p');
+      forget();
       return window.location.assign(saved.thanks_url);
     }
     var item = pending[0];
@@ -228,6 +271,7 @@ export const WEB_FORM_JS = `'use strict';
         upload = null;
         sent.push(item.field);
         pending.shift();
+        remember();
         sendNext();
       },
     });
@@ -294,7 +338,10 @@ export const WEB_FORM_JS = `'use strict';
       var ticketed = files.filter(function (f) {
         return sent.indexOf(f.field) === -1 && saved.tickets.some(function (t) { return t.field === f.field; });
       });
-      if (!ticketed.length) return window.location.assign(saved.thanks_url);
+      if (!ticketed.length) {
+        forget();
+        return window.location.assign(saved.thanks_url);
+      }
       pending = ticketed;
       form.setAttribute('data-sending', '1');
       button.disabled = true;
@@ -312,6 +359,7 @@ export const WEB_FORM_JS = `'use strict';
         if (!answer) return;
         saved = answer;
         pending = files;
+        remember();
         // The words are in: they stay as they are on the page, and cannot be sent twice.
         var words = form.querySelectorAll('input[type=text], textarea');
         for (var i = 0; i < words.length; i++) words[i].readOnly = true;
@@ -330,6 +378,10 @@ export const WEB_FORM_JS = `'use strict';
     button.disabled = true;
     button.textContent = msg('sending');
   });
+  // Finishing without the file ends the memory here too.
+  skip.addEventListener('click', forget);
+  if (resumable) restoreUnfinished();
+
   // Coming back to the page (the back button) finds it ready to send again.
   window.addEventListener('pageshow', function () {
     if (upload) return;

@@ -169,4 +169,22 @@ export const de: Catalogue = {
   'mail.attempt.subject': 'Jemand wollte sich mit Ihrer Adresse registrieren',
   'mail.attempt.body': 'Jemand wollte mit dieser Adresse ein Konto bei Memory Book anlegen, aber sie hat bereits eines. Es wurde kein neues Konto angelegt.\n\nWaren Sie es, melden Sie sich hier an:\n{url}\n\nWenn Sie Ihr Passwort vergessen haben, bitten Sie den Betreiber dieses Memory Book, es zurückzusetzen. Waren Sie es nicht, können Sie diese Nachricht ignorieren.\n',
   'confirm.exists': 'Diese Adresse hat bereits ein Konto: Melden Sie sich stattdessen an.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Hallo {name},',
+  'mail.greetingNoName': 'Hallo,',
+  'mail.welcome.subject': 'Willkommen bei Memory Book',
+  'mail.welcome.body': 'Willkommen bei Memory Book. Ein Erinnerungsbuch sammelt die Geschichten, Wünsche und Fotos, die Freunde und Familie für einen Menschen oder einen Anlass schicken.\n\nAuf Ihrer Startseite finden Sie die Bücher, bei denen Sie dabei sind, jedes mit seinem Link für eine neue Erinnerung, und die Erinnerungen, die Sie geschickt haben:\n{url}\n\nMöchten Sie selbst Erinnerungen für jemanden sammeln, legen Sie ein Buch an und teilen Sie seinen Link: Alle, denen Sie ihn schicken, können eine Erinnerung hinzufügen, ganz ohne Konto.\n',
+  'mail.followUp.subject': 'Drei Wege, Ihr Erinnerungsbuch zu füllen',
+  'mail.followUp.body': 'Ein paar Tage sind vergangen – so füllen sich Bücher:\n\n1. Teilen Sie den Link des Buchs im Gruppenchat der Familie, mit einem Datum, bis zu dem die Erinnerungen da sein sollen.\n2. Laden Sie jemanden als Mitgestalter ein, damit noch jemand die anderen erinnern und Erinnerungen freigeben kann.\n3. Schreiben Sie die erste Erinnerung selbst: Wer ein Beispiel sieht, schreibt mehr.\n\nIhre Bücher mit ihren Links:\n{url}\n',
+  'mail.onboarding.footer': 'Sie erhalten diese Nachricht, weil Sie sich bei Memory Book registriert haben. Diese Tipps abbestellen: {url}',
+  'unsubscribe.title': 'Abbestellen',
+  'unsubscribe.heading': 'Keine Tipps für den Einstieg mehr?',
+  'unsubscribe.lead': 'Sie bekommen dann keine Einstiegs-Mails von Memory Book mehr. Mails zu Ihren Büchern bleiben davon unberührt.',
+  'unsubscribe.submit': 'Abbestellen',
+  'unsubscribe.doneTitle': 'Abbestellt',
+  'unsubscribe.done': 'Erledigt: Sie bekommen keine Tipps für den Einstieg mehr.',
+  'unsubscribe.already': 'Sie hatten die Tipps für den Einstieg bereits abbestellt.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Ihre Worte sind gespeichert, aber Ihr Foto war noch nicht ganz gesendet. Wählen Sie dasselbe Foto noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
+  'upload.resumeMedia': 'Ihre Worte sind gespeichert, aber Ihre Sprachnachricht oder Ihr Video war noch nicht ganz gesendet. Wählen Sie dieselbe Datei noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
 };

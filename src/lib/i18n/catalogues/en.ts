@@ -178,6 +178,24 @@ export const en = {
   'mail.attempt.subject': 'Someone tried to sign up with your address',
   'mail.attempt.body': 'Someone tried to create a Memory Book account with this address, which already has one. No new account was made.\n\nIf it was you, sign in here:\n{url}\n\nIf you have forgotten your password, ask the operator of this Memory Book to reset it. If it was not you, you can ignore this message.\n',
   'confirm.exists': 'This address already has an account: sign in instead.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Hello {name},',
+  'mail.greetingNoName': 'Hello,',
+  'mail.welcome.subject': 'Welcome to Memory Book',
+  'mail.welcome.body': 'Welcome to Memory Book. A memory book gathers the stories, wishes and photos that friends and family send for one person or one occasion.\n\nYour home page lists the books you are in, each with its link for adding a memory, and the memories you have sent:\n{url}\n\nTo gather memories for someone yourself, start a book and share its link: everyone you send it to can add a memory, no account needed.\n',
+  'mail.followUp.subject': 'Three ways to fill your memory book',
+  'mail.followUp.body': 'A few days in, here is what makes books fill up:\n\n1. Share the book link in the family group chat, with a date by which memories should be in.\n2. Invite a co-organiser as an admin, so someone else can remind people and approve memories.\n3. Add the first memory yourself: people write more when they see an example.\n\nYour books, with their links:\n{url}\n',
+  'mail.onboarding.footer': 'You are receiving this because you signed up for Memory Book. To stop these tips: {url}',
+  'unsubscribe.title': 'Unsubscribe',
+  'unsubscribe.heading': 'Stop the getting-started tips?',
+  'unsubscribe.lead': 'You will get no more getting-started mail from Memory Book. Mail about your books is not affected.',
+  'unsubscribe.submit': 'Unsubscribe',
+  'unsubscribe.doneTitle': 'Unsubscribed',
+  'unsubscribe.done': 'Done: you will get no more getting-started tips.',
+  'unsubscribe.already': 'You had already stopped the getting-started tips.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Your words are saved, but your photo had not finished sending. Choose the same photo to continue: it carries on from where it stopped.',
+  'upload.resumeMedia': 'Your words are saved, but your voice note or video had not finished sending. Choose the same file to continue: it carries on from where it stopped.',
 } as const;
 
 export type MessageKey = keyof typeof en;

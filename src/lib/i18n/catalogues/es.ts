@@ -169,4 +169,22 @@ export const es: Catalogue = {
   'mail.attempt.subject': 'Alguien intentó registrarse con tu dirección',
   'mail.attempt.body': 'Alguien intentó crear una cuenta de Memory Book con esta dirección, que ya tiene una. No se ha creado ninguna cuenta nueva.\n\nSi fuiste tú, inicia sesión aquí:\n{url}\n\nSi has olvidado tu contraseña, pide a quien administra este Memory Book que la restablezca. Si no fuiste tú, puedes ignorar este mensaje.\n',
   'confirm.exists': 'Esta dirección ya tiene una cuenta: inicia sesión en su lugar.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Hola, {name}:',
+  'mail.greetingNoName': 'Hola:',
+  'mail.welcome.subject': 'Te damos la bienvenida a Memory Book',
+  'mail.welcome.body': 'Te damos la bienvenida a Memory Book. Un libro de recuerdos reúne las historias, los deseos y las fotos que amigos y familia envían para una persona o una ocasión.\n\nEn tu página de inicio están los libros en los que participas, cada uno con su enlace para añadir un recuerdo, y los recuerdos que has enviado:\n{url}\n\nSi quieres reunir recuerdos para alguien, crea un libro y comparte su enlace: cualquiera a quien se lo envíes podrá añadir un recuerdo, sin cuenta.\n',
+  'mail.followUp.subject': 'Tres formas de llenar tu libro de recuerdos',
+  'mail.followUp.body': 'Tras unos días, esto es lo que hace que los libros se llenen:\n\n1. Comparte el enlace del libro en el chat de grupo de la familia, con una fecha límite para enviar los recuerdos.\n2. Invita a alguien como administrador para que otra persona pueda recordárselo a los demás y aprobar recuerdos.\n3. Añade tú el primer recuerdo: la gente escribe más cuando ve un ejemplo.\n\nTus libros, con sus enlaces:\n{url}\n',
+  'mail.onboarding.footer': 'Recibes este mensaje porque te registraste en Memory Book. Para dejar de recibir estos consejos: {url}',
+  'unsubscribe.title': 'Darse de baja',
+  'unsubscribe.heading': '¿Dejar de recibir los consejos para empezar?',
+  'unsubscribe.lead': 'No recibirás más correos de bienvenida de Memory Book. Los correos sobre tus libros no cambian.',
+  'unsubscribe.submit': 'Darme de baja',
+  'unsubscribe.doneTitle': 'Baja confirmada',
+  'unsubscribe.done': 'Listo: no recibirás más consejos para empezar.',
+  'unsubscribe.already': 'Ya habías dejado de recibir los consejos para empezar.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Tus palabras están guardadas, pero tu foto no había terminado de enviarse. Elige la misma foto para continuar: el envío sigue desde donde se quedó.',
+  'upload.resumeMedia': 'Tus palabras están guardadas, pero tu nota de voz o tu vídeo no había terminado de enviarse. Elige el mismo archivo para continuar: el envío sigue desde donde se quedó.',
 };

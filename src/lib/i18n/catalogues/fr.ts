@@ -169,4 +169,22 @@ export const fr: Catalogue = {
   'mail.attempt.subject': 'Quelqu’un a essayé de s’inscrire avec votre adresse',
   'mail.attempt.body': 'Quelqu’un a essayé de créer un compte Memory Book avec cette adresse, qui en a déjà un. Aucun nouveau compte n’a été créé.\n\nSi c’était vous, connectez-vous ici :\n{url}\n\nSi vous avez oublié votre mot de passe, demandez à l’administrateur de ce Memory Book de le réinitialiser. Si ce n’était pas vous, vous pouvez ignorer ce message.\n',
   'confirm.exists': 'Cette adresse a déjà un compte : connectez-vous plutôt.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Bonjour {name},',
+  'mail.greetingNoName': 'Bonjour,',
+  'mail.welcome.subject': 'Bienvenue sur Memory Book',
+  'mail.welcome.body': 'Bienvenue sur Memory Book. Un livre de souvenirs rassemble les histoires, les vœux et les photos que la famille et les amis envoient pour une personne ou une occasion.\n\nVotre page d’accueil présente les livres auxquels vous participez, chacun avec son lien pour ajouter un souvenir, et les souvenirs que vous avez envoyés :\n{url}\n\nPour rassembler vous-même des souvenirs pour quelqu’un, créez un livre et partagez son lien : toute personne à qui vous l’envoyez peut ajouter un souvenir, sans compte.\n',
+  'mail.followUp.subject': 'Trois façons de remplir votre livre de souvenirs',
+  'mail.followUp.body': 'Quelques jours après vos débuts, voici ce qui fait se remplir les livres :\n\n1. Partagez le lien du livre dans la conversation de groupe de la famille, avec une date limite pour les souvenirs.\n2. Invitez un co-organisateur comme administrateur, pour que quelqu’un d’autre puisse relancer les gens et approuver les souvenirs.\n3. Ajoutez vous-même le premier souvenir : on écrit davantage quand on voit un exemple.\n\nVos livres, avec leurs liens :\n{url}\n',
+  'mail.onboarding.footer': 'Vous recevez ce message parce que vous vous êtes inscrit sur Memory Book. Pour ne plus recevoir ces conseils : {url}',
+  'unsubscribe.title': 'Se désabonner',
+  'unsubscribe.heading': 'Ne plus recevoir les conseils de démarrage ?',
+  'unsubscribe.lead': 'Vous ne recevrez plus les messages de démarrage de Memory Book. Les messages concernant vos livres ne changent pas.',
+  'unsubscribe.submit': 'Se désabonner',
+  'unsubscribe.doneTitle': 'Désabonnement effectué',
+  'unsubscribe.done': 'C’est fait : vous ne recevrez plus de conseils de démarrage.',
+  'unsubscribe.already': 'Vous aviez déjà arrêté les conseils de démarrage.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Vos mots sont enregistrés, mais votre photo n’était pas encore entièrement envoyée. Choisissez la même photo pour continuer : l’envoi reprend là où il s’était arrêté.',
+  'upload.resumeMedia': 'Vos mots sont enregistrés, mais votre message vocal ou votre vidéo n’était pas encore entièrement envoyé. Choisissez le même fichier pour continuer : l’envoi reprend là où il s’était arrêté.',
 };

@@ -169,4 +169,22 @@ export const it: Catalogue = {
   'mail.attempt.subject': 'Qualcuno ha provato a registrarsi con il tuo indirizzo',
   'mail.attempt.body': 'Qualcuno ha provato a creare un account Memory Book con questo indirizzo, che ne ha già uno. Nessun nuovo account è stato creato.\n\nSe eri tu, accedi qui:\n{url}\n\nSe hai dimenticato la password, chiedi a chi gestisce questo Memory Book di reimpostarla. Se non eri tu, puoi ignorare questo messaggio.\n',
   'confirm.exists': 'Questo indirizzo ha già un account: accedi invece.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Ciao {name},',
+  'mail.greetingNoName': 'Ciao,',
+  'mail.welcome.subject': 'Ti diamo il benvenuto su Memory Book',
+  'mail.welcome.body': 'Ti diamo il benvenuto su Memory Book. Un libro dei ricordi raccoglie le storie, gli auguri e le foto che amici e familiari inviano per una persona o un’occasione.\n\nLa tua pagina iniziale elenca i libri a cui partecipi, ognuno con il suo link per aggiungere un ricordo, e i ricordi che hai inviato:\n{url}\n\nPer raccogliere tu stesso i ricordi per qualcuno, crea un libro e condividi il suo link: chiunque lo riceva può aggiungere un ricordo, senza account.\n',
+  'mail.followUp.subject': 'Tre modi per riempire il tuo libro dei ricordi',
+  'mail.followUp.body': 'Dopo qualche giorno, ecco cosa fa riempire i libri:\n\n1. Condividi il link del libro nella chat di gruppo della famiglia, con una data entro cui inviare i ricordi.\n2. Invita un co-organizzatore come amministratore, così qualcun altro può ricordarlo agli altri e approvare i ricordi.\n3. Aggiungi tu il primo ricordo: le persone scrivono di più quando vedono un esempio.\n\nI tuoi libri, con i loro link:\n{url}\n',
+  'mail.onboarding.footer': 'Ricevi questo messaggio perché ti sei registrato su Memory Book. Per non ricevere più questi consigli: {url}',
+  'unsubscribe.title': 'Annulla iscrizione',
+  'unsubscribe.heading': 'Non ricevere più i consigli per iniziare?',
+  'unsubscribe.lead': 'Non riceverai più le email di benvenuto di Memory Book. Le email sui tuoi libri non cambiano.',
+  'unsubscribe.submit': 'Annulla iscrizione',
+  'unsubscribe.doneTitle': 'Iscrizione annullata',
+  'unsubscribe.done': 'Fatto: non riceverai più consigli per iniziare.',
+  'unsubscribe.already': 'Avevi già smesso di ricevere i consigli per iniziare.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Le tue parole sono salvate, ma la foto non era ancora stata inviata del tutto. Scegli la stessa foto per continuare: l’invio riprende da dove si era fermato.',
+  'upload.resumeMedia': 'Le tue parole sono salvate, ma il messaggio vocale o il video non era ancora stato inviato del tutto. Scegli lo stesso file per continuare: l’invio riprende da dove si era fermato.',
 };

@@ -169,4 +169,22 @@ export const ko: Catalogue = {
   'mail.attempt.subject': '누군가 회원님의 주소로 가입하려고 했습니다',
   'mail.attempt.body': '누군가 이 주소로 Memory Book 계정을 만들려고 했지만, 이 주소에는 이미 계정이 있습니다. 새 계정은 만들어지지 않았습니다.\n\n본인이라면 여기서 로그인하세요:\n{url}\n\n비밀번호를 잊으셨다면 이 Memory Book 운영자에게 재설정을 요청하세요. 본인이 아니라면 이 메일은 무시하셔도 됩니다.\n',
   'confirm.exists': '이 주소에는 이미 계정이 있습니다. 대신 로그인하세요.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': '{name} 님, 안녕하세요.',
+  'mail.greetingNoName': '안녕하세요.',
+  'mail.welcome.subject': 'Memory Book에 오신 것을 환영합니다',
+  'mail.welcome.body': 'Memory Book에 오신 것을 환영합니다. 추억의 책은 친구와 가족이 한 사람이나 한 행사를 위해 보내는 이야기, 축하의 말, 사진을 모읍니다.\n\n내 홈에서 참여 중인 책(각각 추억을 더하는 링크 포함)과 보낸 추억을 볼 수 있습니다:\n{url}\n\n누군가를 위해 직접 추억을 모으고 싶다면 책을 만들고 링크를 공유하세요. 링크를 받은 사람은 누구나 계정 없이 추억을 더할 수 있습니다.\n',
+  'mail.followUp.subject': '추억의 책을 채우는 세 가지 방법',
+  'mail.followUp.body': '며칠이 지났습니다. 책은 이렇게 채워집니다:\n\n1. 가족 단체 채팅방에 책 링크를 공유하고, 언제까지 추억을 보내 달라고 날짜를 알려 주세요.\n2. 공동 주최자를 관리자로 초대하세요. 다른 사람도 사람들에게 알리고 추억을 승인할 수 있습니다.\n3. 첫 추억을 직접 남기세요. 예시를 보면 사람들이 더 많이 씁니다.\n\n내 책과 링크:\n{url}\n',
+  'mail.onboarding.footer': '이 메일은 Memory Book에 가입하셨기 때문에 발송되었습니다. 이 안내 메일을 그만 받으려면: {url}',
+  'unsubscribe.title': '수신 거부',
+  'unsubscribe.heading': '시작 안내 메일을 그만 받으시겠어요?',
+  'unsubscribe.lead': 'Memory Book의 시작 안내 메일을 더 이상 받지 않습니다. 내 책에 관한 메일은 계속 받습니다.',
+  'unsubscribe.submit': '수신 거부',
+  'unsubscribe.doneTitle': '수신 거부됨',
+  'unsubscribe.done': '완료: 시작 안내 메일을 더 이상 받지 않습니다.',
+  'unsubscribe.already': '이미 시작 안내 메일 수신을 거부하셨습니다.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': '글은 저장되었지만 사진은 아직 다 보내지지 않았습니다. 계속하려면 같은 사진을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
+  'upload.resumeMedia': '글은 저장되었지만 음성 메모나 동영상은 아직 다 보내지지 않았습니다. 계속하려면 같은 파일을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
 };

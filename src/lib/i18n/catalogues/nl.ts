@@ -169,4 +169,22 @@ export const nl: Catalogue = {
   'mail.attempt.subject': 'Iemand probeerde zich met jouw adres aan te melden',
   'mail.attempt.body': 'Iemand probeerde met dit adres een Memory Book-account aan te maken, maar het heeft er al een. Er is geen nieuw account gemaakt.\n\nWas jij het, log dan hier in:\n{url}\n\nBen je je wachtwoord vergeten, vraag dan de beheerder van dit Memory Book om het opnieuw in te stellen. Was jij het niet, dan kun je dit bericht negeren.\n',
   'confirm.exists': 'Dit adres heeft al een account: log gewoon in.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Hallo {name},',
+  'mail.greetingNoName': 'Hallo,',
+  'mail.welcome.subject': 'Welkom bij Memory Book',
+  'mail.welcome.body': 'Welkom bij Memory Book. Een herinneringsboek verzamelt de verhalen, wensen en foto’s die vrienden en familie sturen voor één persoon of één gelegenheid.\n\nOp je startpagina staan de boeken waar je aan meedoet, elk met de link om een herinnering toe te voegen, en de herinneringen die je hebt gestuurd:\n{url}\n\nWil je zelf herinneringen voor iemand verzamelen? Begin een boek en deel de link: iedereen naar wie je hem stuurt, kan een herinnering toevoegen, zonder account.\n',
+  'mail.followUp.subject': 'Drie manieren om je herinneringsboek te vullen',
+  'mail.followUp.body': 'Een paar dagen verder: zo raken boeken vol:\n\n1. Deel de link van het boek in de groepsapp van de familie, met een datum waarop de herinneringen binnen moeten zijn.\n2. Nodig een mede-organisator uit als beheerder, zodat iemand anders mensen kan herinneren en herinneringen kan goedkeuren.\n3. Schrijf zelf de eerste herinnering: mensen schrijven meer als ze een voorbeeld zien.\n\nJe boeken, met hun links:\n{url}\n',
+  'mail.onboarding.footer': 'Je ontvangt dit bericht omdat je je hebt aangemeld bij Memory Book. Deze tips niet meer ontvangen: {url}',
+  'unsubscribe.title': 'Afmelden',
+  'unsubscribe.heading': 'Geen tips om te beginnen meer?',
+  'unsubscribe.lead': 'Je krijgt geen welkomstmails van Memory Book meer. Mail over je boeken blijft gewoon komen.',
+  'unsubscribe.submit': 'Afmelden',
+  'unsubscribe.doneTitle': 'Afgemeld',
+  'unsubscribe.done': 'Klaar: je krijgt geen tips om te beginnen meer.',
+  'unsubscribe.already': 'Je had de tips om te beginnen al stopgezet.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Je woorden zijn bewaard, maar je foto was nog niet helemaal verstuurd. Kies dezelfde foto om verder te gaan: het versturen gaat verder waar het stopte.',
+  'upload.resumeMedia': 'Je woorden zijn bewaard, maar je spraakbericht of video was nog niet helemaal verstuurd. Kies hetzelfde bestand om verder te gaan: het versturen gaat verder waar het stopte.',
 };

@@ -169,4 +169,22 @@ export const pl: Catalogue = {
   'mail.attempt.subject': 'Ktoś próbował zarejestrować się Twoim adresem',
   'mail.attempt.body': 'Ktoś próbował założyć konto w Memory Book z tym adresem, który ma już konto. Nie utworzono nowego konta.\n\nJeśli to Ty, zaloguj się tutaj:\n{url}\n\nJeśli nie pamiętasz hasła, poproś administratora tego Memory Book o jego zresetowanie. Jeśli to nie Ty, możesz zignorować tę wiadomość.\n',
   'confirm.exists': 'Ten adres ma już konto: zaloguj się.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Dzień dobry {name},',
+  'mail.greetingNoName': 'Dzień dobry,',
+  'mail.welcome.subject': 'Witamy w Memory Book',
+  'mail.welcome.body': 'Witamy w Memory Book. Księga wspomnień zbiera historie, życzenia i zdjęcia, które przyjaciele i rodzina wysyłają dla jednej osoby lub z jednej okazji.\n\nNa Twojej stronie głównej są księgi, w których bierzesz udział, każda z linkiem do dodania wspomnienia, oraz wspomnienia, które wysłałeś(-aś):\n{url}\n\nAby samemu zebrać wspomnienia dla kogoś, załóż księgę i udostępnij jej link: każdy, komu go wyślesz, może dodać wspomnienie bez zakładania konta.\n',
+  'mail.followUp.subject': 'Trzy sposoby na zapełnienie księgi wspomnień',
+  'mail.followUp.body': 'Minęło kilka dni. Oto co sprawia, że księgi się zapełniają:\n\n1. Udostępnij link do księgi na rodzinnym czacie grupowym, z datą, do której mają spłynąć wspomnienia.\n2. Zaproś współorganizatora jako administratora, aby ktoś jeszcze mógł przypominać innym i zatwierdzać wspomnienia.\n3. Dodaj pierwsze wspomnienie sam(a): ludzie piszą więcej, gdy widzą przykład.\n\nTwoje księgi z ich linkami:\n{url}\n',
+  'mail.onboarding.footer': 'Otrzymujesz tę wiadomość, ponieważ zarejestrowałeś(-aś) się w Memory Book. Aby przestać otrzymywać te wskazówki: {url}',
+  'unsubscribe.title': 'Wypisz się',
+  'unsubscribe.heading': 'Przestać otrzymywać wskazówki na start?',
+  'unsubscribe.lead': 'Nie dostaniesz już wiadomości powitalnych od Memory Book. Wiadomości o Twoich księgach pozostają bez zmian.',
+  'unsubscribe.submit': 'Wypisz się',
+  'unsubscribe.doneTitle': 'Wypisano',
+  'unsubscribe.done': 'Gotowe: nie dostaniesz już wskazówek na start.',
+  'unsubscribe.already': 'Wskazówki na start były już wyłączone.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'Twoje słowa są zapisane, ale zdjęcie nie zostało jeszcze całe wysłane. Wybierz to samo zdjęcie, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
+  'upload.resumeMedia': 'Twoje słowa są zapisane, ale nagranie głosowe lub wideo nie zostało jeszcze całe wysłane. Wybierz ten sam plik, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
 };

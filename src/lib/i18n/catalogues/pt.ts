@@ -169,4 +169,22 @@ export const pt: Catalogue = {
   'mail.attempt.subject': 'Alguém tentou registar-se com o seu endereço',
   'mail.attempt.body': 'Alguém tentou criar uma conta no Memory Book com este endereço, que já tem uma. Não foi criada nenhuma conta nova.\n\nSe foi você, inicie sessão aqui:\n{url}\n\nSe esqueceu a sua palavra-passe, peça a quem gere este Memory Book que a reponha. Se não foi você, pode ignorar esta mensagem.\n',
   'confirm.exists': 'Este endereço já tem uma conta: inicie sessão.',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': 'Olá {name},',
+  'mail.greetingNoName': 'Olá,',
+  'mail.welcome.subject': 'Damos-lhe as boas-vindas ao Memory Book',
+  'mail.welcome.body': 'Damos-lhe as boas-vindas ao Memory Book. Um livro de memórias reúne as histórias, os desejos e as fotos que amigos e família enviam para uma pessoa ou uma ocasião.\n\nA sua página inicial mostra os livros em que participa, cada um com o seu link para acrescentar uma memória, e as memórias que enviou:\n{url}\n\nPara reunir memórias para alguém, crie um livro e partilhe o link: qualquer pessoa a quem o enviar pode acrescentar uma memória, sem conta.\n',
+  'mail.followUp.subject': 'Três formas de encher o seu livro de memórias',
+  'mail.followUp.body': 'Passados alguns dias, é isto que faz os livros encherem-se:\n\n1. Partilhe o link do livro no grupo de conversa da família, com uma data até à qual as memórias devem chegar.\n2. Convide um coorganizador como administrador, para que outra pessoa possa lembrar os outros e aprovar memórias.\n3. Acrescente a primeira memória: as pessoas escrevem mais quando veem um exemplo.\n\nOs seus livros, com os links:\n{url}\n',
+  'mail.onboarding.footer': 'Recebe esta mensagem porque se registou no Memory Book. Para deixar de receber estas dicas: {url}',
+  'unsubscribe.title': 'Cancelar subscrição',
+  'unsubscribe.heading': 'Deixar de receber as dicas para começar?',
+  'unsubscribe.lead': 'Não receberá mais mensagens de boas-vindas do Memory Book. As mensagens sobre os seus livros não mudam.',
+  'unsubscribe.submit': 'Cancelar subscrição',
+  'unsubscribe.doneTitle': 'Subscrição cancelada',
+  'unsubscribe.done': 'Feito: não receberá mais dicas para começar.',
+  'unsubscribe.already': 'Já tinha deixado de receber as dicas para começar.',
+  // A reload mid-upload (issue 45).
+  'upload.resume': 'As suas palavras estão guardadas, mas a fotografia ainda não tinha acabado de ser enviada. Escolha a mesma fotografia para continuar: o envio retoma onde parou.',
+  'upload.resumeMedia': 'As suas palavras estão guardadas, mas a mensagem de voz ou o vídeo ainda não tinha acabado de ser enviado. Escolha o mesmo ficheiro para continuar: o envio retoma onde parou.',
 };

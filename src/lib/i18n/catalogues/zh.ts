@@ -169,4 +169,22 @@ export const zh: Catalogue = {
   'mail.attempt.subject': '有人试图用您的地址注册',
   'mail.attempt.body': '有人试图用这个地址创建 Memory Book 账户，但该地址已经有账户了。没有创建新账户。\n\n如果是您本人，请在这里登录：\n{url}\n\n如果您忘记了密码，请让这个 Memory Book 的管理员为您重置。如果不是您，可以忽略这封邮件。\n',
   'confirm.exists': '这个地址已经有账户了：请直接登录。',
+  // Onboarding mails and their unsubscribe page (issue 45).
+  'mail.greeting': '{name}，您好：',
+  'mail.greetingNoName': '您好：',
+  'mail.welcome.subject': '欢迎使用 Memory Book',
+  'mail.welcome.body': '欢迎使用 Memory Book。回忆录汇集亲友为某个人或某个场合寄来的故事、祝福和照片。\n\n您的主页列出了您参与的回忆录，每本都附有添加回忆的链接，还有您已寄出的回忆：\n{url}\n\n如果您想亲自为某人收集回忆，可以创建一本回忆录并分享它的链接：收到链接的任何人都能添加回忆，无需账户。\n',
+  'mail.followUp.subject': '填满回忆录的三个方法',
+  'mail.followUp.body': '几天过去了，以下做法能让回忆录越来越充实：\n\n1. 把回忆录链接分享到家庭群聊里，并说明回忆需在哪天之前提交。\n2. 邀请一位共同组织者担任管理员，这样就有其他人可以提醒大家并审核回忆。\n3. 自己先添加第一条回忆：看到示例，大家会写得更多。\n\n您的回忆录及其链接：\n{url}\n',
+  'mail.onboarding.footer': '您收到这封邮件，是因为您注册了 Memory Book。如需停止接收这些提示：{url}',
+  'unsubscribe.title': '退订',
+  'unsubscribe.heading': '不再接收入门提示？',
+  'unsubscribe.lead': '您将不再收到 Memory Book 的入门提示邮件。与您的回忆录相关的邮件不受影响。',
+  'unsubscribe.submit': '退订',
+  'unsubscribe.doneTitle': '已退订',
+  'unsubscribe.done': '完成：您将不再收到入门提示。',
+  'unsubscribe.already': '您之前已停止接收入门提示。',
+  // A reload mid-upload (issue 45).
+  'upload.resume': '您的文字已保存，但照片还没有发送完。请再次选择同一张照片继续：会从中断的地方接着发送。',
+  'upload.resumeMedia': '您的文字已保存，但语音留言或视频还没有发送完。请再次选择同一个文件继续：会从中断的地方接着发送。',
 };
