@@ -960,7 +960,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  let due: { photos: Breather[]; pair: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
