@@ -13,7 +13,9 @@
  *   clock), and the client's wall time from the request to seeing it complete;
  * - the service process's peak RSS while it renders (VmHWM, reset through
  *   /proc/<pid>/clear_refs just before, and VmRSS sampled every 20 ms);
- * - the artifact's size (and the PDF's pages), checked by downloading it.
+ * - the artifact's size (and the PDF's pages), checked by downloading it;
+ * - the CPU seconds the process used (the work, which the load does not change), and how many face
+ *   detector processes it started (none: processing stored every photo's subject).
  *
  * Targets for the PDF: at most 20 s and a peak RSS of at most 300 MB. The
  * machine's load average is reported alongside: other work on the machine
@@ -33,13 +35,15 @@
  * BENCH_DATABASE_URL, BENCH_EXPORTS_MEMORIES (1000), BENCH_EXPORTS_PHOTOS (200),
  * BENCH_EXPORTS_THEME (heirloom_gallery), BENCH_EXPORTS_INTENT (shop),
  * BENCH_EXPORTS_CPU_PROFILE_DIR (the worker's V8 CPU profile goes there),
+ * BENCH_EXPORTS_FORMATS (pdf,json,zip; `pdf` renders the PDF alone), BENCH_EXPORTS_STORED_SUBJECTS
+ * (1; 0 seeds no subjects, as photos processed before they were stored, and the render looks for them),
  * BENCH_SKIP_BUILD=1. Writes bench/results/exports-latest.json; exits 1 when
  * a target is missed.
  */
-import { watchPeakRss } from './proc-cpu.js';
+import { processCpuMs, watchPeakRss } from './proc-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +56,7 @@ import { createDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { uuidv7 } from '../src/lib/ids.js';
 import { objectKeys } from '../src/services/media/media-types.js';
+import { findSubject } from '../src/media-tools/focal-crop.js';
 import { createServices } from '../src/services/index.js';
 import { NoJobQueue } from '../src/jobs/no-job-queue.js';
 
@@ -74,6 +79,10 @@ const settings = {
   mallocMmapThreshold: process.env.BENCH_EXPORTS_MALLOC_MMAP_THRESHOLD ?? '131072',
   /** Where the worker writes a V8 CPU profile (`--cpu-prof`) when it exits: where the render's time goes. */
   cpuProfileDir: process.env.BENCH_EXPORTS_CPU_PROFILE_DIR || null,
+  /** BENCH_EXPORTS_STORED_SUBJECTS=0 seeds photos without their subject (as media processed before it was stored): the render looks for it. */
+  storedSubjects: process.env.BENCH_EXPORTS_STORED_SUBJECTS !== '0',
+  /** Which exports to render, in order (BENCH_EXPORTS_FORMATS=pdf renders the PDF alone). */
+  formats: (process.env.BENCH_EXPORTS_FORMATS || 'pdf,json,zip').split(',').map((f) => f.trim()),
   processes: (process.env.BENCH_EXPORTS_PROCESSES ?? (process.env.BENCH_EXPORTS_DATABASE === 'pglite' ? 'single' : 'split')) as 'single' | 'split',
 };
 const DEADLINE_MS = 15 * 60_000;
@@ -123,7 +132,10 @@ interface Seeded {
   photoBytes: number;
 }
 
-/** The book, straight into the database and the store (the API would take an hour of uploads and approvals). */
+/**
+ * The book, straight into the database and the store (the API would take an hour of uploads and approvals),
+ * each photo's row with its subject as media processing stores it: the render reads it and looks for none.
+ */
 async function seed(env: Record<string, string>, work: string): Promise<Seeded> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env });
   const db = await createDb(config);
@@ -140,7 +152,12 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
     const photos = [];
     for (let i = 0; i < distinct; i++) {
       const file = path.join(work, `photo-${i}.jpg`);
-      photos.push({ file, ...(await phonePhoto(file, i)), size: readFileSync(file).length });
+      // Where its subject is, found as media processing finds it (findSubject) and stored with each row as it stores it.
+      const made = await phonePhoto(file, i);
+      const subject = settings.storedSubjects ? await findSubject(file) : null;
+      // Processing would store nothing when the detector cannot run (the render then looks again): say so rather than measure that.
+      if (settings.storedSubjects && !subject) throw new Error(`the face detector could not look at ${file} while seeding (is the machine overloaded?)`);
+      photos.push({ file, ...made, size: readFileSync(file).length, subject: subject ? JSON.stringify(subject) : null });
     }
     const every = settings.photos ? Math.max(1, Math.floor(settings.memories / settings.photos)) : Infinity;
     const start = Date.UTC(2025, 0, 1);
@@ -157,7 +174,7 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
         const key = objectKeys.original(bookId, mediaId);
         await services.store.put(key, createReadStream(p.file), { contentType: 'image/jpeg' });
         photoBytes += p.size;
-        media.push([mediaId, id, p.size, key, p.width, p.height]);
+        media.push([mediaId, id, p.size, key, p.width, p.height, p.subject]);
       }
     }
     await db.transaction(async (tx) => {
@@ -169,10 +186,10 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
       );
       await tx.query(
         `INSERT INTO media (id, submission_id, book_id, uploaded_by, kind, mime_type, original_filename, size_bytes, sha256, storage_key, width, height,
-                            processing_status, scan_result)
-         SELECT m.id, m.sub, $1, $2, 'image', 'image/jpeg', 'IMG.jpg', m.size, repeat('0', 64), m.key, m.w, m.h, 'complete', 'not_scanned'
-         FROM unnest($3::uuid[], $4::uuid[], $5::bigint[], $6::text[], $7::int[], $8::int[]) AS m(id, sub, size, key, w, h)`,
-        [bookId, user.id, ...[0, 1, 2, 3, 4, 5].map((c) => media.map((r) => r[c]))],
+                            processing_status, scan_result, subject)
+         SELECT m.id, m.sub, $1, $2, 'image', 'image/jpeg', 'IMG.jpg', m.size, repeat('0', 64), m.key, m.w, m.h, 'complete', 'not_scanned', m.subject::jsonb
+         FROM unnest($3::uuid[], $4::uuid[], $5::bigint[], $6::text[], $7::int[], $8::int[], $9::text[]) AS m(id, sub, size, key, w, h, subject)`,
+        [bookId, user.id, ...[0, 1, 2, 3, 4, 5, 6].map((c) => media.map((r) => r[c]))],
       );
     });
     await services.store.close();
@@ -180,6 +197,32 @@ async function seed(env: Record<string, string>, work: string): Promise<Seeded> 
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Counts the face detector processes (face-detect-child) the renderer starts until stopped, looking every
+ * 100 ms: a photo whose subject is stored is not looked at again, so a render of processed photos starts none.
+ */
+function watchFaceDetectors(parent: number): { stop(): number } {
+  const seen = new Set<string>();
+  const look = () => {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('face-detect-child')) seen.add(pid);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  const timer = process.platform === 'linux' ? setInterval(look, 100) : null;
+  return {
+    stop() {
+      if (timer) clearInterval(timer);
+      return seen.size;
+    },
+  };
 }
 
 function freePort(): Promise<number> {
@@ -201,6 +244,10 @@ interface Measured {
   rss_before_mb: number;
   peak_rss_mb: number;
   peak_measured_by: 'VmHWM' | 'VmRSS samples';
+  /** CPU the rendering process used (all its threads, libvips's included): the work, whatever the machine's load. */
+  cpu_seconds: number | null;
+  /** Face detector processes the renderer started while it rendered: none when every photo's subject is stored. */
+  face_detectors: number;
   size_mb: number;
   pages: number | null;
   load_average: number;
@@ -277,11 +324,13 @@ async function main(): Promise<number> {
     const pid = renderer.pid!;
     const auth = { authorization: `Bearer ${seeded.apiKey}` };
     const results: Measured[] = [];
-    for (const format of ['pdf', 'json', 'zip']) {
+    for (const format of settings.formats) {
       // Let the process settle (the first request warms it), then reset its high-water mark.
       await new Promise((r) => setTimeout(r, 1500));
       const rss = watchPeakRss(pid);
       const before = rss.before;
+      const cpuBefore = processCpuMs(pid);
+      const detectors = watchFaceDetectors(pid);
       const t0 = Date.now();
       const res = await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/`, {
         method: 'POST',
@@ -298,6 +347,8 @@ async function main(): Promise<number> {
       }
       const wall = (Date.now() - t0) / 1000;
       const { peak, measuredBy } = rss.stop();
+      const cpuAfter = processCpuMs(pid);
+      const faceDetectors = detectors.stop();
       if (job.status !== 'complete') throw new Error(`${format} export failed: ${job.error}`);
       const artifact = (await (await fetch(`${baseUrl}/api/v1/books/${seeded.slug}/exports/${id}/artifact/`, { headers: auth })).json()) as { download_url: string };
       const file = Buffer.from(await (await fetch(artifact.download_url)).arrayBuffer());
@@ -310,6 +361,8 @@ async function main(): Promise<number> {
         rss_before_mb: round(before / MB, 0),
         peak_rss_mb: round(peak / MB, 0),
         peak_measured_by: measuredBy,
+        cpu_seconds: cpuBefore !== null && cpuAfter !== null ? round((cpuAfter - cpuBefore) / 1000) : null,
+        face_detectors: faceDetectors,
         size_mb: round(file.length / MB, 1),
         pages,
         load_average: round(os.loadavg()[0], 1),
@@ -317,17 +370,19 @@ async function main(): Promise<number> {
       console.log(`  ${format}: ${JSON.stringify(results[results.length - 1])}`);
     }
 
-    const pdf = results.find((r) => r.format === 'pdf')!;
+    const pdf = results.find((r) => r.format === 'pdf');
     const missed = [
-      pdf.render_seconds > TARGET_PDF_SECONDS ? `PDF took ${pdf.render_seconds} s (target ${TARGET_PDF_SECONDS} s)` : null,
+      pdf && pdf.render_seconds > TARGET_PDF_SECONDS ? `PDF took ${pdf.render_seconds} s (target ${TARGET_PDF_SECONDS} s)` : null,
       ...results.filter((r) => r.peak_rss_mb * MB > TARGET_PEAK_RSS).map((r) => `${r.format} peaked at ${r.peak_rss_mb} MB RSS (target 300 MB)`),
     ].filter(Boolean);
     console.log('');
     console.log(`book: ${settings.memories} memories, ${settings.photos} photos (${round(seeded.photoBytes / MB, 0)} MB of JPEG), theme ${settings.theme}, intent ${settings.intent}, ${settings.database}`);
     console.log(`${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, MALLOC_ARENA_MAX=${settings.mallocArenaMax || '(unset)'}, MALLOC_MMAP_THRESHOLD_=${settings.mallocMmapThreshold || '(unset)'}`);
     console.log(`measured: ${settings.processes === 'split' ? 'the worker process (API in a process of its own)' : 'the one serve process (API and worker)'}`);
-    console.log(['format', 'render s', 'wall s', 'RSS before MB', 'peak RSS MB', 'size MB', 'pages', 'load'].join('\t'));
-    for (const r of results) console.log([r.format, r.render_seconds, r.wall_seconds, r.rss_before_mb, r.peak_rss_mb, r.size_mb, r.pages ?? '', r.load_average].join('\t'));
+    console.log(['format', 'render s', 'wall s', 'CPU s', 'RSS before MB', 'peak RSS MB', 'size MB', 'pages', 'load', 'face detectors'].join('\t'));
+    for (const r of results) {
+      console.log([r.format, r.render_seconds, r.wall_seconds, r.cpu_seconds ?? '', r.rss_before_mb, r.peak_rss_mb, r.size_mb, r.pages ?? '', r.load_average, r.face_detectors].join('\t'));
+    }
     mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
     writeFileSync(
       RESULTS_FILE,

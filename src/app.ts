@@ -14,6 +14,7 @@ import { createIdempotencyHooks } from './http/plugins/idempotency.js';
 import { installMetrics } from './http/plugins/metrics.js';
 import { createRateLimit } from './http/plugins/rate-limit.js';
 import './http/route-config.js';
+import { checkDeclaredHeaders, installHeaderGuard } from './http/response-headers.js';
 import { installFallbacks } from './http/routing.js';
 import { ErrorEnvelope, ValidationErrorBody } from './http/schemas/common.js';
 import { createSchemaCompilers } from './http/validation.js';
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   installDrain(app);
   installMetrics(app, { config: deps.config, db: deps.db, queue: deps.queue });
   installErrorResponses(app);
+  installHeaderGuard(app, { throws: deps.config.env !== 'production' });
   installFallbacks(app);
   app.setErrorHandler(errorHandler);
   await app.register(cookie);
@@ -178,6 +180,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       api.addHook('preValidation', idempotency.claim);
       api.addHook('preValidation', rateLimit.hook);
       api.addHook('preValidation', rejectNulStrings);
+      // Before the answer is stored for replay: a header no declaration covers is refused first.
+      api.addHook('onSend', checkDeclaredHeaders);
       api.addHook('onSend', idempotency.record);
       // No rollback on a client abort: the handler may still be writing, and onSend ends the transaction either way.
       api.addHook('onResponse', idempotency.abandon);

@@ -667,7 +667,12 @@ export const errors = {
   // 5xx
   internalError: raise('internal_error'),
   storageUnavailable: raise('storage_unavailable'),
-  serviceUnavailable: raise('service_unavailable'),
+  /** Always with Retry-After (5 s unless the caller knows better): a 503 tells the client when to come back. */
+  serviceUnavailable: (message: string, details: Details = null, options: ErrorOptions = {}) =>
+    new AppError('service_unavailable', message, details, {
+      ...options,
+      headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS), ...options.headers },
+    }),
   /**
    * 503 service_unavailable with Retry-After: a dependency is down, cut the
    * connection or is throttling. Transient (never a key's stored answer), so

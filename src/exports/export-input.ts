@@ -40,6 +40,8 @@ export interface ExportMedia {
   storage_key: string;
   thumbnail_key: string | null;
   created_at: string;
+  /** Where the photo's (or the video's poster frame's) subject is, as processing found it (focal-crop.ts's SubjectFindings); null when not found. Printed books crop around it. */
+  subject: unknown;
   /**
    * Audio and video: the transcript when one was requested (`text` is the
    * owner's correction when `edited`); null when none was. Absent for images.

@@ -2,6 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/pg-errors.js';
 import { AppError, errors } from '../errors.js';
 import { dependencyUnavailable } from '../metrics/metrics.js';
+import type { PluginHeaders } from './header-declarations.js';
+
+/** What an outage adds to every API route: 503 service_unavailable, with Retry-After (a dependency down, or the database busy). */
+export const OUTAGE_HEADERS: PluginHeaders = { plugin: 'outage', wraps: () => true, headers: { retryAfter: [503] } };
 
 /**
  * The answer for an error that means a dependency is down (503 with

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorEnvelope } from '../errors.js';
 import { translatePgError } from '../db/pg-errors.js';
 import { noteOutage, outageOf } from './dependency-outage.js';
+import { RESOURCE_HEADERS } from './response-headers.js';
 
 interface AjvError {
   keyword: string;
@@ -81,8 +82,8 @@ export function toValidationDetails(errors: AjvError[], root: string): Validatio
   return [...byLoc.values()];
 }
 
-/** Headers that describe a resource made or sent, set by a handler before it failed. */
-const SUCCESS_HEADERS = ['location', 'etag', 'last-modified', 'content-location'];
+/** Headers that describe a resource made or sent, set by a handler before it failed: the declared ones that do (RESOURCE_HEADERS). */
+export const SUCCESS_HEADERS = RESOURCE_HEADERS;
 
 function envelope(request: FastifyRequest, code: string, message: string, details: Record<string, unknown> | null): ErrorEnvelope {
   return { code, message, details, request_id: String(request.id) };

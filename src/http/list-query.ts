@@ -3,6 +3,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, type ListQuery, type Page } from '../db/pagin
 import { jsonPage } from '../db/sql-json.js';
 import { errors } from '../errors.js';
 import { httpDate, parseTimestampParam } from '../lib/time.js';
+import { setDeclaredHeader } from './response-headers.js';
 
 const PLAIN_LIMIT = /^[0-9]{1,3}$/;
 
@@ -46,9 +47,7 @@ export function parseListQuery(request: FastifyRequest): ListQuery {
  * document, built from that declaration, says what is sent.
  */
 export function setLastModified(reply: FastifyReply, watermark: string) {
-  const route = reply.request.routeOptions;
-  if (!route.config.lastModified) throw new Error(`${route.method} ${route.url} sends Last-Modified without declaring config.lastModified`);
-  reply.header('last-modified', httpDate(watermark));
+  setDeclaredHeader(reply, 'lastModified', httpDate(watermark));
 }
 
 /** What a list service answers: one page, and the list's sync watermark. */

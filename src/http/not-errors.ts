@@ -11,6 +11,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { setRetryAfter } from './response-headers.js';
 
 export const NOT_ERRORS = {
   moved: {
@@ -27,7 +28,7 @@ export const NOT_ERRORS = {
 
 export type NotErrorCode = keyof typeof NOT_ERRORS;
 
-/** The 308's body, in the document as components.schemas.Moved (no operation answers it: the router does). */
+/** The 308's body, in the document as components.schemas.Moved, the body of every operation's 308 (the router answers it). */
 export const MovedBody = Type.Object(
   {
     code: Type.Literal('moved'),
@@ -57,8 +58,7 @@ export function redirectToSlashed(request: FastifyRequest, reply: FastifyReply, 
  */
 export function deletionQueued(request: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number, message: string) {
   request.errorCode = 'deletion_queued';
-  return reply
-    .code(NOT_ERRORS.deletion_queued.status)
-    .header('retry-after', String(retryAfterSeconds))
-    .send(body(request, 'deletion_queued', message, { retry_after_seconds: retryAfterSeconds }));
+  reply.code(NOT_ERRORS.deletion_queued.status);
+  // The route declares `config.retryAfter: [202]`.
+  return setRetryAfter(reply, retryAfterSeconds).send(body(request, 'deletion_queued', message, { retry_after_seconds: retryAfterSeconds }));
 }

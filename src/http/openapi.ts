@@ -7,7 +7,10 @@ import { BOOK_ACTIONS, type BookAction } from '../services/books/book-access.js'
 import { webhooksSection } from './webhooks-doc.js';
 import { EmptyBody, SERVICE_ENUM_KEYWORD } from './schemas/common.js';
 import { ERROR_CATALOGUE_PAGE, errorCataloguePage, errorCatalogueTable } from './error-catalogue.js';
-import { MovedBody } from './not-errors.js';
+import { MovedBody, NOT_ERRORS } from './not-errors.js';
+import { DECLARED_HEADERS, isKeyedRoute, type DeclaredHeader } from './header-declarations.js';
+import { declaredHeadersOf } from './response-headers.js';
+import { REDIRECT_TO_SLASHED } from './routing.js';
 import { ERROR_CATALOGUE, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorScope } from '../errors.js';
 
 const STATUS_TITLES: Record<number, string> = {
@@ -59,7 +62,7 @@ function shapeOf(route: RouteOptions): RouteShape {
     unsafe,
     multipart: Boolean(rc.multipart),
     query: Boolean((route.schema as { querystring?: unknown } | undefined)?.querystring),
-    keyed: unsafe && rc.idempotency !== false && signedIn,
+    keyed: isKeyedRoute(route),
     ifMatch: declared.includes(412) || declared.includes('precondition_failed'),
     rateLimited: Boolean(rc.rateLimit),
     sessionOnly: Boolean(rc.sessionOnly),
@@ -175,8 +178,8 @@ interface OperationFacts {
   bodyless: boolean;
   rateLimited: boolean;
   deprecated: boolean;
-  /** Its 200 carries Last-Modified (`config.lastModified`: a list's watermark). */
-  lastModified: boolean;
+  /** The statuses on which it sends ETag, Last-Modified, Location and Retry-After: its own declarations and its plugins' (see declaredHeadersOf). */
+  headers: Record<DeclaredHeader, number[]>;
   /** The error codes each status answers (see errorsFor). */
   errorCodes: Map<number, ErrorCode[]>;
   /** Bare declared statuses the catalogue could not pin to one code. */
@@ -225,7 +228,7 @@ export function installErrorResponses(app: FastifyInstance) {
         multipart: route.config?.multipart,
         rateLimited: Boolean(route.config?.rateLimit),
         deprecated: Boolean(route.config?.deprecated),
-        lastModified: Boolean(route.config?.lastModified),
+        headers: declaredHeadersOf(route),
         errorCodes: errs.codes,
         unresolvedErrors: errs.unresolved,
       });
@@ -304,7 +307,12 @@ const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean
     schema: { type: 'string' },
     example: HTTP_DATE_EXAMPLE,
   },
-  Location: { description: 'Where the created resource lives.', required: true, schema: { type: 'string' }, example: '/api/v1/books/grandma-turns-90/' },
+  Location: {
+    description: 'Where the resource lives: the one created (201), the job to poll (202), or, on a 308, this path with its trailing slash (the query kept).',
+    required: true,
+    schema: { type: 'string' },
+    example: '/api/v1/books/grandma-turns-90/',
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 1 },
   'Idempotent-Replayed': {
     description: 'Present when this answer was replayed from an earlier request with the same Idempotency-Key.',
@@ -318,6 +326,9 @@ const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean
   'X-RateLimit-Limit': { description: "Requests allowed in the rate limit's window; sent once the request was counted.", schema: { type: 'integer' }, example: 30 },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' }, example: 29 },
 };
+
+/** The declared headers, in the order a response lists them. */
+const DOCUMENTED_HEADERS = Object.entries(DECLARED_HEADERS).map(([key, h]) => [key as DeclaredHeader, h.name] as const);
 
 const TWO_XX_FALLBACK: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content' };
 
@@ -492,11 +503,8 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         if (code < 300 && response.description === 'Default Response') response.description = TWO_XX_FALLBACK[status] ?? 'Success';
         if (code === 201 && !response.description.startsWith('Created')) response.description = `Created: ${lowerFirst(response.description)}`;
         const names = ['X-Request-Id'];
-        if (code >= 200 && code < 300 && sendsEtag(response, doc)) names.push('ETag');
-        if (code === 200 && f?.lastModified) names.push('Last-Modified');
-        // A 202 that answers with the job it started (POST …/exports/) says where to poll it: `x-location-on-202` on the route schema.
-        if (code === 201 || (code === 202 && op['x-location-on-202'] === true)) names.push('Location');
-        if ([202, 429, 502, 503].includes(code) || (code === 409 && f?.idempotent)) names.push('Retry-After');
+        // Only what the route and its plugins declare they send on this status (the guard refuses anything else).
+        for (const [header, name] of DOCUMENTED_HEADERS) if (f?.headers[header].includes(code)) names.push(name);
         if (f?.idempotent && (code < 300 || isStorable(code, null))) names.push('Idempotent-Replayed');
         if (code === 401) names.push('WWW-Authenticate');
         if (code === 405) names.push('Allow');
@@ -518,15 +526,15 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
         const own = op['x-response-examples']?.[status];
         if (own !== undefined && json) json.example = own;
       }
-      delete op['x-location-on-202'];
       delete op['x-response-examples'];
+      // The router answers every operation's path without its trailing slash (see installFallbacks).
+      op.responses[String(REDIRECT_TO_SLASHED.status)] = { $ref: '#/components/responses/Moved' };
     }
   }
 
   normalizeEnums(doc);
   documentErrors(doc, usedExamples);
-  // The router's 308 to the slashed path: not an error and no operation's answer, so a schema of its own.
-  doc.components.schemas.Moved = plain(MovedBody);
+  documentRedirect(doc, ref);
 
   doc.components.parameters = Object.fromEntries([...usedParameters].map((p) => [p, HEADER_PARAMETERS[p]]));
   doc.components.headers = Object.fromEntries(Object.keys(RESPONSE_HEADERS).filter((h) => usedHeaders.has(h)).map((h) => [h, RESPONSE_HEADERS[h]]));
@@ -538,6 +546,24 @@ export function finishDocument(doc: OpenApiDoc, facts: Map<string, OperationFact
   // Top-level keys in the conventional order (info, servers, tags before paths) for a readable diff.
   const { openapi, info, servers, security, tags, paths, components, ...rest } = doc as Json;
   return { openapi, info, servers, security, tags, paths, components, ...rest } as OpenApiDoc;
+}
+
+/**
+ * The router's 308 to the slashed path, as one shared response: not an
+ * error, and answered for every operation's path written without its
+ * slash. Its headers are the router's declaration.
+ */
+function documentRedirect(doc: OpenApiDoc, ref: (name: string) => Json): void {
+  doc.components.schemas.Moved = plain(MovedBody);
+  const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
+  if (REDIRECT_TO_SLASHED.headers.location?.includes(REDIRECT_TO_SLASHED.status)) headers.Location = ref('Location');
+  doc.components.responses = {
+    Moved: {
+      description: `${NOT_ERRORS.moved.meaning} ${NOT_ERRORS.moved.action}`,
+      headers,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Moved' } } },
+    },
+  };
 }
 
 const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_m, _s, ch: string) => ch.toUpperCase());
@@ -595,23 +621,6 @@ function documentErrors(doc: OpenApiDoc, used: Set<ErrorCode>): void {
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
-
-const resolve = (schema: Json | undefined, doc: OpenApiDoc): Json | undefined => {
-  const r = schema?.$ref;
-  return typeof r === 'string' && r.startsWith('#/components/schemas/') ? doc.components.schemas?.[r.slice('#/components/schemas/'.length)] : schema;
-};
-
-/**
- * Detail resources carry `etag` and send it as the ETag header: a body that
- * is one (Book, Submission, Profile), or wraps one in a field (a moderation
- * result's submission). Lists do not: their items carry it.
- */
-function sendsEtag(response: Json, doc: OpenApiDoc): boolean {
-  const body = resolve(response.content?.['application/json']?.schema, doc);
-  if (!body?.properties) return false;
-  if (body.properties.etag) return true;
-  return Object.values(body.properties as Record<string, Json>).some((p) => p.$ref && resolve(p, doc)?.properties?.etag);
-}
 
 /** A body that may be null and needs no field may be left out: the server reads a missing body as {}. */
 function mayBeOmitted(schema: Json | undefined): boolean {

@@ -83,6 +83,16 @@ declare module 'fastify' {
      * OpenAPI document lists the header from this, not from the schema.
      */
     lastModified?: boolean;
+    /**
+     * The statuses whose answer carries the resource's ETag (setEtag), where
+     * Location points (setLocation), and which say when to retry
+     * (setRetryAfter). The document lists these headers from these
+     * declarations and those of the plugins that wrap the route (see
+     * src/http/response-headers.ts); an undeclared one is refused.
+     */
+    etag?: readonly number[];
+    location?: readonly number[];
+    retryAfter?: readonly number[];
   }
   interface FastifyRequest {
     auth: Auth | null;

@@ -2,7 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HTTPMethod } from 'find-my-way';
 import FindMyWay from 'find-my-way';
 import { errors } from '../errors.js';
-import { redirectToSlashed } from './not-errors.js';
+import { NOT_ERRORS, redirectToSlashed } from './not-errors.js';
+import type { HeaderDeclarations } from './header-declarations.js';
+
+/** What the router adds to every route: its path without the trailing slash answers 308 to it, with Location (the body: MovedBody). */
+export const REDIRECT_TO_SLASHED: { status: number; headers: HeaderDeclarations } = {
+  status: NOT_ERRORS.moved.status,
+  headers: { location: [NOT_ERRORS.moved.status] },
+};
 
 /**
  * Answers what no route matched: the documented path without its trailing

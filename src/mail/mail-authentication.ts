@@ -1,6 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import addressparser from 'nodemailer/lib/addressparser/index.js';
-import { getDomain } from 'tldts';
 import type { HeaderField } from './raw-message.js';
 import { headerValue } from './raw-message.js';
 
@@ -29,6 +28,12 @@ export interface MailVerdict {
   fromAuthenticated: boolean;
 }
 
+// The Public Suffix List (tldts) and the address parser are read with the first message, not as every process
+// starts: a synchronous require, so the checks below stay plain functions.
+const require = createRequire(import.meta.url);
+let getDomain: typeof import('tldts').getDomain | undefined;
+let addressparser: (typeof import('nodemailer/lib/addressparser/index.js'))['default'] | undefined;
+
 // As mailauth reads it for DMARC: the private part of the list too, so two sites under one hosting suffix (a.github.io, b.github.io) are two organisations.
 const PSL = { allowIcannDomains: true, allowPrivateDomains: true };
 
@@ -38,6 +43,7 @@ const PSL = { allowIcannDomains: true, allowPrivateDomains: true };
  * suffix itself (`co.uk`) or for what is not a domain name.
  */
 export function organisationalDomain(name: string): string | null {
+  getDomain ??= (require('tldts') as typeof import('tldts')).getDomain;
   return getDomain(name.toLowerCase().replace(/\.$/, ''), PSL);
 }
 
@@ -59,6 +65,7 @@ export function aligned(a: string | null | undefined, b: string | null | undefin
  */
 export function singleFromAddress(fields: string[]): string | null {
   if (fields.length !== 1) return null;
+  addressparser ??= require('nodemailer/lib/addressparser/index.js') as (typeof import('nodemailer/lib/addressparser/index.js'))['default'];
   const parsed = flatten(addressparser(fields[0].slice(0, 4096)));
   if (parsed.length !== 1) return null;
   const address = parsed[0].address?.trim().toLowerCase() ?? '';

@@ -62,7 +62,9 @@ function detector(): ChildProcess {
     }
   });
   const gone = () => {
-    if (child === proc) child = null;
+    // A process ended for being idle goes after a new one may have taken photos: those are the new one's to answer.
+    if (child !== proc) return;
+    child = null;
     for (const done of waiting.values()) done(null);
     waiting.clear();
   };

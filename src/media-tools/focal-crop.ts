@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { facesIn, type Box } from './face-detect.js';
+import { facesIn, type Box, type Face } from './face-detect.js';
 import { loadSharp } from './sharp.js';
 
 export type { Box } from './face-detect.js';
@@ -110,38 +110,90 @@ const subjects = new Map<string, Promise<Subject>>();
 const SUBJECTS_KEPT = 2000;
 
 /**
- * Where a photo's subject is: the heads of the people in it, when faces are
- * found (the foreground ones: a face much smaller than the largest is a
- * passer-by), else sharp's attention point (detectAttention). Cached by the
- * photo's content (its SHA-1), so a photo printed twice in a book (a memory's
- * and the closing photo, or the cover), or stored twice, is looked at once.
+ * What finding a photo's subject saw, as stored with its media row (found once, when the photo is
+ * processed): the faces (fractions of the upright photo, largest first) and, when there are none, sharp's
+ * attention point. `version` names the way it was found: a stored value of another version is found again.
+ */
+export interface SubjectFindings {
+  version: number;
+  faces: Face[];
+  attention: FocalPoint | null;
+}
+
+/** The version of SubjectFindings this detector writes (face-api's tiny detector at 416 px, then attention). */
+export const SUBJECT_VERSION = 1;
+
+/** Stored findings of this version, read defensively (a jsonb column); null for anything else. */
+export function currentFindings(stored: unknown): SubjectFindings | null {
+  if (!stored || typeof stored !== 'object') return null;
+  const f = stored as Partial<SubjectFindings>;
+  if (f.version !== SUBJECT_VERSION || !Array.isArray(f.faces)) return null;
+  return { version: f.version, faces: f.faces, attention: f.attention ?? null };
+}
+
+/**
+ * The faces in a photo and, when it has none, its attention point: what its media row stores. Null when
+ * the photo cannot be read or the detector cannot run (nothing is stored; the book detects it when printed).
+ */
+export async function findSubject(input: string | Buffer): Promise<SubjectFindings | null> {
+  const preview = await previewOf(input);
+  if (!preview) return null;
+  const faces = await facesIn(preview);
+  if (!faces) return null;
+  return { version: SUBJECT_VERSION, faces, attention: faces.length ? null : await attentionIn(preview) };
+}
+
+/**
+ * Where a photo's subject is, from its findings: the heads of the people in it, when faces were found (the
+ * foreground ones: a face much smaller than the largest is a passer-by), else the attention point.
+ */
+export function subjectOf(found: SubjectFindings): Subject {
+  const { faces } = found;
+  if (!faces.length) return { focal: found.attention ? { x: clamp01(found.attention.x), y: clamp01(found.attention.y) } : { ...CENTRE }, box: null, heads: [], by: 'attention' };
+  const largest = faces[0].w * faces[0].h;
+  const heads = faces.map(headOf);
+  const front = heads.filter((_, i) => faces[i].w * faces[i].h >= largest * BACKGROUND_FACE);
+  const x0 = Math.min(...front.map((b) => b.x));
+  const y0 = Math.min(...front.map((b) => b.y));
+  const x1 = Math.max(...front.map((b) => b.x + b.w));
+  const y1 = Math.max(...front.map((b) => b.y + b.h));
+  const box = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  return { focal: { x: x0 + box.w / 2, y: y0 + box.h / 2 }, box, heads, by: 'faces' };
+}
+
+/**
+ * Where a photo's subject is (subjectOf its findings), found now. Cached by the photo's content (its
+ * SHA-1), so a photo printed twice in a book, or stored twice, is looked at once. A photo that cannot be
+ * read is centred; one the detector cannot look at gets its attention point.
  */
 export async function detectSubject(input: string | Buffer): Promise<Subject> {
   const key = await contentKey(input);
   const cached = key ? subjects.get(key) : undefined;
   if (cached) return cached;
   const found = (async (): Promise<Subject> => {
+    const findings = await findSubject(input);
+    if (findings) return subjectOf(findings);
     const preview = await previewOf(input);
-    if (!preview) return { focal: { ...CENTRE }, box: null, heads: [], by: 'attention' };
-    const faces = await facesIn(preview);
-    if (faces?.length) {
-      const largest = faces[0].w * faces[0].h;
-      const heads = faces.map(headOf);
-      const front = heads.filter((_, i) => faces[i].w * faces[i].h >= largest * BACKGROUND_FACE);
-      const x0 = Math.min(...front.map((b) => b.x));
-      const y0 = Math.min(...front.map((b) => b.y));
-      const x1 = Math.max(...front.map((b) => b.x + b.w));
-      const y1 = Math.max(...front.map((b) => b.y + b.h));
-      const box = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-      return { focal: { x: x0 + box.w / 2, y: y0 + box.h / 2 }, box, heads, by: 'faces' };
-    }
-    return { focal: await attentionIn(preview), box: null, heads: [], by: 'attention' };
+    return { focal: preview ? await attentionIn(preview) : { ...CENTRE }, box: null, heads: [], by: 'attention' };
   })();
   if (key) {
     if (subjects.size >= SUBJECTS_KEPT) subjects.delete(subjects.keys().next().value!);
     subjects.set(key, found);
   }
   return found;
+}
+
+/** A photo's file and, when its media row has them, the findings stored when it was processed. */
+export interface PhotoFile {
+  path: string;
+  subject?: unknown;
+}
+
+/** Where a photo's subject is: from its stored findings when they are of this version, else detected now. */
+export async function subjectOfPhoto(photo: string | PhotoFile): Promise<Subject> {
+  const file = typeof photo === 'string' ? { path: photo } : photo;
+  const stored = currentFindings(file.subject);
+  return stored ? subjectOf(stored) : detectSubject(file.path);
 }
 
 /** Where the subject of a photo is, as a point: the centre of its heads when it has faces, else sharp's attention point. */

@@ -1,5 +1,6 @@
 import { cropRectAround, type FocalPoint } from './focal-crop.js';
 import { loadSharp } from './sharp.js';
+import { emojiSvg } from './emoji-pictures.js';
 import { faceCovers, fontChain, splitRuns } from './font-fallback.js';
 import { loadFontFile, themeFaces, themeStyle, type FontFace, type ThemeStyle } from './themes.js';
 
@@ -42,11 +43,29 @@ export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   const width = SHARE_CARD_WIDTH - (photo ? PHOTO_WIDTH : 0);
   // Loaded with the first card: satori and resvg are heavy to load and most processes draw no card for a while.
   const [{ default: satori }, { Resvg }, sharp] = await Promise.all([import('satori'), import('@resvg/resvg-js'), loadSharp()]);
-  const svg = await satori(layout(style, input, width) as Parameters<typeof satori>[0], { width: SHARE_CARD_WIDTH, height: SHARE_CARD_HEIGHT, fonts });
+  const svg = await satori(layout(style, input, width) as Parameters<typeof satori>[0], { width: SHARE_CARD_WIDTH, height: SHARE_CARD_HEIGHT, fonts, graphemeImages: emojiImages(input) });
   const png = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: 'original' } }).render().asPng();
   const card = sharp(png);
   if (photo) card.composite([{ input: photo, left: SHARE_CARD_WIDTH - PHOTO_WIDTH, top: 0 }]);
   return card.png({ compressionLevel: 8 }).toBuffer();
+}
+
+/**
+ * The emoji of the card's words, title and name as pictures (satori draws a grapheme it has a picture for as
+ * that picture, before any font): Twemoji's, so a card shows emoji in colour, a skin tone or a joined
+ * sequence (a family, a flag) as one picture, as the printed book does (emoji-pictures.ts).
+ */
+function emojiImages(input: ShareCardInput): Record<string, string> {
+  const images: Record<string, string> = {};
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const text of [input.text.slice(0, MAX_TEXT_CHARS * 2), input.bookTitle, input.contributorName]) {
+    for (const { segment } of segmenter.segment(text)) {
+      if (segment in images || !/\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(segment)) continue;
+      const svg = emojiSvg(segment);
+      if (svg) images[segment] = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+    }
+  }
+  return images;
 }
 
 async function preparePhoto(file: string, focal: FocalPoint | null): Promise<Buffer | null> {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import OpenAI, { APIError, APIConnectionError, toStreamingFile } from 'openai';
+import type { APIError } from 'openai';
 import type { Config } from '../config/config.js';
 import { resolveTool, type MediaToolOptions } from './ffmpeg.js';
 
@@ -11,6 +11,8 @@ import { resolveTool, type MediaToolOptions } from './ffmpeg.js';
  * streamed into the multipart body as it is read (`toStreamingFile`): no
  * file is held in memory, whatever its length. The client's own retries are
  * off: a streamed body cannot be sent twice, so the caller's job retries.
+ * The client (some 150 modules) is loaded with the first recording, not as
+ * the server starts.
  */
 
 export interface TranscriptSegment {
@@ -53,20 +55,26 @@ export interface TranscribeInput {
 export type Transcriber = ReturnType<typeof createTranscriber>;
 
 export function createTranscriber(cfg: NonNullable<Config['transcription']>) {
-  const client = new OpenAI({
-    baseURL: `${cfg.url}/v1`,
-    // Self-hosted servers often need no key: then no Authorization header at all.
-    apiKey: cfg.apiKey ?? 'none',
-    ...(cfg.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-    maxRetries: 0,
-    timeout: cfg.timeoutSeconds * 1000,
-  });
+  let sdk: Promise<{ openai: typeof import('openai'); client: import('openai').OpenAI }> | undefined;
+  const loadSdk = () =>
+    (sdk ??= import('openai').then((openai) => ({
+      openai,
+      client: new openai.OpenAI({
+        baseURL: `${cfg.url}/v1`,
+        // Self-hosted servers often need no key: then no Authorization header at all.
+        apiKey: cfg.apiKey ?? 'none',
+        ...(cfg.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+        maxRetries: 0,
+        timeout: cfg.timeoutSeconds * 1000,
+      }),
+    })));
   return {
     async transcribe(input: TranscribeInput): Promise<Transcript> {
+      const { openai, client } = await loadSdk();
       try {
         const res = await client.audio.transcriptions.create(
           {
-            file: toStreamingFile(input.audio, input.filename, { type: input.contentType }),
+            file: openai.toStreamingFile(input.audio, input.filename, { type: input.contentType }),
             model: cfg.model,
             response_format: 'verbose_json',
             timestamp_granularities: ['segment'],
@@ -83,7 +91,7 @@ export function createTranscriber(cfg: NonNullable<Config['transcription']>) {
           : [];
         return { language: languageCode(body.language) ?? input.language, text: body.text.trim(), segments };
       } catch (err) {
-        throw classify(err, input.signal);
+        throw classify(openai, err, input.signal);
       }
     },
   };
@@ -91,7 +99,7 @@ export function createTranscriber(cfg: NonNullable<Config['transcription']>) {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-function classify(err: unknown, signal: AbortSignal | undefined): unknown {
+function classify({ APIError, APIConnectionError }: typeof import('openai'), err: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return err; // the worker stopped, or the lease lapsed: not the provider's failure
   if (err instanceof TranscriptionProviderError) return err;
   if (err instanceof APIError && typeof err.status === 'number') {

@@ -83,6 +83,31 @@ describe('renderShareCard', () => {
     await writeFile(path.join(outDir, 'markup-emoji.png'), png);
   });
 
+  it('draws emoji in colour (Twemoji): a skin tone and a family each one picture, where the words are', async () => {
+    /** Pixels of the words' area (left of the card, below the title row) far from grey: colour, not ink. */
+    const colourful = async (png: Buffer) => {
+      const { data, info } = await sharp(png).extract({ left: 0, top: 150, width: 1100, height: 320 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      let n = 0;
+      for (let i = 0; i < data.length; i += info.channels) if (Math.max(data[i], data[i + 1], data[i + 2]) - Math.min(data[i], data[i + 1], data[i + 2]) > 90) n++;
+      return n;
+    };
+    const card = (text: string) => renderShareCard({ text, contributorName: 'Ana', bookTitle: 'Grandma', theme: 'modern_editorial' });
+    const words = await card('We laughed so hard and then came home');
+    const emoji = await card('We laughed so hard 👍🏽 and then 👨‍👩‍👧 came home 🎉');
+    await writeFile(path.join(outDir, 'colour-emoji.png'), emoji);
+    // The theme's own words and colours are not colourful; three colour emoji are (each about 60 px square).
+    expect(await colourful(words)).toBeLessThan(50);
+    expect(await colourful(emoji)).toBeGreaterThan(1500);
+    // The thumbs-up keeps its medium skin tone (Twemoji's #C68642-ish browns), not the default yellow alone.
+    const { data, info } = await sharp(emoji).extract({ left: 0, top: 150, width: 1100, height: 320 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    let tone = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+      if (r > 150 && r < 230 && g > 110 && g < 180 && b > 70 && b < 140 && r - b > 60) tone++;
+    }
+    expect(tone).toBeGreaterThan(200);
+  });
+
   it('draws every script with the fallback faces it needs, and only those', async () => {
     const input = {
       text: 'Nguyễn Thị Hương — 奶奶，谢谢您 — 할머니 감사해요 — شكرا يا جدتي — תודה סבתא — दादी माँ ❤️',
@@ -91,7 +116,8 @@ describe('renderShareCard', () => {
       theme: 'editorial_noir',
     };
     const families = withFallbacks(THEME_STYLES.editorial_noir, input).map((f) => f.family);
-    for (const f of ['Noto Sans', 'Noto Sans SC', 'Noto Sans KR', 'Noto Naskh Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Emoji']) expect(families).toContain(f);
+    // Vietnamese in DM Serif Display and DM Sans: their companions (see fallbackFaces), Playfair Display and Inter.
+    for (const f of ['Playfair Display', 'Inter', 'Noto Sans SC', 'Noto Sans KR', 'Noto Naskh Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Emoji']) expect(families).toContain(f);
     expect(withFallbacks(THEME_STYLES.elegant_classic, { ...input, text: WORDS, contributorName: 'Ana', bookTitle: 'Grandpa' }).map((f) => f.family)).not.toContain('Noto Sans SC');
     const png = await renderShareCard(input);
     await expectCard(png);

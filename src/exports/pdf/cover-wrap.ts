@@ -30,9 +30,9 @@ export interface CoverWrapInput {
   /** Thickness of one page (half a leaf), mm. */
   caliperMm: number;
   memoryCount: number;
-  /** A readable file of the cover photo, or null for a typographic cover. */
-  photo: { path: string } | null;
-  /** Where the cover photo's subject is (the owner's `focal_point`); detected when not given. */
+  /** A readable file of the cover photo (with the subject stored when it was processed, if any), or null for a typographic cover. */
+  photo: { path: string; subject?: unknown } | null;
+  /** Where the cover photo's subject is (the owner's `focal_point`); else its stored subject, else detected. */
   photoFocal?: { x: number; y: number } | null;
   /** What the back cover says: a short memory, and when the memories were written. */
   back?: BackText;
@@ -85,7 +85,7 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
     const front: Panel = { trim: { x: b + T + S, y: b, w: T, h: T }, bleed: { top: b, right: b, bottom: b, left: 0 } };
     let photoPpi: number | null = null;
     const box = coverPhotoBox(style.theme, front);
-    const photo = input.photo ? await prepareCroppedPicture(input.photo.path, box, style.palette.background, input.photoFocal ?? undefined) : null;
+    const photo = input.photo ? await prepareCroppedPicture(input.photo, box, style.palette.background, input.photoFocal ?? undefined) : null;
     if (photo) photoPpi = Math.round(photo.ppi);
     drawBackCover(kit, back, input.back ?? { quote: null, dates: null });
     drawFrontCover(kit, front, photo);

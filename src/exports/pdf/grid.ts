@@ -19,16 +19,34 @@ export interface PageGrid {
   text: Box[];
   /** The box the text columns span together: short memories, bylines and codes are set in it. */
   column: Box;
-  /** Where a memory's photos go: the live area, or the text column. */
+  /** Where a memory's photos go: the live area or the text column, or a share of it (a mat, a hanging picture). */
   photos: Box;
-  /** The cells of one landscape photo, one portrait, and two side by side, in the photo box (offsets from its top left). */
+  /**
+   * The cells of one landscape photo, one portrait, and a memory's two (side by side; one when the theme shows
+   * one photo with a memory, the other held for later), in the photo box (offsets from its top left).
+   */
   cells: { landscape: Cell[]; portrait: Cell[]; pair: Cell[] };
   /** A breather: one photo alone on its page (its caption under it), or a plate bled off the page. */
   breather: Box;
+  /** A memory's card (a baby book's pasted-in note): the text column and a margin round it; null without cards. */
+  card: Box | null;
+  /** The frame drawn round a page of memories; null in a theme that frames only its cover. */
+  frame: Box | null;
+  /** Where a frame goes on this page (round a page of memories, or round one short memory's page). */
+  frameBox: Box;
+  /** The page number's centre and baseline. */
+  folio: { x: number; y: number };
+  /** The running head's centre, baseline and widest line; null in a theme without one. */
+  head: { x: number; y: number; w: number } | null;
 }
 
-/** Page types and their cells, as the trace reports a grid. */
-export type GridCells = Record<'live' | 'text' | 'photo-landscape' | 'photo-portrait' | 'photo-pair' | 'breather', Box[]>;
+/** Page types and their cells, as the trace reports a grid (a folio or running head as a box 10 mm wide round its point). */
+export type GridCells = Record<'live' | 'text' | 'photo-landscape' | 'photo-portrait' | 'photo-pair' | 'breather' | 'card' | 'frame' | 'folio' | 'head', Box[]>;
+
+/** A card's margin round its words, points (5 mm). */
+export const CARD_PAD = (5 * 72) / 25.4;
+
+const mm = (v: number) => (v * 72) / 25.4;
 
 /**
  * The grid on page n. `charWidth`: the average width of a character of the theme's text face at its long
@@ -36,24 +54,58 @@ export type GridCells = Record<'live' | 'text' | 'photo-landscape' | 'photo-port
  */
 export function pageGrid(look: PdfLook, g: BookGeometry, n: number, charWidth: number): PageGrid {
   const live = g.content(n);
+  const t = g.trimmed();
   const cols = look.longColumns;
   const gaps = (cols - 1) * COLUMN_GAP;
   const each = Math.min((live.w - gaps) / cols, look.longMeasure * charWidth);
   const w = each * cols + gaps;
   // 'inner' sits against the gutter: the left of a recto, the right of a verso.
-  const towardsLeft = look.column === 'centre' ? null : (look.column === 'inner') === g.isRecto(n);
+  const outerOnRight = g.isRecto(n);
+  const towardsLeft = look.column === 'centre' ? null : (look.column === 'inner') === outerOnRight;
   const x = towardsLeft === null ? live.x + (live.w - w) / 2 : towardsLeft ? live.x : live.x + live.w - w;
   const column = { x, y: live.y, w, h: live.h };
   const text = Array.from({ length: cols }, (_, i) => ({ x: x + i * (each + COLUMN_GAP), y: live.y, w: each, h: live.h }));
-  const photos = look.photoWidth === 'column' ? column : live;
+  // A box `share` as wide as `within`, centred in it or flush with its outer edge.
+  const placed = (within: Box, share: number, h: number): Box => {
+    const bw = within.w * share;
+    const bx = look.photoAlign === 'centre' ? within.x + (within.w - bw) / 2 : outerOnRight ? within.x + within.w - bw : within.x;
+    return { x: bx, y: within.y, w: bw, h };
+  };
+  const photos = placed(look.photoWidth === 'column' ? column : live, look.photoSpan, live.h);
   const layout = (aspects: number[]) => photoLayout(aspects, photos.w, live.h * look.photoShare, PHOTO_GAP).cells;
-  const breather = look.breather === 'plate' ? { x: 0, y: 0, w: g.page, h: g.page } : { x: live.x, y: live.y, w: live.w, h: live.h * 0.86 };
-  return { live, text, column, photos, cells: { landscape: layout([1.5]), portrait: layout([0.75]), pair: layout([1.5, 1.5]) }, breather };
+  const breather = look.breather === 'plate' ? { x: 0, y: 0, w: g.page, h: g.page } : placed(live, look.breatherSpan, live.h * 0.86);
+  const card = look.cards ? { x: column.x - CARD_PAD, y: live.y - CARD_PAD, w: column.w + 2 * CARD_PAD, h: live.h + 2 * CARD_PAD } : null;
+  // The frame is centred on the live area (which the gutter moves), not on the trimmed page.
+  const frameBox = { x: live.x - mm(11), y: t.y + mm(7), w: live.w + mm(22), h: t.h - mm(14) };
+  const frame = look.pageFrame === 'none' ? null : frameBox;
+  const outerEdge = outerOnRight ? live.x + live.w - mm(4) : live.x + mm(4);
+  const folio =
+    look.folioAt === 'foot-centre'
+      ? { x: live.x + live.w / 2, y: t.y + t.h - mm(13) }
+      : look.folioAt === 'foot-outer'
+        ? { x: outerEdge, y: t.y + t.h - mm(13) }
+        : { x: outerEdge, y: live.y - mm(7.5) };
+  // A running head over the text column (not over the photos' side of a Swiss grid), clear of a folio at the head.
+  const head = look.runningHead ? { x: column.x + column.w / 2, y: live.y - mm(7.5), w: column.w } : null;
+  return {
+    live,
+    text,
+    column,
+    photos,
+    cells: { landscape: layout([1.5]), portrait: layout([0.75]), pair: layout(look.inlinePhotos >= 2 ? [1.5, 1.5] : [1.5]) },
+    breather,
+    card,
+    frame,
+    frameBox,
+    folio,
+    head,
+  };
 }
 
 /** A grid as the trace reports it: each page type's cells on the page, points. */
 export function gridCells(grid: PageGrid): GridCells {
   const at = (cells: Cell[]) => cells.map((c) => ({ x: grid.photos.x + c.x, y: grid.live.y + c.y, w: c.w, h: c.h }));
+  const mark = (p: { x: number; y: number }) => ({ x: p.x - mm(5), y: p.y - mm(3), w: mm(10), h: mm(4) });
   return {
     live: [grid.live],
     text: grid.text,
@@ -61,5 +113,9 @@ export function gridCells(grid: PageGrid): GridCells {
     'photo-portrait': at(grid.cells.portrait),
     'photo-pair': at(grid.cells.pair),
     breather: [grid.breather],
+    card: grid.card ? [grid.card] : [],
+    frame: grid.frame ? [grid.frame] : [],
+    folio: [mark(grid.folio)],
+    head: grid.head ? [mark(grid.head)] : [],
   };
 }

@@ -5,7 +5,7 @@ import { themeStyle } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
-import { COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
+import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
@@ -68,7 +68,7 @@ export interface PdfBookInput {
    * should reject with a `missing` error (it is left out); any other
    * failure fails the render, so it is retried rather than printed without it.
    */
-  openPicture(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  openPicture(key: string): Promise<{ path: string; release(): Promise<void>; /** The subject found when it was processed (its media row's), if any: not looked for again. */ subject?: unknown }>;
   /** Whether an error of openPicture means the picture is simply gone. */
   isMissing?(err: unknown): boolean;
   /** Told about each picture left out (gone, or not decodable). */
@@ -266,11 +266,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const n = decorateDue;
     decorateDue = null;
     const t = g.trimmed();
-    // The frame is centred on the text column (which the gutter moves), not on the trimmed page.
-    if (look.pageFrame !== 'none') drawFrame(doc, look.pageFrame, { x: content.x - mm(11), y: t.y + mm(7), w: content.w + mm(22), h: t.h - mm(14) }, 0, p.accent, 0.5);
-    // Running head: the book's short title (before a natural break), small, over the text column; none when
+    const { frame, head } = gridOn(n);
+    if (frame) drawFrame(doc, look.pageFrame, frame, 0, p.accent, 0.5);
+    // Running head: the book's short title (before a natural break), small, where the grid puts it; none when
     // even that is long (a running head is a reminder, not a second title page).
-    if (runningHead) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, content.x + content.w / 2, content.y - mm(7.5), smallColour, content.w);
+    if (runningHead && head) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, head.x, head.y, smallColour, head.w);
     if (look.cornerOrnament) {
       // A sprig in the outer corners of the wide margins, turned towards the page.
       const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
@@ -374,12 +374,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return;
     }
     list.forEach((gr, i) => {
-      if (look.cards) {
-        // The card runs past the page's edge of the live area where the memory goes on from, or to, another page.
-        const pad = mm(5);
-        const top = gr.continued && i === 0 ? content.y - pad : gr.top + shifts[i] - pad;
-        const end = gr.flowsOn ? bottom + pad : gr.bottom + shifts[i] + pad;
-        doc.save().roundedRect(content.x - pad, top, content.w + 2 * pad, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+      const card = gridOn(pageNo).card;
+      if (card) {
+        // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
+        const top = gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD;
+        const end = gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD;
+        doc.save().roundedRect(card.x, top, card.w, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
       }
       for (const op of gr.ops) op(shifts[i]);
       if (i > 0) {
@@ -430,8 +430,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function quotePage(q: QuoteDesign) {
     const base = q.style;
     const chars = Math.max(1, normalizeText(q.text).length);
-    const width = q.align === 'center' ? content.w * 0.86 : content.w - barIndent;
-    const box = { x: q.align === 'center' ? content.x + (content.w - width) / 2 : content.x + barIndent, w: width };
+    // On a card the words keep to the card's column; else they take the live area.
+    const card = gridOn(pageNo).card;
+    const area = card ? gridOn(pageNo).column : content;
+    if (look.quoteFrame !== 'none') drawFrame(doc, look.quoteFrame, gridOn(pageNo).frameBox, 0, p.accent, 0.5);
+    const width = q.align === 'center' ? area.w * (card ? 1 : 0.86) : area.w - barIndent;
+    const box = { x: q.align === 'center' ? area.x + (area.w - width) / 2 : area.x + barIndent, w: width };
     const gap = mm(14);
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
     const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
@@ -452,11 +456,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     const total = markH + textH + sigH;
     const top = content.y + Math.max(0, (content.h - total) / 2);
-    const cx = content.x + content.w / 2;
-    if (look.cards) {
-      const pad = mm(7);
-      doc.save().roundedRect(content.x - pad, top - pad, content.w + 2 * pad, total + 2 * pad, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
-    }
+    const cx = area.x + area.w / 2;
+    if (card) doc.save().roundedRect(card.x, top - mm(7), card.w, total + mm(14), mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
     look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
     look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
@@ -558,8 +559,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   function folio(n: number) {
-    const cx = content.x + content.w / 2;
-    const cy = g.trimmed().y + g.trim - mm(13);
+    const { x: cx, y: cy } = gridOn(n).folio;
     const s: TextStyle = { face: faces.body, fallbacks: [], size: smallest(8.5), leading: 1 };
     if (look.folio === 'disc') {
       doc.save().circle(cx, cy - 3, 9).fill(p.accent).restore();
@@ -620,7 +620,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const copy = await openOrSkip(input.coverPicture);
       if (copy) {
         try {
-          photo = await prepareCroppedPicture(copy.path, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
+          photo = await prepareCroppedPicture(copy, coverPhotoBox(style.theme, panel), p.background, input.coverFocal ?? undefined);
         } finally {
           await copy.release();
         }
@@ -846,7 +846,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
           const plate = !!size && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI && (await previous) >= PRINTS_BETWEEN_PLATES;
-          const bleed = plate ? await prepareCroppedPicture(copies[0].copy.path, { w: g.page, h: g.page }, p.background) : null;
+          const bleed = plate ? await prepareCroppedPicture(copies[0].copy, { w: g.page, h: g.page }, p.background) : null;
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
@@ -854,14 +854,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
         for (const [i, { pic, copy, aspect }] of copies.entries()) {
-          const cell = await cellForPhoto(copy.path, layout.cells[i], aspect);
+          const cell = await cellForPhoto(copy, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
           const mounted = pictureBox(cell);
           // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
           const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
           const size = await uprightSize(copy.path);
           const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
-          const ready = await prepareCroppedPicture(copy.path, box, p.background);
+          const ready = await prepareCroppedPicture(copy, box, p.background);
           if (!ready) {
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
@@ -1022,7 +1022,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
-      const ready = await prepareCroppedPicture(copy.path, box, p.background);
+      const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
         return null;
@@ -1191,6 +1191,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
     if (pull && !atTop() && !pageShort()) memoryPage();
+    // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
+    else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
     if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
@@ -1427,7 +1429,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // (It shares the last page with the colophon under it.)
       const side = g.trim * 0.5;
       const box = cellAtLeast(size, aspect >= 1 ? { w: side, h: side / aspect } : { w: side * aspect, h: side }, MIN_PRINT_PPI);
-      const ready = await prepareCroppedPicture(copy.path, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
+      const ready = await prepareCroppedPicture(copy, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();

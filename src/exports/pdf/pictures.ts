@@ -1,5 +1,5 @@
 import { cellOfShape, chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
-import { cropRectAround, detectSubject, type FocalPoint } from '../../media-tools/focal-crop.js';
+import { cropRectAround, subjectOfPhoto, type FocalPoint, type PhotoFile } from '../../media-tools/focal-crop.js';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -63,22 +63,24 @@ export async function preparePicture(file: string, box: { w: number; h: number }
 /**
  * A photo cropped to fill a cell of w × h points around its subject: the
  * largest part of the photo of the cell's shape centred on `focal` (as far
- * as the photo's edges allow), detected with detectSubject when none is
- * given, and then placed to cut no face (a cover's focal_point, chosen by
- * its owner, is given and wins). At 300 dpi
+ * as the photo's edges allow), its subject's when none is given (stored
+ * with its media when it was processed, else detected now: subjectOfPhoto),
+ * and then placed to cut no face (a cover's focal_point, chosen by its
+ * owner, is given and wins). At 300 dpi
  * of the cell's size, or the photo's own pixels when it has fewer (see
  * cellAtLeast for keeping those at MIN_PRINT_PPI). `ppi` is what it prints at.
  */
 export async function prepareCroppedPicture(
-  file: string,
+  photo: string | PhotoFile,
   cell: { w: number; h: number },
   background: string,
   focal?: FocalPoint,
 ): Promise<(PreparedPicture & { ppi: number; focal: FocalPoint }) | null> {
   const sharp = await loadSharp();
+  const file = typeof photo === 'string' ? photo : photo.path;
   const upright = await uprightSize(file);
   if (!upright) return null;
-  const subject = focal ? null : await detectSubject(file);
+  const subject = focal ? null : await subjectOfPhoto(photo);
   const at = focal ?? subject!.focal;
   const rect = cropRectAround(upright, cell.w / cell.h, at, subject?.heads);
   // The part of the photo that fills the cell, in its own pixels; never scaled up.
@@ -105,8 +107,8 @@ export async function prepareCroppedPicture(
  * is a portrait that the slot's landscape shape would cut by more than a sliver, or the slot's crop cannot
  * hold its subject (its faces); then the shape that cuts least (chooseCellShape), centred in the slot.
  */
-export async function cellForPhoto<T extends { x: number; y: number; w: number; h: number }>(file: string, slot: T, photoAspect: number): Promise<T> {
-  const subject = await detectSubject(file);
+export async function cellForPhoto<T extends { x: number; y: number; w: number; h: number }>(photo: string | PhotoFile, slot: T, photoAspect: number): Promise<T> {
+  const subject = await subjectOfPhoto(photo);
   return cellOfShape(slot, chooseCellShape(photoAspect, subject.box, [slot.w / slot.h, ...OTHER_SHAPES]));
 }
 

@@ -5,9 +5,15 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { IdempotencyStore, StoredResponse } from '../../services/idempotency/idempotency-store.js';
 import { isUnsafeMethod } from './authenticate.js';
+import { DECLARED_HEADERS, isKeyedRoute, type PluginHeaders } from '../header-declarations.js';
 
 export const MAX_KEY_LENGTH = 200;
-const REPLAYED_HEADERS = ['etag', 'location', 'content-type'];
+
+/** What the plugin adds to every keyed route: 409 idempotency_key_in_use, with Retry-After. */
+export const IDEMPOTENCY_HEADERS: PluginHeaders = { plugin: 'idempotency', wraps: isKeyedRoute, headers: { retryAfter: [409] } };
+
+/** A replay sends what the first answer sent: its type, and every declared header (the route declared them for that status). */
+export const REPLAYED_HEADERS = ['content-type', ...Object.values(DECLARED_HEADERS).map((h) => h.name.toLowerCase())];
 
 /** A request running under its Idempotency-Key: its transaction, and what its answer is stored under. */
 export interface IdempotentUnit {

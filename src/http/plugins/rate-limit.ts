@@ -2,6 +2,10 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import type { Config } from '../../config/config.js';
 import { errors } from '../../errors.js';
 import type { RateLimiter } from '../../services/rate-limit/rate-limiter.js';
+import type { PluginHeaders } from '../header-declarations.js';
+
+/** What the plugin adds to every route with `config.rateLimit`: 429 rate_limited, with Retry-After. */
+export const RATE_LIMIT_HEADERS: PluginHeaders = { plugin: 'rate limit', wraps: (route) => Boolean(route.config?.rateLimit), headers: { retryAfter: [429] } };
 
 /**
  * The rate limit of a route with `config.rateLimit`, counted in a short

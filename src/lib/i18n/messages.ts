@@ -1,4 +1,5 @@
-import { IntlMessageFormat } from 'intl-messageformat';
+import { createRequire } from 'node:module';
+import type { IntlMessageFormat } from 'intl-messageformat';
 import { CATALOGUES } from './catalogues/index.js';
 import type { MessageKey } from './catalogues/en.js';
 import type { Language } from './languages.js';
@@ -6,6 +7,11 @@ import type { Language } from './languages.js';
 export type { MessageKey };
 
 const formats = new Map<string, IntlMessageFormat>();
+
+// The ICU formatter (and its parser) is read with the first message formatted, not as the server starts:
+// a synchronous require, so formatting stays a plain function.
+const require = createRequire(import.meta.url);
+let Formatter: typeof IntlMessageFormat | undefined;
 
 /** Dates in messages (`{d, date, long}`) are days on the calendar, the same for every reader: UTC. */
 const DATE_FORMATS = {
@@ -20,7 +26,8 @@ function formatOf(lang: Language, key: MessageKey): IntlMessageFormat {
   const id = `${lang}\u0000${key}`;
   let f = formats.get(id);
   if (!f) {
-    f = new IntlMessageFormat(CATALOGUES[lang][key], lang, DATE_FORMATS as never);
+    Formatter ??= (require('intl-messageformat') as typeof import('intl-messageformat')).IntlMessageFormat;
+    f = new Formatter(CATALOGUES[lang][key], lang, DATE_FORMATS as never);
     formats.set(id, f);
   }
   return f;

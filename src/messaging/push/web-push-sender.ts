@@ -1,8 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
-import webpush from 'web-push';
+import { createRequire } from 'node:module';
 import type { Config } from '../../config/config.js';
 import { PushFailed, PushGone, type PushMessage } from './push-types.js';
+
+const require = createRequire(import.meta.url);
 
 export interface WebPushSubscription {
   endpoint: string;
@@ -20,8 +22,11 @@ export type GuardedLookup = (url: URL) => NonNullable<http.RequestOptions['looku
  * (WEBHOOK_ALLOW_PRIVATE), DNS rebinding included.
  */
 export function createWebPushSender(cfg: NonNullable<Config['push']['webPush']>, lookupFor: GuardedLookup) {
+  // Read with the first push, not as the server starts.
+  let webpush: typeof import('web-push') | undefined;
   return {
     async send(subscription: WebPushSubscription, message: PushMessage, o: { signal?: AbortSignal; ttlSeconds?: number } = {}): Promise<void> {
+      webpush ??= require('web-push') as typeof import('web-push');
       const details = webpush.generateRequestDetails(subscription, JSON.stringify(message), {
         vapidDetails: { subject: cfg.subject, publicKey: cfg.publicKey, privateKey: cfg.privateKey },
         contentEncoding: 'aes128gcm',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireAuth, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { AuthMe, CreatedToken, CreateTokenBody, RevokedToken } from './schemas.js';
 
@@ -20,7 +21,7 @@ export function registerAuthRoutes(app: FastifyInstance, { services }: RouteCont
         body: CreateTokenBody,
         response: { 201: CreatedToken },
       },
-      config: { sessionOnly: true, errors: ['name_taken'] },
+      config: { sessionOnly: true, errors: ['name_taken'], location: [201] },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);
@@ -28,7 +29,7 @@ export function registerAuthRoutes(app: FastifyInstance, { services }: RouteCont
       const base = { id: token.id, name: token.name, created_at: token.created_at };
       // The plaintext is never stored: a replay of this request answers without it.
       if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...base, plaintext: null, replayed: true });
-      reply.code(201).header('location', '/api/v1/auth/me/');
+      setLocation(reply.code(201), '/api/v1/auth/me/');
       return { ...base, plaintext, replayed: false };
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import { SlugParams } from './schemas.js';
@@ -25,11 +26,11 @@ export function archiveAndRestoreBook(app: FastifyInstance, { services }: RouteC
           body: EmptyBody,
           response: { 200: Type.Ref('Book') },
         },
-        config: { book: action },
+        config: { book: action, etag: [200] },
       },
       async (request, reply) => {
         const { book } = await services.books.setStatus(unitOf(request), actorOf(request), request.params.slug, status);
-        reply.header('etag', book.etag);
+        setEtag(reply, book.etag);
         return book;
       },
     );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import type { CoverFindings } from '../../services/books/cover-writes.js';
 import { declaredLengthWithinCeiling, discardLeftoverUpload, FILE_FIELD, receiveUpload } from '../media/upload-media.js';
@@ -29,6 +30,7 @@ export function putCover(app: FastifyInstance, { services }: RouteContext) {
       },
       config: {
         book: 'update',
+        etag: [200],
         idempotency: 'deferred',
         multipart: { fileField: FILE_FIELD, description: 'One file part named `file`: a photo (JPEG, PNG, HEIC, WebP…).' },
         errors: ['plan_limit_exceeded', 413, 415],
@@ -58,7 +60,7 @@ export function putCover(app: FastifyInstance, { services }: RouteContext) {
         (staged) => services.media.discardStaged(staged),
       );
       if (!outcome) return reply;
-      reply.header('etag', outcome.value.etag);
+      setEtag(reply, outcome.value.etag);
       return outcome.value;
     },
   );
@@ -80,11 +82,11 @@ export function deleteCover(app: FastifyInstance, { services }: RouteContext) {
         params: SlugParams,
         response: { 200: Type.Ref('Book') },
       },
-      config: { book: 'update' },
+      config: { book: 'update', etag: [200] },
     },
     async (request, reply) => {
       const book = await services.books.deleteCover(unitOf(request), actorOf(request), request.params.slug);
-      reply.header('etag', book.etag);
+      setEtag(reply, book.etag);
       return book;
     },
   );

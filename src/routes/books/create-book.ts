@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag, setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { CreateBookBody } from './schemas.js';
 
@@ -19,11 +20,11 @@ export function createBook(app: FastifyInstance, { services }: RouteContext) {
         body: CreateBookBody,
         response: { 201: Type.Ref('Book') },
       },
-      config: { errors: ['payment_required', 'conflict'] },
+      config: { errors: ['payment_required', 'conflict'], location: [201], etag: [201] },
     },
     async (request, reply) => {
       const book = await services.books.createBook(unitOf(request), actorOf(request), request.body);
-      reply.code(201).header('location', `/api/v1/books/${book.slug}/`).header('etag', book.etag);
+      setEtag(setLocation(reply.code(201), `/api/v1/books/${book.slug}/`), book.etag);
       return book;
     },
   );

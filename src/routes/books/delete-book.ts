@@ -22,7 +22,7 @@ export function deleteBook(app: FastifyInstance, { services }: RouteContext) {
         response: { 202: DeletionQueued, 204: Type.Null({ description: 'Deleted' }) },
       },
       // Deferred: the key is claimed after the backup endpoint has answered, so no transaction waits on it.
-      config: { book: 'delete', idempotency: 'deferred', errors: [403] },
+      config: { book: 'delete', idempotency: 'deferred', errors: [403], retryAfter: [202] },
     },
     async (request, reply) => {
       const actor = actorOf(request);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from './schemas.js';
 
@@ -16,11 +17,11 @@ export function getBook(app: FastifyInstance, { services }: RouteContext) {
         params: SlugParams,
         response: { 200: Type.Ref('Book') },
       },
-      config: { book: 'view', errors: [403] },
+      config: { book: 'view', errors: [403], etag: [200] },
     },
     async (request, reply) => {
       const book = await services.books.getBook(actorOf(request), request.params.slug);
-      reply.header('etag', book.etag);
+      setEtag(reply, book.etag);
       return book;
     },
   );

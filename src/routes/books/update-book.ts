@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams, UpdateBookBody } from './schemas.js';
 
@@ -18,11 +19,11 @@ export function updateBook(app: FastifyInstance, { services }: RouteContext) {
         body: UpdateBookBody,
         response: { 200: Type.Ref('Book') },
       },
-      config: { book: 'update', errors: [412] },
+      config: { book: 'update', errors: [412], etag: [200] },
     },
     async (request, reply) => {
       const book = await services.books.updateBook(unitOf(request), actorOf(request), request.params.slug, request.body, request.headers['if-match']);
-      reply.header('etag', book.etag);
+      setEtag(reply, book.etag);
       return book;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateExportBody } from './schemas.js';
@@ -46,14 +47,14 @@ export function createExport(app: FastifyInstance, { services }: RouteContext) {
         params: SlugParams,
         body: CreateExportBody,
         response: { 202: Type.Ref('ExportJob', { description: 'Accepted: the export job, pending' }) },
-        'x-location-on-202': true,
         'x-response-examples': { 202: PENDING_EXAMPLE },
       },
-      config: { book: 'export', errors: [403, 429] },
+      // Where to poll the job; its own cap on unfinished exports answers 429 with Retry-After.
+      config: { book: 'export', errors: [403, 429], location: [202], retryAfter: [429] },
     },
     async (request, reply) => {
       const job = await services.exports.requestExport(unitOf(request), actorOf(request), request.params.slug, request.body);
-      reply.code(202).header('location', `/api/v1/books/${job.book_slug}/exports/${job.id}/`);
+      setLocation(reply.code(202), `/api/v1/books/${job.book_slug}/exports/${job.id}/`);
       return job;
     },
   );

@@ -20,7 +20,7 @@ export function getExportArtifact(app: FastifyInstance, { services }: RouteConte
         params: ExportParams,
         response: { 200: ExportArtifact },
       },
-      config: { book: 'read_exports', errors: ['export_not_ready', 'export_failed', 'storage_unavailable'] },
+      config: { book: 'read_exports', errors: ['export_not_ready', 'export_failed', 'storage_unavailable'], retryAfter: [502] },
       onRequest: jobIdMustBeWellFormed,
     },
     async (request) => services.exports.getArtifact(actorOf(request), request.params.slug, request.params.job_id),

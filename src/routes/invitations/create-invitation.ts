@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateInvitationBody } from './schemas.js';
@@ -24,11 +25,11 @@ export function createInvitation(app: FastifyInstance, { services }: RouteContex
         body: CreateInvitationBody,
         response: { 201: Type.Ref('Invitation') },
       },
-      config: { book: 'manage_invitations', errors: ['member_limit_exceeded', 'invitation_pending'] },
+      config: { book: 'manage_invitations', errors: ['member_limit_exceeded', 'invitation_pending'], location: [201] },
     },
     async (request, reply) => {
       const invitation = await services.invitations.createInvitation(unitOf(request), actorOf(request), request.params.slug, request.body);
-      reply.code(201).header('location', `/api/v1/books/${request.params.slug}/invitations/${invitation.id}/`);
+      setLocation(reply.code(201), `/api/v1/books/${request.params.slug}/invitations/${invitation.id}/`);
       return invitation;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { actorOf, type RouteRateLimit, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import { ACCOUNT_EXPORT_WINDOW_SECONDS } from '../../services/exports/export-types.js';
 import { isUuid } from '../../lib/ids.js';
 import type { RouteContext } from '../../services/index.js';
@@ -36,14 +37,13 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
           'so it never counts.',
         body: EmptyObjectBody,
         response: { 202: AccountExportRequested },
-        'x-location-on-202': true,
       },
       // Replays are answered first and never count; then this limit, before schema validation (the contract's order).
-      config: { rateLimit: DAILY_EXPORT },
+      config: { rateLimit: DAILY_EXPORT, location: [202] },
     },
     async (request, reply) => {
       const job = await services.accountExports.requestExport(unitOf(request), actorOf(request));
-      return reply.code(202).header('location', `/api/v1/me/export/${job.id}/`).send(job);
+      return setLocation(reply.code(202), `/api/v1/me/export/${job.id}/`).send(job);
     },
   );
 
@@ -62,7 +62,7 @@ export function registerAccountExportRoutes(app: FastifyInstance, { services }: 
         params: AccountExportParams,
         response: { 200: AccountExportJob },
       },
-      config: { errors: [502] },
+      config: { errors: [502], retryAfter: [502] },
       // An id not shaped like ours names nothing (404), answered right after authentication.
       onRequest: async (request: FastifyRequest) => {
         if (!isUuid((request.params as { job_id?: string }).job_id)) throw errors.notFound('export');

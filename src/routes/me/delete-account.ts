@@ -75,7 +75,13 @@ export function registerDeleteAccountRoutes(app: FastifyInstance, { services }: 
         response: { 200: AccountDeleted, 202: AccountDeletionQueued },
       },
       // Deferred: the key is claimed after the backup endpoint has answered, so no transaction waits on it.
-      config: { errors: ['reauth_required', 'invalid_credentials'], replayWithRevokedToken: true, rateLimit: perUser('account_delete'), idempotency: 'deferred' },
+      config: {
+        errors: ['reauth_required', 'invalid_credentials'],
+        replayWithRevokedToken: true,
+        rateLimit: perUser('account_delete'),
+        idempotency: 'deferred',
+        retryAfter: [202],
+      },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { requireAuth, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { toProfile } from '../../services/users/user-mapper.js';
 import { READ_ONLY_PROFILE_FIELDS } from '../../services/users/user-types.js';
@@ -22,10 +23,10 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
 
   api.get(
     '/me/',
-    { schema: { operationId: 'getProfile', tags: ['identity'], summary: 'Your profile', response: { 200: Profile } } },
+    { schema: { operationId: 'getProfile', tags: ['identity'], summary: 'Your profile', response: { 200: Profile } }, config: { etag: [200] } },
     async (request, reply) => {
       const profile = toProfile(await services.users.getUser(requireAuth(request.auth).user.id));
-      reply.header('etag', profile.etag);
+      setEtag(reply, profile.etag);
       return profile;
     },
   );
@@ -42,7 +43,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
         body: UpdateProfileBody,
         response: { 200: Profile },
       },
-      config: { errors: [412] },
+      config: { errors: [412], etag: [200] },
     },
     async (request, reply) => {
       const auth = requireAuth(request.auth);
@@ -57,7 +58,7 @@ export async function registerMeRoutes(app: FastifyInstance, ctx: RouteContext) 
       const patch = Object.fromEntries(Object.entries({ first_name, last_name, books_sort }).filter(([, v]) => v !== undefined));
       const updated = await services.users.updateProfile(unitOf(request), auth.user.id, patch, request.headers['if-match']);
       const profile = toProfile(updated);
-      reply.header('etag', profile.etag);
+      setEtag(reply, profile.etag);
       return profile;
     },
   );

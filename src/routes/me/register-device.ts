@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { RegisterDeviceBody } from './device-schemas.js';
 
@@ -21,11 +22,12 @@ export function registerDevice(app: FastifyInstance, { services }: RouteContext)
         body: RegisterDeviceBody,
         response: { 201: Type.Ref('Device', { description: 'Registered' }), 200: Type.Ref('Device', { description: 'This token was registered already' }) },
       },
+      config: { location: [201] },
     },
     async (request, reply) => {
       const { created, device } = await services.devices.register(unitOf(request), actorOf(request), request.body);
-      if (created) reply.header('location', `/api/v1/me/devices/${device.id}/`);
-      return reply.code(created ? 201 : 200).send(device);
+      if (!created) return reply.code(200).send(device);
+      return setLocation(reply.code(201), `/api/v1/me/devices/${device.id}/`).send(device);
     },
   );
 }

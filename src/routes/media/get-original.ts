@@ -46,7 +46,7 @@ export function getOriginal(app: FastifyInstance, { services }: RouteContext) {
         params: MediaParams,
         response: { 200: OriginalFile },
       },
-      config: { book: 'read_original', errors: [403, 'invalid_state', 'original_unavailable', 'storage_unavailable'] },
+      config: { book: 'read_original', errors: [403, 'invalid_state', 'original_unavailable', 'storage_unavailable'], retryAfter: [502] },
       onRequest: mediaIdsMustBeWellFormed,
     },
     async (request) => services.media.getOriginal(actorOf(request), request.params.slug, request.params.id, request.params.media_id),

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { errors } from '../../errors.js';
 import { declaredLengthOver, dropRestOfBody, MAX_BOUNDARY_LENGTH, multipartFailureOf } from '../../http/multipart.js';
 import { actorOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { sha256 } from '../../lib/secrets.js';
 import type { RouteContext } from '../../services/index.js';
@@ -190,6 +191,7 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
       },
       config: {
         book: 'upload_own_media',
+        location: [201],
         ownRow: 'submission',
         idempotency: 'deferred',
         multipart: { fileField: FILE_FIELD, description: 'One file part named `file`: an image, audio or video file.' },
@@ -209,7 +211,7 @@ export function uploadMedia(app: FastifyInstance, { services }: RouteContext) {
         (staged) => services.media.discardStaged(staged),
       );
       if (!outcome) return reply;
-      reply.code(201).header('location', `/api/v1/books/${encodeURIComponent(slug)}/submissions/${id}/media/${outcome.value.id}/`);
+      setLocation(reply.code(201), `/api/v1/books/${encodeURIComponent(slug)}/submissions/${id}/media/${outcome.value.id}/`);
       return outcome.value;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { AddMemberBody } from './schemas.js';
@@ -22,13 +23,13 @@ export function addMember(app: FastifyInstance, { services }: RouteContext) {
         body: AddMemberBody,
         response: { 201: Type.Ref('Member') },
       },
-      config: { book: 'manage_members', errors: ['member_limit_exceeded', 'already_a_member', 'user_not_found'] },
+      config: { book: 'manage_members', errors: ['member_limit_exceeded', 'already_a_member', 'user_not_found'], location: [201] },
     },
     async (request, reply) => {
       const { email, user_id, role } = request.body;
       const who = email !== undefined ? { email } : { userId: user_id! };
       const member = await services.members.addMember(unitOf(request), actorOf(request), request.params.slug, who, role);
-      reply.code(201).header('location', `/api/v1/books/${request.params.slug}/members/${member.user_id}/`);
+      setLocation(reply.code(201), `/api/v1/books/${request.params.slug}/members/${member.user_id}/`);
       return member;
     },
   );

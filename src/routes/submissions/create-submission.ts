@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag, setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SlugParams } from '../books/schemas.js';
 import { CreateSubmissionBody } from './schemas.js';
@@ -24,6 +25,8 @@ export function createSubmission(app: FastifyInstance, { services }: RouteContex
       },
       config: {
         book: 'create_submission',
+        location: [201],
+        etag: [201],
         rateLimit: {
           name: 'submission_create',
           key: (request) => `${request.auth?.user.id}:${request.ip}`,
@@ -34,7 +37,7 @@ export function createSubmission(app: FastifyInstance, { services }: RouteContex
     },
     async (request, reply) => {
       const submission = await services.submissions.createSubmission(unitOf(request), actorOf(request), request.params.slug, request.body);
-      reply.code(201).header('location', `/api/v1/books/${submission.book_slug}/submissions/${submission.id}/`).header('etag', submission.etag);
+      setEtag(setLocation(reply.code(201), `/api/v1/books/${submission.book_slug}/submissions/${submission.id}/`), submission.etag);
       return submission;
     },
   );

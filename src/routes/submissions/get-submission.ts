@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
 
@@ -17,12 +18,12 @@ export function getSubmission(app: FastifyInstance, { services }: RouteContext) 
         params: SubmissionParams,
         response: { 200: Type.Ref('Submission') },
       },
-      config: { book: 'list_submissions', errors: [403] },
+      config: { book: 'list_submissions', errors: [403], etag: [200] },
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {
       const submission = await services.submissions.getSubmission(actorOf(request), request.params.slug, request.params.id);
-      reply.header('etag', submission.etag);
+      setEtag(reply, submission.etag);
       return submission;
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import type { RouteContext } from '../../services/index.js';
 import { ModerationResult, RejectBody, SubmissionParams, submissionIdMustBeWellFormed } from './schemas.js';
@@ -46,13 +47,13 @@ export function moderateSubmission(app: FastifyInstance, { services }: RouteCont
           body: r.body,
           response: { 200: ModerationResult },
         },
-        config: { book: r.book, errors: [...r.errors] },
+        config: { book: r.book, errors: [...r.errors], etag: [200] },
         onRequest: submissionIdMustBeWellFormed,
       },
       async (request, reply) => {
         const reason = r.action === 'reject' ? ((request.body as { reason?: string | null } | null)?.reason ?? null) : null;
         const result = await services.submissions.moderate(unitOf(request), actorOf(request), request.params.slug, request.params.id, r.action, reason);
-        reply.header('etag', result.submission.etag);
+        setEtag(reply, result.submission.etag);
         return result;
       },
     );

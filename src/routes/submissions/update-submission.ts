@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { SubmissionParams, UpdateSubmissionBody, submissionIdMustBeWellFormed } from './schemas.js';
 
@@ -21,12 +22,12 @@ export function updateSubmission(app: FastifyInstance, { services }: RouteContex
         body: UpdateSubmissionBody,
         response: { 200: Type.Ref('Submission') },
       },
-      config: { book: 'edit_own_submission', ownRow: 'submission', errors: [403, 412] },
+      config: { book: 'edit_own_submission', ownRow: 'submission', errors: [403, 412], etag: [200] },
       onRequest: submissionIdMustBeWellFormed,
     },
     async (request, reply) => {
       const submission = await services.submissions.updateSubmission(unitOf(request), actorOf(request), request.params.slug, request.params.id, request.body, request.headers['if-match']);
-      reply.header('etag', submission.etag);
+      setEtag(reply, submission.etag);
       return submission;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { MediaParams, mediaIdsMustBeWellFormed } from '../media/schemas.js';
 
@@ -17,12 +18,12 @@ export function getTranscription(app: FastifyInstance, { services }: RouteContex
         params: MediaParams,
         response: { 200: Type.Ref('Transcription') },
       },
-      config: { book: 'read_transcription', errors: [403] },
+      config: { book: 'read_transcription', errors: [403], etag: [200] },
       onRequest: mediaIdsMustBeWellFormed,
     },
     async (request, reply) => {
       const transcription = await services.transcriptions.get(actorOf(request), request.params.slug, request.params.id, request.params.media_id);
-      reply.header('etag', transcription.etag);
+      setEtag(reply, transcription.etag);
       return transcription;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { MediaParams, mediaIdsMustBeWellFormed } from '../media/schemas.js';
 
@@ -24,13 +25,12 @@ export function requestTranscription(app: FastifyInstance, { services }: RouteCo
           200: Type.Ref('Transcription', { description: 'One exists already: it is answered as it is' }),
         },
       },
-      config: { book: 'request_transcription', errors: [403, 'transcription_unavailable'] },
+      config: { book: 'request_transcription', errors: [403, 'transcription_unavailable'], etag: [200, 202] },
       onRequest: mediaIdsMustBeWellFormed,
     },
     async (request, reply) => {
       const { created, transcription } = await services.transcriptions.request(unitOf(request), actorOf(request), request.params.slug, request.params.id, request.params.media_id);
-      reply.header('etag', transcription.etag);
-      return reply.code(created ? 202 : 200).send(transcription);
+      return setEtag(reply.code(created ? 202 : 200), transcription.etag).send(transcription);
     },
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { MediaParams, mediaIdsMustBeWellFormed } from '../media/schemas.js';
 import { UpdateTranscriptionBody } from './schemas.js';
@@ -22,7 +23,7 @@ export function updateTranscription(app: FastifyInstance, { services }: RouteCon
         body: UpdateTranscriptionBody,
         response: { 200: Type.Ref('Transcription') },
       },
-      config: { book: 'edit_transcription', errors: [403, 412, 'invalid_state'] },
+      config: { book: 'edit_transcription', errors: [403, 412, 'invalid_state'], etag: [200] },
       onRequest: mediaIdsMustBeWellFormed,
     },
     async (request, reply) => {
@@ -35,7 +36,7 @@ export function updateTranscription(app: FastifyInstance, { services }: RouteCon
         request.body.text,
         request.headers['if-match'],
       );
-      reply.header('etag', transcription.etag);
+      setEtag(reply, transcription.etag);
       return transcription;
     },
   );

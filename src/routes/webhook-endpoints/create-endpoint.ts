@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag, setLocation } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { CreateEndpointBody, WebhookEndpointWithSecret } from './schemas.js';
 
@@ -20,7 +21,7 @@ export function createEndpoint(app: FastifyInstance, { services }: RouteContext)
         response: { 201: WebhookEndpointWithSecret },
       },
       // Deferred: the URL's name is resolved before the key is claimed, so no transaction waits on DNS.
-      config: { idempotency: 'deferred' },
+      config: { idempotency: 'deferred', location: [201], etag: [201] },
     },
     async (request, reply) => {
       const actor = actorOf(request);
@@ -31,7 +32,7 @@ export function createEndpoint(app: FastifyInstance, { services }: RouteContext)
       if (run.replayed) return reply;
       // The secret is sealed in its row; the stored answer a replay gets carries none.
       if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...run.value, secret: null });
-      return reply.code(201).header('location', `/api/v1/webhook_endpoints/${run.value.id}/`).header('etag', run.value.etag).send(run.value);
+      return setEtag(setLocation(reply.code(201), `/api/v1/webhook_endpoints/${run.value.id}/`), run.value.etag).send(run.value);
     },
   );
 }

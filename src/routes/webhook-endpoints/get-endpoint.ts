@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { EndpointParams, endpointIdMustBeWellFormed } from './schemas.js';
 
@@ -16,11 +17,12 @@ export function getEndpoint(app: FastifyInstance, { services }: RouteContext) {
         params: EndpointParams,
         response: { 200: Type.Ref('WebhookEndpoint') },
       },
+      config: { etag: [200] },
       onRequest: endpointIdMustBeWellFormed,
     },
     async (request, reply) => {
       const endpoint = await services.webhookEndpoints.getEndpoint(actorOf(request), request.params.id);
-      reply.header('etag', endpoint.etag);
+      setEtag(reply, endpoint.etag);
       return endpoint;
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf, unitOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import { EmptyBody } from '../../http/schemas/common.js';
 import type { RouteContext } from '../../services/index.js';
 import { EndpointParams, endpointIdMustBeWellFormed, WebhookEndpointWithSecret } from './schemas.js';
@@ -19,13 +20,14 @@ export function rotateSecret(app: FastifyInstance, { services }: RouteContext) {
         body: EmptyBody,
         response: { 200: WebhookEndpointWithSecret },
       },
+      config: { etag: [200] },
       onRequest: endpointIdMustBeWellFormed,
     },
     async (request, reply) => {
       const endpoint = await services.webhookEndpoints.rotateSecret(unitOf(request), actorOf(request), request.params.id);
       // The secret is sealed in its row; the stored answer a replay gets carries none.
       if (request.idempotency) request.idempotency.storedBody = JSON.stringify({ ...endpoint, secret: null });
-      return reply.header('etag', endpoint.etag).send(endpoint);
+      return setEtag(reply, endpoint.etag).send(endpoint);
     },
   );
 }

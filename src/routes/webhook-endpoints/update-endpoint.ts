@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/route-config.js';
+import { setEtag } from '../../http/response-headers.js';
 import type { RouteContext } from '../../services/index.js';
 import { EndpointParams, endpointIdMustBeWellFormed, UpdateEndpointBody } from './schemas.js';
 
@@ -20,7 +21,7 @@ export function updateEndpoint(app: FastifyInstance, { services }: RouteContext)
         body: UpdateEndpointBody,
         response: { 200: Type.Ref('WebhookEndpoint') },
       },
-      config: { idempotency: 'deferred', errors: [412] },
+      config: { idempotency: 'deferred', errors: [412], etag: [200] },
       onRequest: endpointIdMustBeWellFormed,
     },
     async (request, reply) => {
@@ -30,7 +31,7 @@ export function updateEndpoint(app: FastifyInstance, { services }: RouteContext)
         (tx) => services.webhookEndpoints.updateEndpoint(tx, actor, request.params.id, request.body, request.headers['if-match']),
       );
       if (run.replayed) return reply;
-      return reply.header('etag', run.value.etag).send(run.value);
+      return setEtag(reply, run.value.etag).send(run.value);
     },
   );
 }

@@ -143,12 +143,14 @@ export type BookPageRow = { json_head: string; json_tail: string; id: string; co
  * Bounds the activity order's page to the memberships it can hold, whatever
  * plan the database picks (see selectBookPageOfMember). `where` are the
  * membership's own conditions of the list, past the cursor's bucket when
- * there is a cursor (`floor`: the cursor's bucket, a placeholder).
+ * there is a cursor.
  */
 export interface ActivityHead {
   where: string[];
-  floor: string | null;
 }
+
+/** Below every bucket (book_activity_bucket is an int4): no lower bound. */
+const NO_BUCKET = -2147483648;
 
 /**
  * One page of the caller's books where they are owner or admin (see paginate
@@ -162,10 +164,12 @@ export interface ActivityHead {
  * must not depend on planner statistics (PGlite has no autovacuum, and a
  * generic plan without them guesses one row): left to itself the planner
  * may read every book of the caller to sort them all and keep 51. So the
- * page is bounded first on the memberships alone: `head` takes the first
- * `limit` memberships past the cursor's bucket in (bucket, book id) order,
- * and only the buckets from the lowest of those up to the cursor's can hold
- * the page. Whatever plan runs, only those memberships' books are read (the
+ * page is bounded first on the memberships alone: the `limit`-th membership
+ * past the cursor's bucket in (bucket, book id) order is found on the index
+ * (a scalar subquery run once, before the scan: cheaper than a materialized
+ * list of them and its minimum), and only the buckets from its bucket up to
+ * the cursor's can hold the page (fewer memberships than that: no lower
+ * bound). Whatever plan runs, only those memberships' books are read (the
  * page and the rest of its last bucket). Without a head: one query, as before.
  */
 export function selectBookPageOfMember(
@@ -177,17 +181,19 @@ export function selectBookPageOfMember(
   const limit = `$${params.length}`;
   const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
   const json = bookJsonSql('b', 'm.role');
-  const where = head ? [...o.where, `m.book_activity_bucket >= COALESCE((SELECT min(bucket) FROM head), ${head.floor ?? 'NULL'})`] : o.where;
-  const withHead = head
-    ? `WITH head AS MATERIALIZED (
-         SELECT m.book_activity_bucket AS bucket FROM book_members m
-         WHERE ${head.where.join(' AND ')}
-         ORDER BY m.book_activity_bucket DESC, m.book_id DESC LIMIT ${limit})
-       `
-    : '';
+  const where = head
+    ? [
+        ...o.where,
+        // The subquery's own `m` (the conditions name it so) hides the outer one: it reads memberships only.
+        `m.book_activity_bucket >= COALESCE((
+           SELECT m.book_activity_bucket FROM book_members m
+           WHERE ${head.where.join(' AND ')}
+           ORDER BY m.book_activity_bucket DESC, m.book_id DESC OFFSET ${limit} - 1 LIMIT 1), ${NO_BUCKET})`,
+      ]
+    : o.where;
   return sharedQuery<BookPageRow>(
     q,
-    `${withHead}SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
+    `SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
      FROM book_members m JOIN books b ON b.id = m.book_id
      WHERE ${where.join(' AND ')}
      ORDER BY ${o.orderBy} LIMIT ${limit}`,

@@ -131,7 +131,7 @@ export function createBookService(deps: {
       const { ctx } = await access.requireBookAccess(actor, slug, 'update', { tx });
       if (mediaId === ctx.book.cover_media_id) return undefined; // kept, with its focal point
       const photo = await findMemoryPhoto(tx, ctx.book.id, mediaId);
-      return await focalOfStored(store, photo.storage_key);
+      return await focalOfStored(store, photo);
     } catch {
       return undefined;
     }
@@ -220,15 +220,15 @@ export function createBookService(deps: {
       const where = [`m.user_id = $1`, `m.role IN ('owner', 'admin')`, `m.book_live`, `m.book_status = $2`];
       const params: unknown[] = [actor.id, query.status];
       // The activity order's page is bounded on the memberships first (see selectBookPageOfMember).
-      const head: ActivityHead | undefined = ordering === BOOK_ORDERINGS.activity && !query.updatedSince ? { where: [...where], floor: null } : undefined;
+      const head: ActivityHead | undefined = ordering === BOOK_ORDERINGS.activity && !query.updatedSince ? { where: [...where] } : undefined;
       if (head && query.cursor) {
         // The cursor's row comparison spans two tables (the bucket on the membership, the time on
         // the book), so Postgres cannot start the index scan from it: its bucket bounds the scan.
         const [bucket] = cursors.decode(`${list}|${ordering.name}`, query.cursor);
         params.push(bucket);
-        head.floor = `$${params.length}::integer`;
-        where.push(`m.book_activity_bucket <= ${head.floor}`);
-        head.where.push(`m.book_activity_bucket < ${head.floor}`);
+        const floor = `$${params.length}::integer`;
+        where.push(`m.book_activity_bucket <= ${floor}`);
+        head.where.push(`m.book_activity_bucket < ${floor}`);
       }
       const { page, watermark } = await paginate<BookPageRow>(db, cursors, query, {
         list,

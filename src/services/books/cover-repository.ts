@@ -66,8 +66,8 @@ export async function deleteUploadedCoverRow(q: Queryable, bookId: string, media
 
 /** A media row of one of the book's memories (undefined: no such media, or not a memory's). */
 export async function findMemoryMedia(q: Queryable, bookId: string, mediaId: string) {
-  const [m] = await q.query<{ id: string; kind: string; scan_result: string; storage_key: string; submission_id: string | null }>(
-    `SELECT m.id, m.kind, m.scan_result, m.storage_key, m.submission_id FROM media m
+  const [m] = await q.query<{ id: string; kind: string; scan_result: string; storage_key: string; submission_id: string | null; subject: unknown }>(
+    `SELECT m.id, m.kind, m.scan_result, m.storage_key, m.submission_id, m.subject FROM media m
      JOIN submissions s ON s.id = m.submission_id AND s.book_id = m.book_id
      WHERE m.id = $1 AND m.book_id = $2`,
     [mediaId, bookId],
@@ -80,6 +80,8 @@ export interface CoverFindings {
   width: number | null;
   height: number | null;
   focal: FocalPoint;
+  /** Where its subject is (focal-crop.ts's SubjectFindings), stored with it as processing stores a memory's photo's; null when not found. */
+  subject: object | null;
   scanResult: 'clean' | 'not_scanned';
 }
 
@@ -91,9 +93,9 @@ export async function insertCoverMedia(
 ): Promise<void> {
   await q.query(
     `INSERT INTO media (id, submission_id, book_id, uploaded_by, kind, mime_type, declared_mime_type, original_filename, size_bytes, sha256, storage_key,
-                        width, height, processing_status, scan_result)
-     VALUES ($1, NULL, $2, $3, 'image', $4, $5, $6, $7, $8, $9, $10, $11, 'complete', $12)`,
-    [m.id, m.bookId, m.uploadedBy, m.mimeType, m.declaredMimeType, m.filename, m.sizeBytes, m.sha256, m.key, f.width, f.height, f.scanResult],
+                        width, height, processing_status, scan_result, subject)
+     VALUES ($1, NULL, $2, $3, 'image', $4, $5, $6, $7, $8, $9, $10, $11, 'complete', $12, $13::jsonb)`,
+    [m.id, m.bookId, m.uploadedBy, m.mimeType, m.declaredMimeType, m.filename, m.sizeBytes, m.sha256, m.key, f.width, f.height, f.scanResult, f.subject ? JSON.stringify(f.subject) : null],
   );
 }
 

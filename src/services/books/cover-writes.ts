@@ -7,7 +7,7 @@ import { findBookForUpdate } from './book-repository.js';
 import { coverOf } from './cover-views.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
 import type { VirusScanner } from '../../media-tools/virus-scanner.js';
-import { detectFocalPoint, type FocalPoint } from '../../media-tools/focal-crop.js';
+import { currentFindings, detectFocalPoint, findSubject, subjectOf, type FocalPoint } from '../../media-tools/focal-crop.js';
 import type { ObjectStore } from '../../storage/object-store.js';
 import { clearCoverAmong, deleteUploadedCoverRow, findMemoryMedia, renewCardTokens, type CoverFindings } from './cover-repository.js';
 
@@ -80,11 +80,11 @@ export async function memoryPhotoForCover(
   focal: FocalPoint | undefined,
 ): Promise<{ mediaId: string; focal: FocalPoint }> {
   const m = await findMemoryPhoto(q, book.id, mediaId);
-  return { mediaId: m.id, focal: focal ?? (await focalOfStored(store, m.storage_key)) };
+  return { mediaId: m.id, focal: focal ?? (await focalOfStored(store, m)) };
 }
 
 /** memoryPhotoForCover's checks: the photo of one of the book's memories, or the error saying why it cannot be the cover. */
-export async function findMemoryPhoto(q: Queryable, bookId: string, mediaId: string): Promise<{ id: string; storage_key: string }> {
+export async function findMemoryPhoto(q: Queryable, bookId: string, mediaId: string): Promise<{ id: string; storage_key: string; subject: unknown }> {
   const m = await findMemoryMedia(q, bookId, mediaId);
   if (!m) throw errors.notFound('media');
   if (m.kind !== 'image') throw errors.validation(`The cover must be a photo; media ${mediaId} is ${m.kind}.`, { field: 'cover_media_id', reason: 'not_image' });
@@ -94,9 +94,14 @@ export async function findMemoryPhoto(q: Queryable, bookId: string, mediaId: str
   return m;
 }
 
-/** The detected subject of a stored photo (the centre when it cannot be read). */
-export async function focalOfStored(store: ObjectStore, key: string): Promise<FocalPoint> {
-  const copy = await store.localCopy(key).catch(() => null);
+/**
+ * Where the subject of a stored photo is: as its processing found it, else detected now (a photo processed
+ * before subjects were stored); the centre when it cannot be read.
+ */
+export async function focalOfStored(store: ObjectStore, photo: { storage_key: string; subject?: unknown }): Promise<FocalPoint> {
+  const stored = currentFindings(photo.subject);
+  if (stored) return subjectOf(stored).focal;
+  const copy = await store.localCopy(photo.storage_key).catch(() => null);
   if (!copy) return { x: 0.5, y: 0.5 };
   try {
     return await detectFocalPoint(copy.path);
@@ -128,7 +133,9 @@ export async function examineCoverUpload(store: ObjectStore, key: string, scanne
       if (verdict.result === 'infected') throw errors.validation('That file was found infected and was not kept.', { field: 'file', reason: 'infected' });
       scanResult = 'clean';
     }
-    return { width: info.width, height: info.height, focal: await detectFocalPoint(copy.path), scanResult };
+    // Found once and stored with the cover's row, as processing does for a memory's photo.
+    const subject = await findSubject(copy.path);
+    return { width: info.width, height: info.height, focal: subject ? subjectOf(subject).focal : await detectFocalPoint(copy.path), subject, scanResult };
   } finally {
     await copy.release().catch(() => {});
   }

@@ -15,6 +15,7 @@ import {
   firstPhotoKey,
   isReleasable,
   namedCoverPhotoKey,
+  storedSubjectOf,
   readExportBook,
   readExportSubmissions,
   type ExportBook,
@@ -52,9 +53,13 @@ export function createBookExportVariant(deps: {
       const file = path.join(dir, FORMAT_FILES.pdf.file);
       // Loaded with the first PDF (PDFKit, its fonts and sharp are heavy to load at start).
       const { renderPdfBook, MIN_PRINT_PPI } = await import('../../exports/pdf/pdf-book.js');
+      // Where each picture's subject is, as processing stored it (read with its memory, else asked for: the
+      // cover is opened before the memories are read), so the book crops around it without looking again.
+      const subjects = new Map<string, unknown>();
       const openPicture = async (pictureKey: string) => {
+        const subject = subjects.has(pictureKey) ? subjects.get(pictureKey) : await storedSubjectOf(db, book.id, pictureKey);
         try {
-          return await store.localCopy(pictureKey, { signal });
+          return { ...(await store.localCopy(pictureKey, { signal })), subject };
         } catch (err) {
           if (err instanceof ObjectNotFoundError || signal.aborted) throw err;
           throw new RenderError('A photo could not be read from storage.', { cause: err });
@@ -71,7 +76,7 @@ export function createBookExportVariant(deps: {
         bleedMm: job.bleed_mm,
         gutterMm: job.gutter_mm,
         memoryCount: ids.length,
-        memories: pdfMemories(readExportSubmissions(db, book.id, ids), db, deps.publicUrl ? `${deps.publicUrl}/play/` : null),
+        memories: pdfMemories(readExportSubmissions(db, book.id, ids), db, deps.publicUrl ? `${deps.publicUrl}/play/` : null, subjects),
         openPicture,
         isMissing: (err) => err instanceof ObjectNotFoundError,
         onPictureSkipped: (pictureKey, why) => log?.warn({ export: job.id, key: pictureKey, why }, 'picture left out of the export'),
@@ -202,10 +207,13 @@ export function createBookExportVariant(deps: {
 /**
  * The memories as the PDF shows them: the pictures it can print, and its recordings and videos, each
  * with a new link to the page where it plays (`playBase` + token), or none when `playBase` is null.
+ * Each picture's stored subject goes into `subjects`, by its key.
  */
-async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, playBase: string | null): AsyncGenerator<PdfMemory> {
+async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, playBase: string | null, subjects: Map<string, unknown>): AsyncGenerator<PdfMemory> {
   for await (const s of source) {
     const usable = s.media.filter((m) => isReleasable(m) && m.processing_status === 'complete');
+    // Each picture's stored subject, for when the book opens it.
+    for (const m of usable) if (m.kind === 'image' || m.thumbnail_key) subjects.set(m.kind === 'image' ? m.storage_key : m.thumbnail_key!, m.subject ?? null);
     yield {
       id: s.id,
       text: s.text_content,

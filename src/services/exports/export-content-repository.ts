@@ -72,7 +72,7 @@ export async function* readExportSubmissions(q: Queryable, bookId: string, ids: 
     );
     const media = await q.query<Omit<ExportMedia, 'transcript'> & { t_status: string | null; t_language: string | null; t_text: string | null; t_segments: ExportTranscript['segments'] | null; t_edited: boolean | null }>(
       `SELECT m.id, m.submission_id, m.kind, m.mime_type, m.original_filename, m.size_bytes, m.sha256, m.width, m.height, m.duration_seconds,
-              m.processing_status, m.scan_result, m.storage_key, m.thumbnail_key, m.created_at,
+              m.processing_status, m.scan_result, m.storage_key, m.thumbnail_key, m.created_at, m.subject,
               t.status AS t_status, t.language AS t_language, coalesce(t.edited_text, t.text) AS t_text, t.segments AS t_segments,
               t.edited_text IS NOT NULL AS t_edited
        FROM media m LEFT JOIN transcriptions t ON t.media_id = m.id
@@ -105,6 +105,18 @@ export async function firstPhotoKey(q: Queryable, bookId: string): Promise<strin
     [bookId],
   );
   return row?.storage_key ?? null;
+}
+
+/**
+ * Where the subject of a stored picture of the book is (a photo's file, or a video's poster frame), as its
+ * processing found it; null when it was not found (or there is no such picture).
+ */
+export async function storedSubjectOf(q: Queryable, bookId: string, key: string): Promise<unknown> {
+  const [row] = await q.query<{ subject: unknown }>(
+    `SELECT subject FROM media WHERE book_id = $1 AND (storage_key = $2 OR thumbnail_key = $2) AND subject IS NOT NULL LIMIT 1`,
+    [bookId, key],
+  );
+  return row?.subject ?? null;
 }
 
 /**

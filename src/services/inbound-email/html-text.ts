@@ -1,4 +1,4 @@
-import { compile } from 'html-to-text';
+import { createRequire } from 'node:module';
 
 /**
  * How much of an HTML body is read: a memory holds at most 20,000
@@ -17,7 +17,7 @@ export const MAX_HTML_CHARS = 512 * 1024;
  * header block (`divRplyFwdMsg`, a bordered div) read as text. A
  * `<blockquote>` that is not a quote (indentation) stays the sender's words.
  */
-const convert = compile({
+const options: import('html-to-text').HtmlToTextOptions = {
   wordwrap: false,
   preserveNewlines: false,
   selectors: [
@@ -42,8 +42,14 @@ const convert = compile({
     { selector: 'div.yahoo_quoted', format: 'blockquote', options: { trimEmptyLines: true } },
     { selector: 'blockquote.yahoo_quoted', format: 'blockquote', options: { trimEmptyLines: true } },
   ],
-});
+};
+
+// html-to-text (and htmlparser2) are read with the first HTML body, not as every process starts: a synchronous
+// require, so this stays a plain function.
+const require = createRequire(import.meta.url);
+let convert: ((html: string) => string) | undefined;
 
 export function textOfHtml(html: string): string {
+  convert ??= (require('html-to-text') as typeof import('html-to-text')).compile(options);
   return convert(html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html);
 }

@@ -19,6 +19,7 @@ import {
   touchSubmission,
 } from './media-repository.js';
 import { extractPosterFrame, probeMedia } from '../../media-tools/ffmpeg.js';
+import { findSubject, type SubjectFindings } from '../../media-tools/focal-crop.js';
 import { readImageInfo } from '../../media-tools/image-info.js';
 import type { VirusScanner } from '../../media-tools/virus-scanner.js';
 
@@ -29,6 +30,8 @@ interface Findings {
   scanResult?: 'clean' | 'infected';
   scanSignature?: string | null;
   poster?: { key: string; sizeBytes: number };
+  /** Where the subject of a photo (or of a video's poster frame) is; null when it could not be found. */
+  subject: SubjectFindings | null;
 }
 
 /**
@@ -36,7 +39,9 @@ interface Findings {
  * complete (or failed once retries are spent). Images get their displayed
  * dimensions and, when a scanner is configured, a virus scan; videos their
  * dimensions, duration and a poster frame (the thumbnail); audio its
- * duration. Safe to run again: a run that died half way starts over, and a
+ * duration. Photos and poster frames get where their subject is (their
+ * faces, else their attention point), found here once so a printed book or
+ * a cover crops around it without looking again. Safe to run again: a run that died half way starts over, and a
  * poster written by a run whose result was never recorded is overwritten.
  */
 export function createMediaProcessing(deps: {
@@ -60,20 +65,25 @@ export function createMediaProcessing(deps: {
         info = { width: probed.width ?? null, height: probed.height ?? null };
       }
       const scan = scanner ? await scanner.scan(file, signal) : null;
+      // An infected file is never printed: its subject is not looked for.
+      const subject = scan?.result === 'infected' ? null : await findSubject(file);
       return {
         width: info.width ?? null,
         height: info.height ?? null,
         durationSeconds: null,
         ...(scan ? { scanResult: scan.result, scanSignature: scan.signature } : {}),
+        subject,
       };
     }
     const probed = await probeMedia(file, { config, signal });
-    const found: Findings = { width: probed.width ?? null, height: probed.height ?? null, durationSeconds: probed.durationSeconds ?? null };
+    const found: Findings = { width: probed.width ?? null, height: probed.height ?? null, durationSeconds: probed.durationSeconds ?? null, subject: null };
     if (m.kind === 'video') {
       const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-poster-'));
       try {
         const posterPath = path.join(dir, 'poster.jpg');
         await extractPosterFrame(file, posterPath, { config, signal });
+        // The book prints the poster frame: its subject is the video's.
+        found.subject = await findSubject(posterPath);
         const key = objectKeys.poster(m.book_id, m.id);
         const { sizeBytes } = await store.put(key, createReadStream(posterPath), { contentType: 'image/jpeg', signal });
         found.poster = { key, sizeBytes: sizeBytes ?? (await stat(posterPath)).size };
@@ -150,6 +160,7 @@ export function createMediaProcessing(deps: {
           derivedBytes: derived,
           scanResult: f.scanResult ?? null,
           scanSignature: f.scanSignature ?? null,
+          subject: f.subject,
         });
         const delta = derived - before;
         if (delta) await addBookStorage(tx, m.book_id, delta);

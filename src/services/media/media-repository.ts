@@ -141,7 +141,11 @@ export async function lockMediaDerivedBytes(q: Queryable, mediaId: string): Prom
   return row && Number(row.derived_bytes);
 }
 
-/** What processing found: complete, with dimensions, duration, poster, derived bytes and scan outcome (null keeps what is there). */
+/**
+ * What processing found: complete, with dimensions, duration, poster, derived bytes, scan outcome and where
+ * a photo's subject is (null keeps what is there). One statement: a run killed before it leaves the row as
+ * it was, and a run again writes the same findings over them.
+ */
 export async function completeProcessing(
   q: Queryable,
   mediaId: string,
@@ -153,14 +157,16 @@ export async function completeProcessing(
     derivedBytes: number;
     scanResult: ScanResult | null;
     scanSignature: string | null;
+    /** Where the subject of the photo (or the video's poster frame) is: focal-crop.ts's SubjectFindings. */
+    subject: object | null;
   },
 ): Promise<void> {
   await q.query(
     `UPDATE media SET processing_status = 'complete', processing_error = NULL, width = $2, height = $3,
        duration_seconds = COALESCE($4, duration_seconds), thumbnail_key = COALESCE($5, thumbnail_key), derived_bytes = $6,
-       scan_result = COALESCE($7, scan_result), scan_signature = COALESCE($8, scan_signature)
+       scan_result = COALESCE($7, scan_result), scan_signature = COALESCE($8, scan_signature), subject = COALESCE($9::jsonb, subject)
      WHERE id = $1`,
-    [mediaId, f.width, f.height, f.durationSeconds, f.thumbnailKey, f.derivedBytes, f.scanResult, f.scanSignature],
+    [mediaId, f.width, f.height, f.durationSeconds, f.thumbnailKey, f.derivedBytes, f.scanResult, f.scanSignature, f.subject ? JSON.stringify(f.subject) : null],
   );
 }
 
@@ -207,23 +213,23 @@ export async function findShareCardSubject(q: Queryable, submissionId: string, t
   );
 }
 
-/** The submission's first processed photo that may be shown (not infected, not waiting for its scan). */
 /**
  * The photo of a memory's share card: its own first photo, else the book's
- * chosen cover (with its focal point, around which the card crops it);
- * never a file found infected or awaiting its scan.
+ * chosen cover (with its focal point, around which the card crops it), with
+ * where its subject is as processing found it; never a file found infected
+ * or awaiting its scan.
  */
 export async function findShareCardPhoto(q: Queryable, submissionId: string) {
-  return one<{ storage_key: string; focal_x: number | null; focal_y: number | null }>(
+  return one<{ storage_key: string; focal_x: number | null; focal_y: number | null; subject: unknown }>(
     q,
-    `SELECT storage_key, focal_x, focal_y FROM (
+    `SELECT storage_key, focal_x, focal_y, subject FROM (
        (SELECT m.storage_key, CASE WHEN b.cover_media_id = m.id THEN b.cover_focal_x END AS focal_x,
-               CASE WHEN b.cover_media_id = m.id THEN b.cover_focal_y END AS focal_y, 0 AS rank
+               CASE WHEN b.cover_media_id = m.id THEN b.cover_focal_y END AS focal_y, m.subject, 0 AS rank
           FROM media m JOIN books b ON b.id = m.book_id
          WHERE m.submission_id = $1 AND m.kind = 'image' AND m.processing_status = 'complete' AND m.scan_result NOT IN ('infected', 'pending')
          ORDER BY m.created_at, m.id LIMIT 1)
        UNION ALL
-       (SELECT m.storage_key, b.cover_focal_x, b.cover_focal_y, 1
+       (SELECT m.storage_key, b.cover_focal_x, b.cover_focal_y, m.subject, 1
           FROM submissions s JOIN books b ON b.id = s.book_id JOIN media m ON m.id = b.cover_media_id AND m.book_id = b.id
          WHERE s.id = $1 AND m.kind = 'image' AND m.scan_result NOT IN ('infected', 'pending'))
      ) AS c ORDER BY rank LIMIT 1`,

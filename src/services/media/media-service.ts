@@ -284,7 +284,10 @@ export function createMediaService(deps: { db: Db; config: Config; access: BookA
       }
       const filename = m.original_filename || `media-${m.id}.${m.mime_type.split('/')[1] ?? 'bin'}`;
       const signed = await views.sign(m.storage_key, { contentType: m.mime_type, downloadName: filename });
-      if (!signed) throw errors.storageUnavailable('The file store could not sign a download URL; try again shortly.', null, { transient: true });
+      if (!signed) {
+        // Retry-After, as the 502 documents: the store may sign again in a moment.
+        throw errors.storageUnavailable('The file store could not sign a download URL; try again shortly.', null, { headers: { 'retry-after': '1' }, transient: true });
+      }
       return {
         url: signed.url,
         expires_at: isoMicro(signed.expiresAt),

@@ -4,7 +4,15 @@ import type { ObjectStore } from '../../storage/object-store.js';
 import { recordSubmissionUpdated } from '../events/event-objects.js';
 import { findShareCardPhoto, findShareCardSubject, recordShareCard } from './media-repository.js';
 import { objectKeys } from './media-types.js';
+import { currentFindings, subjectOf, type FocalPoint } from '../../media-tools/focal-crop.js';
 import { renderShareCard } from '../../media-tools/share-card.js';
+
+/** Where a card crops its photo: the cover's focal point, else the photo's stored subject; null leaves it to the card (sharp's attention). */
+function focalOf(photo: { focal_x: number | null; focal_y: number | null; subject: unknown }): FocalPoint | null {
+  if (photo.focal_x !== null && photo.focal_y !== null) return { x: photo.focal_x, y: photo.focal_y };
+  const stored = currentFindings(photo.subject);
+  return stored ? subjectOf(stored).focal : null;
+}
 
 /**
  * Share cards: an image of an approved memory (its words, its first photo,
@@ -32,8 +40,8 @@ export function createShareCards(deps: { db: Db; store: ObjectStore }) {
           bookTitle: s.title,
           theme: s.theme,
           photoPath: copy?.path,
-          // The book's cover is cropped around its focal point; another photo around its detected subject.
-          photoFocal: photo && photo.focal_x !== null && photo.focal_y !== null ? { x: photo.focal_x, y: photo.focal_y } : null,
+          // The book's cover is cropped around its focal point; another photo around its subject as processing found it.
+          photoFocal: photo ? focalOf(photo) : null,
         });
       } finally {
         await copy?.release();

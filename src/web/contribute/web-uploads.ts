@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Server, type Upload } from '@tus/server';
+import type { Server, Upload } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { randomToken } from '../../lib/secrets.js';
@@ -49,7 +49,8 @@ export async function registerWebUploads(web: FastifyInstance, ctx: RouteContext
   let tus: Promise<Server> | undefined;
 
   async function build(): Promise<Server> {
-    const parts = await uploads.uploadParts();
+    // The tus server's modules load with the first upload, not as the server starts.
+    const [parts, { Server }] = await Promise.all([uploads.uploadParts(), import('@tus/server')]);
     const ids = (req: IncomingMessage) => partsOf(req.url);
     const fail = (err: unknown) => tusError(err) ?? err;
     return new Server({

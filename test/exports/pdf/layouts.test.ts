@@ -1,5 +1,5 @@
 /**
- * Page designs of particular themes, read back from the PDF: heirloom_gallery's
+ * Page designs of particular themes, read back from the PDF: wedding_album's
  * plates bleed off every edge of a print-ready page, daily_journal heads an
  * entry with its date above its photos, and a short memory alone on its page
  * is set large, scaled to its length, and centred.
@@ -108,7 +108,7 @@ describe('theme page designs', () => {
     return { file, result, kinds };
   }
 
-  it('heirloom_gallery: a sharp photo becomes a plate bled 3 mm past the trim on every side, its words on the next page', async () => {
+  it('wedding_album: a sharp photo becomes a plate bled 3 mm past the trim on every side, its words on the next page', async () => {
     const list = [
       memory(0, { text: 'The lake at dawn, the year the pier was rebuilt.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(1, { text: 'A second photo, matted like a print.', pictures: [{ key: 'big', kind: 'photo' }] }),
@@ -116,9 +116,9 @@ describe('theme page designs', () => {
       memory(3, { text: 'Matted: only two prints since the plate.', pictures: [{ key: 'big', kind: 'photo' }] }),
       memory(4, { text: 'Another plate: three matted prints came between.', pictures: [{ key: 'big', kind: 'photo' }] }),
     ];
-    const { file, result, kinds } = await render('gallery', 'heirloom_gallery', list);
+    const { file, result, kinds } = await render('album', 'wedding_album', list);
     const placed = await imagePlacements(file);
-    const g = bookGeometry(3, 10, PDF_LOOKS.heirloom_gallery.margins);
+    const g = bookGeometry(3, 10, PDF_LOOKS.wedding_album.margins);
     const plates = placed.filter((im) => im.x0 <= 0.01 && im.y0 <= 0.01 && im.x1 >= g.page - 0.01 && im.y1 >= g.page - 0.01);
     expect(plates.length, 'plates (memories 0 and 4)').toBe(2);
     for (const plate of plates) {

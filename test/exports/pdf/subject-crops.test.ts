@@ -115,6 +115,31 @@ describe('photos cropped around their subject', () => {
     expect((await wrapAt('wrap-focal', { x: 0.5, y: 0.95 })).length).toBeGreaterThan(0);
   });
 
+  it('crops around the subject stored with a photo (found when it was processed), and looks again only when there is none of this version', async () => {
+    // A stored subject that says the subject is at the portrait's foot: a crop that follows it cuts the ring away.
+    const bookWith = async (name: string, subject: unknown) => {
+      const file = path.join(dir, `${name}.pdf`);
+      await renderPdfBook({
+        title: 'Subjects',
+        subtitle: '',
+        theme: 'modern_editorial',
+        bleedMm: 3,
+        gutterMm: 10,
+        memoryCount: 1,
+        memories: iterate([{ ...memories[0], pictures: [{ key: 'tall', kind: 'photo' as const }] }]),
+        openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {}, subject }),
+        output: createWriteStream(file),
+      });
+      return { cut: await cutSubjects(file, dir), images: (await printedImages(file)).length };
+    };
+    const stored = await bookWith('stored-subject', { version: 1, faces: [], attention: { x: 0.5, y: 0.95 } });
+    expect(stored.images).toBeGreaterThan(0);
+    expect(stored.cut.length).toBe(stored.images);
+    // A subject stored by an older detector, or none: found again, the ring whole.
+    expect((await bookWith('old-subject', { version: 0, faces: [], attention: { x: 0.5, y: 0.95 } })).cut).toEqual([]);
+    expect((await bookWith('no-subject', null)).cut).toEqual([]);
+  });
+
   it('the book’s cover crops around coverFocal when given', async () => {
     const file = path.join(dir, 'cover-focal.pdf');
     await renderPdfBook({

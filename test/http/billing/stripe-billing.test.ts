@@ -406,6 +406,7 @@ describe('when Stripe cannot be reached', () => {
     const res = await client.submit('/billing/checkout/', { plan: 'premium' });
     expect(res.status).toBe(503);
     expect(res.text).toContain('Stripe could not be reached');
+    expect(res.headers['retry-after']).toBe('5');
     const quotas = await down.get('/api/v1/me/quotas/', { token: u.token });
     expect(quotas.body.book_slots.find((s: any) => s.plan === 'premium')).toMatchObject({ purchased: 0 });
 

@@ -277,6 +277,40 @@ describe('PATCH cover_media_id and cover_focal_point, DELETE …/cover/', () => 
     expect((await coverEvents(b.slug)).length).toBe(eventsBefore);
   });
 
+  it("a processed photo: the cover is focused on the subject its processing stored, without reading the photo again", async () => {
+    const b = await bookWithMembers();
+    const sub = await newSubmission(t, b.slug, owner);
+    const up = await upload(t, owner, b.slug, sub.id, await photo(0.75, 0.25), { filename: 'p.jpg', contentType: 'image/jpeg' });
+    expect(up.status).toBe(201);
+    await t.services.mediaProcessing.process(up.body.id, { signal: new AbortController().signal, lastAttempt: true });
+    const [{ subject }] = await t.db.query<{ subject: { version: number; faces: unknown[]; attention: { x: number; y: number } } }>(`SELECT subject FROM media WHERE id = $1`, [up.body.id]);
+    expect(subject).toMatchObject({ version: 1, faces: [] });
+    expect(subject.attention.x).toBeGreaterThan(0.6);
+    expect(subject.attention.y).toBeLessThan(0.4);
+    const reads: string[] = [];
+    onLocalCopy = async (key) => void reads.push(key);
+    try {
+      const chosen = await t.patch(`/api/v1/books/${b.slug}/`, { cover_media_id: up.body.id }, { token: owner.token });
+      expect(chosen.status, chosen.text).toBe(200);
+      expect(chosen.body.cover.focal_point.x).toBeCloseTo(subject.attention.x, 6);
+      expect(chosen.body.cover.focal_point.y).toBeCloseTo(subject.attention.y, 6);
+    } finally {
+      onLocalCopy = null;
+    }
+    expect(reads).toEqual([]);
+  });
+
+  it('an uploaded cover keeps the subject found when it was examined, with its row, as processing does for a memory’s photo', async () => {
+    const b = await bookWithMembers();
+    const res = await putCover(owner, b.slug, await photo(0.2, 0.7));
+    expect(res.status, res.text).toBe(200);
+    const [{ subject }] = await t.db.query<{ subject: { version: number; faces: unknown[]; attention: { x: number; y: number } } }>(`SELECT subject FROM media WHERE id = $1`, [res.body.cover.media_id]);
+    expect(subject).toMatchObject({ version: 1, faces: [] });
+    expect(res.body.cover.focal_point.x).toBeCloseTo(subject.attention.x, 6);
+    expect(res.body.cover.focal_point.y).toBeCloseTo(subject.attention.y, 6);
+    expect(res.body.cover.focal_point.x).toBeLessThan(0.4);
+  });
+
   it("choosing a memory's photo finds its subject before the book is locked", async () => {
     const b = await bookWithMembers();
     const sub = await newSubmission(t, b.slug, owner);

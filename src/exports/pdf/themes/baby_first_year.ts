@@ -1,7 +1,8 @@
 /**
  * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
- * in a 50-character column against the gutter, each memory on a rounded card, photos large in rounded
- * frames (two with a memory), the shortest run of words before a photo.
+ * in a 50-character column centred on the page, each memory on a rounded card cut to that column (a margin
+ * the same all round its words), photos pasted on the card in rounded frames across its column (two with a memory), the shortest run of
+ * words before a photo; page numbers in a disc at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -13,8 +14,10 @@ export const babyFirstYear: PdfLook = {
   longColumns: 1,
   column: 'inner',
   justify: false,
-  photoShare: 0.8,
-  photoWidth: 'live',
+  photoShare: 0.75,
+  photoWidth: 'column',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 13,
   longLeading: 1.45,
@@ -27,9 +30,12 @@ export const babyFirstYear: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'disc',
+  folioAt: 'foot-outer',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.9,
+  onePerPage: false,
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
@@ -39,6 +45,7 @@ export const babyFirstYear: PdfLook = {
   cover: 'nursery',
   coverFrame: 'rounded',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
 };

@@ -1,7 +1,8 @@
 /**
  * botanical_luxe: a botanical print folio. Very wide margins with sprigs in the outer corners, text flush
- * left and ragged in a 56-character column against the gutter, bordered photos (two with a memory) across
- * the live area.
+ * left and ragged in a 56-character column against the gutter, photos bordered within that column (two with
+ * a memory, never out into the wide outer margin), a breather a plate-sized print; the folio centred
+ * between dashes.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -13,12 +14,14 @@ export const botanicalLuxe: PdfLook = {
   longColumns: 1,
   column: 'inner',
   justify: false,
-  photoShare: 0.62,
-  photoWidth: 'live',
+  photoShare: 0.55,
+  photoWidth: 'column',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
-  longSize: 11,
+  longSize: 11.5,
   longLeading: 1.55,
-  quoteSize: 12,
+  quoteSize: 14,
   leading: 1.6,
   align: 'left',
   captionSize: 9.5,
@@ -27,9 +30,12 @@ export const botanicalLuxe: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-centre',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.8,
+  onePerPage: false,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -39,6 +45,7 @@ export const botanicalLuxe: PdfLook = {
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
 };

@@ -1,7 +1,9 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
- * column against the gutter (the outer side left for the reader's own notes), taped-in photos, two
- * with an entry; ruled pages for notes at the end (on light paper).
+ * column against the gutter (the outer side left for the reader's own notes), photos taped in across
+ * four fifths of the page, pushed towards the fore-edge as a hand would stick them (two with an entry, the rest a
+ * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
+ * has it; ruled pages for notes at the end (on light paper).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -13,8 +15,10 @@ export const dailyJournal: PdfLook = {
   longColumns: 1,
   column: 'inner',
   justify: false,
-  photoShare: 0.72,
+  photoShare: 0.55,
   photoWidth: 'live',
+  photoSpan: 0.8,
+  photoAlign: 'outer',
   // type
   longSize: 13,
   longLeading: 1.4,
@@ -27,9 +31,12 @@ export const dailyJournal: PdfLook = {
   datedEntries: true,
   runningHead: false,
   folio: 'plain',
+  folioAt: 'head-outer',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.8,
+  onePerPage: false,
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
@@ -39,6 +46,7 @@ export const dailyJournal: PdfLook = {
   cover: 'journal',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
 };

@@ -33,6 +33,13 @@ export interface PdfLook {
   photoShare: number;
   /** A memory's photos span the live area, or only the text column. */
   photoWidth: 'live' | 'column';
+  /**
+   * The share of that width the photo box takes (1: all of it; a gallery's mat or a Swiss grid's hanging
+   * picture less), and where a narrower box sits: centred, or flush with the outer edge (the text column
+   * against the gutter, the picture hanging from the same top line towards the fore-edge).
+   */
+  photoSpan: number;
+  photoAlign: 'centre' | 'outer';
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
@@ -53,6 +60,8 @@ export interface PdfLook {
   runningHead: boolean;
   /** Page numbers as `12`, `— 12 —` or in a small disc. */
   folio: 'plain' | 'dashes' | 'disc';
+  /** Where the page number sits: centred under the text, at the foot's outer corner, or at the head's outer corner (a diary's). */
+  folioAt: 'foot-centre' | 'foot-outer' | 'head-outer';
 
   // ---- the pacing ----
   /**
@@ -62,6 +71,10 @@ export interface PdfLook {
   inlinePhotos: number;
   /** A breather: a photo alone on a page, captioned (`page`), or bled off every edge, its caption on the page after (`plate`). */
   breather: 'page' | 'plate';
+  /** The share of the live area's width a page breather takes (a gallery leaves generous white round its print), placed as photoAlign says. */
+  breatherSpan: number;
+  /** Each memory opens a page of its own (a memorial's one memory a page), unless the page it would leave is mostly empty. */
+  onePerPage: boolean;
   /** Pages of words only before a held photo breaks the run (at a memory's end). */
   textRun: number;
   /** A long letter opens with a pull quote: a line of it set large before it begins. */
@@ -72,11 +85,13 @@ export interface PdfLook {
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */
   cornerOrnament: boolean;
-  /** Each memory sits on a rounded white card (a baby book's pasted-in notes). */
+  /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
   cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;
+  /** The frame round a page given to one short memory (a tribute set as a certificate); the pages of running words keep pageFrame. */
+  quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
 }

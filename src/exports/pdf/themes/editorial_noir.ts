@@ -1,7 +1,8 @@
 /**
- * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters (the most two hold), large
- * display type flush left with a red bar, photos big and unmounted (two with a memory, the others bled
- * off the page), every long piece opening with a pull quote; a short running head.
+ * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters
+ * across the whole live area, large display type flush left with a red bar, photos big and unmounted
+ * across both columns (two with a memory, the others bled off the page as plates), every long piece
+ * opening with a pull quote; a short running head, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -15,6 +16,8 @@ export const editorialNoir: PdfLook = {
   justify: false,
   photoShare: 0.8,
   photoWidth: 'live',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -27,9 +30,12 @@ export const editorialNoir: PdfLook = {
   datedEntries: false,
   runningHead: true,
   folio: 'plain',
+  folioAt: 'foot-outer',
   // pacing
   inlinePhotos: 2,
   breather: 'plate',
+  breatherSpan: 1,
+  onePerPage: false,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -39,6 +45,7 @@ export const editorialNoir: PdfLook = {
   cover: 'magazine',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
 };

@@ -1,8 +1,9 @@
 /**
- * elegant_classic: a classic keepsake, a hardback novel's page. A single justified column of 62 characters
- * centred on a generous page, margins in the classic progression, centred italic display type under a
- * quote mark, bordered photos, two at most with a memory (the rest come later, one to a page), a
- * double-framed cover. No running head.
+ * elegant_classic: a hardback novel's page. A single justified column of 62 characters centred on a
+ * generous page, margins in the classic progression; photos set within the text column (never wider than
+ * the words), two at most with a memory, the rest later one to a page; memories run on, several to a page,
+ * parted by a flourish; the folio centred at the foot between dashes, no running head, no page frame
+ * (the double frame is the cover's).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -14,8 +15,10 @@ export const elegantClassic: PdfLook = {
   longColumns: 1,
   column: 'centre',
   justify: true,
-  photoShare: 0.6,
-  photoWidth: 'live',
+  photoShare: 0.5,
+  photoWidth: 'column',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -28,9 +31,12 @@ export const elegantClassic: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-centre',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.86,
+  onePerPage: false,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -40,6 +46,7 @@ export const elegantClassic: PdfLook = {
   cover: 'classic',
   coverFrame: 'double',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
 };

@@ -1,7 +1,8 @@
 /**
- * heirloom_gallery: a gallery. Photos lead, nearly to the trim on a museum mat or bled off the page as
- * plates; one photo with a memory, the others plates of their own; the words below like wall labels, in
- * a ragged 52-character column centred over a deep foot margin.
+ * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat, centred with generous
+ * white round it (the mat 70% of the live area's width, a breather's two thirds), one with a memory, the
+ * others a page each; the words under it like a wall label, in a narrow ragged 50-character column centred
+ * over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -9,12 +10,14 @@ import { ORNAMENTS } from './ornaments.js';
 export const heirloomGallery: PdfLook = {
   // grid
   margins: { inner: 10, top: 13, outer: 16, bottom: 28 },
-  longMeasure: 52,
+  longMeasure: 50,
   longColumns: 1,
   column: 'centre',
   justify: false,
-  photoShare: 0.88,
+  photoShare: 0.62,
   photoWidth: 'live',
+  photoSpan: 0.7,
+  photoAlign: 'centre',
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -27,18 +30,22 @@ export const heirloomGallery: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'plain',
+  folioAt: 'foot-outer',
   // pacing
   inlinePhotos: 1,
-  breather: 'plate',
+  breather: 'page',
+  breatherSpan: 0.66,
+  onePerPage: false,
   textRun: 4,
   pullQuote: false,
-  fullBleed: true,
+  fullBleed: false,
   // look
   cornerOrnament: false,
   cards: false,
   cover: 'gallery',
   coverFrame: 'double',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
 };

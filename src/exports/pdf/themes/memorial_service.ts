@@ -1,7 +1,9 @@
 /**
- * memorial_service: a quiet order of service. The widest margins of all, a hairline page frame, a
- * justified 60-character column centred in it; one photo with a memory, the others given a page each;
- * every long letter opens with a pull quote; laurels between memories.
+ * memorial_service: an order of service, a tribute. One memory a page (a short one set as an epigraph
+ * in the middle of its page), the widest margins of all, a justified 60-character column centred; the
+ * memory's one photo large and in place above its words, across the live area (wider than the words), the
+ * others given a page each; every long letter opens with a pull quote; laurels between memories; no
+ * frame on the page (the cover carries it).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -13,8 +15,10 @@ export const memorialService: PdfLook = {
   longColumns: 1,
   column: 'centre',
   justify: true,
-  photoShare: 0.56,
-  photoWidth: 'column',
+  photoShare: 0.62,
+  photoWidth: 'live',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -27,9 +31,12 @@ export const memorialService: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-centre',
   // pacing
   inlinePhotos: 1,
   breather: 'page',
+  breatherSpan: 1,
+  onePerPage: true,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -38,7 +45,8 @@ export const memorialService: PdfLook = {
   cards: false,
   cover: 'classic',
   coverFrame: 'hairline',
-  pageFrame: 'hairline',
+  pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
 };

@@ -1,7 +1,9 @@
 /**
- * modern_clean: a Swiss grid. Small sans type, ragged-right in a 58-character column set against the
- * gutter, the outer side of the live area left open; photos across the whole live area, three with a
- * memory; names in spaced capitals; an accent bar beside short memories; a short running head.
+ * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 58-character column set
+ * against the gutter; one large photo a memory, hanging from the top line towards the fore-edge over
+ * the outer three quarters of the live area (its inner edge inside the text column's), the rest later
+ * one to a page on the same hanging line; names in spaced capitals, an accent bar beside short memories;
+ * a short running head over the text column, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -13,8 +15,10 @@ export const modernClean: PdfLook = {
   longColumns: 1,
   column: 'inner',
   justify: false,
-  photoShare: 0.72,
+  photoShare: 0.66,
   photoWidth: 'live',
+  photoSpan: 0.72,
+  photoAlign: 'outer',
   // type
   longSize: 9.5,
   longLeading: 1.55,
@@ -27,9 +31,12 @@ export const modernClean: PdfLook = {
   datedEntries: false,
   runningHead: true,
   folio: 'plain',
+  folioAt: 'foot-outer',
   // pacing
-  inlinePhotos: 3,
+  inlinePhotos: 1,
   breather: 'page',
+  breatherSpan: 0.72,
+  onePerPage: false,
   textRun: 6,
   pullQuote: true,
   fullBleed: false,
@@ -39,6 +46,7 @@ export const modernClean: PdfLook = {
   cover: 'editorial',
   coverFrame: 'none',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
 };

@@ -1,6 +1,9 @@
 /**
- * retirement_tribute: a tribute, certificate-like. Double-framed pages, a justified 70-character column
- * centred in them, names in spaced sans capitals, stars between memories, two photos with a memory.
+ * retirement_tribute: a company tribute book. One tribute a page: a short one set as a certificate, large
+ * and centred inside the double frame; a long one in a wide justified 72-character column centred on the
+ * page, with no frame round its running words. Photos bordered, large, across the live area, two side by
+ * side with a tribute; names in spaced sans capitals, stars between tributes, the folio at the foot's
+ * outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -8,16 +11,18 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 70,
+  longMeasure: 72,
   longColumns: 1,
   column: 'centre',
   justify: true,
-  photoShare: 0.58,
-  photoWidth: 'column',
+  photoShare: 0.62,
+  photoWidth: 'live',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 10.5,
   longLeading: 1.5,
-  quoteSize: 12,
+  quoteSize: 12.5,
   leading: 1.6,
   align: 'center',
   captionSize: 8.5,
@@ -26,9 +31,12 @@ export const retirementTribute: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-outer',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 0.86,
+  onePerPage: true,
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
@@ -37,7 +45,8 @@ export const retirementTribute: PdfLook = {
   cards: false,
   cover: 'certificate',
   coverFrame: 'double',
-  pageFrame: 'double',
+  pageFrame: 'none',
+  quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
 };

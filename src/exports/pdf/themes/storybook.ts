@@ -1,6 +1,7 @@
 /**
- * storybook: a picture book read aloud. Large rounded type, centred, in a short 52-character ragged column;
- * photos as polaroids, two with a memory, the rest a page each; page numbers in a disc.
+ * storybook: a picture book read aloud. The picture first, large, as a polaroid nearly across the page
+ * (two with a memory), the words under it in large rounded type, centred, in a short 52-character ragged
+ * column; the rest of the photos a whole page each; page numbers in a disc centred at the foot.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -12,8 +13,10 @@ export const storybook: PdfLook = {
   longColumns: 1,
   column: 'centre',
   justify: false,
-  photoShare: 0.62,
+  photoShare: 0.66,
   photoWidth: 'live',
+  photoSpan: 0.9,
+  photoAlign: 'centre',
   // type
   longSize: 12.5,
   longLeading: 1.5,
@@ -26,9 +29,12 @@ export const storybook: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'disc',
+  folioAt: 'foot-centre',
   // pacing
   inlinePhotos: 2,
   breather: 'page',
+  breatherSpan: 1,
+  onePerPage: false,
   textRun: 4,
   pullQuote: true,
   fullBleed: false,
@@ -38,6 +44,7 @@ export const storybook: PdfLook = {
   cover: 'playful',
   coverFrame: 'rounded',
   pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
 };

@@ -1,6 +1,8 @@
 /**
- * wedding_album: an album of matted prints. Photos lead (two with a memory, the rest a page each, on a
- * museum mat), the words centred under them in a justified 60-character column; corner frames on the page.
+ * wedding_album: an album. Photos lead: a memory with one sharp photo opens on it bled off every edge,
+ * the others show one matted print across the live area with the words centred under it as its caption in
+ * a justified 60-character column; held photos bled off the page as plates, their caption after; no frame on
+ * the pages (the cover's corner brackets are the album's only ornament).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -12,8 +14,10 @@ export const weddingAlbum: PdfLook = {
   longColumns: 1,
   column: 'centre',
   justify: true,
-  photoShare: 0.7,
+  photoShare: 0.72,
   photoWidth: 'live',
+  photoSpan: 1,
+  photoAlign: 'centre',
   // type
   longSize: 11.5,
   longLeading: 1.45,
@@ -26,18 +30,22 @@ export const weddingAlbum: PdfLook = {
   datedEntries: false,
   runningHead: false,
   folio: 'dashes',
+  folioAt: 'foot-centre',
   // pacing
-  inlinePhotos: 2,
-  breather: 'page',
+  inlinePhotos: 1,
+  breather: 'plate',
+  breatherSpan: 1,
+  onePerPage: false,
   textRun: 4,
   pullQuote: true,
-  fullBleed: false,
+  fullBleed: true,
   // look
   cornerOrnament: false,
   cards: false,
   cover: 'classic',
   coverFrame: 'corners',
-  pageFrame: 'corners',
+  pageFrame: 'none',
+  quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
 };
