@@ -83,15 +83,13 @@ export async function prepareCroppedPicture(
   const subject = focal ? null : await subjectOfPhoto(photo);
   const at = focal ?? subject!.focal;
   const rect = cropRectAround(upright, cell.w / cell.h, at, subject?.heads);
-  // The part of the photo that fills the cell, in its own pixels; never scaled up.
-  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
-  const targetW = Math.max(1, Math.round(rect.width * scale));
-  const targetH = Math.max(1, Math.round(targetW / (cell.w / cell.h)));
+  const plan = shrinkThenCrop(upright, rect, cell);
   try {
+    // Resized before the crop: a JPEG is then decoded already shrunk (libjpeg's shrink-on-load), not at its full size.
     const { data, info } = await sharp(file, { failOn: 'none' })
       .rotate()
-      .extract(rect)
-      .resize(targetW, targetH, { fit: 'fill' })
+      .resize(plan.resize.w, plan.resize.h, { fit: 'fill' })
+      .extract(plan.extract)
       .flatten({ background })
       .toColorspace('srgb')
       .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
@@ -100,6 +98,26 @@ export async function prepareCroppedPicture(
   } catch {
     return null;
   }
+}
+
+/**
+ * How to get the part `rect` of an upright photo of `size` pixels at 300 dpi of `cell` (points), never
+ * scaled up: the whole photo resized by the factor the crop needs, then the crop's rectangle scaled to it.
+ * The output has the same pixels as cropping first and resizing after, but the decoder can shrink on load.
+ */
+export function shrinkThenCrop(
+  size: { w: number; h: number },
+  rect: { left: number; top: number; width: number; height: number },
+  cell: { w: number; h: number },
+): { resize: { w: number; h: number }; extract: { left: number; top: number; width: number; height: number } } {
+  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
+  const width = Math.max(1, Math.round(rect.width * scale));
+  const height = Math.max(1, Math.round(width / (cell.w / cell.h)));
+  // Rounding may leave the resized photo a pixel short of the crop: it is never smaller than the crop.
+  const resize = { w: Math.max(width, Math.round(size.w * scale)), h: Math.max(height, Math.round(size.h * scale)) };
+  const left = Math.max(0, Math.min(resize.w - width, Math.round(rect.left * scale)));
+  const top = Math.max(0, Math.min(resize.h - height, Math.round(rect.top * scale)));
+  return { resize, extract: { left, top, width, height } };
 }
 
 /**
