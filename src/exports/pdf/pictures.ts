@@ -77,7 +77,6 @@ export async function prepareCroppedPicture(
   background: string,
   focal?: FocalPoint,
 ): Promise<(PreparedPicture & { ppi: number; focal: FocalPoint }) | null> {
-  const sharp = await loadSharp();
   const file = typeof photo === 'string' ? photo : photo.path;
   const upright = await uprightSize(file);
   if (!upright) return null;
