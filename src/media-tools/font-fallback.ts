@@ -49,6 +49,38 @@ const garamond = (weight: FontWeight, italic: boolean) => {
 /** The theme faces with serifs: their Latin, Greek and Cyrillic fall back to a serif. */
 const SERIF_FAMILIES = new Set(['Playfair Display', 'Lora', 'Cormorant Garamond', 'Libre Baskerville', 'Fraunces', 'EB Garamond', 'DM Serif Display']);
 export const isSerif = (face: { family?: string }) => !!face.family && SERIF_FAMILIES.has(face.family);
+/**
+ * The formal script faces (a wedding album's title): what they lack falls back to a face as formal, a
+ * book italic (EB Garamond's, whose Greek is calligraphic too), not an upright sans. Arabic already falls
+ * back to Naskh, the formal book hand.
+ */
+const SCRIPT_FAMILIES = new Set(['Great Vibes']);
+/** A face of an @expo-google-fonts family, by weight and style, as its package names its files. */
+const google = (pkg: string, base: string, family: string, weight: FontWeight, italic = false): FontFace => {
+  const variant = `${weight}${WEIGHT_NAMES[weight]}${italic ? '_Italic' : ''}`;
+  return noto(`@expo-google-fonts/${pkg}`, family, `${variant}/${base}_${variant}.ttf`, weight, italic ? 'italic' : 'normal');
+};
+
+/**
+ * Companions for theme faces whose Latin stops short (Fredoka has ł but no ż, ę, ś, ş or ế; DM Sans and DM
+ * Serif Display have no Vietnamese): a face of the same make that has every Latin letter, at the
+ * weight that prints as dark. Darkness was measured as the ink of "nonono" over its advance and x-height
+ * band, both faces at one x-height: Fredoka 500 0.50 and 600 0.60 against Nunito 700 0.48 and 800 0.56
+ * (Noto Sans Medium, the fallback before: 0.41, visibly lighter); DM Sans 400/500/700 0.36/0.41/0.51 against
+ * Inter's 0.36/0.42/0.53; DM Serif Display 0.50 against Playfair Display 700 0.50 (Noto Sans Regular: 0.35).
+ */
+const COMPANIONS: Record<string, (weight: FontWeight, italic: boolean) => FontFace> = {
+  Fredoka: (w) => google('nunito', 'Nunito', 'Nunito', Math.min(800, w + 200) as FontWeight),
+  'DM Sans': (w, italic) => google('inter', 'Inter', 'Inter', w, italic),
+  'DM Serif Display': (_w, italic) => google('playfair-display', 'PlayfairDisplay', 'Playfair Display', 700, italic),
+};
+
+/** The companion of a theme face (see COMPANIONS), for the Latin letters it lacks; none for a face that has them all. */
+export function latinCompanion(face: Pick<FontFace, 'weight' | 'style'> & { family?: string }): FontFace | null {
+  const make = face.family ? COMPANIONS[face.family] : undefined;
+  return make ? make(face.weight, face.style === 'italic') : null;
+}
+
 const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `fonts/NotoSansKR-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 
 /**
@@ -64,8 +96,11 @@ export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { famil
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
   const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
   // A serif face falls back to a serif first (Noto Sans still draws what it lacks); a sans face to Noto Sans.
-  const alphabets = isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
-  return [devanagari(weight), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
+  const formal = !!face.family && SCRIPT_FAMILIES.has(face.family);
+  const alphabets = formal ? [garamond(weight, true), latin(weight, true)] : isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
+  // A face's own companion first: a paragraph whose Latin it lacks is set in it (see latinFaceIndex).
+  const companion = latinCompanion(face);
+  return [...(companion ? [companion] : []), devanagari(weight), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
 }
 
 /** What x-height matching reads of a face (fontkit's font). */
@@ -87,7 +122,16 @@ const X_LETTERS: [RegExp, number][] = [
   [/\p{Script=Latin}/u, 0x78], // x
 ];
 
+const primed = new WeakSet<FaceMetrics>();
+
 function heightOf(font: FaceMetrics, cp: number): number {
+  // A letter built from another (Greek ο from Latin o) loads its component with no code points, and fontkit
+  // keeps the glyph as first loaded: printed later, that o would have nothing in the PDF's ToUnicode map. Basic
+  // Latin is loaded by its code points first.
+  if (!primed.has(font)) {
+    primed.add(font);
+    for (let c = 0x21; c < 0x7f; c++) font.glyphForCodePoint(c);
+  }
   const glyph = font.glyphForCodePoint(cp);
   return glyph.id ? glyph.bbox.maxY / font.unitsPerEm : 0;
 }
@@ -179,19 +223,21 @@ export interface SplitRun {
  * in a face without its stacked accents) is set whole in the fallback, so a
  * word never changes face mid-way. `emoji` is the chain index of the emoji face.
  */
-export function splitRuns(text: string, has: (face: number, cp: number) => boolean, faces: number, emoji = faces - 1): SplitRun[] {
+export function splitRuns(text: string, has: (face: number, cp: number) => boolean, faces: number, emoji = faces - 1, prefer = 0): SplitRun[] {
   let covered = true;
   for (const ch of text) {
-    if (!has(0, ch.codePointAt(0)!)) {
+    if (!has(prefer, ch.codePointAt(0)!)) {
       covered = false;
       break;
     }
   }
-  if (covered) return text ? [{ face: 0, text }] : [];
+  if (covered) return text ? [{ face: prefer, text }] : [];
+  // The preferred face (the one setting a paragraph's Latin, see latinFaceIndex) is tried first.
+  const faceOrder = prefer ? [prefer, ...range(faces).filter((i) => i !== prefer)] : range(faces);
   const pick = (segment: string): number => {
     const cps = [...segment].map((c) => c.codePointAt(0)!).filter((cp) => !isJoiner(cp));
     if (!cps.length) return -1;
-    const order = EMOJI_LOOK.test(segment) ? [emoji, ...range(faces).filter((i) => i !== emoji)] : range(faces);
+    const order = EMOJI_LOOK.test(segment) ? [emoji, ...faceOrder.filter((i) => i !== emoji)] : faceOrder;
     for (const i of order) if (cps.every((cp) => has(i, cp))) return i;
     // Nothing draws it all: the face that draws its base character, so at least the letter prints.
     for (const i of order) if (has(i, cps[0])) return i;
@@ -201,8 +247,8 @@ export function splitRuns(text: string, has: (face: number, cp: number) => boole
   for (const word of text.split(/(\s+)/)) {
     if (!word) continue;
     let whole = -1;
-    if (ALPHABETIC.test(word) && ![...word].every((c) => has(0, c.codePointAt(0)!))) {
-      for (let i = 1; i < faces && whole < 0; i++) if ([...word].every((c) => isJoiner(c.codePointAt(0)!) || has(i, c.codePointAt(0)!))) whole = i;
+    if (ALPHABETIC.test(word) && ![...word].every((c) => has(prefer, c.codePointAt(0)!))) {
+      for (const i of faceOrder) if (i !== prefer && whole < 0 && [...word].every((c) => isJoiner(c.codePointAt(0)!) || has(i, c.codePointAt(0)!))) whole = i;
     }
     for (const { segment } of graphemes.segment(word)) {
       let face = whole >= 0 ? whole : pick(segment);
@@ -213,6 +259,26 @@ export function splitRuns(text: string, has: (face: number, cp: number) => boole
     }
   }
   return runs;
+}
+
+const LATIN = /\p{Script=Latin}/u;
+
+/**
+ * The face that sets a paragraph's Latin letters: 0 (the theme's) when it draws every Latin letter in the
+ * text, with its accents; else the first fallback that does (below `faces`, the emoji face left out), so a
+ * Polish, Turkish or Vietnamese paragraph is one face throughout rather than the theme's face with some
+ * words patched in another. 0 when none does.
+ */
+export function latinFaceIndex(text: string, has: (face: number, cp: number) => boolean, faces: number): number {
+  if (/^[\x00-\x7f]*$/.test(text)) return 0;
+  const letters: number[][] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    if (LATIN.test(segment)) letters.push([...segment].map((c) => c.codePointAt(0)!).filter((cp) => !isJoiner(cp)));
+  }
+  const drawsAll = (face: number) => letters.every((cps) => cps.every((cp) => has(face, cp)));
+  if (drawsAll(0)) return 0;
+  for (let i = 1; i < faces; i++) if (drawsAll(i)) return i;
+  return 0;
 }
 
 function range(n: number): number[] {

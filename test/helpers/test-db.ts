@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPgliteDb, createPostgresDb, type Db } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import { databaseForbiddenError, databaseForbiddenFor } from './database-guard.js';
 
 /** Which backend this run uses: PGlite by default, PostgreSQL when TEST_DATABASE_URL is set. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
@@ -43,6 +44,8 @@ export interface TestDatabase {
  * its own.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
+  const forbidden = databaseForbiddenFor();
+  if (forbidden) throw databaseForbiddenError(forbidden);
   const schema = `t_${randomBytes(6).toString('hex')}`;
   return TEST_DATABASE_URL ? postgresSchema(TEST_DATABASE_URL, schema) : pgliteSchema(schema);
 }

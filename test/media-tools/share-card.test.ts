@@ -116,7 +116,8 @@ describe('renderShareCard', () => {
       theme: 'editorial_noir',
     };
     const families = withFallbacks(THEME_STYLES.editorial_noir, input).map((f) => f.family);
-    for (const f of ['Noto Sans', 'Noto Sans SC', 'Noto Sans KR', 'Noto Naskh Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Emoji']) expect(families).toContain(f);
+    // Vietnamese in DM Serif Display and DM Sans: their companions (see fallbackFaces), Playfair Display and Inter.
+    for (const f of ['Playfair Display', 'Inter', 'Noto Sans SC', 'Noto Sans KR', 'Noto Naskh Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Emoji']) expect(families).toContain(f);
     expect(withFallbacks(THEME_STYLES.elegant_classic, { ...input, text: WORDS, contributorName: 'Ana', bookTitle: 'Grandpa' }).map((f) => f.family)).not.toContain('Noto Sans SC');
     const png = await renderShareCard(input);
     await expectCard(png);

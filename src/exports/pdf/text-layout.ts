@@ -9,7 +9,7 @@
  */
 
 import { EMOJI_ADVANCE, hasEmojiPicture } from '../../media-tools/emoji-pictures.js';
-import { directionOf, paragraphDirection, splitRuns, xHeightScale, type FaceMetrics } from '../../media-tools/font-fallback.js';
+import { directionOf, latinFaceIndex, paragraphDirection, splitRuns, xHeightScale, type FaceMetrics } from '../../media-tools/font-fallback.js';
 import type { Hyphenator } from './hyphenation.js';
 
 /** What PDFKit offers for measuring and drawing; the document itself in practice. */
@@ -31,6 +31,11 @@ export interface TextStyle {
   features?: readonly string[];
   /** Hyphenates a word that does not fit at the end of a line (long memories, in their language). */
   hyphenate?: Hyphenator | null;
+  /**
+   * The fallback that sets a paragraph's Latin letters when the theme's face lacks some of them (ż, ş, ế): set
+   * per paragraph by breakLines, so a Polish or Vietnamese paragraph is one face throughout, not a patchwork.
+   */
+  latinFace?: string;
 }
 
 export interface Run {
@@ -145,7 +150,8 @@ export class TextMeasurer {
 export function runsOf(m: TextMeasurer, text: string, style: TextStyle): Run[] {
   const chain = [style.face, ...style.fallbacks];
   const emojiFace = chain.length - 1;
-  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length, emojiFace).flatMap(({ face, text: t }) => {
+  const prefer = style.latinFace ? Math.max(0, chain.indexOf(style.latinFace)) : 0;
+  return splitRuns(text, (i, cp) => m.has(chain[i], cp), chain.length, emojiFace, prefer).flatMap(({ face, text: t }) => {
     // Emoji go one by one: each that has a colour picture takes an em and a little room, as drawn.
     const pieces = face === emojiFace ? Array.from(graphemes.segment(t), (g) => g.segment) : [t];
     return pieces.map((piece): Run => {
@@ -178,13 +184,14 @@ interface Unit {
 
 /** The pieces of a paragraph between which a line may break (spaces are their own pieces). */
 function unitsOf(paragraph: string): Unit[] {
-  // Without ideographs, breaks are at spaces and after dashes: no need for the (slow) word segmenter.
+  // Without ideographs, breaks are at spaces and after dashes (not before a no-break space: a title's tied dash
+  // stays with its words): no need for the (slow) word segmenter.
   if (!IDEOGRAPHIC.test(paragraph)) {
     const units: Unit[] = [];
     for (const piece of paragraph.split(/( )/)) {
       if (!piece) continue;
       if (piece === ' ') units.push({ text: ' ', space: true });
-      else for (const part of piece.split(/(?<=[^-‐‒–—/][-‐‒–—/]+)(?=[^-‐‒–—/\p{P}])/u)) units.push({ text: part, space: false });
+      else for (const part of piece.split(/(?<=[^-‐‒–—/][-‐‒–—/]+)(?=[^-‐‒–—/\p{P}\s])/u)) units.push({ text: part, space: false });
     }
     return units;
   }
@@ -210,15 +217,19 @@ function unitsOf(paragraph: string): Unit[] {
 }
 
 /** Breaks normalised text into lines no wider than `maxWidth`. */
-export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxWidth: number): Line[] {
+export function breakLines(m: TextMeasurer, text: string, given: TextStyle, maxWidth: number): Line[] {
   const lines: Line[] = [];
-  const spaceWidth = m.width(style.face, style.size, ' ', style.characterSpacing, false, style.features);
   // Widths carry the spacing after every character: a line's ink ends one spacing before its last advance.
-  const spacing = style.characterSpacing ?? 0;
+  const spacing = given.characterSpacing ?? 0;
   const fits = (width: number) => width - spacing <= maxWidth;
   const paragraphs = normalizeText(text).split('\n');
   paragraphs.forEach((paragraph, p) => {
     if (!paragraph) return; // an empty line between paragraphs: the paragraph spacing stands for it
+    const style = withLatinFace(m, paragraph, given);
+    // Spaces in the face that sets the paragraph's words, at its size (scaled to the theme's x-height).
+    const spaceFace = style.latinFace ?? style.face;
+    const spaceSize = style.size * m.scale(style.face, spaceFace, 'x');
+    const spaceWidth = m.width(spaceFace, spaceSize, ' ', style.characterSpacing, false, style.features);
     const dir = paragraphDirection(paragraph);
     let line: Line = { runs: [], width: 0, paragraphStart: p > 0, dir };
     let pendingSpace = false;
@@ -230,10 +241,10 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
     const append = (runs: Run[], width: number) => {
       if (pendingSpace && line.runs.length) {
         const last = line.runs[line.runs.length - 1];
-        if (last.face === style.face && last.dir !== 'rtl') {
+        if (last.face === spaceFace && last.dir !== 'rtl') {
           last.text += ' ';
           last.width += spaceWidth;
-        } else line.runs.push({ face: style.face, text: ' ', width: spaceWidth, dir: 'neutral' });
+        } else line.runs.push({ face: spaceFace, text: ' ', width: spaceWidth, dir: 'neutral', ...(spaceSize !== style.size ? { size: spaceSize } : {}) });
         line.width += spaceWidth;
       }
       pendingSpace = false;
@@ -305,6 +316,17 @@ export function breakLines(m: TextMeasurer, text: string, style: TextStyle, maxW
     if (lines.length) lines[lines.length - 1].last = true;
   });
   return lines;
+}
+
+/**
+ * The style for one paragraph: when the theme's face lacks some of its Latin letters (a Polish word in a
+ * face without ż, a Vietnamese one in a face without ế), the first fallback that draws them all sets the
+ * paragraph's Latin, so its words share one face (a face matched to the theme's: see fallbackFaces).
+ */
+function withLatinFace(m: TextMeasurer, paragraph: string, style: TextStyle): TextStyle {
+  const chain = [style.face, ...style.fallbacks];
+  const index = latinFaceIndex(paragraph, (i, cp) => m.has(chain[i], cp), chain.length - 1);
+  return index > 0 ? { ...style, latinFace: chain[index] } : style;
 }
 
 /** Figures as tall as capitals, for titles and text set in capitals (some faces default to old-style figures). */

@@ -1,6 +1,8 @@
 /**
- * Titles: numbers stay with their words at every width, and titles and
- * capitals are set with lining figures (read back from the title page).
+ * Titles: split into title and subtitle at a natural break, numbers stay with
+ * their words at every width, lines never break a word, end or start on a
+ * dash or leave a word alone, and titles and capitals are set with lining
+ * figures (read back from the title page).
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -11,6 +13,7 @@ import { promisify } from 'node:util';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fontFilePath, THEMES, THEME_STYLES } from '../../media-tools/themes.js';
+import { splitTitle } from './covers.js';
 import { renderPdfBook } from './pdf-book.js';
 import { breakLines, keepNumbersWithWords, LINING_FIGURES, TextMeasurer, type TextStyle } from './text-layout.js';
 import { drawLine } from './typeset.js';
@@ -42,6 +45,31 @@ describe('numbers in titles', () => {
       expect(lines.join(' ').replace(/\u00a0/g, ' ').replace(/ +/g, ' ')).toContain('turns 90');
     }
     expect(sawBreak).toBe(true);
+  });
+});
+
+describe('splitting a title', () => {
+  const split = (t: string, sub = '') => Object.values(splitTitle(t, sub));
+
+  it('splits at a colon or a dash between words, the subtitle capitalised', () => {
+    expect(split('Grandma Rose turns 90: a book of memories from all of us')).toEqual(['Grandma Rose turns 90', 'A book of memories from all of us']);
+    expect(split('Grandma Rose turns 90 – a book of memories from all of us')).toEqual(['Grandma Rose turns 90', 'A book of memories from all of us']);
+    expect(split('Dad at 60 — forty years of Sunday lunches')).toEqual(['Dad at 60', 'Forty years of Sunday lunches']);
+    expect(split('Nonna Lucia—una vita in cucina')).toEqual(['Nonna Lucia', 'Una vita in cucina']);
+    expect(split('Bà nội 90 — Cảm ơn bà')).toEqual(['Bà nội 90', 'Cảm ơn bà']);
+  });
+
+  it('splits Chinese at a full-width colon and Arabic at its colon', () => {
+    expect(split('奶奶九十岁：全家人的回忆')).toEqual(['奶奶九十岁', '全家人的回忆']);
+    expect(split('جدتي في التسعين: ذكريات من العائلة')).toEqual(['جدتي في التسعين', 'ذكريات من العائلة']);
+  });
+
+  it('leaves whole a title with no natural break, a date range, a given subtitle, or a part too short to stand', () => {
+    expect(split('Happy birthday to the one and only Grandma Rose, who turns 90')).toEqual(['Happy birthday to the one and only Grandma Rose, who turns 90', '']);
+    expect(split('In memory of Rose Hall, 1934 – 2024')).toEqual(['In memory of Rose Hall, 1934 – 2024', '']);
+    expect(split('Mother-in-law of the year')).toEqual(['Mother-in-law of the year', '']);
+    expect(split('Rose: a life', 'For her family')).toEqual(['Rose: a life', 'For her family']);
+    expect(split('Us: 2024')).toEqual(['Us: 2024', '']);
   });
 });
 
@@ -78,6 +106,43 @@ describe('the title page', () => {
       }
     }
   }, 120_000);
+
+  it('breaks titles between whole words, never on a dash nor leaving one word alone, in lines of even length', async () => {
+    // With a subtitle of its own a title keeps its dash: it must not end or start a line.
+    const titles: [string, string][] = [
+      ['Grandma Rose turns 90 – a book of memories from all of us', 'For her birthday'],
+      ['Grandma Rose turns 90: a book of memories from all of us', ''],
+      ['Happy birthday to the one and only Grandma Rose, who turns 90', 'For her birthday'],
+    ];
+    for (const theme of THEMES) {
+      for (const [title, subtitle] of titles) {
+        const file = path.join(dir, `${theme}-breaks.pdf`);
+        await renderPdfBook({ title, subtitle, theme, bleedMm: 0, gutterMm: 0, memoryCount: 0, memories: (async function* () {})(), openPicture: () => Promise.reject(new Error('no pictures')), output: createWriteStream(file) });
+        // The page's lines in the order they were set (a run with accents or a tied space reads back whole, as written).
+        const { stdout } = await run('pdftotext', ['-raw', '-f', '1', '-l', '1', file, '-']);
+        const rows = stdout.replace(/\u00a0/g, ' ').split('\n').map((l) => l.trim()).filter(Boolean);
+        const main = splitTitle(title, subtitle).title;
+        const titleWords = new Set(main.toLowerCase().split(/\s+/));
+        const at = `${theme}, “${title}”`;
+        // The title's lines: all their words are words of the title (a broken word is not one).
+        const start = rows.findIndex((r) => r.toLowerCase().split(' ').every((w) => titleWords.has(w)));
+        const lines: string[][] = [];
+        for (let i = start; i >= 0 && i < rows.length && lines.flat().length < titleWords.size; i++) {
+          const words = rows[i].split(' ');
+          if (!words.every((w) => titleWords.has(w.toLowerCase()))) break;
+          lines.push(words);
+        }
+        const read = lines.map((l) => l.join(' ')).join(' | ');
+        expect(lines.flat().join(' ').toLowerCase(), `${at}: ${rows.join(' | ')}`).toBe(main.toLowerCase());
+        for (const line of lines) {
+          expect(/^[—–-]$/.test(line[0]) || /^[—–-]$/.test(line[line.length - 1]), `${at}: a dash at a line's end: ${read}`).toBe(false);
+          expect(line.length, `${at}: a word alone: ${read}`).toBeGreaterThan(1);
+        }
+        const lengths = lines.map((l) => l.join(' ').length);
+        if (lines.length > 1) expect(Math.min(...lengths) / Math.max(...lengths), `${at}: uneven lines: ${read}`).toBeGreaterThan(0.45);
+      }
+    }
+  }, 180_000);
 
   it('sets titles and capitals with lining figures', () => {
     // Playfair Display and Cormorant Garamond default to old-style figures: the feature changes the glyphs.

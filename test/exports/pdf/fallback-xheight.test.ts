@@ -103,3 +103,88 @@ describe('fallback faces stand as tall as the theme’s lower case', () => {
     });
   }
 });
+
+/**
+ * Latin with every accent, in one face: Fredoka (storybook) lacks ż, ę, ś and ş, DM Sans and DM Serif Display
+ * (editorial_noir) lack Vietnamese. A paragraph with such words is set whole in the face's companion (of the
+ * same make, at the weight that prints as dark), so each line reads back from the PDF in one font (pdffonts),
+ * and that face's lower case is as dark as the theme face's (ink over the box of "nonono", within 12%).
+ */
+describe('Polish, Turkish and Vietnamese words in the face of the words around them', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'memorybook-latin-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** One line of `text` in a theme's face for `role`, printed to a one-page PDF; its path. */
+  async function printLine(theme: (typeof THEMES)[number], role: 'quote' | 'title' | 'body' | 'text', text: string, name: string): Promise<string> {
+    const file = path.join(dir, `${theme}-${role}-${name}.pdf`);
+    const doc = new PDFDocument({ size: [900, 60], margin: 0 });
+    const out = createWriteStream(file);
+    doc.pipe(out);
+    const { faces, fallbacks, measure } = registerThemeFaces(doc, themeStyle(theme));
+    const s: TextStyle = { face: faces[role], fallbacks: fallbacks[role], size: SIZE, leading: 1.3 };
+    const [line, more] = breakLines(measure, text, s, 880);
+    expect(more).toBeUndefined();
+    drawLine(doc, line, 10, 40, s, '#000000');
+    doc.end();
+    await finished(out);
+    return file;
+  }
+
+  const fontsOf = async (file: string) => {
+    const { stdout } = await run('pdffonts', [file]);
+    return stdout.split('\n').slice(2).filter(Boolean).map((l) => l.split(/\s+/)[0].replace(/^[A-Z]{6}\+/, ''));
+  };
+
+  /** Ink over the box of the right-hand word of a one-line picture (its darkness: the face's weight). */
+  async function darkness(file: string): Promise<number> {
+    await run('pdftoppm', ['-r', '600', '-gray', '-png', '-singlefile', file, file.replace(/\.pdf$/, '')]);
+    const { data, info } = await sharp(file.replace(/\.pdf$/, '.png')).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const { width: w, height: h } = info;
+    const inkCol = (x: number) => {
+      for (let y = 0; y < h; y++) if (data[y * w + x] < 128) return true;
+      return false;
+    };
+    const cols = Array.from({ length: w }, (_, x) => inkCol(x));
+    // The right word starts after the last gap wider than a letter's counter (a space).
+    let start = cols.lastIndexOf(true);
+    for (let blank = 0; start > 0 && blank < 40; start--) blank = cols[start] ? 0 : blank + 1;
+    start += 40;
+    const end = cols.lastIndexOf(true);
+    let [top, bottom, ink] = [h, -1, 0];
+    for (let y = 0; y < h; y++) {
+      for (let x = start; x <= end; x++) {
+        const v = 255 - data[y * w + x];
+        if (v > 127) [top, bottom] = [Math.min(top, y), Math.max(bottom, y)];
+        ink += v / 255;
+      }
+    }
+    return ink / ((end - start + 1) * (bottom - top + 1));
+  }
+
+  it('wedding_album: what the script title face lacks falls back to a face as formal (a book italic, Naskh), not an upright sans', async () => {
+    const fonts = await fontsOf(await printLine('wedding_album', 'title', 'Anna & Αλέξανδρος · آمنة', 'formal'));
+    expect(fonts.some((f) => /^EBGaramond-.*Italic$/.test(f)), fonts.join(', ')).toBe(true);
+    expect(fonts.some((f) => /^NotoNaskhArabic/.test(f)), fonts.join(', ')).toBe(true);
+    expect(fonts.filter((f) => /^NotoSans-/.test(f)), fonts.join(', ')).toEqual([]);
+  });
+
+  const LINE = 'Zażółć gęślą jaźń, dedim: Şükrü, Tiếng Việt';
+  for (const theme of ['storybook', 'editorial_noir'] as const) {
+    for (const role of ['quote', 'title', 'body', 'text'] as const) {
+      it(`${theme} ${role}: one face for the whole line, as dark as the theme's`, async () => {
+        const fonts = await fontsOf(await printLine(theme, role, LINE, 'accented'));
+        expect(fonts, `${theme} ${role}: ${fonts.join(', ')}`).toHaveLength(1);
+        const own = await fontsOf(await printLine(theme, role, 'With love, from all of us', 'plain'));
+        // A line the theme's face draws whole stays in it.
+        expect(own).toHaveLength(1);
+        const [theirs, ours] = [await darkness(await printLine(theme, role, 'ż nonono', 'companion')), await darkness(await printLine(theme, role, 'a nonono', 'theme'))];
+        expect(Math.abs(theirs / ours - 1), `${theme} ${role}: ${fonts[0]} ${theirs.toFixed(3)} against ${own[0]} ${ours.toFixed(3)}`).toBeLessThanOrEqual(0.12);
+      });
+    }
+  }
+});
