@@ -10,22 +10,21 @@
  * database statement or transaction (db/client.ts), and per outbound call: webhook deliveries, SMS /
  * Telegram / WhatsApp / Stripe, S3, SMTP.
  */
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, SpanKind as ApiSpanKind } from '@opentelemetry/api';
 
-export { SpanKind, type Attributes, type Span };
+export type { Attributes, Span };
 
-/** Set once the SDK is registered: every helper checks it first. */
+/** The span kinds of `@opentelemetry/api` (its values), here so that naming one does not load the API. */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const;
+export type SpanKind = (typeof SpanKind)[keyof typeof SpanKind];
+/** SpanStatusCode.ERROR of `@opentelemetry/api`. */
+const STATUS_ERROR = 2;
+
+// `@opentelemetry/api` is read by startTracing, with the SDK: with tracing off no helper below touches it.
+type Api = typeof import('@opentelemetry/api');
+let api: Api | undefined;
+
+/** Set once the SDK is registered (and `api` read): every helper checks it first. */
 let on = false;
 
 /** Whether spans are being recorded in this process. */
@@ -38,10 +37,10 @@ export function tracingOn(): boolean {
  * or another span, not the job queue's and dispatcher's idle polling (a trace every few seconds of nothing).
  */
 export function tracingInSpan(): boolean {
-  return on && trace.getSpan(context.active()) !== undefined;
+  return on && api!.trace.getSpan(api!.context.active()) !== undefined;
 }
 
-const tracer = () => trace.getTracer('memorybook');
+const tracer = () => api!.trace.getTracer('memorybook');
 
 type Env = Record<string, string | undefined>;
 
@@ -101,6 +100,7 @@ export async function startTracing(
   if (!settings) return null;
   for (const [k, v] of Object.entries(env)) if (k.startsWith('OTEL_') && v !== undefined && process.env[k] === undefined) process.env[k] = v;
   for (const w of settings.warnings) log.warn({ tracing: true }, w);
+  api = await import('@opentelemetry/api');
   const { registerTracing } = await import('./tracing-sdk.js');
   const shutdown = registerTracing(settings, defaults);
   on = true;
@@ -127,7 +127,8 @@ export interface SpanOptions {
  */
 export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!on) return fn(undefined);
-  const span = tracer().startSpan(name, { kind: options.kind, attributes: options.attributes, links: options.links }, options.parent ?? context.active());
+  const { context, trace } = api!;
+  const span = tracer().startSpan(name, { kind: options.kind as ApiSpanKind | undefined, attributes: options.attributes, links: options.links }, options.parent ?? context.active());
   return context.with(trace.setSpan(options.parent ?? context.active(), span), async () => {
     try {
       return await fn(span);
@@ -143,12 +144,13 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span | 
 /** Starts a span the caller ends (a request's, which ends in another hook). Undefined with tracing off. */
 export function startSpan(name: string, options: SpanOptions = {}): Span | undefined {
   if (!on) return undefined;
-  return tracer().startSpan(name, { kind: options.kind, attributes: options.attributes, links: options.links }, options.parent ?? context.active());
+  return tracer().startSpan(name, { kind: options.kind as ApiSpanKind | undefined, attributes: options.attributes, links: options.links }, options.parent ?? api!.context.active());
 }
 
-/** Runs fn with span as the active one. */
-export function withActiveSpan<T>(span: Span, fn: () => T, parent: Context = context.active()): T {
-  return context.with(trace.setSpan(parent, span), fn);
+/** Runs fn with span as the active one (a span exists only with tracing on). */
+export function withActiveSpan<T>(span: Span, fn: () => T, parent?: Context): T {
+  const { context, trace } = api!;
+  return context.with(trace.setSpan(parent ?? context.active(), span), fn);
 }
 
 /** Records an error on a span: status ERROR, the exception event, error.type. */
@@ -156,26 +158,27 @@ export function failSpan(span: Span, err: unknown): void {
   const e = err as { name?: string; code?: unknown; message?: string };
   span.recordException(err instanceof Error ? err : String(err));
   span.setAttribute('error.type', typeof e?.code === 'string' ? e.code : (e?.name ?? 'Error'));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: e?.message?.slice(0, 300) });
+  span.setStatus({ code: STATUS_ERROR, message: e?.message?.slice(0, 300) });
 }
 
 /** Status ERROR without an exception (an HTTP answer of 5xx, a failed delivery). */
 export function markSpanError(span: Span, errorType: string): void {
   span.setAttribute('error.type', errorType);
-  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setStatus({ code: STATUS_ERROR });
 }
 
-/** The parent an incoming request names in its traceparent/tracestate headers (W3C Trace Context), or the root. */
-export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): Context {
-  if (!headers.traceparent) return ROOT_CONTEXT;
-  return propagation.extract(ROOT_CONTEXT, headers);
+/** The parent an incoming request names in its traceparent/tracestate headers (W3C Trace Context), or the root; undefined with tracing off. */
+export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): Context | undefined {
+  if (!on) return undefined;
+  if (!headers.traceparent) return api!.ROOT_CONTEXT;
+  return api!.propagation.extract(api!.ROOT_CONTEXT, headers);
 }
 
 /** The active span as a W3C traceparent (and tracestate), for a job's payload; undefined with tracing off or no span. */
 export function activeTraceparent(): JobTrace | undefined {
   if (!on) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  api!.propagation.inject(api!.context.active(), carrier);
   return carrier.traceparent ? { traceparent: carrier.traceparent, ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}) } : undefined;
 }
 
@@ -197,10 +200,11 @@ export function splitJobTrace(data: unknown): { payload: unknown; trace: JobTrac
   return { payload, trace: valid ? { traceparent: t.traceparent!, ...(typeof t.tracestate === 'string' ? { tracestate: t.tracestate.slice(0, 512) } : {}) } : undefined };
 }
 
-/** The context a carried trace names, or the root. */
-export function contextFromJobTrace(t: JobTrace | undefined): Context {
-  if (!t) return ROOT_CONTEXT;
-  return propagation.extract(ROOT_CONTEXT, t);
+/** The context a carried trace names, or the root; undefined with tracing off. */
+export function contextFromJobTrace(t: JobTrace | undefined): Context | undefined {
+  if (!on) return undefined;
+  if (!t) return api!.ROOT_CONTEXT;
+  return api!.propagation.extract(api!.ROOT_CONTEXT, t);
 }
 
 /**
@@ -217,10 +221,10 @@ const eventTraces = new Map<string, { ctx: Context; at: number }>();
 /** Notes the active span as the one that recorded this event (tracing on only). */
 export function rememberEventTrace(eventId: string): void {
   if (!on) return;
-  const span = trace.getSpan(context.active());
+  const span = api!.trace.getSpan(api!.context.active());
   if (!span || !span.spanContext().traceId) return;
   if (eventTraces.size >= EVENT_TRACE_MAX) eventTraces.delete(eventTraces.keys().next().value!);
-  eventTraces.set(eventId, { ctx: trace.setSpan(ROOT_CONTEXT, span), at: Date.now() });
+  eventTraces.set(eventId, { ctx: api!.trace.setSpan(api!.ROOT_CONTEXT, span), at: Date.now() });
 }
 
 /** The context of the span that recorded this event, when this process recorded it lately. */

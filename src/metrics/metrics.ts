@@ -6,85 +6,108 @@
  * the sources the process registers (see watch*). Nothing here is served:
  * the HTTP face is src/http/plugins/metrics.ts.
  */
-import client from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export const registry = new client.Registry();
+type Labels = Record<string, string>;
+/** What the work records into: a counter or histogram that does nothing until metrics are started. */
+export interface CounterOf { inc(labels: Labels): void }
+export interface HistogramOf {
+  observe(labels: Labels, seconds: number): void;
+  /** Starts timing; the returned function stops it with the remaining labels. */
+  startTimer(labels?: Labels): (labels?: Labels) => void;
+}
+
+// prom-client (with its digest and tree libraries) is read only when a metrics endpoint or listener is
+// configured: a process without one records nothing, so it never loads it.
+const require = createRequire(import.meta.url);
+type Client = typeof import('prom-client');
+let registry: Registry | undefined;
+const builders: ((client: Client, registers: Registry[]) => void)[] = [];
+
+function counter(options: { name: string; help: string; labelNames: readonly string[] }): CounterOf {
+  let real: Counter | undefined;
+  builders.push((client, registers) => (real = new client.Counter({ ...options, registers })));
+  return { inc: (labels) => real?.inc(labels) };
+}
+function histogram(options: { name: string; help: string; labelNames: readonly string[]; buckets: number[] }): HistogramOf {
+  let real: Histogram | undefined;
+  builders.push((client, registers) => (real = new client.Histogram({ ...options, registers })));
+  const idle = () => {};
+  return {
+    observe: (labels, seconds) => real?.observe(labels, seconds),
+    startTimer: (labels) => real?.startTimer(labels) ?? idle,
+  };
+}
+function gauge(options: { name: string; help: string; labelNames?: readonly string[]; collect(this: Gauge): void | Promise<void> }) {
+  builders.push((client, registers) => new client.Gauge({ ...options, registers }));
+}
 
 /** Seconds; from a fast keyed read to a slow upload. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Seconds; jobs run from milliseconds (a mail) to many minutes (a printed book). */
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 
-export const httpRequests = new client.Counter({
+export const httpRequests = counter({
   name: 'memorybook_http_requests_total',
   help: 'HTTP requests answered, by route template, method and status code.',
   labelNames: ['method', 'route', 'status_code'] as const,
-  registers: [registry],
 });
-export const httpDuration = new client.Histogram({
+export const httpDuration = histogram({
   name: 'memorybook_http_request_duration_seconds',
   help: 'Time to answer an HTTP request, by route template, method and status code.',
   labelNames: ['method', 'route', 'status_code'] as const,
   buckets: HTTP_BUCKETS,
-  registers: [registry],
 });
 
-export const jobsCompleted = new client.Counter({
+export const jobsCompleted = counter({
   name: 'memorybook_jobs_completed_total',
   help: 'Jobs whose handler finished, by queue.',
   labelNames: ['queue'] as const,
-  registers: [registry],
 });
-export const jobsFailed = new client.Counter({
+export const jobsFailed = counter({
   name: 'memorybook_jobs_failed_total',
   help: 'Job runs that failed, by queue; final="true" when no retry is left.',
   labelNames: ['queue', 'final'] as const,
-  registers: [registry],
 });
-export const jobDuration = new client.Histogram({
+export const jobDuration = histogram({
   name: 'memorybook_job_duration_seconds',
   help: 'Time a job handler ran, by queue and outcome (completed, failed).',
   labelNames: ['queue', 'outcome'] as const,
   buckets: JOB_BUCKETS,
-  registers: [registry],
 });
-export const exportRenderDuration = new client.Histogram({
+export const exportRenderDuration = histogram({
   name: 'memorybook_export_render_duration_seconds',
   help: 'Time a book export took to render, by outcome (completed, failed).',
   labelNames: ['outcome'] as const,
   buckets: JOB_BUCKETS,
-  registers: [registry],
 });
-export const mediaProcessDuration = new client.Histogram({
+export const mediaProcessDuration = histogram({
   name: 'memorybook_media_process_duration_seconds',
   help: 'Time an uploaded file took to process (probe, scan, transcode, thumbnails), by outcome (completed, failed).',
   labelNames: ['outcome'] as const,
   buckets: JOB_BUCKETS,
-  registers: [registry],
 });
 
-export const webhookAttempts = new client.Counter({
+export const webhookAttempts = counter({
   name: 'memorybook_webhook_delivery_attempts_total',
   help: 'Outbound webhook delivery attempts, by outcome (delivered, retry, failed, gone, skipped).',
   labelNames: ['outcome'] as const,
-  registers: [registry],
 });
 /** Work cut short because a dependency was down, cut off or throttling: 503 answers (where="http") and job runs (where="job"). */
-export const dependencyUnavailable = new client.Counter({
+export const dependencyUnavailable = counter({
   name: 'memorybook_dependency_unavailable_total',
   help: 'Requests answered 503 (where="http") and job runs failed (where="job") because a dependency was down, by dependency (database, object_store, mail).',
   labelNames: ['dependency', 'where'] as const,
-  registers: [registry],
 });
-export const inboundMessages = new client.Counter({
+export const inboundMessages = counter({
   name: 'memorybook_inbound_messages_total',
   help: 'Messages received on the messaging channels, by provider and what came of them.',
   labelNames: ['provider', 'outcome'] as const,
-  registers: [registry],
 });
 
 /** Times `run` into a histogram with an outcome label (completed or failed), passing its result or error on. */
-export async function timed<T>(histogram: client.Histogram<'outcome'>, run: () => Promise<T>): Promise<T> {
+export async function timed<T>(histogram: HistogramOf, run: () => Promise<T>): Promise<T> {
   const end = histogram.startTimer();
   try {
     const result = await run();
@@ -135,11 +158,10 @@ const poolSum = () => {
   return sum;
 };
 
-new client.Gauge({
+gauge({
   name: 'memorybook_db_pool_connections',
   help: 'Database connections of this process, by state (in_use, idle). PGlite has one connection.',
   labelNames: ['state'] as const,
-  registers: [registry],
   collect() {
     this.reset();
     if (!pools.size) return;
@@ -148,19 +170,17 @@ new client.Gauge({
     this.set({ state: 'idle' }, s.idle);
   },
 });
-new client.Gauge({
+gauge({
   name: 'memorybook_db_pool_max_connections',
   help: 'The largest number of database connections this process opens (DATABASE_POOL_SIZE; 1 on PGlite).',
-  registers: [registry],
   collect() {
     this.reset();
     if (pools.size) this.set(poolSum().max);
   },
 });
-new client.Gauge({
+gauge({
   name: 'memorybook_db_pool_waiting',
   help: 'Statements and transactions waiting for a free database connection.',
-  registers: [registry],
   collect() {
     this.reset();
     if (pools.size) this.set(poolSum().waiting);
@@ -177,22 +197,20 @@ function readDepths() {
   }
   return depthRead.rows;
 }
-new client.Gauge({
+gauge({
   name: 'memorybook_job_queue_depth',
   help: 'Jobs waiting to run (created or waiting for a retry), by queue.',
   labelNames: ['queue'] as const,
-  registers: [registry],
   async collect() {
     const rows = await readDepths();
     this.reset();
     for (const r of rows) this.set({ queue: r.queue }, r.waiting);
   },
 });
-new client.Gauge({
+gauge({
   name: 'memorybook_job_queue_oldest_age_seconds',
   help: 'How long the oldest job ready to run has waited since it became due, by queue (0 when none waits).',
   labelNames: ['queue'] as const,
-  registers: [registry],
   async collect() {
     const rows = await readDepths();
     this.reset();
@@ -200,15 +218,22 @@ new client.Gauge({
   },
 });
 
-let defaultsOn = false;
-/** The process's own metrics (CPU, memory, event loop lag, GC): once, when a metrics endpoint is first served. */
-export function collectProcessMetrics() {
-  if (defaultsOn) return;
-  defaultsOn = true;
-  client.collectDefaultMetrics({ register: registry, prefix: 'memorybook_' });
+/**
+ * Loads prom-client and starts recording (with the process's own metrics: CPU, memory, event loop lag, GC):
+ * once, when a metrics endpoint or listener is first set up. Work done before records nothing.
+ */
+export function startMetrics(): Registry {
+  if (registry) return registry;
+  const client = require('prom-client') as Client;
+  const started = new client.Registry();
+  for (const build of builders) build(client, [started]);
+  client.collectDefaultMetrics({ register: started, prefix: 'memorybook_' });
+  registry = started;
+  return started;
 }
 
 /** The scrape's body and its content type. */
 export async function scrape(): Promise<{ body: string; contentType: string }> {
-  return { body: await registry.metrics(), contentType: registry.contentType };
+  const started = startMetrics();
+  return { body: await started.metrics(), contentType: started.contentType };
 }

@@ -81,7 +81,7 @@ describe.runIf(HAS_POSTGRES)('dependencies down: 503 with Retry-After, never 500
   beforeAll(async () => {
     cluster = await startPrivatePostgres();
     s3 = await startS3Server();
-    config = testConfig({ DATABASE_URL: cluster.url, SUBMISSION_RATE_LIMIT: '100000', ...s3.env });
+    config = testConfig({ DATABASE_URL: cluster.url, SUBMISSION_RATE_LIMIT: '100000', METRICS_TOKEN: 'outage-metrics-token', ...s3.env });
     db = createPostgresDb(cluster.url, { poolSize: 6 });
     await migrate(db);
     const quiet = { level: 'silent' } as never;
@@ -212,8 +212,9 @@ describe.runIf(HAS_POSTGRES)('dependencies down: 503 with Retry-After, never 500
     expect(logs.some((l) => l.level === 40 && l.dependency === 'object_store')).toBe(true);
 
     // Counted per dependency in /metrics.
-    const { registry } = await import('../../src/metrics/metrics.js');
-    const text = await registry.metrics();
+    const scraped = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer outage-metrics-token' } });
+    expect(scraped.statusCode).toBe(200);
+    const text = scraped.body;
     const count = (dependency: string) => Number(new RegExp(`memorybook_dependency_unavailable_total\\{dependency="${dependency}",where="http"\\} (\\d+)`).exec(text)?.[1] ?? 0);
     expect(count('database')).toBeGreaterThan(0);
     expect(count('object_store')).toBeGreaterThanOrEqual(3);

@@ -13,6 +13,10 @@ import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
+import { contentsEntries, type ContentsEntry } from './contents.js';
+import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
+import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
@@ -149,7 +153,8 @@ export const MIN_PRINT_PPI = 200;
  * Drawn smaller, a photo only prints sharper.
  */
 const PHOTO_SCALE_FIT = 0.72;
-const PHOTO_SCALE_SHORT = 0.55;
+// (Held photos now print next to their memory, so none is left waiting to fill a page left short: its memory's photos shrink a little further.)
+const PHOTO_SCALE_SHORT = 0.5;
 /** A page of memories whose content spans less than this share of the live area's height is short of a page. */
 const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
@@ -245,19 +250,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (carried && carried.ops.length) carried.flowsOn = true;
     if (carried && !carried.ops.length) groups.pop();
     flushPage();
-    // The run of pages of words only: a page with a photo ends it, and once it is as long as the theme lets
-    // it run, a held photo breaks it with a page of its own (in the middle of a long letter too).
-    textPages = pagePictured ? 0 : textPages + 1;
-    pagePictured = false;
-    if (nextBreather && textPages >= runAllowed()) {
-      const { photo, h } = nextBreather;
-      nextBreather = null;
-      newPage('breather');
-      content = g.content(pageNo);
-      drawBreather(photo, h);
-      textPages = 0;
-      pagePictured = false;
-    }
+    // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
+    while (due.length) drawDuePage(due.shift()!, false);
     const n = newPage('memories');
     content = g.content(n);
     y = content.y;
@@ -561,7 +555,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     doc.image(pic.jpeg, 0, 0, { width: g.page, height: g.page });
     pic.jpeg = Buffer.alloc(0);
     pictureCount++;
-    pagePictured = true;
     memoryPage();
   }
 
@@ -655,8 +648,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** PDFKit's pages not yet written out, and the page being drawn on. */
   const kit = () => doc as unknown as { _pageBuffer: unknown[]; page: unknown };
   let contentsHeld: { page: unknown; n: number } | null = null;
-  /** What the contents list: the months' chapters, the long letters, and the contributors' index, each with its page. */
-  const contents: { label: string; page: number; japanese: boolean; chapter?: boolean }[] = [];
+  /** The months' chapters, each with its page (the contents list them with every contributor, see contentsEntries). */
+  const chapters: ContentsEntry[] = [];
+  /** The contributors' index at the end, once it has its page. */
+  let indexEntry: ContentsEntry | null = null;
 
   /** The contents, drawn on the page kept back for them once the book is set: entries with their pages, in one or two columns. */
   function contentsPage() {
@@ -667,11 +662,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
-    const pitch = entryStyle.size * entryStyle.leading;
+    const contents = contentsEntries(chapters, contributors, japaneseNames, indexEntry);
     const column = gridOn(n).column;
     const top = content.y + headStyle.size * 1.2 + mm(10);
-    // Above the title and imprint at the foot of the page.
+    // Above the title and imprint at the foot of the page; set smaller (to 7.5 pt) rather than run over two columns.
     const foot = g.trimmed().y + g.trim - mm(52);
+    const fitting = Math.floor((foot - top) / (entryStyle.size * entryStyle.leading));
+    if (contents.length > 2 * fitting) entryStyle.size = Math.max(smallest(7.5), (entryStyle.size * 2 * fitting) / contents.length);
+    const pitch = entryStyle.size * entryStyle.leading;
     const rows = Math.max(1, Math.floor((foot - top) / pitch));
     const cols = contents.length > rows ? 2 : 1;
     const gap = mm(8);
@@ -809,10 +807,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
   function prepare(source: PdfMemory): Ready {
-    // The photos the theme shows with the words (videos always), the rest held for breathers.
+    // The photos the theme shows with the words (videos always), the rest held for breathers. Of two, one large
+    // photo goes with the words and the other alone on the page after, rather than two small side by side
+    // (but for prints taped or framed as polaroids: a scrapbook's pairs).
+    const photoCount = source.pictures.filter((x) => x.kind === 'photo').length;
+    const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
+    const shown = photoCount === 2 && !scrapbook ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
     for (const pic of source.pictures) {
-      if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= look.inlinePhotos) held.push(pic);
+      if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
@@ -853,7 +856,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         for (const [i, { pic, copy, aspect }] of copies.entries()) {
           const cell = await cellForPhoto(copy, layout.cells[i], aspect);
           // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
-          const full = pictureBox(cell);
+          const mounted = pictureBox(cell);
+          // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
+          const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
           const size = await uprightSize(copy.path);
           const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
           const ready = await prepareCroppedPicture(copy, box, p.background);
@@ -861,7 +866,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
             continue;
           }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (full.w - box.w) / 2, dy: (full.h - box.h) / 2 });
+          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
@@ -948,40 +953,55 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     contributors.set(name, pages);
     if (japanese) japaneseNames.add(name);
   }
-  /** Photos held back from memories (beyond what the theme shows with the words), each to come as a breather. */
-  const held: { key: string; memoryId: string; caption: string; japanese: boolean }[] = [];
-  /** Pages of memories in a row without a photo, and whether the page being set has one. */
-  let textPages = 0;
-  let pagePictured = false;
+  /** Photos held back from the memory just placed (beyond what the theme shows with the words), to come right after it as breathers. */
+  const held: HeldPhoto[] = [];
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  /** The theme's run of words, shorter while many photos wait (so they spread through the book rather than gather at its end). */
-  const runAllowed = () => Math.max(2, look.textRun - Math.max(0, held.length - 1));
-  /** The next held photo, prepared ahead for its breather (see memoryPage). */
-  type Breather = { photo: Placed & { plate: boolean }; h: (typeof held)[number] };
-  let nextBreather: Breather | null = null;
+  type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
+  /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
+  const due: { photos: Breather[]; pair: boolean }[] = [];
+  /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
+  const halfSlot = (i: number, n: number): Box => {
+    const live = gridOn(n).live;
+    return { x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) };
+  };
+
+  /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
+  async function prepareHeld() {
+    while (held.length) {
+      const memoryId = held[0].memoryId;
+      const count = held.findIndex((h) => h.memoryId !== memoryId);
+      const mine = held.splice(0, count < 0 ? held.length : count);
+      for (const size of breatherPages(mine.length)) {
+        const page = mine.splice(0, size);
+        const pair = size === 2;
+        const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
+        const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
+        if (ready.length) due.push({ photos: ready, pair });
+      }
+    }
+  }
+
+  /** A page of held photos, on a new page or the memory page just begun: one large, or two in the halves of the live area. */
+  function drawDuePage(page: (typeof due)[number], onCurrent: boolean) {
+    if (!onCurrent) content = g.content(newPage('breather'));
+    decorateDue = null;
+    if (!page.pair) return drawBreather(page.photos[0].photo, page.photos[0].h);
+    input.trace?.page?.(pageNo, 'breather');
+    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo)));
+    folio(pageNo);
+  }
 
   /**
-   * Between memories: the next held photo is prepared; once words have run on for the theme's textRun pages,
-   * it gets a page of its own here, from a page already well filled or not yet begun (never leaving one short).
+   * Between memories: the photos the memory before held back are prepared; the memory page just begun
+   * (nothing on it yet) becomes the first of their pages, else they come at the next turn of a page.
    */
   async function breathe() {
-    while (!nextBreather && held.length) {
-      const h = held.shift()!;
-      const photo = await breatherPicture(h.key);
-      if (photo) nextBreather = { photo, h };
-    }
-    if (!nextBreather || textPages + (freshPage() ? 0 : 1) < runAllowed()) return;
-    if (freshPage()) {
-      // The page just begun becomes the breather.
-      const { photo, h } = nextBreather;
-      nextBreather = null;
-      decorateDue = null;
-      drawBreather(photo, h);
-      textPages = 0;
-      memoryPage();
-    } else if (!pageShort()) memoryPage();
+    await prepareHeld();
+    if (!due.length || !freshPage()) return;
+    drawDuePage(due.shift()!, true);
+    memoryPage();
   }
 
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
@@ -997,7 +1017,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
       const area = slot ?? gridOn(3).breather;
       const captionRoom = mm(16);
-      const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
+      // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+      const subject = await detectSubject(copy.path);
+      const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
       const ready = await prepareCroppedPicture(copy, box, p.background);
@@ -1012,7 +1034,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: (typeof held)[number], slot?: Box) {
+  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
@@ -1038,7 +1060,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
-    pagePictured = true;
   }
 
   /**
@@ -1046,14 +1067,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * the room left lets it, with its caption; false when the room is too small for it to read as a breather.
    */
   async function breatherBelow(): Promise<boolean> {
-    if (!nextBreather || nextBreather.photo.plate) return false;
-    const { photo, h } = nextBreather;
+    const next = due[0];
+    if (!next || next.pair || next.photos[0].photo.plate) return false;
+    const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
     const start = y + BETWEEN_MIN;
     const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, gridOn(pageNo).live.w / (photo.width + left + right));
     if (photo.height * k < content.h * 0.3) return false;
-    nextBreather = null;
+    due.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
     const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
@@ -1068,7 +1090,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     if (photo !== scaled) photo.jpeg = Buffer.alloc(0);
     pictureCount++;
-    pagePictured = true;
     y = at + pic.height + bottom + captionH;
     const group = groups.at(-1)!;
     group.bottom = y;
@@ -1172,7 +1193,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
-    if (!atTop() && whole > room() && nextBreather && pageShort()) {
+    if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
@@ -1210,9 +1231,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
 
     const opened = pageNo;
-    // The contents list each month's chapter and each long letter by who wrote it.
-    if (month && headText === month) contents.push({ label: month, page: opened, japanese: false, chapter: true });
-    if (long && normalizeText(text).length > PULL_QUOTE_CHARS) contents.push({ label: memory.signature ?? pullQuoteOf(text).slice(0, 40), page: opened, japanese });
+    // The contents list each month's chapter.
+    if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
@@ -1241,7 +1261,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (k < 1) doc.restore();
       });
       y += block.height * k + GAP * 1.5;
-      pagePictured = true;
     }
 
     if (bylineHeight || (markHeight && lines.length)) {
@@ -1343,8 +1362,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;
-    // Its photos beyond what the theme shows with the words come later, as breathers captioned with who sent them and where.
-    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: `${memory.signature ? `${memory.signature} \u00b7 ` : ''}page\u00a0${opened}`, japanese });
+    // Its photos beyond what the theme shows with the words come right after it, captioned as in an album.
+    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature, memory.text), japanese });
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
@@ -1361,25 +1380,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     flushPage();
-    // Photos still held when the memories end close them, a page each.
-    const unused = nextBreather as Breather | null;
-    if (unused) held.unshift(unused.h);
-    nextBreather = null;
-    // (Two to a page, one above the other, where the theme sets them on the page rather than bleeds them.)
-    const rest = held.splice(0);
-    while (rest.length) {
-      const pair = look.breather === 'page' && rest.length >= 2 ? rest.splice(0, 2) : rest.splice(0, 1);
-      const live = gridOn(pageNo + 1).live;
-      const half = (i: number): Box => ({ x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) });
-      const photos = await Promise.all(pair.map((h, i) => breatherPicture(h.key, pair.length === 2 ? half(i) : undefined)));
-      if (!photos.some(Boolean)) continue;
-      content = g.content(newPage('breather'));
-      pair.forEach((h, i) => {
-        const photo = photos[i];
-        if (photo) drawBreather(photo, h, pair.length === 2 ? half(i) : undefined);
-      });
-      if (pair.length === 2) folio(pageNo);
-    }
+    // The last memory's held photos follow it as the others do (its pages end where they do).
+    await prepareHeld();
+    while (due.length) drawDuePage(due.shift()!, false);
     if (memoryCount === 0) {
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };
       drawCentredLine('No memories have been approved yet.', s, content.x + content.w / 2, content.y + content.h / 2, p.muted, content.w);
@@ -1396,35 +1399,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates } };
 
   /**
-   * The closing spread: “With love from” and every contributor with the pages their memories open on (the
-   * contributors' index), facing a closing photo (the cover's); then the colophon on the last page. A book
-   * has an even number of pages, a printed one a multiple of 4: the pages left over come before the ending,
-   * ruled for notes in a theme meant for writing on light paper, else left blank.
+   * The ending: “With love from” and every contributor with the pages their memories open on (the
+   * contributors' index), then the last page: a closing photo (the cover's) above the colophon. A book has an
+   * even number of pages, a printed one a multiple of 4: the pages left over are ruled for notes before the
+   * ending in a theme meant for writing on light paper, else left blank after the colophon (where a printer
+   * expects them), never blank inside the book.
    */
   async function ending() {
     const listPages = contributorPages();
     const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
     const photo = photoKey ? await closingPhoto(photoKey) : null;
-    const after = listPages.length + (photo ? 1 : 0) + 1;
     const unit = input.printReady ? 4 : 2;
-    const spare = (unit - ((pageNo + after) % unit)) % unit;
+    const spare = (unit - ((pageNo + listPages.length + 1) % unit)) % unit;
     const ruled = look.datedEntries && !reversed;
-    for (let i = 0; i < spare; i++) {
-      if (ruled) notesPage();
-      else newPage('blank');
-    }
+    if (ruled) for (let i = 0; i < spare; i++) notesPage();
     for (const page of listPages) page();
-    if (photo) {
-      newPage('closing');
-      const t = g.trimmed();
-      const [top] = mountPadding(look.mount);
-      const x = t.x + (t.w - photo.width) / 2;
-      const y0 = t.y + (t.h - photo.height) / 2 - mm(6) + top / 2;
-      placePicture(photo, x, y0, false);
-      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: smallest(look.captionSize + 1.5), leading: 1.3 };
-      drawCentredLine(input.title, s, t.x + t.w / 2, y0 + photo.height + mm(12) + (look.mount === 'polaroid' || look.mount === 'tape' ? 24 : 0), smallColour, t.w - mm(50));
-    }
-    colophon();
+    colophon(photo);
+    if (!ruled) for (let i = 0; i < spare; i++) newPage('blank');
   }
 
   /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */
@@ -1435,7 +1426,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const size = await uprightSize(copy.path);
       if (!size) return null;
       const aspect = Math.min(1.5, Math.max(0.8, size.w / size.h));
-      const side = g.trim * 0.62;
+      // (It shares the last page with the colophon under it.)
+      const side = g.trim * 0.5;
       const box = cellAtLeast(size, aspect >= 1 ? { w: side, h: side / aspect } : { w: side * aspect, h: side }, MIN_PRINT_PPI);
       const ready = await prepareCroppedPicture(copy, box, p.background, key === input.coverPicture ? (input.coverFocal ?? undefined) : undefined);
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
@@ -1497,7 +1489,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const cx = content.x + content.w / 2;
       if (k === 0) {
         drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
-        contents.push({ label: 'With love from', page: n, japanese: false, chapter: true });
+        indexEntry = { label: 'With love from', page: n, japanese: false, chapter: true };
       }
       const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
       const rows = list.reduce((m, e) => m + e.rows, 0);
@@ -1525,11 +1517,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
-  /** The last page: the theme's ornament, then what the book is and how it was made, small, at the foot. */
-  function colophon() {
+  /**
+   * The last page: the closing photo with the book's title under it (else the theme's ornament), then what the
+   * book is and how it was made, small, at the foot.
+   */
+  function colophon(photo: Placed | null) {
     newPage('end');
     const t = g.trimmed();
-    look.ornament(doc, t.x + t.w / 2, t.y + t.h * 0.42, 1.1, p);
     const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8), leading: 1.5, features: LINING_FIGURES };
     const people = contributors.size;
     const lines = [
@@ -1539,7 +1533,21 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
       ...[emojiCredit(doc)].filter((c) => c !== null),
     ];
-    lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, t.y + t.h - mm(46) + i * small.size * small.leading, smallColour, t.w - mm(60)));
+    const footTop = t.y + t.h - mm(46);
+    if (photo) {
+      // The photo and its title centred in the room above the colophon.
+      const [top, , bottom] = mountPadding(look.mount);
+      const captionH = mm(12);
+      const [roomTop, roomBottom] = [t.y + mm(20), footTop - mm(12)];
+      const y0 = roomTop + Math.max(0, (roomBottom - roomTop - (photo.height + top + bottom + captionH)) / 2) + top;
+      placePicture(photo, t.x + (t.w - photo.width) / 2, y0, false);
+      const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: smallest(look.captionSize + 1.5), leading: 1.3 };
+      drawCentredLine(input.title, s, t.x + t.w / 2, y0 + photo.height + bottom + mm(9), smallColour, t.w - mm(50));
+      lines.shift();
+    } else {
+      look.ornament(doc, t.x + t.w / 2, t.y + t.h * 0.42, 1.1, p);
+    }
+    lines.forEach((text, i) => drawCentredLine(text, small, t.x + t.w / 2, footTop + i * small.size * small.leading, smallColour, t.w - mm(60)));
   }
 
   function notesPage() {

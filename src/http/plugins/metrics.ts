@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/client.js';
 import { safeEqual } from '../../lib/secrets.js';
-import { collectProcessMetrics, httpDuration, httpRequests, scrape, watchPool, watchQueue, type QueueSource } from '../../metrics/metrics.js';
+import { httpDuration, httpRequests, scrape, startMetrics, watchPool, watchQueue, type QueueSource } from '../../metrics/metrics.js';
 
 export function metricsEnabled(config: Config): boolean {
   return config.metrics.token !== null || config.metrics.port !== null;
@@ -30,7 +30,7 @@ function authorized(config: Config, header: string | undefined): boolean {
  * queue when the process has one. Returns the function that stops watching them.
  */
 export function watchProcess(db: Db, queue: unknown): () => void {
-  collectProcessMetrics();
+  startMetrics();
   const stops = [watchPool(db, { stats: () => db.poolStats() })];
   const q = queue as Partial<QueueSource> | undefined;
   if (typeof q?.depths === 'function') stops.push(watchQueue(q, q as QueueSource));

@@ -134,7 +134,7 @@ describe('theme page designs', () => {
     const following = await words(file, plates[0].page + 1);
     expect(following.map((w) => w.text).join(' ')).toContain('The lake at dawn');
     // The other photos stay matted inside the page.
-    const matted = placed.filter((im) => im.page > 2 && kinds[im.page - 1] !== 'closing' && !plates.includes(im));
+    const matted = placed.filter((im) => im.page > 2 && kinds[im.page - 1] !== 'end' && !plates.includes(im));
     expect(matted.length).toBe(3);
     for (const im of matted) expect(im.x0).toBeGreaterThan(g.bleed + mm(5));
     expect(result.pictures).toBe(5);
@@ -255,20 +255,25 @@ describe('theme page designs', () => {
     const drawn = (await textInDrawingOrder(await readFile(file))).join(' ').replace(/(\p{Script=Cyrillic})-\s*(\p{Script=Cyrillic})/gu, '$1$2');
     expect(drawn.replace(/\s+/g, ' ')).toContain('Бабушка, с днём рождения! Помню лето на даче и твои пироги.');
   }, 60_000);
-  it('the book ends with “With love from” and every contributor with their pages, a closing photo and a colophon; ruled notes only in a journal on light paper', async () => {
+  it('the book ends with “With love from” and every contributor with their pages, then a closing photo above the colophon; spare leaves after it; ruled notes only in a journal on light paper', async () => {
     const list = [0, 1, 2, 3, 4].map((i) => memory(i, { signature: ['Rose', 'Tom', 'Natalya'][i % 3], pictures: i === 0 ? [{ key: 'big', kind: 'photo' }] : [] }));
     for (const theme of ['elegant_classic', 'editorial_noir', 'daily_journal'] as Theme[]) {
       const { file, result, kinds } = await render(`ending-${theme}`, theme, list);
       expect(result.pageCount % 4, theme).toBe(0);
-      expect(kinds.at(-1), theme).toBe('end');
-      expect(kinds.at(-2), theme).toBe('closing');
+      // The colophon's page is the last but for blank leaves after it (a multiple of 4), where a printer expects them.
+      const end = kinds.indexOf('end') + 1;
+      expect(end, theme).toBeGreaterThan(0);
+      expect(kinds.slice(end).every((k) => k === 'blank'), `${theme}: ${kinds.slice(end)}`).toBe(true);
+      expect(kinds.slice(0, end), theme).not.toContain('blank');
+      // The closing photo shares it.
+      expect((await imagePlacements(file)).filter((im) => im.page === end).length, theme).toBe(1);
       const index = kinds.indexOf('contributors') + 1;
       expect(index, theme).toBeGreaterThan(0);
       const text = (await words(file, index)).map((w) => w.text).join(' ');
       expect(text, theme).toContain('With love from');
       // Alphabetical, each with the pages its memories open on.
       expect(text, theme).toMatch(/Natalya \d+.*Rose \d+(, \d+)?.*Tom \d+/);
-      const colophon = (await words(file, result.pageCount)).map((w) => w.text).join(' ');
+      const colophon = (await words(file, end)).map((w) => w.text).join(' ');
       expect(colophon, theme).toContain('5 memories from 3 people');
       // Ruled pages only where a theme is meant for writing, and never on dark paper.
       if (theme !== 'daily_journal') expect(kinds, theme).not.toContain('notes');

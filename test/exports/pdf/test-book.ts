@@ -10,7 +10,10 @@
  *   the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
- * - no run of more than four spreads of words only while photos are still to come (breathers break it);
+ * - the flow of photos: a photo a memory holds back prints within two pages after its memory's last page
+ *   (none piles up before the ending: after the last memory at most one page of them), no run of more than
+ *   four spreads of words only while a held photo waits, and no blank page before the colophon (spare leaves
+ *   come after it, where a printer expects them);
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -122,7 +125,7 @@ export function describeTestBook(intent: ExportIntent) {
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
         const pictures: { page: number; id: string }[] = [];
-        const breathers: number[] = [];
+        const breathers: { page: number; id: string }[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
         const result = await renderPdfBook({
@@ -138,7 +141,7 @@ export function describeTestBook(intent: ExportIntent) {
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)), breather: (n) => breathers.push(n) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -306,14 +309,33 @@ export function describeTestBook(intent: ExportIntent) {
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
 
         // ---- pacing: no run of more than four spreads of words only while photos are still to come ----
-        const pictured = new Set([...pictures.map((x) => x.page), ...breathers, ...kinds.flatMap((k, i) => (k === 'plate' ? [i + 1] : []))]);
+        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (k === 'plate' ? [i + 1] : []))]);
         const spreads: boolean[] = [];
         for (let s = 2; s <= result.pageCount && !['contributors', 'closing', 'end', 'blank', 'notes'].includes(kinds[s - 1]); s += 2) spreads.push(pictured.has(s) || pictured.has(s + 1));
+        // A memory's last page: where its last line, signature or picture is.
+        const lastPage = new Map<string, number>();
+        for (const x of [...lines, ...signatures, ...pictures]) lastPage.set(x.id, Math.max(lastPage.get(x.id) ?? 0, x.page));
+        // (A run is one to break while a photo held back from a memory before it prints after it: with every held photo
+        // next to its memory, a run of memories without photos has none to take.)
         let runOfWords = 0;
         for (const [i, hasPhoto] of spreads.entries()) {
           runOfWords = hasPhoto ? 0 : runOfWords + 1;
-          if (runOfWords > 4 && spreads.slice(i + 1).some(Boolean)) problems.push(`${runOfWords} spreads of words only up to pages ${2 + 2 * i}–${3 + 2 * i}, with photos still to come`);
+          const [runStart, runEnd] = [2 + 2 * (i - runOfWords + 1), 3 + 2 * i];
+          const waiting = breathers.filter((b) => b.page > runEnd && (lastPage.get(b.id) ?? Infinity) < runStart);
+          if (runOfWords > 4 && waiting.length) problems.push(`${runOfWords} spreads of words only up to pages ${2 + 2 * i}–${3 + 2 * i}, while a held photo waits (page ${waiting[0].page})`);
         }
+
+        // ---- the flow of photos: near their memory, none piled up at the end, no blank page inside the book ----
+        for (const b of breathers) {
+          const after = b.page - lastPage.get(b.id)!;
+          if (after < 0 || after > 2) problems.push(`${b.id}: its held photo on page ${b.page}, ${after} pages after its memory's last page ${lastPage.get(b.id)}`);
+        }
+        const lastMemoryPage = Math.max(...lastPage.values());
+        const heldAtEnd = kinds.slice(lastMemoryPage).filter((k) => k === 'breather' || k === 'plate').length;
+        if (heldAtEnd > 1) problems.push(`${heldAtEnd} pages of held photos after the last memory (page ${lastMemoryPage})`);
+        const colophon = kinds.indexOf('end');
+        if (colophon < 0) problems.push('no colophon page');
+        for (const [i, k] of kinds.entries()) if (k === 'blank' && i < colophon) problems.push(`page ${i + 1}: blank before the colophon (page ${colophon + 1})`);
 
         // ---- sparse pages ----
         const sparse: string[] = [];

@@ -7,7 +7,6 @@
  */
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inboundMessages } from '../../../src/metrics/metrics.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { inboundEnv, signBody } from '../../mail/inbound-email-helpers.js';
 
@@ -16,7 +15,7 @@ const WRONG = `sha256=${'0'.repeat(64)}`;
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '' }) });
+  t = await buildTestApp({ env: inboundEnv({ SMTP_INBOUND_PORT: '', METRICS_TOKEN: 'admission-metrics' }) });
 });
 
 const post = (payload: Buffer | Readable, ip: string, signature = WRONG) =>
@@ -38,8 +37,13 @@ function stalledBody() {
   return { body, reading, state, end: () => body.push(null) };
 }
 
-/** This process's count of inbound mail by outcome (the metric /metrics serves). */
-const metric = async (outcome: string) => (await inboundMessages.get()).values.find((v) => v.labels.provider === 'email' && v.labels.outcome === outcome)?.value ?? 0;
+/** This process's count of inbound mail by outcome, as /metrics serves it. */
+async function metric(outcome: string) {
+  const scraped = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer admission-metrics' } });
+  expect(scraped.statusCode).toBe(200);
+  const line = new RegExp(`^memorybook_inbound_messages_total\\{provider="email",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(scraped.body);
+  return Number(line?.[1] ?? 0);
+}
 
 describe('inbound webhook admission', () => {
   it('reads four bodies of one client at once; a fifth waits unread until one ends, while another client is not held', async () => {
