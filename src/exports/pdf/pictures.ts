@@ -1,5 +1,6 @@
 import { cellOfShape, chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { cropRectAround, subjectOfPhoto, type FocalPoint, type PhotoFile } from '../../media-tools/focal-crop.js';
+import type Sharp from 'sharp';
 import { loadSharp } from '../../media-tools/sharp.js';
 
 /**
@@ -76,22 +77,15 @@ export async function prepareCroppedPicture(
   background: string,
   focal?: FocalPoint,
 ): Promise<(PreparedPicture & { ppi: number; focal: FocalPoint }) | null> {
-  const sharp = await loadSharp();
   const file = typeof photo === 'string' ? photo : photo.path;
   const upright = await uprightSize(file);
   if (!upright) return null;
   const subject = focal ? null : await subjectOfPhoto(photo);
   const at = focal ?? subject!.focal;
   const rect = cropRectAround(upright, cell.w / cell.h, at, subject?.heads);
-  // The part of the photo that fills the cell, in its own pixels; never scaled up.
-  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
-  const targetW = Math.max(1, Math.round(rect.width * scale));
-  const targetH = Math.max(1, Math.round(targetW / (cell.w / cell.h)));
+  const plan = shrinkThenCrop(upright, rect, cell);
   try {
-    const { data, info } = await sharp(file, { failOn: 'none' })
-      .rotate()
-      .extract(rect)
-      .resize(targetW, targetH, { fit: 'fill' })
+    const { data, info } = await (await shrunkAndCropped(file, upright.turned, plan))
       .flatten({ background })
       .toColorspace('srgb')
       .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
@@ -100,6 +94,40 @@ export async function prepareCroppedPicture(
   } catch {
     return null;
   }
+}
+
+/**
+ * How to get the part `rect` of an upright photo of `size` pixels at 300 dpi of `cell` (points), never
+ * scaled up: the whole photo resized by the factor the crop needs, then the crop's rectangle scaled to it.
+ * The output has the same pixels as cropping first and resizing after, but the decoder can shrink on load.
+ */
+export function shrinkThenCrop(
+  size: { w: number; h: number },
+  rect: { left: number; top: number; width: number; height: number },
+  cell: { w: number; h: number },
+): { resize: { w: number; h: number }; extract: { left: number; top: number; width: number; height: number } } {
+  const scale = Math.min(1, ((cell.w / 72) * PRINT_DPI) / rect.width);
+  const width = Math.max(1, Math.round(rect.width * scale));
+  const height = Math.max(1, Math.round(width / (cell.w / cell.h)));
+  // Rounding may leave the resized photo a pixel short of the crop: it is never smaller than the crop.
+  const resize = { w: Math.max(width, Math.round(size.w * scale)), h: Math.max(height, Math.round(size.h * scale)) };
+  const left = Math.max(0, Math.min(resize.w - width, Math.round(rect.left * scale)));
+  const top = Math.max(0, Math.min(resize.h - height, Math.round(rect.top * scale)));
+  return { resize, extract: { left, top, width, height } };
+}
+
+/**
+ * The photo resized, then cropped (shrinkThenCrop), still to be encoded. Resized before the crop so a JPEG is
+ * decoded already shrunk (libjpeg's shrink-on-load), not at its full size. sharp turns a photo upright before
+ * anything else when a crop follows, which stops the shrink-on-load: a turned photo is resized (and turned) on
+ * its own first, and cropped from those pixels.
+ */
+async function shrunkAndCropped(file: string, turned: boolean, plan: ReturnType<typeof shrinkThenCrop>): Promise<ReturnType<typeof Sharp>> {
+  const sharp = await loadSharp();
+  const resized = sharp(file, { failOn: 'none' }).rotate().resize(plan.resize.w, plan.resize.h, { fit: 'fill' });
+  if (!turned) return resized.extract(plan.extract);
+  const { data, info } = await resized.toColorspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).extract(plan.extract);
 }
 
 /**
@@ -138,13 +166,18 @@ export async function resamplePicture<T extends PreparedPicture & { ppi: number 
   return { ...pic, jpeg: data, widthPx: info.width, heightPx: info.height, ppi: info.width / ((pic.width * scale) / 72) };
 }
 
-/** Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read. */
-export async function uprightSize(file: string): Promise<{ w: number; h: number } | null> {
+/**
+ * Pixel size of a picture as it is seen (EXIF orientation applied); null when it cannot be read.
+ * `turned`: its EXIF orientation is other than as stored.
+ */
+export async function uprightSize(file: string): Promise<{ w: number; h: number; turned: boolean } | null> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(file, { failOn: 'none' }).metadata();
     if (!meta.width || !meta.height) return null;
-    return (meta.orientation ?? 1) >= 5 ? { w: meta.height, h: meta.width } : { w: meta.width, h: meta.height };
+    const orientation = meta.orientation ?? 1;
+    const turned = orientation > 1;
+    return orientation >= 5 ? { w: meta.height, h: meta.width, turned } : { w: meta.width, h: meta.height, turned };
   } catch {
     return null;
   }
