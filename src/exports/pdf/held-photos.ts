@@ -13,22 +13,14 @@ export function breatherPages(count: number): number[] {
   return [...(count % 2 ? [1] : []), ...Array.from({ length: Math.floor(count / 2) }, () => 2)];
 }
 
-/** Words of a memory an album caption quotes at most (characters, in writing without spaces). */
-const CAPTION_WORDS = 6;
-const CAPTION_CHARS = 16;
-
 /**
- * A held photo's caption, as in a photo album: who sent it and the first few words of their memory
- * (“Rose · “We drove to the lake…””), never where it came from in the book.
+ * A held photo's caption, as in a photo album: who sent it, and the photo's own caption when it has one
+ * ("Rose · The lake, 1998"). Never the memory's words cut short: a sentence ending in "…" under a photo
+ * reads as a fault, and in spaced capitals it runs across the page.
  */
-export function albumCaption(signature: string | null, text: string): string {
-  const plain = normalizeText(text).replace(/\s+/g, ' ').trim();
-  const words = plain.split(' ');
-  let opening: string;
-  if (words.length > 1) opening = words.length > CAPTION_WORDS ? `${words.slice(0, CAPTION_WORDS).join(' ').replace(/[\s,;:.!?]+$/u, '')}\u2026` : plain;
-  else opening = Array.from(plain).length > CAPTION_CHARS ? `${Array.from(plain).slice(0, CAPTION_CHARS).join('')}\u2026` : plain;
-  const quoted = opening ? `\u201C${opening}\u201D` : '';
-  return [signature, quoted].filter(Boolean).join(' \u00b7 ');
+export function albumCaption(signature: string | null, photoCaption?: string | null): string {
+  const own = photoCaption ? normalizeText(photoCaption).replace(/\s+/g, ' ').trim() : '';
+  return [signature?.trim(), own].filter(Boolean).join(' \u00b7 ');
 }
 
 /** A photo a memory held back, waiting for its page. */

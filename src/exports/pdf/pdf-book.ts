@@ -1362,8 +1362,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;
-    // Its photos beyond what the theme shows with the words come right after it, captioned as in an album.
-    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature, memory.text), japanese });
+    // Its photos beyond what the theme shows with the words come right after it, captioned as in an album (by who sent them).
+    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese });
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;

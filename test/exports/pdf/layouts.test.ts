@@ -141,6 +141,20 @@ describe('theme page designs', () => {
     expect(result.pageCount % 4).toBe(0);
   }, 60_000);
 
+  it('a held photo is captioned with who sent it, never with the memory\u2019s words cut short', async () => {
+    const text = 'Garden, little thermos, the letters and the stones we carried home from the beach that summer.';
+    const photos = Array.from({ length: 5 }, () => ({ key: 'big', kind: 'photo' as const }));
+    const { file, kinds } = await render('captions', 'elegant_classic', [memory(0, { text, signature: 'Rose & Tom', pictures: photos }), memory(1)]);
+    const breathers = kinds.flatMap((k, i) => (k === 'breather' || k === 'plate' ? [i + 1] : []));
+    expect(breathers.length, 'pages of held photos').toBeGreaterThan(0);
+    for (const page of breathers) {
+      const caption = (await words(file, page)).map((w) => w.text).join(' ');
+      expect(caption.replace(/&amp;/g, '&')).toContain('Rose & Tom');
+      expect(caption).not.toContain('Garden');
+      expect(caption).not.toContain('\u2026');
+    }
+  }, 60_000);
+
   it('daily_journal: the date heading comes before the photos of its entry', async () => {
     const list = [
       memory(0, { text: 'First entry, with a photo.', date: '2026-03-14T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }] }),
