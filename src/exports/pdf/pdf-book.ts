@@ -1298,6 +1298,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let i = 0;
     let colTop = y;
     let colBottom = y;
+    // A bar theme marks a memory's opening: a short memory's lines, only the first paragraph of a long one
+    // (a bar beside every paragraph stripes the page).
+    const secondParagraph = lines.findIndex((l, k) => k > 0 && l.paragraphStart);
+    const barredLines = long && secondParagraph > 0 ? secondParagraph : lines.length;
     while (i < lines.length) {
       let fits = 0;
       let h = 0;
@@ -1330,7 +1334,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
         const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
         const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
-        if (look.quoteMark === 'bar') paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (last ? 2 : -1)).fill(p.accent).restore());
+        if (look.quoteMark === 'bar' && j < barredLines) paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (j === barredLines - 1 ? 2 : -1)).fill(p.accent).restore());
         const col = column();
         const first = j === 0 || line.paragraphStart;
         paint((dy) => {

@@ -155,6 +155,27 @@ describe('theme page designs', () => {
     }
   }, 60_000);
 
+  it('a bar theme marks a memory\u2019s opening, not every paragraph of a long letter', async () => {
+    const paragraph = (n: number) => `Paragraph ${n}: we drove to the lake every summer, the car full of towels, sandwiches and the old blue thermos, and stayed until the light went.`;
+    const letter = [1, 2, 3, 4].map((n) => `${paragraph(n)} ${paragraph(n)}`).join('\n\n');
+    for (const theme of ['modern_clean', 'editorial_noir'] as const) {
+      const { file } = await render(`bars-${theme}`, theme, [memory(0, { text: letter }), memory(1, { text: 'Short and barred.' })]);
+      // The accent bars (upright rectangles 2.6 pt wide, wider beside large type), joined where one line's bar meets the next: one per memory.
+      const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
+      let bars = 0;
+      for (const page of pdf.getPages()) {
+        const contents = page.node.Contents();
+        const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
+        let text = '';
+        for (const st of streams) if (st instanceof PDFRawStream) text += Buffer.from(decodePDFRawStream(st).decode()).toString('latin1') + '\n';
+        const rects = [...text.matchAll(/[-\d.]+ ([-\d.]+) ([\d.]+) ([-\d.]+) re/g)].filter((m) => Number(m[2]) >= 2.6 && Number(m[2]) < 8 && Number(m[3]) > 2 * Number(m[2]));
+        const spans = rects.map((m) => [Number(m[1]), Number(m[1]) + Number(m[3])]).sort((a, b) => a[0] - b[0]);
+        spans.forEach((s, k) => (bars += k === 0 || s[0] > spans[k - 1][1] + 0.5 ? 1 : 0));
+      }
+      expect(bars, `${theme}: bars, one beside each memory's opening`).toBe(2);
+    }
+  }, 60_000);
+
   it('daily_journal: the date heading comes before the photos of its entry', async () => {
     const list = [
       memory(0, { text: 'First entry, with a photo.', date: '2026-03-14T10:00:00Z', pictures: [{ key: 'small', kind: 'photo' }] }),
