@@ -7,7 +7,7 @@ import type { Box } from '../geometry.js';
 import type { Pen } from '../pdf-themes.js';
 import { breakLines, LINING_FIGURES, type Line, type TextStyle } from '../text-layout.js';
 import { baselineOffset, drawLine, type registerThemeFaces } from '../typeset.js';
-import { balancedLines, isLoneWord, titleText, widestWord } from './title.js';
+import { balancedLines, isLoneWord, naturalBreak, titleText, widestWord } from './title.js';
 
 export interface CoverKit extends ReturnType<typeof registerThemeFaces> {
   doc: Pen;
@@ -36,8 +36,13 @@ export function typesetter(kit: CoverKit) {
     /** The title at the largest size that fits in `maxLines`, its lines balanced (no word left alone on the last one). */
     fitTitle(maxWidth: number, maxLines: number, from: number, to: number): { lines: Line[]; style: TextStyle } {
       const raw = style.titleUppercase ? kit.title.toUpperCase() : kit.title;
+      // A title with a subtitle of its own keeps its natural break (a spaced dash, a colon): the line turns
+      // there, the dash dropped, rather than leave it at a line's end ("Bà nội 90 —" / "奶奶 — جدتي").
+      const parts = naturalBreak(raw);
+      const atDash = parts && /[—–-]/.test(raw.slice(raw.indexOf(parts[0]) + parts[0].length, raw.lastIndexOf(parts[1])));
+      const broken = parts && atDash ? [`${titleText(parts[0])}\n${titleText(parts[1])}`] : [];
       // The last two words tied (no word alone on the last line) when that still fits; never a word broken.
-      const texts = [titleText(raw), titleText(raw, { tieLastWords: false })];
+      const texts = [...broken, titleText(raw), titleText(raw, { tieLastWords: false })];
       const fits = (text: string, s: TextStyle) => widestWord(measure, text, s) <= maxWidth && breakLines(measure, text, s, maxWidth).length <= maxLines;
       // The largest size whose lines leave no word alone; failing that, the largest that fits.
       for (const strict of [true, false]) {

@@ -21,12 +21,19 @@ const standsAlone = (part: string) => /\p{L}/u.test(part) && [...part].length >=
  */
 export function splitTitle(title: string, subtitle: string): { title: string; subtitle: string } {
   if (subtitle.trim()) return { title, subtitle };
+  const parts = naturalBreak(title);
+  if (!parts) return { title, subtitle };
+  const [head, rest] = parts;
+  return { title: head, subtitle: rest[0].toLocaleUpperCase() + rest.slice(1) };
+}
+
+/** A title's two parts either side of its first natural break, when both stand alone; else null. */
+export function naturalBreak(title: string): [string, string] | null {
   const whole = title.trim();
   const m = NATURAL_BREAK.exec(whole);
-  if (!m || m.index === 0) return { title, subtitle };
+  if (!m || m.index === 0) return null;
   const [head, rest] = [whole.slice(0, m.index).trim(), whole.slice(m.index + m[0].length).trim()];
-  if (!standsAlone(head) || !standsAlone(rest)) return { title, subtitle };
-  return { title: head, subtitle: rest[0].toLocaleUpperCase() + rest.slice(1) };
+  return standsAlone(head) && standsAlone(rest) ? [head, rest] : null;
 }
 
 /**
