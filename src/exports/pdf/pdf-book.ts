@@ -155,6 +155,8 @@ export const MIN_PRINT_PPI = 200;
 const PHOTO_SCALE_FIT = 0.72;
 // (Held photos now print next to their memory, so none is left waiting to fill a page left short: its memory's photos shrink a little further.)
 const PHOTO_SCALE_SHORT = 0.5;
+/** A memory of this many lines or fewer is never split over a page turn: it goes whole to the next page. */
+const KEEP_WHOLE_LINES = 12;
 /** A page of memories whose content spans less than this share of the live area's height is short of a page. */
 const SPARSE_SHARE = 0.45;
 /** The least space between two memories on a page: the ornament between them is drawn in more than 30 points. */
@@ -1204,6 +1206,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
     groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
     let scale = 1;
+    // A memory of a few lines is never split over a page turn (its photos shrink further, on a page of their own, to keep it whole).
+    const keepWhole = lines.length <= KEEP_WHOLE_LINES && total - picturesHeight <= content.h;
     if (!atTop() && whole > room()) {
       // The scale at which the photos let the whole memory, or its opening, fit in the room left (a point
       // to spare, so the lines measured to fit still do).
@@ -1219,15 +1223,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         whole = Math.max(total, opening(1));
         start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
       }
+      // A short memory goes overleaf whole, even from a page left short (a held photo fills it first, above).
       if (all >= floor) scale = all;
-      else if (total <= content.h && !short) memoryPage();
+      else if ((total <= content.h && !short) || keepWhole) memoryPage();
       else if (start >= floor) scale = start;
       else memoryPage();
     }
-    if (atTop() && block.height && opening(1) > room()) {
-      // Even on a page of their own the photos would part from the words: they shrink a little to keep them.
-      const k = 1 - (opening(1) - (room() - 1)) / block.height;
-      if (k >= PHOTO_SCALE_FIT) scale = k;
+    const needed = keepWhole ? whole : opening(1);
+    if (atTop() && block.height && needed > room()) {
+      // Even on a page of their own the photos would part from the words: they shrink a little to keep them
+      // (further for a short memory, kept whole).
+      const k = 1 - (needed - (room() - 1)) / block.height;
+      if (k >= (keepWhole ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT)) scale = k;
     }
 
     const opened = pageNo;

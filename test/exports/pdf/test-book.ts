@@ -5,9 +5,9 @@
  * - every character of a page's text layer has a real glyph, in a font embedded and used on that page;
  * - nothing is dropped from the text layer, and each memory reads in order;
  * - no memory leaves a single line at a page's foot or carries one over (its lines are found on the
- *   page where the renderer says it set them, read from pdftotext's word boxes), a paragraph
- *   split across pages or columns keeps two lines or more on each side, and a memory's pictures are on
- *   the page its words start on;
+ *   page where the renderer says it set them, read from pdftotext's word boxes), a memory of 12 lines
+ *   or fewer is on one page, a paragraph split across pages or columns keeps two lines or more on each
+ *   side, and a memory's pictures are on the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
  * - the flow of photos: a photo a memory holds back prints within two pages after its memory's last page
@@ -304,6 +304,8 @@ export function describeTestBook(intent: ExportIntent) {
         }
         for (const [id, pages] of byMemory) {
           if (pages.size < 2) continue;
+          const count = [...pages.values()].reduce((a, b) => a + b, 0);
+          if (count <= 12) problems.push(`${id}: ${count} lines split over pages ${[...pages.keys()].join(', ')} (a memory of 12 lines or fewer goes whole to one page)`);
           for (const [page, count] of pages) if (count < 2) problems.push(`${id}: a single line on page ${page} (${[...pages].map(([p, c]) => `p${p}:${c}`).join(' ')})`);
         }
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
