@@ -29,6 +29,8 @@ export { splitTitle } from './covers/title.js';
 export interface BackText {
   quote: { text: string; signature: string | null } | null;
   dates: { first: string; last: string } | null;
+  /** Who wrote the memories, in the order they first appear in the book. */
+  contributors?: string[];
 }
 
 /** The area a print shop puts its barcode in, at the back's bottom right: width × height, mm, and its inset from the trim. */
@@ -91,6 +93,15 @@ export function dateSpan(first: string, last: string): string {
   return `${MONTH_ONLY.format(a)} – ${MONTH.format(b)}`;
 }
 
+/** The back's line of who the book is from: "With love from Rose" or "With love from 3 people: Rose, Sam and Ana". */
+export function fromLine(names: string[], shown = names.length): string {
+  if (names.length === 1) return `With love from ${names[0]}`;
+  const listed = names.slice(0, shown);
+  const rest = names.length - listed.length;
+  const list = rest ? `${listed.join(', ')} and ${rest} more` : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}`;
+  return `With love from ${names.length} people: ${list}`;
+}
+
 /**
  * The back cover: the theme's colour and texture, a short memory as a quote, the ornament, when the memories
  * were written, and an area at the bottom right kept clear for the print shop's barcode.
@@ -124,6 +135,15 @@ export function drawBackCover(kit: CoverKit, panel: Panel, back: BackText) {
   const small: TextStyle = { ...ts.smallCaps(9), fallbacks: kit.fallbacks.body };
   const when = back.dates ? ` · ${dateSpan(back.dates.first, back.dates.last)}` : '';
   ts.line(`${countLine(kit.memoryCount)}${when}`.toUpperCase(), small, align === 'center' ? cx : left, at + mm(12), p.muted, width, align);
+  if (back.contributors?.length) {
+    // Who the book is from, as its ending says it: "With love from 14 people", then as many names as three lines hold.
+    const love: TextStyle = { face: kit.faces.body, fallbacks: kit.fallbacks.body, size: 10, leading: journal ? mm(9) / 10 : 1.45, features: LINING_FIGURES };
+    const names = back.contributors;
+    let shown = names.length;
+    while (shown > 1 && ts.lines(fromLine(names, shown), love, width).length > 3) shown--;
+    const from = ts.lines(fromLine(names, shown), love, width, 3);
+    ts.block(from, love, { x: left, w: width }, at + mm(18), align, p.muted);
+  }
   // Kept clear for the print shop's barcode (it prints its own white label there): the plain page colour, no
   // texture and nothing else, rather than an empty white box on the finished cover.
   const a = BARCODE_AREA_MM;

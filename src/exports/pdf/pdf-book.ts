@@ -1336,7 +1336,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       while (fits > 2 && i + fits < lines.length && splitsParagraph(lines, i + fits)) fits--;
       for (let j = i; j < i + fits; j++) {
         const line = lines[j];
-        const last = j === lines.length - 1;
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
         const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
@@ -1407,7 +1406,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     (input.output as NodeJS.WritableStream & { destroy?(e?: Error): void }).destroy?.(err as Error);
     throw err;
   }
-  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates } };
+  return { pageCount: pageNo, pictures: pictureCount, memories: memoryCount, coverPictureKey: input.coverPicture ?? pinnedPicture ?? firstPicture, lowResolution, back: { quote: backQuote, dates, contributors: [...contributors.keys()] } };
 
   /**
    * The ending: “With love from” and every contributor with the pages their memories open on (the

@@ -23,6 +23,8 @@ const DPI = 24;
 const BLEED_MM = 3;
 const CALIPER_MM = 0.06;
 const TITLE = 'Grandma turns 90';
+/** Who wrote the memories: more than three lines of names on a back cover hold. */
+const CONTRIBUTORS = ['Sam', 'Rose', 'Ana', 'Tom', 'Lena', 'Ivo', 'Mira', 'Kofi', 'Yuki', 'Omar', 'Priya', 'Jonas', 'Elif', 'Noor', 'Pablo', 'Greta', 'Hana', 'Luca', 'Zoe', 'Femi', 'Dan', 'Ines', 'Sam Jr', 'Aunt Bea', 'Uncle Joe', 'Grandpa', 'Cousin Max', 'Mei', 'Ravi', 'Olga', 'Teodor', 'Magdalena', 'Bartholomew', 'Anastasia', 'Maximilian', 'Guinevere', ...Array.from({ length: 40 }, (_, i) => `Friend${i + 1}`)];
 const SUBTITLE = 'Lakes, songs and cardamom buns';
 
 async function* iterate<T>(xs: T[]) {
@@ -103,7 +105,7 @@ describe('each theme has its own cover', () => {
       caliperMm: CALIPER_MM,
       memoryCount: 124,
       photo: o.photo ? { path: photo } : null,
-      back: { quote: { text: 'She taught every one of us to swim in the lake.', signature: 'Sam' }, dates: { first: '2026-05-01T10:00:00Z', last: '2026-10-03T10:00:00Z' } },
+      back: { quote: { text: 'She taught every one of us to swim in the lake.', signature: 'Sam' }, dates: { first: '2026-05-01T10:00:00Z', last: '2026-10-03T10:00:00Z' }, contributors: CONTRIBUTORS },
       output: createWriteStream(file),
     });
     return { file, result };
@@ -187,7 +189,7 @@ describe('each theme has its own cover', () => {
     }
   }, 180_000);
 
-  it('the back keeps its barcode area clear (one flat colour, no empty white box on a coloured page), and carries the quote and the dates', async () => {
+  it('the back keeps its barcode area clear (one flat colour, no empty white box on a coloured page), and carries the quote, the dates and who it is from', async () => {
     for (const theme of THEMES) {
       const { file } = await wrap(theme, { photo: true, name: `${theme}-back` });
       const a = BARCODE_AREA_MM;
@@ -200,6 +202,13 @@ describe('each theme has its own cover', () => {
       const text = back.map((w) => w.text).join(' ');
       expect(text, theme).toContain('swim in the lake.');
       expect(text.toUpperCase(), theme).toContain('MAY – OCTOBER 2026');
+      // Who the book is from: how many, and the first names as three lines hold them (the rest counted).
+      expect(text, theme).toContain(`With love from ${CONTRIBUTORS.length} people: Sam, Rose,`);
+      expect(text, `${theme}: ${text}`).toMatch(/and \d+ more/);
+      const ofTheLine = new Set([...CONTRIBUTORS.flatMap((n) => n.split(' ')), 'With', 'love', 'from', 'people:', 'and', 'more']);
+      const names = back.filter((w) => ofTheLine.has(w.text.replace(/,$/, '')));
+      const lines = new Set(names.map((w) => Math.round(w.y0)));
+      expect(lines.size, `${theme}: names on at most three lines`).toBeLessThanOrEqual(3);
     }
   }, 120_000);
 });

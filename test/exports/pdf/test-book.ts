@@ -159,7 +159,7 @@ export function describeTestBook(intent: ExportIntent) {
           for (const p of await preflightPdfX4(bytes, { outputConditionIdentifier: 'FOGRA39' })) problems.push(`preflight of the interior: ${p}`);
           const coverFile = path.join(dir, `${theme}-cover.pdf`);
           const caliperMm = DEFAULT_PAPER_CALIPER_UM / 1000;
-          const wrap = await renderCoverWrap({ title: 'Bà nội 90 — 奶奶 — جدتي', subtitle: 'Cảm ơn bà ❤️', theme, bleedMm, pageCount: result.pageCount, caliperMm, memoryCount: result.memories, photo: { path: path.join(dir, 'landscape.jpg') }, output: createWriteStream(coverFile), now: new Date('2026-06-01T00:00:00Z') });
+          const wrap = await renderCoverWrap({ title: 'Bà nội 90 — 奶奶 — جدتي', subtitle: 'Cảm ơn bà ❤️', theme, bleedMm, pageCount: result.pageCount, caliperMm, memoryCount: result.memories, photo: { path: path.join(dir, 'landscape.jpg') }, back: result.back, output: createWriteStream(coverFile), now: new Date('2026-06-01T00:00:00Z') });
           const coverBytes = await readFile(coverFile);
           for (const p of await preflightPdfX4(coverBytes, { outputConditionIdentifier: 'FOGRA39' })) problems.push(`preflight of the cover wrap: ${p}`);
           const [coverPage] = (await PDFDocument.load(coverBytes, { updateMetadata: false })).getPages();
