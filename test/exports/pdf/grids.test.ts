@@ -131,6 +131,34 @@ describe('theme grids', () => {
     }
   }, 240_000);
 
+  it('the text column sits nearer the fold than the fore-edge, on a verso and a recto, without a channel or a block adrift', async () => {
+    const rows: string[] = [];
+    const problems: string[] = [];
+    for (const theme of THEMES) {
+      const { lines } = await render(theme);
+      const t = bookGeometry(0, 0, PDF_LOOKS[theme].margins).trimmed();
+      const long = lines.filter((l) => l.id === 'letter' && l.long);
+      const sides: string[] = [];
+      for (const recto of [false, true]) {
+        const page = long.find((l) => l.page % 2 === (recto ? 1 : 0))?.page;
+        expect(page, `${theme}: the letter runs onto a ${recto ? 'recto' : 'verso'}`).toBeDefined();
+        // The columns a long memory's lines are set in on that page, together (a magazine's two as one block).
+        const columns = long.filter((l) => l.page === page).map((l) => l.column);
+        const left = Math.min(...columns.map((c) => c.x)) - t.x;
+        const right = t.x + t.w - Math.max(...columns.map((c) => c.x + c.w));
+        // The fold is on the left of a recto, on the right of a verso.
+        const [fold, fore] = recto ? [left, right] : [right, left];
+        sides.push(`${recto ? 'recto' : 'verso'} ${mm(left).toFixed(0)}–${mm(t.w - right).toFixed(0)} (fold ${mm(fold).toFixed(0)}, fore-edge ${mm(fore).toFixed(0)})`);
+        if (fore < fold - 0.5 || fore > 2.2 * fold) problems.push(`${theme}, ${recto ? 'recto' : 'verso'} ${page}: ${mm(fold).toFixed(1)} mm to the fold, ${mm(fore).toFixed(1)} mm to the fore-edge`);
+      }
+      rows.push(`| ${theme} | ${sides.join(' | ')} |`);
+    }
+    console.log(`Text column on the page, mm from the left trim:\n| theme | verso | recto |\n|---|---|---|\n${rows.join('\n')}`);
+    // The fore-edge keeps at least the fold's room (margins grow outward) and at most 2.2× it: more leaves a
+    // channel down the middle of the spread (a centred narrow column) or the text block adrift against the gutter.
+    expect(problems).toEqual([]);
+  }, 240_000);
+
   it('one measure a theme: a long letter runs 45–75 characters a line, ragged-right when the measure is narrow', async () => {
     for (const theme of THEMES) {
       const { lines, file } = await render(theme);

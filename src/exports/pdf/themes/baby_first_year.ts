@@ -9,10 +9,10 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const babyFirstYear: PdfLook = {
   // grid
-  margins: { inner: 12, top: 15, outer: 18, bottom: 25 },
+  margins: { inner: 14, top: 16, outer: 22, bottom: 26 },
   longMeasure: 50,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.75,
   photoWidth: 'column',

@@ -12,7 +12,7 @@ export const botanicalLuxe: PdfLook = {
   margins: { inner: 26, top: 31, outer: 37, bottom: 45 },
   longMeasure: 56,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.55,
   photoWidth: 'column',

@@ -10,10 +10,10 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const dailyJournal: PdfLook = {
   // grid
-  margins: { inner: 14, top: 19, outer: 21, bottom: 27 },
+  margins: { inner: 16, top: 19, outer: 26, bottom: 30 },
   longMeasure: 58,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.55,
   photoWidth: 'live',

@@ -9,17 +9,17 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const editorialNoir: PdfLook = {
   // grid
-  margins: { inner: 9, top: 12, outer: 13, bottom: 19 },
-  longMeasure: 54,
+  margins: { inner: 11, top: 13, outer: 17, bottom: 20 },
+  longMeasure: 52,
   longColumns: 2,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.8,
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
   // type
-  longSize: 10.5,
+  longSize: 10,
   longLeading: 1.5,
   quoteSize: 18,
   leading: 1.28,

@@ -9,17 +9,17 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const heirloomGallery: PdfLook = {
   // grid
-  margins: { inner: 10, top: 13, outer: 16, bottom: 28 },
-  longMeasure: 50,
+  margins: { inner: 14, top: 17, outer: 28, bottom: 34 },
+  longMeasure: 54,
   longColumns: 1,
-  column: 'centre',
+  column: 'book',
   justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 0.7,
   photoAlign: 'centre',
   // type
-  longSize: 10.5,
+  longSize: 11.5,
   longLeading: 1.5,
   quoteSize: 11.5,
   leading: 1.5,

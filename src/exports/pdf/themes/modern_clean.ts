@@ -10,17 +10,17 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const modernClean: PdfLook = {
   // grid
-  margins: { inner: 14, top: 18, outer: 22, bottom: 30 },
-  longMeasure: 58,
+  margins: { inner: 16, top: 18, outer: 30, bottom: 34 },
+  longMeasure: 62,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.66,
   photoWidth: 'live',
   photoSpan: 0.72,
   photoAlign: 'outer',
   // type
-  longSize: 9.5,
+  longSize: 10,
   longLeading: 1.55,
   quoteSize: 11,
   leading: 1.6,

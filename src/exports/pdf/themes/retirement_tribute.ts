@@ -11,10 +11,10 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 72,
+  longMeasure: 62,
   longColumns: 1,
   column: 'centre',
-  justify: true,
+  justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 1,
