@@ -1,6 +1,6 @@
 /**
- * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters
- * across the whole live area, large display type flush left with a red bar, photos big and unmounted
+ * editorial_noir: a magazine. Narrow margins (the outer still wider than the inner, so text never runs off the page), long pieces in two
+ * ragged columns of about 50 characters across the whole live area, large display type flush left with a red bar, photos big and unmounted
  * across both columns (two with a memory, the others bled off the page as plates), every long piece
  * opening with a pull quote; a short running head, the folio at the foot's outer corner.
  */
