@@ -9,7 +9,7 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const editorialNoir: PdfLook = {
   // grid
-  margins: { inner: 11, top: 13, outer: 17, bottom: 20 },
+  margins: { inner: 8, top: 11, outer: 14, bottom: 19 },
   longMeasure: 52,
   longColumns: 2,
   column: 'book',
@@ -19,7 +19,7 @@ export const editorialNoir: PdfLook = {
   photoSpan: 1,
   photoAlign: 'centre',
   // type
-  longSize: 10,
+  longSize: 10.5,
   longLeading: 1.5,
   quoteSize: 18,
   leading: 1.28,
