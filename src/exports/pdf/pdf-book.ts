@@ -326,6 +326,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     /** The signature's style, with the memory's own fallback faces. */
     sigStyle: TextStyle;
     codes: Code[];
+    /** A sentence pulled from a long memory (its words are set where they belong too): not traced as the memory's lines. */
+    pulled?: boolean;
   }
   interface Code {
     url: string | null;
@@ -490,10 +492,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
+      if (!q.pulled) input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
-    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
+    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => q.pulled || input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
@@ -1018,7 +1020,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     decorateDue = n;
     decorate();
-    quotePage({ ...reading.design, text });
+    quotePage({ ...reading.design, text, pulled: true });
     return true;
   }
 
