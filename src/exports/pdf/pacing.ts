@@ -21,7 +21,7 @@ export function photoInterval(wordPages: number, photoPages: number): number | n
   return Math.max(1, Math.min(WORD_PAGES_BETWEEN_PHOTOS, Math.floor(wordPages / photoPages)));
 }
 
-/** Sentences a quote page may set, in the memory's order: readable at display size (shorter ones in writing without spaces). */
+/** Sentences a quote page may set, in the memory's order, without quotation marks: readable at display size (shorter ones in writing without spaces). */
 export function quotableSentences(text: string): string[] {
   const plain = normalizeText(text).replace(/\s+/g, ' ').trim();
   const spaced = plain.includes(' ');
@@ -29,6 +29,5 @@ export function quotableSentences(text: string): string[] {
   return plain
     .split(/(?<=[.!?\u3002\uff01\uff1f])\s*/u)
     .map((x) => x.trim())
-    .filter((x) => x.length >= least && x.length <= most)
-    .map((x) => `\u201C${x}\u201D`);
+    .filter((x) => x.length >= least && x.length <= most);
 }

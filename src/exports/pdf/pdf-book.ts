@@ -1216,7 +1216,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (From the page it opens on: none comes before its words.)
     spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
-    reading = long ? { design, sentences: quotableSentences(text).filter((x) => x !== pull) } : null;
+    // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
+    const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
+    reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => {

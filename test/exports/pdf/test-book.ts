@@ -10,10 +10,11 @@
  *   the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
- * - the flow of photos: a photo a memory holds back prints within two pages after its memory's last page
- *   (none piles up before the ending: after the last memory at most one page of them), no run of more than
- *   four spreads of words only while a held photo waits, and no blank page before the colophon (spare leaves
- *   come after it, where a printer expects them);
+ * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
+ *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
+ *   page before the colophon (spare leaves come after it, where a printer expects them);
+ * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
+ *   photo's page, a plate or a quote page breaks one);
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -337,9 +338,8 @@ export function describeTestBook(intent: ExportIntent) {
             if (run && run.from + 2 * run.spreads === s) run.spreads++;
             else spreadRuns.push({ from: s, spreads: 1 });
           }
-          for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1}`);
-          // PACING-LOG
-          console.log(`PACING ${theme} ${intent}: longest word-only run ${Math.max(0, ...wordOnlyRuns(kinds, pictured, lastMemoryPage).map((r) => r.length))} pages (${wordOnlyRuns(kinds, pictured, lastMemoryPage).filter((r) => r.length >= 5).map((r) => `${r.from}–${r.from + r.length - 1}`).join(', ')}); spreads ${Math.max(0, ...spreadRuns.map((r) => r.spreads))}; pages ${result.pageCount}; quote pages ${kinds.filter((k) => k === 'quote').length}`);
+          const longest = Math.max(0, ...wordOnlyRuns(kinds, pictured, lastMemoryPage).map((r) => r.length));
+          for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1} (the book's longest run of pages of words only: ${longest})`);
         }
 
         // A memory's last page: where its last line, signature or picture is; its first, where its first is.
