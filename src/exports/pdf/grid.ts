@@ -61,8 +61,11 @@ export function pageGrid(look: PdfLook, g: BookGeometry, n: number, charWidth: n
   const w = each * cols + gaps;
   // 'inner' sits against the gutter: the left of a recto, the right of a verso.
   const outerOnRight = g.isRecto(n);
-  const towardsLeft = look.column === 'centre' ? null : (look.column === 'inner') === outerOnRight;
-  const x = towardsLeft === null ? live.x + (live.w - w) / 2 : towardsLeft ? live.x : live.x + live.w - w;
+  const spare = live.w - w;
+  // The share of the room the column leaves that goes to the gutter's side: 'book' splits it as the theme's
+  // margins are (inner to outer), so the column's own margins grow from the fold to the fore-edge.
+  const towardsFold = { inner: 0, centre: 0.5, outer: 1, book: look.margins.inner / (look.margins.inner + look.margins.outer) }[look.column];
+  const x = live.x + spare * (outerOnRight ? towardsFold : 1 - towardsFold);
   const column = { x, y: live.y, w, h: live.h };
   const text = Array.from({ length: cols }, (_, i) => ({ x: x + i * (each + COLUMN_GAP), y: live.y, w: each, h: live.h }));
   // A box `share` as wide as `within`, centred in it or flush with its outer edge.

@@ -48,6 +48,31 @@ function cellsDiffer(a: Box[], b: Box[]): boolean {
   return a.some((c, i) => [c.x - b[i].x, c.y - b[i].y, c.w - b[i].w, c.h - b[i].h].some((d) => mm(Math.abs(d)) > APART_MM));
 }
 
+/** The ink in a band of page n (top-left points): how far it keeps from the page's left and right edges, points. */
+async function inkAcross(file: string, n: number, band: { x0: number; x1: number; top: number; bottom: number }): Promise<{ left: number; right: number }> {
+  const { x0, x1, top, bottom } = band;
+  const dpi = 50;
+  const { stdout } = await run('pdftoppm', ['-png', '-gray', '-r', String(dpi), '-f', String(n), '-l', String(n), file], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+  const { data, info } = await sharp(stdout).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const px = dpi / 72;
+  const rows = [Math.max(0, Math.floor(top * px)), Math.min(info.height, Math.ceil(bottom * px))];
+  // The paper: the commonest shade in the band (not over the whole page, where a photo may be larger).
+  const counts = new Uint32Array(256);
+  for (const v of data.subarray(rows[0] * info.width, rows[1] * info.width)) counts[v]++;
+  const background = counts.indexOf(Math.max(...counts));
+  let [first, last] = [info.width, -1];
+  for (let y = rows[0]; y < rows[1]; y++) {
+    // Not the page's last pixel column: only part of it is page, the rest blends with white on a dark paper.
+    for (let x = Math.max(0, Math.floor(x0 * px)); x < Math.min(info.width - 1, Math.ceil(x1 * px)); x++) {
+      if (Math.abs(data[y * info.width + x] - background) <= 40) continue;
+      first = Math.min(first, x);
+      last = Math.max(last, x);
+    }
+  }
+  expect(last, `ink on page ${n} between ${top.toFixed(0)} and ${bottom.toFixed(0)} pt`).toBeGreaterThan(first);
+  return { left: first / px, right: (info.width - 1 - last) / px };
+}
+
 function describe_(cells: Box[]): string {
   if (!cells.length) return '—';
   const [c] = cells;
@@ -129,6 +154,37 @@ describe('theme grids', () => {
         expect(differing.length, `${THEMES[i]} and ${THEMES[j]} differ only in ${differing.join(', ') || 'nothing'}`).toBeGreaterThanOrEqual(2);
       }
     }
+  }, 240_000);
+
+  it('the text column sits nearer the fold than the fore-edge, on a verso and a recto, without a channel or a block adrift', async () => {
+    const rows: string[] = [];
+    const problems: string[] = [];
+    for (const theme of THEMES) {
+      const { lines, file } = await render(theme);
+      const t = bookGeometry(0, 0, PDF_LOOKS[theme].margins).trimmed();
+      const long = lines.filter((l) => l.id === 'letter' && l.long);
+      const sides: string[] = [];
+      for (const recto of [false, true]) {
+        const page = long.find((l) => l.page % 2 === (recto ? 1 : 0))?.page;
+        expect(page, `${theme}: the letter runs onto a ${recto ? 'recto' : 'verso'}`).toBeDefined();
+        // The text block as printed: the ink between the letter's first and last line on that page (its
+        // words, and an accent bar beside them; a magazine's two columns as one block), read from the page.
+        const on = long.filter((l) => l.page === page);
+        const [top, bottom] = [Math.min(...on.map((l) => l.baseline - l.size)), Math.max(...on.map((l) => l.baseline))];
+        // Within 10 mm of the columns: not a frame, corner ornament or folio further out.
+        const [x0, x1] = [Math.min(...on.map((l) => l.column.x)) - (10 * 72) / 25.4, Math.max(...on.map((l) => l.column.x + l.column.w)) + (10 * 72) / 25.4];
+        const { left, right } = await inkAcross(file, page!, { x0, x1, top, bottom });
+        // The fold is on the left of a recto, on the right of a verso.
+        const [fold, fore] = recto ? [left, right] : [right, left];
+        sides.push(`${recto ? 'recto' : 'verso'} ${mm(left).toFixed(0)}–${mm(t.w - right).toFixed(0)} (fold ${mm(fold).toFixed(0)}, fore-edge ${mm(fore).toFixed(0)})`);
+        if (fore < fold - 0.5 || fore > 2.2 * fold) problems.push(`${theme}, ${recto ? 'recto' : 'verso'} ${page}: ${mm(fold).toFixed(1)} mm to the fold, ${mm(fore).toFixed(1)} mm to the fore-edge`);
+      }
+      rows.push(`| ${theme} | ${sides.join(' | ')} |`);
+    }
+    console.log(`Text column on the page, mm from the left trim:\n| theme | verso | recto |\n|---|---|---|\n${rows.join('\n')}`);
+    // The fore-edge keeps at least the fold's room (margins grow outward) and at most 2.2× it: more leaves a
+    // channel down the middle of the spread (a centred narrow column) or the text block adrift against the gutter.
+    expect(problems).toEqual([]);
   }, 240_000);
 
   it('one measure a theme: a long letter runs 45–75 characters a line, ragged-right when the measure is narrow', async () => {

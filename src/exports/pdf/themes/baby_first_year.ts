@@ -1,6 +1,6 @@
 /**
  * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
- * in a 50-character column centred on the page, each memory on a rounded card cut to that column (a margin
+ * in a 50-character column set as a book's text block (nearer the fold than the fore-edge), each memory on a rounded card cut to that column (a margin
  * the same all round its words), photos pasted on the card in rounded frames across its column (two with a memory), the shortest run of
  * words before a photo; page numbers in a disc at the foot's outer corner.
  */
@@ -9,10 +9,10 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const babyFirstYear: PdfLook = {
   // grid
-  margins: { inner: 12, top: 15, outer: 18, bottom: 25 },
+  margins: { inner: 14, top: 16, outer: 28, bottom: 30 },
   longMeasure: 50,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.75,
   photoWidth: 'column',

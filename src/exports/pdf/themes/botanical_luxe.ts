@@ -1,6 +1,6 @@
 /**
  * botanical_luxe: a botanical print folio. Very wide margins with sprigs in the outer corners, text flush
- * left and ragged in a 56-character column against the gutter, photos bordered within that column (two with
+ * left and ragged in a 56-character column nearer the fold than the fore-edge (the margins' proportion), photos bordered within that column (two with
  * a memory, never out into the wide outer margin), a breather a plate-sized print; the folio centred
  * between dashes.
  */
@@ -12,7 +12,7 @@ export const botanicalLuxe: PdfLook = {
   margins: { inner: 26, top: 31, outer: 37, bottom: 45 },
   longMeasure: 56,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.55,
   photoWidth: 'column',

@@ -1,6 +1,6 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
- * column against the gutter (the outer side left for the reader's own notes), photos taped in across
+ * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in across
  * four fifths of the page, pushed towards the fore-edge as a hand would stick them (two with an entry, the rest a
  * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
  * has it; ruled pages for notes at the end (on light paper).
@@ -10,10 +10,10 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const dailyJournal: PdfLook = {
   // grid
-  margins: { inner: 14, top: 19, outer: 21, bottom: 27 },
+  margins: { inner: 16, top: 19, outer: 26, bottom: 30 },
   longMeasure: 58,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.55,
   photoWidth: 'live',

@@ -25,8 +25,13 @@ export interface PdfLook {
   longMeasure: number;
   /** Long memories set in one column or two (a magazine's). */
   longColumns: 1 | 2;
-  /** Where the text column sits in the live area when narrower than it: against the gutter, centred, or against the outer edge. */
-  column: 'inner' | 'centre' | 'outer';
+  /**
+   * Where the text column sits in the live area when narrower than it: against the gutter, centred, against
+   * the outer edge, or as a book's text block (`book`): the room it leaves split between the gutter's side and
+   * the fore-edge's as the margins are, so its distance to the fold stays the smaller and no channel opens
+   * down the middle of a spread.
+   */
+  column: 'inner' | 'centre' | 'outer' | 'book';
   /** Long text set flush on both sides (a wide measure) or ragged-right (a narrow one: no gaping spaces). */
   justify: boolean;
   /** The most of a page a memory's photos take (photo-led themes take more). */

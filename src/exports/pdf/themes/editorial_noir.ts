@@ -1,6 +1,6 @@
 /**
- * editorial_noir: a magazine. Narrow margins, long pieces in two ragged columns of about 50 characters
- * across the whole live area, large display type flush left with a red bar, photos big and unmounted
+ * editorial_noir: a magazine. Narrow margins (the outer still wider than the inner, so text never runs off the page), long pieces in two
+ * ragged columns of about 50 characters across the whole live area, large display type flush left with a red bar, photos big and unmounted
  * across both columns (two with a memory, the others bled off the page as plates), every long piece
  * opening with a pull quote; a short running head, the folio at the foot's outer corner.
  */
@@ -9,10 +9,10 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const editorialNoir: PdfLook = {
   // grid
-  margins: { inner: 9, top: 12, outer: 13, bottom: 19 },
-  longMeasure: 54,
+  margins: { inner: 8, top: 11, outer: 14, bottom: 19 },
+  longMeasure: 52,
   longColumns: 2,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.8,
   photoWidth: 'live',

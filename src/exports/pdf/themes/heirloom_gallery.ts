@@ -1,25 +1,25 @@
 /**
  * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat, centred with generous
  * white round it (the mat 70% of the live area's width, a breather's two thirds), one with a memory, the
- * others a page each; the words under it like a wall label, in a narrow ragged 50-character column centred
- * over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
+ * others a page each; the words under it like a wall label, in a narrow ragged 54-character column set as a
+ * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
 
 export const heirloomGallery: PdfLook = {
   // grid
-  margins: { inner: 10, top: 13, outer: 16, bottom: 28 },
-  longMeasure: 50,
+  margins: { inner: 14, top: 17, outer: 28, bottom: 34 },
+  longMeasure: 54,
   longColumns: 1,
-  column: 'centre',
+  column: 'book',
   justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 0.7,
   photoAlign: 'centre',
   // type
-  longSize: 10.5,
+  longSize: 11.5,
   longLeading: 1.5,
   quoteSize: 11.5,
   leading: 1.5,

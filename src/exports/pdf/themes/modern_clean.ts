@@ -1,6 +1,6 @@
 /**
- * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 58-character column set
- * against the gutter; one large photo a memory, hanging from the top line towards the fore-edge over
+ * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 62-character column set
+ * nearer the fold than the fore-edge (the outer field under the hanging photo, never a block adrift); one large photo a memory, hanging from the top line towards the fore-edge over
  * the outer three quarters of the live area (its inner edge inside the text column's), the rest later
  * one to a page on the same hanging line; names in spaced capitals, an accent bar beside short memories;
  * a short running head over the text column, the folio at the foot's outer corner.
@@ -10,17 +10,17 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const modernClean: PdfLook = {
   // grid
-  margins: { inner: 14, top: 18, outer: 22, bottom: 30 },
-  longMeasure: 58,
+  margins: { inner: 16, top: 18, outer: 30, bottom: 34 },
+  longMeasure: 62,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.66,
   photoWidth: 'live',
   photoSpan: 0.72,
   photoAlign: 'outer',
   // type
-  longSize: 9.5,
+  longSize: 10,
   longLeading: 1.55,
   quoteSize: 11,
   leading: 1.6,

@@ -1,7 +1,7 @@
 /**
  * retirement_tribute: a company tribute book. One tribute a page: a short one set as a certificate, large
- * and centred inside the double frame; a long one in a wide justified 72-character column centred on the
- * page, with no frame round its running words. Photos bordered, large, across the live area, two side by
+ * and centred inside the double frame; a long one in a ragged-right 62-character column centred on the
+ * page (a justified sans would gape), with no frame round its running words. Photos bordered, large, across the live area, two side by
  * side with a tribute; names in spaced sans capitals, stars between tributes, the folio at the foot's
  * outer corner.
  */
@@ -11,10 +11,10 @@ import { ORNAMENTS } from './ornaments.js';
 export const retirementTribute: PdfLook = {
   // grid
   margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 72,
+  longMeasure: 62,
   longColumns: 1,
   column: 'centre',
-  justify: true,
+  justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 1,
