@@ -15,6 +15,7 @@ import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
+import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -231,10 +232,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let y = 0;
   let pictureCount = 0;
   let memoryCount = 0;
+  /** What the page being set is, and whether a photo (or a quote page's design) is on it: pages of words only make a run (see pacing.ts). */
+  let pageKind: PageKind = 'cover';
+  let pagePictured = false;
+  /** Pages of memories with words only set in a row, up to the page before this one. */
+  let wordPages = 0;
 
   function newPage(kind: PageKind): number {
     doc.addPage({ size: [g.page, g.page], margin: 0 });
     pageNo++;
+    [pageKind, pagePictured] = [kind, false];
     input.trace?.page?.(pageNo, kind);
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = g.trimBox;
@@ -252,8 +259,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (carried && carried.ops.length) carried.flowsOn = true;
     if (carried && !carried.ops.length) groups.pop();
     flushPage();
+    wordPages = pageKind === 'memories' && !pagePictured ? wordPages + 1 : 0;
+    // A long memory's own held photos come through its pages: the next after a page or two of its words.
+    if (spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every) due.push(spread.pages.shift()!);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
+    if (due.length) wordPages = 0;
     while (due.length) drawDuePage(due.shift()!, false);
+    // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
+    if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
     content = g.content(n);
     y = content.y;
@@ -315,6 +328,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     /** The signature's style, with the memory's own fallback faces. */
     sigStyle: TextStyle;
     codes: Code[];
+    /** A sentence pulled from a long memory (its words are set where they belong too): not traced as the memory's lines. */
+    pulled?: boolean;
   }
   interface Code {
     url: string | null;
@@ -430,6 +445,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * out, the block centred on the live area between two of the theme's ornaments.
    */
   function quotePage(q: QuoteDesign) {
+    pagePictured = true;
     const base = q.style;
     const chars = Math.max(1, normalizeText(q.text).length);
     // On a card the words keep to the card's column; else they take the live area.
@@ -478,10 +494,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
       drawLine(line, lineX(line, box, q.align), at + baselineOffset(s), s, p.text);
-      input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
+      if (!q.pulled) input.trace?.line?.(pageNo, q.memoryId, { baseline: at + baselineOffset(s), column: box, size: s.size, italic: italicFace(s.face), long: false, justified: false, first: k === 0 || line.paragraphStart, last: !!line.last, dir: line.dir, align: q.align });
       at += pitch;
     }
-    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
+    at = drawBlock(q.sigLines, q.sigStyle, box, at + 6, q.align, p.muted, (baseline) => q.pulled || input.trace?.signature?.(pageNo, q.memoryId, { baseline, column: box }));
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
@@ -553,6 +569,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function plate(pic: PreparedPicture) {
     if (!atTop() || groups.some((gr) => gr.ops.length)) memoryPage();
     decorateDue = null;
+    pagePictured = true;
     input.trace?.page?.(pageNo, 'plate');
     doc.image(pic.jpeg, 0, 0, { width: g.page, height: g.page });
     pic.jpeg = Buffer.alloc(0);
@@ -903,6 +920,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
   function placePicture(pic: Placed, x: number, top: number, memory = true) {
+    pagePictured = true;
     const { width: w, height: h } = pic;
     switch (look.mount) {
       case 'border':
@@ -974,15 +992,38 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     while (held.length) {
       const memoryId = held[0].memoryId;
       const count = held.findIndex((h) => h.memoryId !== memoryId);
-      const mine = held.splice(0, count < 0 ? held.length : count);
-      for (const size of breatherPages(mine.length)) {
-        const page = mine.splice(0, size);
-        const pair = size === 2;
-        const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
-        const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-        if (ready.length) due.push({ photos: ready, pair });
-      }
+      due.push(...(await heldPages(held.splice(0, count < 0 ? held.length : count))));
     }
+  }
+
+  /** One memory's held photos prepared, a page each (see breatherPages). */
+  async function heldPages(mine: HeldPhoto[]): Promise<(typeof due)[number][]> {
+    const pages: (typeof due)[number][] = [];
+    for (const size of breatherPages(mine.length)) {
+      const page = mine.splice(0, size);
+      const pair = size === 2;
+      const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
+      const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
+      if (ready.length) pages.push({ photos: ready, pair });
+    }
+    return pages;
+  }
+
+  /** A long memory's held photo pages, to come through its pages of words: the next after every so many (see photoInterval). */
+  let spread: { pages: (typeof due)[number][]; every: number; from: number } | null = null;
+  /** The long memory being set, for a quote page that breaks a run of words: its design, and the sentences not yet set so. */
+  let reading: { design: Omit<QuoteDesign, 'text'>; sentences: string[] } | null = null;
+
+  /** A quote page of the next sentence of the memory being read, on a page of its own; false when there is none to set. */
+  function pacingQuote(): boolean {
+    const text = reading?.sentences.shift();
+    if (!reading || !text) return false;
+    const n = newPage('quote');
+    content = g.content(n);
+    decorateDue = n;
+    decorate();
+    quotePage({ ...reading.design, text, pulled: true });
+    return true;
   }
 
   /** A page of held photos, on a new page or the memory page just begun: one large, or two in the halves of the live area. */
@@ -1171,6 +1212,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
     let pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
+    // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
+    const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
+    const every = photoInterval(Math.ceil(textHeight / content.h), breatherPages(ownHeld.length).length);
+    // (From the page it opens on: none comes before its words.)
+    spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
+    const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
+    // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
+    const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
+    reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => {
@@ -1238,6 +1288,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
 
     const opened = pageNo;
+    if (spread) spread.from = opened;
     // The contents list each month's chapter.
     if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
     if (heading.length) {
@@ -1372,8 +1423,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const group = groups.at(-1)!;
     group.bottom = y;
     group.closed = true;
-    // Its photos beyond what the theme shows with the words come right after it, captioned as in an album (by who sent them).
-    for (const pic of ready.held) held.push({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese });
+    // Its photos beyond what the theme shows with the words come right after it (those it has not carried), captioned as in an album (by who sent them).
+    if (spread) due.push(...spread.pages);
+    else held.push(...ownHeld);
+    spread = null;
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;

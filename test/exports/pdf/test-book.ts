@@ -10,10 +10,11 @@
  *   side, and a memory's pictures are on the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
- * - the flow of photos: a photo a memory holds back prints within two pages after its memory's last page
- *   (none piles up before the ending: after the last memory at most one page of them), no run of more than
- *   four spreads of words only while a held photo waits, and no blank page before the colophon (spare leaves
- *   come after it, where a printer expects them);
+ * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
+ *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
+ *   page before the colophon (spare leaves come after it, where a printer expects them);
+ * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
+ *   photo's page, a plate or a quote page breaks one);
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -94,6 +95,22 @@ const bare = (s: string) => s.normalize('NFC').replace(/[\s\u00ad\-‐]/gu, '');
 
 async function* iterate<T>(xs: T[]) {
   yield* xs;
+}
+
+/** Spreads of words only allowed in a row, in a book with photos (one photo or quote page at least every other spread reads better still). */
+const MAX_WORD_SPREADS = 4;
+
+/** Runs of pages (up to the last memory's) with no photo and no quote page, from the first page of memories. */
+export function wordOnlyRuns(kinds: PageKind[], pictured: Set<number>, lastMemoryPage: number): { from: number; length: number }[] {
+  const runs: { from: number; length: number }[] = [];
+  for (let n = kinds.indexOf('memories') + 1; n > 0 && n <= lastMemoryPage; n++) {
+    const wordsOnly = kinds[n - 1] === 'memories' && !pictured.has(n);
+    const run = runs.at(-1);
+    if (!wordsOnly) continue;
+    if (run && run.from + run.length === n) run.length++;
+    else runs.push({ from: n, length: 1 });
+  }
+  return runs;
 }
 
 /** Pages of memories (not designed pages) allowed to be sparse in the test book: see the check. */
@@ -310,29 +327,37 @@ export function describeTestBook(intent: ExportIntent) {
         }
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
 
-        // ---- pacing: no run of more than four spreads of words only while photos are still to come ----
-        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (k === 'plate' ? [i + 1] : []))]);
-        const spreads: boolean[] = [];
-        for (let s = 2; s <= result.pageCount && !['contributors', 'closing', 'end', 'blank', 'notes'].includes(kinds[s - 1]); s += 2) spreads.push(pictured.has(s) || pictured.has(s + 1));
-        // A memory's last page: where its last line, signature or picture is.
+        // ---- pacing: in a book with photos, no run of more than four spreads of words only anywhere ----
+        // (A photo, a held photo's page, a plate or a quote page is a breather; the run counts from the first spread.)
+        const breatherKinds: PageKind[] = ['plate', 'breather', 'quote'];
+        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (breatherKinds.includes(k) ? [i + 1] : []))]);
+        const lastMemoryPage = Math.max(...[...lines, ...signatures, ...pictures].map((x) => x.page));
+        if (pictured.size) {
+          const spreadRuns: { from: number; spreads: number }[] = [];
+          for (let s = 2; s <= lastMemoryPage; s += 2) {
+            if (pictured.has(s) || pictured.has(s + 1)) continue;
+            const run = spreadRuns.at(-1);
+            if (run && run.from + 2 * run.spreads === s) run.spreads++;
+            else spreadRuns.push({ from: s, spreads: 1 });
+          }
+          const longest = Math.max(0, ...wordOnlyRuns(kinds, pictured, lastMemoryPage).map((r) => r.length));
+          for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1} (the book's longest run of pages of words only: ${longest})`);
+        }
+
+        // A memory's last page: where its last line, signature or picture is; its first, where its first is.
         const lastPage = new Map<string, number>();
-        for (const x of [...lines, ...signatures, ...pictures]) lastPage.set(x.id, Math.max(lastPage.get(x.id) ?? 0, x.page));
-        // (A run is one to break while a photo held back from a memory before it prints after it: with every held photo
-        // next to its memory, a run of memories without photos has none to take.)
-        let runOfWords = 0;
-        for (const [i, hasPhoto] of spreads.entries()) {
-          runOfWords = hasPhoto ? 0 : runOfWords + 1;
-          const [runStart, runEnd] = [2 + 2 * (i - runOfWords + 1), 3 + 2 * i];
-          const waiting = breathers.filter((b) => b.page > runEnd && (lastPage.get(b.id) ?? Infinity) < runStart);
-          if (runOfWords > 4 && waiting.length) problems.push(`${runOfWords} spreads of words only up to pages ${2 + 2 * i}–${3 + 2 * i}, while a held photo waits (page ${waiting[0].page})`);
+        const firstPage = new Map<string, number>();
+        for (const x of [...lines, ...signatures, ...pictures]) {
+          lastPage.set(x.id, Math.max(lastPage.get(x.id) ?? 0, x.page));
+          firstPage.set(x.id, Math.min(firstPage.get(x.id) ?? Infinity, x.page));
         }
 
         // ---- the flow of photos: near their memory, none piled up at the end, no blank page inside the book ----
+        // (Between a long memory's pages of words, or within two pages after its last.)
         for (const b of breathers) {
           const after = b.page - lastPage.get(b.id)!;
-          if (after < 0 || after > 2) problems.push(`${b.id}: its held photo on page ${b.page}, ${after} pages after its memory's last page ${lastPage.get(b.id)}`);
+          if (b.page < firstPage.get(b.id)! || after > 2) problems.push(`${b.id}: its held photo on page ${b.page}, its memory on pages ${firstPage.get(b.id)}–${lastPage.get(b.id)}`);
         }
-        const lastMemoryPage = Math.max(...lastPage.values());
         const heldAtEnd = kinds.slice(lastMemoryPage).filter((k) => k === 'breather' || k === 'plate').length;
         if (heldAtEnd > 1) problems.push(`${heldAtEnd} pages of held photos after the last memory (page ${lastMemoryPage})`);
         const colophon = kinds.indexOf('end');
