@@ -1077,7 +1077,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
+  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, held = true) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
@@ -1101,7 +1101,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
-    input.trace?.breather?.(pageNo, h.memoryId);
+    if (held) input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
   }
 
@@ -1463,22 +1463,49 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /**
    * The ending: “With love from” and every contributor with the pages their memories open on (the
-   * contributors' index), then the last page: a closing photo (the cover's) above the colophon. A book has an
+   * contributors' index), then the last page: a closing photo (the cover's) above the colophon. The two face
+   * each other: the index ends on a verso, the closing page is the recto opposite. When the last memory ends
+   * so that they would not, the page between is a designed one (see turnPage), never a blank. A book has an
    * even number of pages, a printed one a multiple of 4: the pages left over are ruled for notes before the
-   * ending in a theme meant for writing on light paper, else left blank after the colophon (where a printer
-   * expects them), never blank inside the book.
+   * ending (in pairs, so the spread keeps its place) in a theme meant for writing on light paper; the rest are
+   * left blank after the colophon (where a printer expects them), never blank inside the book.
    */
   async function ending() {
     const listPages = contributorPages();
     const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
     const photo = photoKey ? await closingPhoto(photoKey) : null;
     const unit = input.printReady ? 4 : 2;
-    const spare = (unit - ((pageNo + listPages.length + 1) % unit)) % unit;
+    const turn = listPages.length > 0 && (pageNo + listPages.length) % 2 === 1;
+    const spare = (unit - ((pageNo + (turn ? 1 : 0) + listPages.length + 1) % unit)) % unit;
     const ruled = look.datedEntries && !reversed;
-    if (ruled) for (let i = 0; i < spare; i++) notesPage();
+    const notes = !ruled ? 0 : listPages.length ? spare - (spare % 2) : spare;
+    if (turn) await turnPage(photoKey);
+    for (let i = 0; i < notes; i++) notesPage();
     for (const page of listPages) page();
     colophon(photo);
-    if (!ruled) for (let i = 0; i < spare; i++) newPage('blank');
+    for (let i = notes; i < spare; i++) newPage('blank');
+  }
+
+  /**
+   * The page that puts the ending on its spread: the cover photo at full page (as a breather), captioned with
+   * the book's title; in a book without photos, the theme's quote page with a line from the book.
+   */
+  async function turnPage(photoKey: string | null | undefined) {
+    const photo = photoKey ? await breatherPicture(photoKey) : null;
+    if (photo) {
+      content = g.content(newPage('breather'));
+      decorateDue = null;
+      drawBreather(photo, { key: photoKey!, memoryId: '', caption: input.title, japanese: bookIsJapanese }, undefined, false);
+      return;
+    }
+    const n = newPage('quote');
+    content = g.content(n);
+    decorateDue = n;
+    decorate();
+    const signature = backQuote?.signature ?? null;
+    const sigStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fallbacks.body };
+    const sigLines = signature ? breakLines(measure, `\u2014\u00a0${signature}`, sigStyle, content.w * 0.86) : [];
+    quotePage({ memoryId: '', text: backQuote?.text ?? input.title, style: quoteStyle(false), pinned: false, align: look.align, heading: null, sigLines, sigStyle, codes: [], pulled: true });
   }
 
   /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */

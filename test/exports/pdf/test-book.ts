@@ -13,6 +13,7 @@
  * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
  *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
  *   page before the colophon (spare leaves come after it, where a printer expects them);
+ * - the ending is a spread: "With love from" ends on a verso (even page) and the colophon's page faces it;
  * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
  *   photo's page, a plate or a quote page breaks one);
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
@@ -358,11 +359,15 @@ export function describeTestBook(intent: ExportIntent) {
           const after = b.page - lastPage.get(b.id)!;
           if (b.page < firstPage.get(b.id)! || after > 2) problems.push(`${b.id}: its held photo on page ${b.page}, its memory on pages ${firstPage.get(b.id)}–${lastPage.get(b.id)}`);
         }
-        const heldAtEnd = kinds.slice(lastMemoryPage).filter((k) => k === 'breather' || k === 'plate').length;
+        const heldAtEnd = new Set(breathers.filter((b) => b.page > lastMemoryPage).map((b) => b.page)).size;
         if (heldAtEnd > 1) problems.push(`${heldAtEnd} pages of held photos after the last memory (page ${lastMemoryPage})`);
         const colophon = kinds.indexOf('end');
         if (colophon < 0) problems.push('no colophon page');
         for (const [i, k] of kinds.entries()) if (k === 'blank' && i < colophon) problems.push(`page ${i + 1}: blank before the colophon (page ${colophon + 1})`);
+        // The ending is a spread: the contributors' index ends on a verso (even), the colophon's page faces it.
+        const indexEnds = kinds.lastIndexOf('contributors') + 1;
+        if (indexEnds && indexEnds % 2 !== 0) problems.push(`"With love from" ends on page ${indexEnds}, a recto (the closing page goes overleaf)`);
+        if (indexEnds && colophon + 1 !== indexEnds + 1) problems.push(`the colophon on page ${colophon + 1}, not facing the index's last page ${indexEnds}`);
 
         // ---- sparse pages ----
         const sparse: string[] = [];
