@@ -1078,7 +1078,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, held = true) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+    // (Not a held photo but the page that puts the ending on its spread: traced as such, and not one of the memories' pictures.)
+    if (!slot) input.trace?.page?.(pageNo, !held ? 'closing' : photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
@@ -1101,7 +1102,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
-    if (held) input.trace?.breather?.(pageNo, h.memoryId);
+    if (!held) return;
+    input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
   }
 
