@@ -1481,7 +1481,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const spare = (unit - ((pageNo + (turn ? 1 : 0) + listPages.length + 1) % unit)) % unit;
     const ruled = look.datedEntries && !reversed;
     const notes = !ruled ? 0 : listPages.length ? spare - (spare % 2) : spare;
-    if (turn) await turnPage(photoKey);
+    // A quote page, not a photo: the closing photo faces "With love from" two pages on, and the book's photos have had theirs.
+    if (turn) await turnPage(null);
     for (let i = 0; i < notes; i++) notesPage();
     for (const page of listPages) page();
     colophon(photo);
@@ -1489,8 +1490,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /**
-   * The page that puts the ending on its spread: the cover photo at full page (as a breather), captioned with
-   * the book's title; in a book without photos, the theme's quote page with a line from the book.
+   * The page that puts the ending on its spread: the theme's quote page with a line from the book (or, given a
+   * photo, that photo at full page captioned with the book's title; the ending passes none, so that the closing
+   * photo is not seen twice in three pages).
    */
   async function turnPage(photoKey: string | null | undefined) {
     const photo = photoKey ? await breatherPicture(photoKey) : null;
