@@ -1502,7 +1502,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawBreather(photo, { key: photoKey!, memoryId: '', caption: input.title, japanese: bookIsJapanese }, undefined, false);
       return;
     }
-    const n = newPage('quote');
+    // Traced as the ending's page, not as a quote page of a memory (its line is the book's, not a letter's).
+    const n = newPage('closing');
     content = g.content(n);
     decorateDue = n;
     decorate();
