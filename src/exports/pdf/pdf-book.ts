@@ -1077,9 +1077,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, held = true) {
-    // (Not a held photo but the page that puts the ending on its spread: traced as such, and not one of the memories' pictures.)
-    if (!slot) input.trace?.page?.(pageNo, !held ? 'closing' : photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
@@ -1102,7 +1101,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
-    if (!held) return;
     input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
   }
@@ -1481,8 +1479,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const spare = (unit - ((pageNo + (turn ? 1 : 0) + listPages.length + 1) % unit)) % unit;
     const ruled = look.datedEntries && !reversed;
     const notes = !ruled ? 0 : listPages.length ? spare - (spare % 2) : spare;
-    // A quote page, not a photo: the closing photo faces "With love from" two pages on, and the book's photos have had theirs.
-    if (turn) await turnPage(null);
+    if (turn) turnPage();
     for (let i = 0; i < notes; i++) notesPage();
     for (const page of listPages) page();
     colophon(photo);
@@ -1490,18 +1487,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /**
-   * The page that puts the ending on its spread: the theme's quote page with a line from the book (or, given a
-   * photo, that photo at full page captioned with the book's title; the ending passes none, so that the closing
-   * photo is not seen twice in three pages).
+   * The page that puts the ending on its spread: the theme's quote page with a line from the book. A quote, not a
+   * photo: the closing photo faces "With love from" two pages on, and the book's photos have had their pages.
    */
-  async function turnPage(photoKey: string | null | undefined) {
-    const photo = photoKey ? await breatherPicture(photoKey) : null;
-    if (photo) {
-      content = g.content(newPage('breather'));
-      decorateDue = null;
-      drawBreather(photo, { key: photoKey!, memoryId: '', caption: input.title, japanese: bookIsJapanese }, undefined, false);
-      return;
-    }
+  function turnPage() {
     // Traced as the ending's page, not as a quote page of a memory (its line is the book's, not a letter's).
     const n = newPage('closing');
     content = g.content(n);
