@@ -39,6 +39,9 @@ export const botanicalLuxe: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
   // look
   cornerOrnament: true,
   cards: false,

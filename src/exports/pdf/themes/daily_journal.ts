@@ -40,6 +40,9 @@ export const dailyJournal: PdfLook = {
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
   // look
   cornerOrnament: false,
   cards: false,

@@ -39,6 +39,9 @@ export const editorialNoir: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
   // look
   cornerOrnament: false,
   cards: false,

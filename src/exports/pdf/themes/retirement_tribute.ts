@@ -40,6 +40,9 @@ export const retirementTribute: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
   // look
   cornerOrnament: false,
   cards: false,

@@ -38,6 +38,9 @@ export const storybook: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
   // look
   cornerOrnament: false,
   cards: false,

@@ -39,6 +39,9 @@ export const weddingAlbum: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: true,
+  quoteEvery: 2,
+  photoSpread: true,
+  perPage: 2,
   // look
   cornerOrnament: false,
   cards: false,
