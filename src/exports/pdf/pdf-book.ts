@@ -396,6 +396,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       quotePage(list[0].quote!);
       return;
     }
+    const [tail, after] = list;
+    if (look.tailQuote && list.length === 2 && tail.continued && !tail.flowsOn && after.quote && !after.continued && !after.flowsOn) {
+      // A short memory after a letter's last lines: an epigraph in the room below them (see PdfLook.tailQuote).
+      for (const op of tail.ops) op(0);
+      const [whole, top] = [content, tail.bottom + mm(8)];
+      content = { ...whole, y: top, h: whole.y + whole.h - top };
+      quotePage(after.quote);
+      content = whole;
+      return;
+    }
     list.forEach((gr, i) => {
       const card = gridOn(pageNo).card;
       if (card) {

@@ -99,6 +99,11 @@ export interface PdfLook {
   photoSpread: boolean;
   /** Memories a page holds at most (an album's two between ornaments); 0: as many as fit. */
   perPage: number;
+  /**
+   * A short memory on the page a letter ends on is set as an epigraph in the room below the letter's last lines
+   * (display size, between ornaments), rather than a line or two at the foot of a half-empty page.
+   */
+  tailQuote: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */

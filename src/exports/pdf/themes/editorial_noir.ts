@@ -42,6 +42,7 @@ export const editorialNoir: PdfLook = {
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -43,6 +43,7 @@ export const memorialService: PdfLook = {
   quoteEvery: 3,
   photoSpread: false,
   perPage: 0,
+  tailQuote: true,
   // look
   cornerOrnament: false,
   cards: false,

@@ -43,6 +43,7 @@ export const modernClean: PdfLook = {
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

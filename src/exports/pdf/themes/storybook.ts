@@ -41,6 +41,7 @@ export const storybook: PdfLook = {
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -42,6 +42,7 @@ export const weddingAlbum: PdfLook = {
   quoteEvery: 2,
   photoSpread: true,
   perPage: 2,
+  tailQuote: true,
   // look
   cornerOrnament: false,
   cards: false,
