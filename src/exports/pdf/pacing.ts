@@ -37,5 +37,5 @@ export function quotableSentences(text: string): string[] {
  * every `every` pages (2: never two in a row), so quote pages break runs of words rather than make runs of their own.
  */
 export function quotePageAllowed(n: number, last: number, every: number): boolean {
-  return last <= 0 || n - last >= Math.max(1, every);
+  return last <= 0 || n - last >= Math.max(2, every);
 }

@@ -345,7 +345,6 @@ export function describeTestBook(intent: ExportIntent) {
           for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1} (the book's longest run of pages of words only: ${longest})`);
         }
 
-        if (process.env.DEBUG_KINDS) console.log(theme, kinds.map((k, i) => `${i + 1}:${k}${pictures.some((x) => x.page === i + 1) ? '*' : ''}${breathers.some((x) => x.page === i + 1) ? '+' : ''}${opensPage.get(i + 1) ?? ''}`).join(' '));
         // ---- quote pages: never two in a row, and at most one in the theme's quoteEvery pages ----
         const quotePages = kinds.flatMap((k, i) => (k === 'quote' ? [i + 1] : []));
         const quoteEvery = Math.max(2, PDF_LOOKS[theme as Theme].quoteEvery);
