@@ -16,7 +16,7 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
-import { spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -439,6 +439,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
+  /** The page holds two or three short memories set together (none a letter's part), room for another. */
+  const shortsTogether = () => {
+    const list = groups.filter((gr) => gr.ops.length);
+    return list.length >= 2 && list.length < 4 && list.every((gr) => gr.quote && !gr.continued);
+  };
   const isQuotePage = (list: Group[]) => list.length === 1 && !!list[0].quote && !list[0].continued && !list[0].flowsOn;
   /** The page of the last quote page (0: none yet): the next comes no sooner than the theme's quoteEvery allows. */
   let lastQuotePage = 0;
@@ -616,11 +621,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
     } else {
-      const at = spreadPhotoAt(gridOn(n).live, s.pic, mountPadding(look.mount));
+      const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
       placePicture(s.pic as Placed, at.x, at.y);
       folio(n);
     }
     input.trace?.picture?.(n, s.memoryId);
+  }
+
+  /** An album's page for a photo: a white mat board filling the page but an even margin, its edge ruled; returns it. */
+  function drawAlbumMat(): Box {
+    const mat = albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM));
+    doc.save().fillOpacity(0.8).rect(mat.x, mat.y, mat.w, mat.h).fill('#FFFFFF').restore();
+    doc.save().lineWidth(0.5).strokeColor(p.accent).rect(mat.x + mm(2), mat.y + mm(2), mat.w - mm(4), mat.h - mm(4)).stroke().restore();
+    return mat;
   }
 
   function folio(n: number) {
@@ -1045,8 +1058,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** One memory's held photos prepared, a page each (see breatherPages). */
   async function heldPages(mine: HeldPhoto[], carried = false): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
-    // (An album gives each its own page: through a long letter, or one or two after a memory, within two pages of it.)
-    const single = look.photoSpread && (carried || mine.length <= 2);
+    // (An album, and a memorial of one memory a page, give each its own page: through a long letter, or one or two after a memory, within two pages of it.)
+    const single = (look.photoSpread || look.onePerPage) && (carried || mine.length <= 2);
     for (const size of single ? mine.map(() => 1) : breatherPages(mine.length)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
@@ -1138,6 +1151,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.save().fillOpacity(0.55).rect(0, t.y + t.h - band, g.page, band + g.bleed).fill('#000000').restore();
       drawCentredLine(caption, { ...captionStyle, fallbacks: captionStyle.fallbacks }, t.x + t.w / 2, t.y + t.h - band / 2 + captionStyle.size * 0.35, '#FFFFFF', t.w - mm(30));
     } else {
+      if (look.photoSpread && !slot) drawAlbumMat();
       const grid = gridOn(pageNo);
       const area = slot ?? grid.breather;
       const [top, right, bottom, left] = mountPadding(look.mount);
@@ -1269,7 +1283,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), look.photoSpread ? ownHeld.length : breatherPages(ownHeld.length).length);
+    const every = photoInterval(Math.ceil(textHeight / content.h), look.photoSpread || look.onePerPage ? ownHeld.length : breatherPages(ownHeld.length).length);
     // (From the page it opens on: none comes before its words.)
     spread = every ? { pages: await heldPages(ownHeld, true), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
@@ -1339,7 +1353,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (Unless that leaves a quote page too soon after the last: then it joins the short memory on its page.)
     if (pull && move !== 'facing' && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
-    else if (look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    // (Short ones already set together on a page take a third and a fourth, composed between ornaments.)
+    else if (look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
     // An album sets so many memories a page at most, between its ornaments.
     else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     if (!atTop() && whole > room() && due.length && (pageShort() || quoteTooSoon())) {

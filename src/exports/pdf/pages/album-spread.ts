@@ -42,3 +42,9 @@ export function spreadPhotoAt(live: { x: number; y: number; w: number; h: number
   const [w, h] = [photo.width + left + right, photo.height + top + bottom];
   return { x: live.x + (live.w - w) / 2 + left, y: live.y + Math.max(0, (live.h - h) * 0.45) + top };
 }
+
+/** An album page's mat: a board inset evenly from the trimmed page (13 mm all round), the print in its window. */
+export const ALBUM_MAT_INSET_MM = 13;
+export function albumMat(trim: { x: number; y: number; w: number; h: number }, inset: number): { x: number; y: number; w: number; h: number } {
+  return { x: trim.x + inset, y: trim.y + inset, w: trim.w - 2 * inset, h: trim.h - 2 * inset };
+}
