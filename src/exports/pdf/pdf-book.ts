@@ -621,9 +621,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
     } else {
+      // (On its mat, as an album's picture page, without a folio.)
       const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
       placePicture(s.pic as Placed, at.x, at.y);
-      folio(n);
     }
     input.trace?.picture?.(n, s.memoryId);
   }
@@ -1162,7 +1162,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
       placePicture(photo, x, y0, false);
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
-      if (!slot) folio(pageNo);
+      if (!slot && !look.photoSpread) folio(pageNo);
     }
     if (opening) input.trace?.picture?.(pageNo, h.memoryId);
     else input.trace?.breather?.(pageNo, h.memoryId);
