@@ -132,15 +132,18 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     }
     done();
   });
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    if (span) {
-      spans.delete(request);
-      markSpanError(span, 'aborted');
-      span.end();
-    }
-    done();
-  });
+  // Only with tracing on (it starts before the app is built): Fastify listens for 'close' on every request that has an onRequestAbort hook.
+  if (tracingOn()) {
+    app.addHook('onRequestAbort', (request, done) => {
+      const span = spans.get(request);
+      if (span) {
+        spans.delete(request);
+        markSpanError(span, 'aborted');
+        span.end();
+      }
+      done();
+    });
+  }
 
   installDrain(app);
   installMetrics(app, { config: deps.config, db: deps.db, queue: deps.queue });
