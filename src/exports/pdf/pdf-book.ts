@@ -18,6 +18,7 @@ import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
+import { afterPlatePages, mayDrawOn, splitPlate } from './pages/catalogue.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
@@ -264,7 +265,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every) due.push(spread.pages.shift()!);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
-    while (due.length) drawDuePage(due.shift()!, false);
+    while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
     // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
     if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
@@ -798,6 +799,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memory: PdfMemory;
     /** Its photos beyond the theme's inlinePhotos: each comes later as a breather. */
     held: PdfPicture[];
+    /** Its plate, in a catalogue theme (see pages/catalogue.ts): its first photo, on the recto facing its words. */
+    plate?: PdfPicture | null;
     /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
@@ -825,20 +828,71 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const PRINTS_BETWEEN_PLATES = 3;
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
+  type Copy = { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number };
+  /** The pictures' stored copies opened (into `copies`, to be released by the caller), those gone or undecodable left out. */
+  async function openCopies(pictures: PdfPicture[], copies: Copy[]) {
+    for (const pic of pictures) {
+      const copy = await openOrSkip(pic.key);
+      if (!copy) continue;
+      const aspect = await aspectOf(copy.path);
+      if (!aspect) {
+        input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+        await copy.release();
+        continue;
+      }
+      copies.push({ pic, copy, aspect });
+    }
+  }
+
+  /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
+  async function layBlock(copies: Copy[]): Promise<Block> {
+    const { photos: box, live } = gridOn(1);
+    const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
+    const pictures: Placed[] = [];
+    for (const [i, { pic, copy, aspect }] of copies.entries()) {
+      const cell = await cellForPhoto(copy, layout.cells[i], aspect);
+      // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
+      const mounted = pictureBox(cell);
+      // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
+      const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
+      const size = await uprightSize(copy.path);
+      const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+      const ready = await prepareCroppedPicture(copy, box, p.background);
+      if (!ready) {
+        input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+        continue;
+      }
+      pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
+    }
+    return { pictures, height: pictures.length ? layout.height : 0 };
+  }
+
+  /** A catalogue memory opening on a recto: its plate goes with its words as its first print (see placeMemory). */
+  async function plateInline(plate: PdfPicture, others: PdfPicture[]): Promise<Block> {
+    const copies: Copy[] = [];
+    try {
+      await openCopies([plate, ...others], copies);
+      return await layBlock(copies);
+    } finally {
+      for (const c of copies) await c.copy.release();
+    }
+  }
+
   function prepare(source: PdfMemory): Ready {
     // The photos the theme shows with the words (videos always), the rest held for breathers. Of two, one large
     // photo goes with the words and the other alone on the page after, rather than two small side by side
     // (but for prints taped or framed as polaroids: a scrapbook's pairs).
-    const photoCount = source.pictures.filter((x) => x.kind === 'photo').length;
+    const { plate, others } = splitPlate(look, source.pictures);
+    const photoCount = others.filter((x) => x.kind === 'photo').length;
     const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
-    const shown = photoCount === 2 && !scrapbook ? 1 : look.inlinePhotos;
+    const shown = photoCount === 2 && !scrapbook && !plate ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
-    for (const pic of source.pictures) {
+    for (const pic of others) {
       if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
-    if (!memory.pictures.length) return { memory, held, block: Promise.resolve({ pictures: [], height: 0 }) };
+    if (!memory.pictures.length) return { memory, held, plate, block: Promise.resolve({ pictures: [], height: 0 }) };
     type Settle = (plate: boolean) => void;
     let settle: Settle | null = null;
     const previous = sinceLastPlate;
@@ -848,19 +902,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       });
     }
     const block = limited(async (): Promise<Block> => {
-      const copies: { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number }[] = [];
+      const copies: Copy[] = [];
       try {
-        for (const pic of memory.pictures) {
-          const copy = await openOrSkip(pic.key);
-          if (!copy) continue;
-          const aspect = await aspectOf(copy.path);
-          if (!aspect) {
-            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
-            await copy.release();
-            continue;
-          }
-          copies.push({ pic, copy, aspect });
-        }
+        await openCopies(memory.pictures, copies);
         if (settle && copies.length === 1) {
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
@@ -869,32 +913,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        const { photos: box, live } = gridOn(1);
-        const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
-        const pictures: Placed[] = [];
-        for (const [i, { pic, copy, aspect }] of copies.entries()) {
-          const cell = await cellForPhoto(copy, layout.cells[i], aspect);
-          // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
-          const mounted = pictureBox(cell);
-          // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
-          const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
-          const size = await uprightSize(copy.path);
-          const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
-          const ready = await prepareCroppedPicture(copy, box, p.background);
-          if (!ready) {
-            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
-            continue;
-          }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
-        }
-        return { pictures, height: pictures.length ? layout.height : 0 };
+        return await layBlock(copies);
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, held, block, weight: settle ? 3 : undefined };
+    return { memory, held, plate, block, weight: settle ? 3 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -980,7 +1006,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
@@ -997,14 +1023,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** One memory's held photos prepared, a page each (see breatherPages). */
-  async function heldPages(mine: HeldPhoto[]): Promise<(typeof due)[number][]> {
+  async function heldPages(mine: HeldPhoto[], plate = false): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
-    for (const size of breatherPages(mine.length)) {
+    // (A catalogue's plate is a page of its own; the photos after it go in pairs, so they follow it closely.)
+    for (const size of plate ? [1] : look.plates === 'recto' ? afterPlatePages(mine.length) : breatherPages(mine.length)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-      if (ready.length) pages.push({ photos: ready, pair });
+      if (ready.length) pages.push({ photos: ready, pair, recto: plate });
     }
     return pages;
   }
@@ -1042,7 +1069,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breathe() {
     await prepareHeld();
-    if (!due.length || !freshPage()) return;
+    if (!due.length || !freshPage() || !mayDrawOn(due[0], pageNo)) return;
     drawDuePage(due.shift()!, true);
     memoryPage();
   }
@@ -1111,7 +1138,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breatherBelow(): Promise<boolean> {
     const next = due[0];
-    if (!next || next.pair || next.photos[0].photo.plate) return false;
+    if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
@@ -1154,7 +1181,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
     if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
     input.signal?.throwIfAborted();
-    const block = await ready.block;
+    let block = await ready.block;
+    // A catalogue's pictured memory that opens on a recto (where it cannot face its plate) shows its plate with its words.
+    let ownPlate = ready.plate ?? null;
+    if (ownPlate && g.isRecto(pageNo) && (atTop() || pageShort())) [block, ownPlate] = [await plateInline(ownPlate, memory.pictures), null];
     const text = smartPunctuation(memory.text);
     // Japanese writing takes the Japanese face before the Chinese one (its kanji in their Japanese forms).
     const japanese = bookIsJapanese || isJapanese(memory.text, memory.signature);
@@ -1245,6 +1275,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
+    // A catalogue's pictured memory opens on a verso, its plate on the recto facing it (after a plate still waiting for its recto).
+    else if (ownPlate && !atTop() && !pageShort() && (g.isRecto(pageNo) || due.length)) memoryPage();
+    // A few words after a letter's tail, on a page they would leave half empty: a held photo fills the room under the tail first (the words go overleaf, or under it).
+    if (quote && groups.length === 1 && groups[0].continued && groups[0].closed && pageShort()) await breatherBelow();
     if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
@@ -1351,6 +1385,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         y += markHeight;
       }
     }
+    // A catalogue's plate: on the next recto, facing the page these words open on.
+    if (ownPlate) due.push(...(await heldPages([{ key: ownPlate.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }], true)));
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
     let i = 0;

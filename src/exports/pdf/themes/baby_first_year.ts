@@ -39,6 +39,8 @@ export const babyFirstYear: PdfLook = {
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: true,

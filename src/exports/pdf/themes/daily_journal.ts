@@ -40,6 +40,8 @@ export const dailyJournal: PdfLook = {
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

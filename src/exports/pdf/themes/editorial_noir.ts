@@ -39,6 +39,8 @@ export const editorialNoir: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

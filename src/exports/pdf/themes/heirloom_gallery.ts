@@ -32,13 +32,15 @@ export const heirloomGallery: PdfLook = {
   folio: 'plain',
   folioAt: 'foot-outer',
   // pacing
-  inlinePhotos: 1,
+  inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.66,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  plates: 'recto',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -40,6 +40,8 @@ export const memorialService: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -40,6 +40,8 @@ export const modernClean: PdfLook = {
   textRun: 6,
   pullQuote: true,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -38,6 +38,8 @@ export const storybook: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -39,6 +39,8 @@ export const weddingAlbum: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: true,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
