@@ -19,6 +19,7 @@ import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, splitPlate } from './pages/catalogue.js';
+import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
@@ -262,7 +263,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     flushPage();
     wordPages = pageKind === 'memories' && !pagePictured ? wordPages + 1 : 0;
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
-    if (spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every) due.push(spread.pages.shift()!);
+    // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
+    const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
+    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
+    if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
     while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
@@ -272,7 +276,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     y = content.y;
     decorateDue = n;
+    if (hang) y = hangPhoto(hang.photos[0].photo, hang.photos[0].h, n);
     if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
+  }
+
+  /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
+  function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
+    const [top, right, bottom, left] = mountPadding(look.mount);
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left });
+    placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
+    const captionY = box.y + box.h + bottom + mm(5);
+    if (line) drawLine(line, g.isRecto(n) ? box.x + box.w - line.width : box.x, captionY, captionStyle, smallColour);
+    input.trace?.breather?.(n, h.memoryId);
+    pictureCount++;
+    return captionY + mm(9);
   }
 
   /** The page's number of a memory page whose frame, running head and folio are still to draw (when the page is drawn: a plate has none). */
@@ -1023,10 +1042,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** One memory's held photos prepared, a page each (see breatherPages). */
-  async function heldPages(mine: HeldPhoto[], plate = false): Promise<(typeof due)[number][]> {
+  async function heldPages(mine: HeldPhoto[], plate = false, singles = false): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
     // (A catalogue's plate is a page of its own; the photos after it go in pairs, so they follow it closely.)
-    for (const size of plate ? [1] : look.plates === 'recto' ? afterPlatePages(mine.length) : breatherPages(mine.length)) {
+    for (const size of plate || singles ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : breatherPages(mine.length)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
@@ -1244,9 +1263,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), breatherPages(ownHeld.length).length);
+    // (A theme that hangs them at the top of the letter's pages takes them one at a time.)
+    const every = photoInterval(Math.ceil(textHeight / content.h), look.hangHeld ? ownHeld.length : breatherPages(ownHeld.length).length);
     // (From the page it opens on: none comes before its words.)
-    spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
+    spread = every ? { pages: await heldPages(ownHeld, false, look.hangHeld), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));

@@ -14,9 +14,9 @@ export const botanicalLuxe: PdfLook = {
   longColumns: 1,
   column: 'inner',
   justify: false,
-  photoShare: 0.55,
+  photoShare: 0.6,
   photoWidth: 'live',
-  photoSpan: 0.62,
+  photoSpan: 0.74,
   photoAlign: 'outer',
   // type
   longSize: 11.5,
@@ -40,7 +40,7 @@ export const botanicalLuxe: PdfLook = {
   pullQuote: true,
   fullBleed: false,
   plates: 'none',
-  hangHeld: false,
+  hangHeld: true,
   // look
   cornerOrnament: false,
   cards: false,
