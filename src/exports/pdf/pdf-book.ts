@@ -18,7 +18,7 @@ import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
-import { afterPlatePages, mayDrawOn, splitPlate } from './pages/catalogue.js';
+import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
@@ -964,7 +964,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const atTop = () => y <= content.y + 0.5;
 
   /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
-  function placePicture(pic: Placed, x: number, top: number, memory = true) {
+  function placePicture(pic: Placed, x: number, top: number, memory = true, mat = 12) {
     pagePictured = true;
     const { width: w, height: h } = pic;
     switch (look.mount) {
@@ -977,8 +977,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
       case 'mat':
-        doc.save().fillOpacity(0.6).rect(x - 12, top - 12, w + 24, h + 24).fill('#FFFFFF').restore();
-        doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - 12, top - 12, w + 24, h + 24).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
+        doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
+        doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
         break;
       default:
         break;
@@ -1142,9 +1142,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const x = area.x + (area.w - w) / 2 + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
       const band = slot ?? grid.live;
-      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
-      placePicture(photo, x, y0, false);
-      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
+      // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
+      const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
+      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
+      placePicture(photo, x, y0, false, bottom + deeper);
+      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
     input.trace?.breather?.(pageNo, h.memoryId);

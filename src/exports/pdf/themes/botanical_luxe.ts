@@ -10,9 +10,9 @@ import { ORNAMENTS } from './ornaments.js';
 export const botanicalLuxe: PdfLook = {
   // grid
   margins: { inner: 26, top: 31, outer: 37, bottom: 45 },
-  longMeasure: 50,
+  longMeasure: 52,
   longColumns: 1,
-  column: 'inner',
+  column: 'book',
   justify: false,
   photoShare: 0.6,
   photoWidth: 'live',
@@ -38,7 +38,7 @@ export const botanicalLuxe: PdfLook = {
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
-  fullBleed: false,
+  fullBleed: true,
   plates: 'none',
   hangHeld: true,
   // look
