@@ -283,12 +283,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
-    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left });
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
     placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
     const captionY = box.y + box.h + bottom + mm(5);
-    if (line) drawLine(line, g.isRecto(n) ? box.x + box.w - line.width : box.x, captionY, captionStyle, smallColour);
+    const lineX = look.photoAlign === 'centre' ? box.x + (box.w - (line?.width ?? 0)) / 2 : g.isRecto(n) ? box.x + box.w - (line?.width ?? 0) : box.x;
+    if (line) drawLine(line, lineX, captionY, captionStyle, smallColour);
     input.trace?.breather?.(n, h.memoryId);
     pictureCount++;
     return captionY + mm(9);
@@ -423,7 +424,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         // The ornament between two memories, in the middle of the space between them.
         const above = list[i - 1].bottom + shifts[i - 1];
         const below = gr.top + shifts[i];
-        if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
+        if (below - above > 30 && look.ornamentBetween) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
   }
@@ -1146,7 +1147,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
       placePicture(photo, x, y0, false, bottom + deeper);
-      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(8), smallColour, area.w);
+      // (A plate's caption a point larger, in the text colour: a museum label is read.)
+      const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
+      drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(8), deeper ? p.text : smallColour, area.w);
       if (!slot) folio(pageNo);
     }
     input.trace?.breather?.(pageNo, h.memoryId);

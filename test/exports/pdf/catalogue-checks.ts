@@ -3,7 +3,7 @@
  * - a gallery catalogue (`plates: 'recto'`): every memory with a photo shows its plate, alone on a recto
  *   with its caption (who sent it, in capitals) printed on that page, or, when its words open on a recto
  *   (where no plate can face them), its plate with its words on that page;
- * - a theme that hangs a letter's photos on its pages (`hangHeld`): photos on half the pages of memories or more.
+ * - a photo-led theme (PHOTO_LED): photos on half the pages of memories or more.
  */
 import type { PageKind } from '../../../src/exports/pdf/pdf-book.js';
 import type { PdfLook } from '../../../src/exports/pdf/themes/design.js';
@@ -22,7 +22,10 @@ interface Traced {
   pageTexts: string[];
 }
 
-export function picturePageProblems(look: PdfLook, memories: TestMemory[], t: Traced): string[] {
+/** Themes whose brief asks for photos on half their pages of memories. */
+export const PHOTO_LED: readonly string[] = ['botanical_luxe'];
+
+export function picturePageProblems(theme: string, look: PdfLook, memories: TestMemory[], t: Traced): string[] {
   const problems: string[] = [];
   const photoPages = new Set([...t.pictures.map((x) => x.page), ...t.breathers.map((b) => b.page)]);
   if (look.plates === 'recto') {
@@ -43,7 +46,7 @@ export function picturePageProblems(look: PdfLook, memories: TestMemory[], t: Tr
       if (caption && !text.includes(caption) && !text.includes([...caption].reverse().join(''))) problems.push(`${m.id}: its plate on page ${plate.page} without its caption ${m.signature?.toUpperCase()}`);
     }
   }
-  if (look.hangHeld) {
+  if (PHOTO_LED.includes(theme)) {
     // Half the pages, or (in a book with fewer photos than that: the test book has 24 for 30 memories, many of
     // them long letters) as many pages as it has photos, less the few a memory of a few words shows in pairs.
     const memoryPages = t.kinds.flatMap((k, i) => (['memories', 'quote', 'breather', 'plate'].includes(k) ? [i + 1] : []));

@@ -371,7 +371,7 @@ export function describeTestBook(intent: ExportIntent) {
         if (indexEnds && colophon + 1 !== indexEnds + 1) problems.push(`the colophon on page ${colophon + 1}, not facing the index's last page ${indexEnds}`);
 
         // ---- picture-led pages: a catalogue's plates on rectos, captioned; a photo-led theme's photos on half its pages ----
-        problems.push(...picturePageProblems(PDF_LOOKS[theme as Theme], memories, { kinds, pictures, breathers, pageTexts }));
+        problems.push(...picturePageProblems(theme, PDF_LOOKS[theme as Theme], memories, { kinds, pictures, breathers, pageTexts }));
 
         // ---- sparse pages ----
         const sparse: string[] = [];

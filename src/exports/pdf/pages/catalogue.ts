@@ -7,8 +7,8 @@
  */
 import type { PdfLook } from '../themes/design.js';
 
-/** The mat round a plate, points (9 mm: a museum's generous white round a print). */
-export const PLATE_MAT = (9 * 72) / 25.4;
+/** The mat round a plate, points (12 mm: a museum's generous white round a print). */
+export const PLATE_MAT = (12 * 72) / 25.4;
 
 /** A memory's pictures split into its plate (its first photo, in a catalogue theme) and the others. */
 export function splitPlate<P extends { kind: 'photo' | 'video' }>(look: Pick<PdfLook, 'plates'>, pictures: readonly P[]): { plate: P | null; others: P[] } {

@@ -50,4 +50,5 @@ export const babyFirstYear: PdfLook = {
   quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
+  ornamentBetween: true,
 };

@@ -16,7 +16,7 @@ export const botanicalLuxe: PdfLook = {
   justify: false,
   photoShare: 0.6,
   photoWidth: 'live',
-  photoSpan: 0.74,
+  photoSpan: 0.9,
   photoAlign: 'outer',
   // type
   longSize: 11.5,
@@ -50,4 +50,5 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
+  ornamentBetween: false,
 };

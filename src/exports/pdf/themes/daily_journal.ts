@@ -51,4 +51,5 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  ornamentBetween: true,
 };

@@ -110,4 +110,6 @@ export interface PdfLook {
   quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
+  /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
+  ornamentBetween: boolean;
 }

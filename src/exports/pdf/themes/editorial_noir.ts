@@ -50,4 +50,5 @@ export const editorialNoir: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
+  ornamentBetween: true,
 };

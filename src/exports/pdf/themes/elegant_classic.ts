@@ -51,4 +51,5 @@ export const elegantClassic: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
+  ornamentBetween: true,
 };

@@ -34,13 +34,13 @@ export const heirloomGallery: PdfLook = {
   // pacing
   inlinePhotos: 2,
   breather: 'page',
-  breatherSpan: 0.66,
+  breatherSpan: 0.78,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
   plates: 'recto',
-  hangHeld: false,
+  hangHeld: true,
   // look
   cornerOrnament: false,
   cards: false,
@@ -50,4 +50,5 @@ export const heirloomGallery: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
+  ornamentBetween: true,
 };

@@ -51,4 +51,5 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  ornamentBetween: true,
 };

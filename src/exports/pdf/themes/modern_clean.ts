@@ -51,4 +51,5 @@ export const modernClean: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
+  ornamentBetween: true,
 };

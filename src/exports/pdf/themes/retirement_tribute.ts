@@ -51,4 +51,5 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentBetween: true,
 };

@@ -49,4 +49,5 @@ export const storybook: PdfLook = {
   quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
+  ornamentBetween: true,
 };

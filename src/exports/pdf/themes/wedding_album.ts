@@ -50,4 +50,5 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentBetween: true,
 };
