@@ -19,6 +19,8 @@ import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } fr
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
+import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
+import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 
@@ -267,17 +269,36 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       [facingPhoto, wordPages] = [null, 0];
     }
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
-    if (spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every) due.push(spread.pages.shift()!);
+    // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
+    const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
+    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
+    if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
-    while (due.length) drawDuePage(due.shift()!, false);
+    while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
     // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
     if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
     content = g.content(n);
     y = content.y;
     decorateDue = n;
+    if (hang) y = hangPhoto(hang.photos[0].photo, hang.photos[0].h, n);
     if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
+  }
+
+  /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
+  function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
+    const [top, right, bottom, left] = mountPadding(look.mount);
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
+    placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
+    const captionY = box.y + box.h + bottom + mm(5);
+    const lineX = look.photoAlign === 'centre' ? box.x + (box.w - (line?.width ?? 0)) / 2 : g.isRecto(n) ? box.x + box.w - (line?.width ?? 0) : box.x;
+    if (line) drawLine(line, lineX, captionY, captionStyle, smallColour);
+    input.trace?.breather?.(n, h.memoryId);
+    pictureCount++;
+    return captionY + mm(9);
   }
 
   /** The page's number of a memory page whose frame, running head and folio are still to draw (when the page is drawn: a plate has none). */
@@ -419,7 +440,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         // The ornament between two memories, in the middle of the space between them.
         const above = list[i - 1].bottom + shifts[i - 1];
         const below = gr.top + shifts[i];
-        if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
+        if (below - above > 30 && look.ornamentBetween) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
   }
@@ -857,6 +878,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memory: PdfMemory;
     /** Its photos beyond the theme's inlinePhotos: each comes later as a breather. */
     held: PdfPicture[];
+    /** Its plate, in a catalogue theme (see pages/catalogue.ts): its first photo, on the recto facing its words. */
+    plate?: PdfPicture | null;
     /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
@@ -884,20 +907,71 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const PRINTS_BETWEEN_PLATES = 3;
   let sinceLastPlate: Promise<number> = Promise.resolve(PRINTS_BETWEEN_PLATES);
 
+  type Copy = { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number };
+  /** The pictures' stored copies opened (into `copies`, to be released by the caller), those gone or undecodable left out. */
+  async function openCopies(pictures: PdfPicture[], copies: Copy[]) {
+    for (const pic of pictures) {
+      const copy = await openOrSkip(pic.key);
+      if (!copy) continue;
+      const aspect = await aspectOf(copy.path);
+      if (!aspect) {
+        input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+        await copy.release();
+        continue;
+      }
+      copies.push({ pic, copy, aspect });
+    }
+  }
+
+  /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
+  async function layBlock(copies: Copy[]): Promise<Block> {
+    const { photos: box, live } = gridOn(1);
+    const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
+    const pictures: Placed[] = [];
+    for (const [i, { pic, copy, aspect }] of copies.entries()) {
+      const cell = await cellForPhoto(copy, layout.cells[i], aspect);
+      // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
+      const mounted = pictureBox(cell);
+      // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
+      const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
+      const size = await uprightSize(copy.path);
+      const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+      const ready = await prepareCroppedPicture(copy, box, p.background);
+      if (!ready) {
+        input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
+        continue;
+      }
+      pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
+    }
+    return { pictures, height: pictures.length ? layout.height : 0 };
+  }
+
+  /** A catalogue memory opening on a recto: its plate goes with its words as its first print (see placeMemory). */
+  async function plateInline(plate: PdfPicture, others: PdfPicture[]): Promise<Block> {
+    const copies: Copy[] = [];
+    try {
+      await openCopies([plate, ...others], copies);
+      return await layBlock(copies);
+    } finally {
+      for (const c of copies) await c.copy.release();
+    }
+  }
+
   function prepare(source: PdfMemory): Ready {
     // The photos the theme shows with the words (videos always), the rest held for breathers. Of two, one large
     // photo goes with the words and the other alone on the page after, rather than two small side by side
     // (but for prints taped or framed as polaroids: a scrapbook's pairs).
-    const photoCount = source.pictures.filter((x) => x.kind === 'photo').length;
+    const { plate, others } = splitPlate(look, source.pictures);
+    const photoCount = others.filter((x) => x.kind === 'photo').length;
     const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
-    const shown = photoCount === 2 && !scrapbook ? 1 : look.inlinePhotos;
+    const shown = photoCount === 2 && !scrapbook && !plate ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
-    for (const pic of source.pictures) {
+    for (const pic of others) {
       if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
-    if (!memory.pictures.length) return { memory, held, block: Promise.resolve({ pictures: [], height: 0 }) };
+    if (!memory.pictures.length) return { memory, held, plate, block: Promise.resolve({ pictures: [], height: 0 }) };
     type Settle = (plate: boolean) => void;
     let settle: Settle | null = null;
     const previous = sinceLastPlate;
@@ -907,19 +981,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       });
     }
     const block = limited(async (): Promise<Block> => {
-      const copies: { pic: PdfPicture; copy: { path: string; release(): Promise<void> }; aspect: number }[] = [];
+      const copies: Copy[] = [];
       try {
-        for (const pic of memory.pictures) {
-          const copy = await openOrSkip(pic.key);
-          if (!copy) continue;
-          const aspect = await aspectOf(copy.path);
-          if (!aspect) {
-            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
-            await copy.release();
-            continue;
-          }
-          copies.push({ pic, copy, aspect });
-        }
+        await openCopies(memory.pictures, copies);
         if (settle && copies.length === 1) {
           // A plate only when the photo prints sharp across the whole page.
           const size = await uprightSize(copies[0].copy.path);
@@ -928,32 +992,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        const { photos: box, live } = gridOn(1);
-        const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
-        const pictures: Placed[] = [];
-        for (const [i, { pic, copy, aspect }] of copies.entries()) {
-          const cell = await cellForPhoto(copy, layout.cells[i], aspect);
-          // A photo without the pixels to fill its cell at MIN_PRINT_PPI gets a smaller one, centred where the cell was.
-          const mounted = pictureBox(cell);
-          // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
-          const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
-          const size = await uprightSize(copy.path);
-          const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
-          const ready = await prepareCroppedPicture(copy, box, p.background);
-          if (!ready) {
-            input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
-            continue;
-          }
-          pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
-        }
-        return { pictures, height: pictures.length ? layout.height : 0 };
+        return await layBlock(copies);
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
       }
     });
     block.catch(() => {}); // awaited when placed; a render that stops early must not leave it unhandled
-    return { memory, held, block, weight: settle ? 3 : undefined };
+    return { memory, held, plate, block, weight: settle ? 3 : undefined };
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
@@ -978,7 +1024,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const atTop = () => y <= content.y + 0.5;
 
   /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
-  function placePicture(pic: Placed, x: number, top: number, memory = true) {
+  function placePicture(pic: Placed, x: number, top: number, memory = true, mat = 12) {
     pagePictured = true;
     const { width: w, height: h } = pic;
     switch (look.mount) {
@@ -991,8 +1037,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
       case 'mat':
-        doc.save().fillOpacity(0.6).rect(x - 12, top - 12, w + 24, h + 24).fill('#FFFFFF').restore();
-        doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - 12, top - 12, w + 24, h + 24).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
+        doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
+        doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
         break;
       default:
         break;
@@ -1039,7 +1085,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
@@ -1056,16 +1102,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** One memory's held photos prepared, a page each (see breatherPages). */
-  async function heldPages(mine: HeldPhoto[], carried = false): Promise<(typeof due)[number][]> {
+  async function heldPages(mine: HeldPhoto[], opts: { carried?: boolean; plate?: boolean; singles?: boolean } = {}): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
     // (An album, and a memorial of one memory a page, give each its own page: through a long letter, or one or two after a memory, within two pages of it.)
-    const single = (look.photoSpread || look.onePerPage) && (carried || mine.length <= 2);
-    for (const size of single ? mine.map(() => 1) : breatherPages(mine.length)) {
+    const single = opts.plate || opts.singles || ((look.photoSpread || look.onePerPage) && (opts.carried || mine.length <= 2));
+    // (A catalogue's plate is a page of its own; the photos after it go in pairs, so they follow it closely.)
+    for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : breatherPages(mine.length)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-      if (ready.length) pages.push({ photos: ready, pair });
+      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate });
     }
     return pages;
   }
@@ -1104,7 +1151,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breathe() {
     await prepareHeld();
-    if (!due.length || !freshPage()) return;
+    if (!due.length || !freshPage() || !mayDrawOn(due[0], pageNo)) return;
     drawDuePage(due.shift()!, true);
     memoryPage();
   }
@@ -1159,9 +1206,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const x = area.x + (area.w - w) / 2 + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
       const band = slot ?? grid.live;
-      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
-      placePicture(photo, x, y0, false);
-      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
+      // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
+      const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
+      const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
+      placePicture(photo, x, y0, false, bottom + deeper);
+      // (A plate's caption a point larger, in the text colour: a museum label is read.)
+      const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
+      drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(8), deeper ? p.text : smallColour, area.w);
       if (!slot && !look.photoSpread) folio(pageNo);
     }
     if (opening) input.trace?.picture?.(pageNo, h.memoryId);
@@ -1175,7 +1226,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breatherBelow(): Promise<boolean> {
     const next = due[0];
-    if (!next || next.pair || next.photos[0].photo.plate) return false;
+    if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
@@ -1223,7 +1274,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
     if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
     input.signal?.throwIfAborted();
-    const block = await ready.block;
+    let block = await ready.block;
+    // A catalogue's pictured memory that opens on a recto (where it cannot face its plate) shows its plate with its words.
+    let ownPlate = ready.plate ?? null;
+    if (ownPlate && g.isRecto(pageNo) && (atTop() || pageShort())) [block, ownPlate] = [await plateInline(ownPlate, memory.pictures), null];
     const text = smartPunctuation(memory.text);
     // Japanese writing takes the Japanese face before the Chinese one (its kanji in their Japanese forms).
     const japanese = bookIsJapanese || isJapanese(memory.text, memory.signature);
@@ -1283,9 +1337,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), look.photoSpread || look.onePerPage ? ownHeld.length : breatherPages(ownHeld.length).length);
+    // (An album and a memorial take them one a page; a theme that hangs them at the top of the letter's pages, one at a time.)
+    const singles = look.photoSpread || look.onePerPage || look.hangHeld;
+    const every = photoInterval(Math.ceil(textHeight / content.h), singles ? ownHeld.length : breatherPages(ownHeld.length).length);
     // (From the page it opens on: none comes before its words.)
-    spread = every ? { pages: await heldPages(ownHeld, true), every, from: Infinity } : null;
+    spread = every ? { pages: await heldPages(ownHeld, { carried: true, singles: look.hangHeld }), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
@@ -1357,6 +1413,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
     // An album sets so many memories a page at most, between its ornaments.
     else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    // A catalogue's pictured memory opens on a verso, its plate on the recto facing it (after a plate still waiting for its recto).
+    else if (ownPlate && !atTop() && !pageShort() && (g.isRecto(pageNo) || due.length)) memoryPage();
+    // A few words after a letter's tail, on a page they would leave half empty: a held photo fills the room under the tail first (the words go overleaf, or under it).
+    if (quote && groups.length === 1 && groups[0].continued && groups[0].closed && pageShort()) await breatherBelow();
     if (!atTop() && whole > room() && due.length && (pageShort() || quoteTooSoon())) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
@@ -1473,6 +1533,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         y += markHeight;
       }
     }
+    // A catalogue's plate: on the next recto, facing the page these words open on.
+    if (ownPlate) due.push(...(await heldPages([{ key: ownPlate.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }], { plate: true })));
     // Lines go page by page; at a break at least two lines stay behind and two go over (no orphan, no
     // widow), and the signature goes with the last lines.
     let i = 0;

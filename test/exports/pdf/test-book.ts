@@ -46,6 +46,7 @@ import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../s
 import { blankGlyphs, charactersByPage, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
+import { picturePageProblems } from './catalogue-checks.js';
 
 const run = promisify(execFile);
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -397,6 +398,9 @@ export function describeTestBook(intent: ExportIntent) {
         const indexEnds = kinds.lastIndexOf('contributors') + 1;
         if (indexEnds && indexEnds % 2 !== 0) problems.push(`"With love from" ends on page ${indexEnds}, a recto (the closing page goes overleaf)`);
         if (indexEnds && colophon + 1 !== indexEnds + 1) problems.push(`the colophon on page ${colophon + 1}, not facing the index's last page ${indexEnds}`);
+
+        // ---- picture-led pages: a catalogue's plates on rectos, captioned; a photo-led theme's photos on half its pages ----
+        problems.push(...picturePageProblems(theme, PDF_LOOKS[theme as Theme], memories, { kinds, pictures, breathers, pageTexts }));
 
         // ---- sparse pages ----
         const sparse: string[] = [];

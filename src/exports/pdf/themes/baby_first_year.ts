@@ -43,6 +43,8 @@ export const babyFirstYear: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: true,
@@ -52,4 +54,5 @@ export const babyFirstYear: PdfLook = {
   quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
+  ornamentBetween: true,
 };

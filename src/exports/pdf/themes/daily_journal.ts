@@ -44,6 +44,8 @@ export const dailyJournal: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -53,4 +55,5 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  ornamentBetween: true,
 };

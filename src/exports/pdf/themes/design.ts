@@ -104,6 +104,17 @@ export interface PdfLook {
    * (display size, between ornaments), rather than a line or two at the foot of a half-empty page.
    */
   tailQuote: boolean;
+  /**
+   * A gallery catalogue (`recto`): a memory's first photo is its plate, alone in its mat on a recto with its
+   * caption (who sent it) under it, facing the page its words open on (a pictured memory opens on a verso
+   * when it can); its other photos go with its words and after its plate. `none`: photos as inlinePhotos says.
+   */
+  plates: 'none' | 'recto';
+  /**
+   * A long letter's held photos hang at the top of its pages of words (the photo box's place: on the outer
+   * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
+   */
+  hangHeld: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */
@@ -117,4 +128,6 @@ export interface PdfLook {
   quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
+  /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
+  ornamentBetween: boolean;
 }

@@ -43,6 +43,8 @@ export const editorialNoir: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -52,4 +54,5 @@ export const editorialNoir: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
+  ornamentBetween: true,
 };

@@ -44,6 +44,8 @@ export const elegantClassic: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -53,4 +55,5 @@ export const elegantClassic: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
+  ornamentBetween: true,
 };

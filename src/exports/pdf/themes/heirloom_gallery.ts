@@ -32,9 +32,9 @@ export const heirloomGallery: PdfLook = {
   folio: 'plain',
   folioAt: 'foot-outer',
   // pacing
-  inlinePhotos: 1,
+  inlinePhotos: 2,
   breather: 'page',
-  breatherSpan: 0.66,
+  breatherSpan: 0.78,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
@@ -43,6 +43,8 @@ export const heirloomGallery: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'recto',
+  hangHeld: true,
   // look
   cornerOrnament: false,
   cards: false,
@@ -52,4 +54,5 @@ export const heirloomGallery: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
+  ornamentBetween: true,
 };

@@ -44,6 +44,8 @@ export const memorialService: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: true,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -53,4 +55,5 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  ornamentBetween: true,
 };

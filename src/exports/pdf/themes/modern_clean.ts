@@ -44,6 +44,8 @@ export const modernClean: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -53,4 +55,5 @@ export const modernClean: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
+  ornamentBetween: true,
 };

@@ -44,6 +44,8 @@ export const retirementTribute: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -53,4 +55,5 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentBetween: true,
 };

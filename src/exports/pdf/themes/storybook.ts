@@ -42,6 +42,8 @@ export const storybook: PdfLook = {
   photoSpread: false,
   perPage: 0,
   tailQuote: false,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -51,4 +53,5 @@ export const storybook: PdfLook = {
   quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
+  ornamentBetween: true,
 };

@@ -43,6 +43,8 @@ export const weddingAlbum: PdfLook = {
   photoSpread: true,
   perPage: 2,
   tailQuote: true,
+  plates: 'none',
+  hangHeld: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -52,4 +54,5 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentBetween: true,
 };
