@@ -79,9 +79,11 @@ export function latinCompanion(face: Pick<FontFace, 'weight' | 'style'> & { fami
  * script's letter (see stems.ts: per mille of the em; a test reads them again from the files). A fallback is
  * picked by stem, not by weight number, so it prints as dark as the theme's Latin: Cormorant Garamond 600 has
  * an 82 stem, Noto Sans SC Bold 130 (the bold Chinese title beside light capitals), Noto Serif SC Medium 85.
- * Serif theme faces take serif companions (Noto Serif SC and JP, Frank Ruhl Libre, Noto Naskh Arabic), sans
- * faces sans ones (Noto Sans SC and JP, Noto Sans Hebrew, Noto Sans Arabic). Korean and Devanagari have only a
- * sans here (no serif ships as TTF/OTF in a package of the families used), matched in weight all the same.
+ * Serif theme faces take serif companions (Noto Serif SC and JP, Frank Ruhl Libre), sans faces sans ones (Noto
+ * Sans SC and JP, Noto Sans Hebrew). Arabic is set in Naskh in every theme, the book hand of Arabic text (Noto
+ * Sans Arabic shapes many pairs into ligatures whose glyphs carry no characters in the PDF's text layer, so its
+ * words could not be read back). Korean and Devanagari have only a sans here (no serif ships as TTF/OTF in a
+ * package of the families used), matched in weight all the same.
  */
 interface Cut {
   weight: FontWeight;
@@ -116,8 +118,7 @@ export const FALLBACK_FAMILIES = {
     script: 'hebrew',
     cuts: expo('FrankRuhlLibre', [[300, 86, 0.58], [400, 106, 0.586], [500, 139, 0.597], [600, 153, 0.597], [700, 166, 0.597], [800, 175, 0.597]]),
   },
-  arabicSans: { pkg: '@expo-google-fonts/noto-sans-arabic', family: 'Noto Sans Arabic', script: 'arabic', cuts: expo('NotoSansArabic', [[300, 53], [400, 81], [500, 99], [600, 117.5], [700, 140], [800, 156]]) },
-  arabicSerif: { pkg: `${EMBEDPDF}fonts-arabic`, family: 'Noto Naskh Arabic', script: 'arabic', cuts: embed('NotoNaskhArabic', 'ttf', [[400, 63.4], [700, 92.5]]) },
+  arabic: { pkg: `${EMBEDPDF}fonts-arabic`, family: 'Noto Naskh Arabic', script: 'arabic', cuts: embed('NotoNaskhArabic', 'ttf', [[400, 63.4], [700, 92.5]]) },
   devanagari: {
     pkg: '@expo-google-fonts/noto-sans-devanagari',
     family: 'Noto Sans Devanagari',
@@ -176,13 +177,13 @@ export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { famil
   const serif = formal || isSerif(face);
   const F = FALLBACK_FAMILIES;
   const cut = (family: Family) => matchedCut(family, face);
-  const [han, japanese, hebrew, arabic] = serif ? [F.hanSerif, F.japaneseSerif, F.hebrewSerif, F.arabicSerif] : [F.hanSans, F.japaneseSans, F.hebrewSans, F.arabicSans];
+  const [han, japanese, hebrew] = serif ? [F.hanSerif, F.japaneseSerif, F.hebrewSerif] : [F.hanSans, F.japaneseSans, F.hebrewSans];
   const cjk = o.japanese ? [cut(japanese), cut(han)] : [cut(han)];
   const alphabets = formal ? [garamond(weight, true), latin(weight, true)] : isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
   // A face's own companion first: a paragraph whose Latin it lacks is set in it (see latinFaceIndex).
   const companion = latinCompanion(face);
   // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
-  return [...(companion ? [companion] : []), cut(F.devanagari), ...alphabets, cut(arabic), cut(hebrew), ...cjk, cut(F.hangul), EMOJI_FONT];
+  return [...(companion ? [companion] : []), cut(F.devanagari), ...alphabets, cut(F.arabic), cut(hebrew), ...cjk, cut(F.hangul), EMOJI_FONT];
 }
 
 /** What x-height matching reads of a face (fontkit's font). */

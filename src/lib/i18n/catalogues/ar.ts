@@ -187,4 +187,17 @@ export const ar: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'كلماتك محفوظة، لكن صورتك لم يكتمل إرسالها. اختر الصورة نفسها للمتابعة: يستأنف الإرسال من حيث توقف.',
   'upload.resumeMedia': 'كلماتك محفوظة، لكن رسالتك الصوتية أو الفيديو لم يكتمل إرسالها. اختر الملف نفسه للمتابعة: يستأنف الإرسال من حيث توقف.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'المحتويات',
+  'book.withLoveFrom': 'مع الحب من',
+  'book.fromOne': 'مع الحب من {name}',
+  'book.fromMany': 'مع الحب من {count, number} أشخاص: {list}',
+  'book.andMore': '{list} و{rest, number} آخرين',
+  'book.andLast': '{list} و{last}',
+  'book.notes': 'ملاحظات',
+  'book.memories': '{count, plural, zero {لا ذكريات} one {ذكرى واحدة} two {ذكريان} few {# ذكريات} many {# ذكرى} other {# ذكرى}}',
+  'book.fromPeople': '{memories} من {people, plural, one {شخص واحد} two {شخصين} few {# أشخاص} many {# شخصًا} other {# شخص}}',
+  'book.setIn': 'صُفّ بخطوط {faces}',
+  'book.madeWith': 'صُنع باستخدام memorybook، {date}',
+  'book.madeOn': 'صُنع باستخدام memorybook في {date}',
 };

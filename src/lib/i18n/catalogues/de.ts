@@ -187,4 +187,17 @@ export const de: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Ihre Worte sind gespeichert, aber Ihr Foto war noch nicht ganz gesendet. Wählen Sie dasselbe Foto noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
   'upload.resumeMedia': 'Ihre Worte sind gespeichert, aber Ihre Sprachnachricht oder Ihr Video war noch nicht ganz gesendet. Wählen Sie dieselbe Datei noch einmal, um weiterzumachen: Es geht dort weiter, wo es aufgehört hat.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Inhalt',
+  'book.withLoveFrom': 'In Liebe von',
+  'book.fromOne': 'In Liebe von {name}',
+  'book.fromMany': 'In Liebe von {count, number} Menschen: {list}',
+  'book.andMore': '{list} und {rest, number} weiteren',
+  'book.andLast': '{list} und {last}',
+  'book.notes': 'Notizen',
+  'book.memories': '{count, plural, one {# Erinnerung} other {# Erinnerungen}}',
+  'book.fromPeople': '{memories} von {people, plural, one {# Person} other {# Personen}}',
+  'book.setIn': 'Gesetzt in {faces}',
+  'book.madeWith': 'Erstellt mit memorybook, {date}',
+  'book.madeOn': 'Erstellt mit memorybook am {date}',
 };

@@ -196,6 +196,19 @@ export const en = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Your words are saved, but your photo had not finished sending. Choose the same photo to continue: it carries on from where it stopped.',
   'upload.resumeMedia': 'Your words are saved, but your voice note or video had not finished sending. Choose the same file to continue: it carries on from where it stopped.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Contents',
+  'book.withLoveFrom': 'With love from',
+  'book.fromOne': 'With love from {name}',
+  'book.fromMany': 'With love from {count, number} people: {list}',
+  'book.andMore': '{list} and {rest, number} more',
+  'book.andLast': '{list} and {last}',
+  'book.notes': 'Notes',
+  'book.memories': '{count, plural, one {# memory} other {# memories}}',
+  'book.fromPeople': '{memories} from {people, plural, one {# person} other {# people}}',
+  'book.setIn': 'Set in {faces}',
+  'book.madeWith': 'Made with memorybook, {date}',
+  'book.madeOn': 'Made with memorybook on {date}',
 } as const;
 
 export type MessageKey = keyof typeof en;

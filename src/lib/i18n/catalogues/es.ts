@@ -187,4 +187,17 @@ export const es: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Tus palabras están guardadas, pero tu foto no había terminado de enviarse. Elige la misma foto para continuar: el envío sigue desde donde se quedó.',
   'upload.resumeMedia': 'Tus palabras están guardadas, pero tu nota de voz o tu vídeo no había terminado de enviarse. Elige el mismo archivo para continuar: el envío sigue desde donde se quedó.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Índice',
+  'book.withLoveFrom': 'Con cariño de',
+  'book.fromOne': 'Con cariño de {name}',
+  'book.fromMany': 'Con cariño de {count, number} personas: {list}',
+  'book.andMore': '{list} y {rest, number} más',
+  'book.andLast': '{list} y {last}',
+  'book.notes': 'Notas',
+  'book.memories': '{count, plural, one {# recuerdo} other {# recuerdos}}',
+  'book.fromPeople': '{memories} de {people, plural, one {# persona} other {# personas}}',
+  'book.setIn': 'Compuesto en {faces}',
+  'book.madeWith': 'Hecho con memorybook, {date}',
+  'book.madeOn': 'Hecho con memorybook el {date}',
 };

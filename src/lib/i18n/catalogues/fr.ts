@@ -187,4 +187,17 @@ export const fr: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Vos mots sont enregistrés, mais votre photo n’était pas encore entièrement envoyée. Choisissez la même photo pour continuer : l’envoi reprend là où il s’était arrêté.',
   'upload.resumeMedia': 'Vos mots sont enregistrés, mais votre message vocal ou votre vidéo n’était pas encore entièrement envoyé. Choisissez le même fichier pour continuer : l’envoi reprend là où il s’était arrêté.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Sommaire',
+  'book.withLoveFrom': 'Avec amour, de la part de',
+  'book.fromOne': 'Avec amour, de la part de {name}',
+  'book.fromMany': 'Avec amour, de la part de {count, number} personnes : {list}',
+  'book.andMore': '{list} et {rest, number} autres',
+  'book.andLast': '{list} et {last}',
+  'book.notes': 'Notes',
+  'book.memories': '{count, plural, one {# souvenir} other {# souvenirs}}',
+  'book.fromPeople': '{memories} de {people, plural, one {# personne} other {# personnes}}',
+  'book.setIn': 'Composé en {faces}',
+  'book.madeWith': 'Réalisé avec memorybook, {date}',
+  'book.madeOn': 'Réalisé avec memorybook le {date}',
 };

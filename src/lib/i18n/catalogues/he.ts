@@ -187,4 +187,17 @@ export const he: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'המילים שלכם נשמרו, אבל שליחת התמונה לא הסתיימה. בחרו שוב באותה תמונה כדי להמשיך: השליחה תמשיך מהמקום שבו נעצרה.',
   'upload.resumeMedia': 'המילים שלכם נשמרו, אבל שליחת ההודעה הקולית או הסרטון לא הסתיימה. בחרו שוב באותו קובץ כדי להמשיך: השליחה תמשיך מהמקום שבו נעצרה.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'תוכן העניינים',
+  'book.withLoveFrom': 'באהבה מאת',
+  'book.fromOne': 'באהבה מאת {name}',
+  'book.fromMany': 'באהבה מאת {count, number} אנשים: {list}',
+  'book.andMore': '{list} ועוד {rest, number}',
+  'book.andLast': '{list} ו{last}',
+  'book.notes': 'הערות',
+  'book.memories': '{count, plural, one {זיכרון אחד} other {# זיכרונות}}',
+  'book.fromPeople': '{memories} מאת {people, plural, one {אדם אחד} other {# אנשים}}',
+  'book.setIn': 'סודר בגופנים {faces}',
+  'book.madeWith': 'נוצר ב־memorybook, {date}',
+  'book.madeOn': 'נוצר ב־memorybook ב־{date}',
 };

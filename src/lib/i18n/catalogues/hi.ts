@@ -187,4 +187,17 @@ export const hi: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'आपके शब्द सहेज लिए गए हैं, पर आपकी फ़ोटो पूरी नहीं भेजी जा सकी थी। जारी रखने के लिए वही फ़ोटो फिर से चुनें: भेजना वहीं से आगे बढ़ेगा जहाँ रुका था।',
   'upload.resumeMedia': 'आपके शब्द सहेज लिए गए हैं, पर आपका वॉइस नोट या वीडियो पूरा नहीं भेजा जा सका था। जारी रखने के लिए वही फ़ाइल फिर से चुनें: भेजना वहीं से आगे बढ़ेगा जहाँ रुका था।',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'विषय-सूची',
+  'book.withLoveFrom': 'प्यार सहित',
+  'book.fromOne': '{name} की ओर से प्यार सहित',
+  'book.fromMany': '{count, number} लोगों की ओर से प्यार सहित: {list}',
+  'book.andMore': '{list} और {rest, number} अन्य',
+  'book.andLast': '{list} और {last}',
+  'book.notes': 'टिप्पणियाँ',
+  'book.memories': '{count, plural, one {# याद} other {# यादें}}',
+  'book.fromPeople': '{people, plural, one {# व्यक्ति} other {# लोगों}} से {memories}',
+  'book.setIn': '{faces} में संयोजित',
+  'book.madeWith': 'memorybook से बनाया गया, {date}',
+  'book.madeOn': 'memorybook से {date} को बनाया गया',
 };

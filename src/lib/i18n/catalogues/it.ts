@@ -187,4 +187,17 @@ export const it: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Le tue parole sono salvate, ma la foto non era ancora stata inviata del tutto. Scegli la stessa foto per continuare: l’invio riprende da dove si era fermato.',
   'upload.resumeMedia': 'Le tue parole sono salvate, ma il messaggio vocale o il video non era ancora stato inviato del tutto. Scegli lo stesso file per continuare: l’invio riprende da dove si era fermato.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Indice',
+  'book.withLoveFrom': 'Con affetto da',
+  'book.fromOne': 'Con affetto da {name}',
+  'book.fromMany': 'Con affetto da {count, number} persone: {list}',
+  'book.andMore': '{list} e altri {rest, number}',
+  'book.andLast': '{list} e {last}',
+  'book.notes': 'Note',
+  'book.memories': '{count, plural, one {# ricordo} other {# ricordi}}',
+  'book.fromPeople': '{memories} da {people, plural, one {# persona} other {# persone}}',
+  'book.setIn': 'Composto in {faces}',
+  'book.madeWith': 'Realizzato con memorybook, {date}',
+  'book.madeOn': 'Realizzato con memorybook il {date}',
 };

@@ -187,4 +187,17 @@ export const ja: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': '文章は保存されていますが、写真の送信が終わっていませんでした。続けるには、同じ写真をもう一度選んでください。止まったところから送信が再開されます。',
   'upload.resumeMedia': '文章は保存されていますが、ボイスメモまたは動画の送信が終わっていませんでした。続けるには、同じファイルをもう一度選んでください。止まったところから送信が再開されます。',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': '目次',
+  'book.withLoveFrom': '愛をこめて',
+  'book.fromOne': '{name}より愛をこめて',
+  'book.fromMany': '{count, number}人より愛をこめて：{list}',
+  'book.andMore': '{list}ほか{rest, number}人',
+  'book.andLast': '{list}、{last}',
+  'book.notes': 'メモ',
+  'book.memories': '{count, plural, other {# 件の思い出}}',
+  'book.fromPeople': '{people, plural, other {# 人}}から{memories}',
+  'book.setIn': '書体：{faces}',
+  'book.madeWith': 'memorybook で制作、{date}',
+  'book.madeOn': '{date}に memorybook で制作',
 };

@@ -187,4 +187,17 @@ export const ko: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': '글은 저장되었지만 사진은 아직 다 보내지지 않았습니다. 계속하려면 같은 사진을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
   'upload.resumeMedia': '글은 저장되었지만 음성 메모나 동영상은 아직 다 보내지지 않았습니다. 계속하려면 같은 파일을 다시 선택하세요. 멈춘 곳부터 이어서 보냅니다.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': '차례',
+  'book.withLoveFrom': '사랑을 담아',
+  'book.fromOne': '{name} 드림, 사랑을 담아',
+  'book.fromMany': '{count, number}명이 사랑을 담아: {list}',
+  'book.andMore': '{list} 외 {rest, number}명',
+  'book.andLast': '{list}, {last}',
+  'book.notes': '메모',
+  'book.memories': '{count, plural, other {추억 #개}}',
+  'book.fromPeople': '{people, plural, other {#명}}이 남긴 {memories}',
+  'book.setIn': '서체: {faces}',
+  'book.madeWith': 'memorybook으로 만듦, {date}',
+  'book.madeOn': '{date} memorybook으로 만듦',
 };

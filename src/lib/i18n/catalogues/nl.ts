@@ -187,4 +187,17 @@ export const nl: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Je woorden zijn bewaard, maar je foto was nog niet helemaal verstuurd. Kies dezelfde foto om verder te gaan: het versturen gaat verder waar het stopte.',
   'upload.resumeMedia': 'Je woorden zijn bewaard, maar je spraakbericht of video was nog niet helemaal verstuurd. Kies hetzelfde bestand om verder te gaan: het versturen gaat verder waar het stopte.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Inhoud',
+  'book.withLoveFrom': 'Met liefde van',
+  'book.fromOne': 'Met liefde van {name}',
+  'book.fromMany': 'Met liefde van {count, number} mensen: {list}',
+  'book.andMore': '{list} en nog {rest, number}',
+  'book.andLast': '{list} en {last}',
+  'book.notes': 'Notities',
+  'book.memories': '{count, plural, one {# herinnering} other {# herinneringen}}',
+  'book.fromPeople': '{memories} van {people, plural, one {# persoon} other {# mensen}}',
+  'book.setIn': 'Gezet in {faces}',
+  'book.madeWith': 'Gemaakt met memorybook, {date}',
+  'book.madeOn': 'Gemaakt met memorybook op {date}',
 };

@@ -187,4 +187,17 @@ export const pl: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Twoje słowa są zapisane, ale zdjęcie nie zostało jeszcze całe wysłane. Wybierz to samo zdjęcie, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
   'upload.resumeMedia': 'Twoje słowa są zapisane, ale nagranie głosowe lub wideo nie zostało jeszcze całe wysłane. Wybierz ten sam plik, aby kontynuować: wysyłanie wznowi się tam, gdzie się zatrzymało.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Spis treści',
+  'book.withLoveFrom': 'Z miłością od',
+  'book.fromOne': 'Z miłością od: {name}',
+  'book.fromMany': 'Z miłością od {count, number} osób: {list}',
+  'book.andMore': '{list} i {rest, number} innych',
+  'book.andLast': '{list} i {last}',
+  'book.notes': 'Notatki',
+  'book.memories': '{count, plural, one {# wspomnienie} few {# wspomnienia} many {# wspomnień} other {# wspomnienia}}',
+  'book.fromPeople': '{memories} od {people, plural, one {# osoby} other {# osób}}',
+  'book.setIn': 'Złożono krojem {faces}',
+  'book.madeWith': 'Wykonano w memorybook, {date}',
+  'book.madeOn': 'Wykonano w memorybook {date}',
 };

@@ -187,4 +187,17 @@ export const pt: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'As suas palavras estão guardadas, mas a fotografia ainda não tinha acabado de ser enviada. Escolha a mesma fotografia para continuar: o envio retoma onde parou.',
   'upload.resumeMedia': 'As suas palavras estão guardadas, mas a mensagem de voz ou o vídeo ainda não tinha acabado de ser enviado. Escolha o mesmo ficheiro para continuar: o envio retoma onde parou.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Sumário',
+  'book.withLoveFrom': 'Com carinho de',
+  'book.fromOne': 'Com carinho de {name}',
+  'book.fromMany': 'Com carinho de {count, number} pessoas: {list}',
+  'book.andMore': '{list} e mais {rest, number}',
+  'book.andLast': '{list} e {last}',
+  'book.notes': 'Notas',
+  'book.memories': '{count, plural, one {# lembrança} other {# lembranças}}',
+  'book.fromPeople': '{memories} de {people, plural, one {# pessoa} other {# pessoas}}',
+  'book.setIn': 'Composto em {faces}',
+  'book.madeWith': 'Feito com memorybook, {date}',
+  'book.madeOn': 'Feito com memorybook em {date}',
 };

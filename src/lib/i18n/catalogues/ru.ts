@@ -187,4 +187,17 @@ export const ru: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Ваши слова сохранены, но фотография ещё не отправилась целиком. Выберите ту же фотографию, чтобы продолжить: отправка возобновится с того места, где остановилась.',
   'upload.resumeMedia': 'Ваши слова сохранены, но голосовое сообщение или видео ещё не отправилось целиком. Выберите тот же файл, чтобы продолжить: отправка возобновится с того места, где остановилась.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Содержание',
+  'book.withLoveFrom': 'С любовью от',
+  'book.fromOne': 'С любовью от: {name}',
+  'book.fromMany': 'С любовью от {count, number} человек: {list}',
+  'book.andMore': '{list} и ещё {rest, number}',
+  'book.andLast': '{list} и {last}',
+  'book.notes': 'Заметки',
+  'book.memories': '{count, plural, one {# воспоминание} few {# воспоминания} many {# воспоминаний} other {# воспоминания}}',
+  'book.fromPeople': '{memories} от {people, plural, one {# человека} other {# человек}}',
+  'book.setIn': 'Набрано шрифтами {faces}',
+  'book.madeWith': 'Сделано в memorybook, {date}',
+  'book.madeOn': 'Сделано в memorybook {date}',
 };

@@ -187,4 +187,17 @@ export const uk: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': 'Ваші слова збережено, але фото ще не надіслано повністю. Виберіть те саме фото, щоб продовжити: надсилання продовжиться з того місця, де зупинилося.',
   'upload.resumeMedia': 'Ваші слова збережено, але голосове повідомлення чи відео ще не надіслано повністю. Виберіть той самий файл, щоб продовжити: надсилання продовжиться з того місця, де зупинилося.',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': 'Зміст',
+  'book.withLoveFrom': 'З любов’ю від',
+  'book.fromOne': 'З любов’ю від: {name}',
+  'book.fromMany': 'З любов’ю від {count, number} людей: {list}',
+  'book.andMore': '{list} і ще {rest, number}',
+  'book.andLast': '{list} і {last}',
+  'book.notes': 'Нотатки',
+  'book.memories': '{count, plural, one {# спогад} few {# спогади} many {# спогадів} other {# спогаду}}',
+  'book.fromPeople': '{memories} від {people, plural, one {# людини} other {# людей}}',
+  'book.setIn': 'Набрано шрифтами {faces}',
+  'book.madeWith': 'Зроблено в memorybook, {date}',
+  'book.madeOn': 'Зроблено в memorybook {date}',
 };

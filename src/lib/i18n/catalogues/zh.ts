@@ -187,4 +187,17 @@ export const zh: Catalogue = {
   // A reload mid-upload (issue 45).
   'upload.resume': '您的文字已保存，但照片还没有发送完。请再次选择同一张照片继续：会从中断的地方接着发送。',
   'upload.resumeMedia': '您的文字已保存，但语音留言或视频还没有发送完。请再次选择同一个文件继续：会从中断的地方接着发送。',
+  // The printed book's own words (issue 37): its contents, ending, colophon and back cover.
+  'book.contents': '目录',
+  'book.withLoveFrom': '满怀爱意，来自',
+  'book.fromOne': '满怀爱意，来自{name}',
+  'book.fromMany': '满怀爱意，来自 {count, number} 位亲友：{list}',
+  'book.andMore': '{list}等另外 {rest, number} 位',
+  'book.andLast': '{list}和{last}',
+  'book.notes': '笔记',
+  'book.memories': '{count, plural, other {# 段回忆}}',
+  'book.fromPeople': '来自 {people, plural, other {# 位亲友}}的{memories}',
+  'book.setIn': '字体：{faces}',
+  'book.madeWith': '由 memorybook 制作，{date}',
+  'book.madeOn': '{date}由 memorybook 制作',
 };
