@@ -196,7 +196,7 @@ export const ar: Catalogue = {
   'book.andLast': '{list} و{last}',
   'book.notes': 'ملاحظات',
   'book.memories': '{count, plural, zero {لا ذكريات} one {ذكرى واحدة} two {ذكريان} few {# ذكريات} many {# ذكرى} other {# ذكرى}}',
-  'book.fromPeople': '{memories} من {people, plural, one {شخص واحد} two {شخصين} few {# أشخاص} many {# شخصًا} other {# شخص}}',
+  'book.fromPeople': '{memories} من {people, plural, zero {لا أحد} one {شخص واحد} two {شخصين} few {# أشخاص} many {# شخصًا} other {# شخص}}',
   'book.setIn': 'صُفّ بخطوط {faces}',
   'book.madeWith': 'صُنع باستخدام memorybook، {date}',
   'book.madeOn': 'صُنع باستخدام memorybook في {date}',

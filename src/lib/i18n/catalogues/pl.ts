@@ -196,7 +196,7 @@ export const pl: Catalogue = {
   'book.andLast': '{list} i {last}',
   'book.notes': 'Notatki',
   'book.memories': '{count, plural, one {# wspomnienie} few {# wspomnienia} many {# wspomnień} other {# wspomnienia}}',
-  'book.fromPeople': '{memories} od {people, plural, one {# osoby} other {# osób}}',
+  'book.fromPeople': '{memories} od {people, plural, one {# osoby} few {# osób} many {# osób} other {# osoby}}',
   'book.setIn': 'Złożono krojem {faces}',
   'book.madeWith': 'Wykonano w memorybook, {date}',
   'book.madeOn': 'Wykonano w memorybook {date}',

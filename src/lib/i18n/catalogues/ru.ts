@@ -196,7 +196,7 @@ export const ru: Catalogue = {
   'book.andLast': '{list} и {last}',
   'book.notes': 'Заметки',
   'book.memories': '{count, plural, one {# воспоминание} few {# воспоминания} many {# воспоминаний} other {# воспоминания}}',
-  'book.fromPeople': '{memories} от {people, plural, one {# человека} other {# человек}}',
+  'book.fromPeople': '{memories} от {people, plural, one {# человека} few {# человек} many {# человек} other {# человека}}',
   'book.setIn': 'Набрано шрифтами {faces}',
   'book.madeWith': 'Сделано в memorybook, {date}',
   'book.madeOn': 'Сделано в memorybook {date}',

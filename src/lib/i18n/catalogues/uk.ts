@@ -196,7 +196,7 @@ export const uk: Catalogue = {
   'book.andLast': '{list} і {last}',
   'book.notes': 'Нотатки',
   'book.memories': '{count, plural, one {# спогад} few {# спогади} many {# спогадів} other {# спогаду}}',
-  'book.fromPeople': '{memories} від {people, plural, one {# людини} other {# людей}}',
+  'book.fromPeople': '{memories} від {people, plural, one {# людини} few {# людей} many {# людей} other {# людини}}',
   'book.setIn': 'Набрано шрифтами {faces}',
   'book.madeWith': 'Зроблено в memorybook, {date}',
   'book.madeOn': 'Зроблено в memorybook {date}',
