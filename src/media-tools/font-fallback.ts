@@ -118,7 +118,7 @@ export const FALLBACK_FAMILIES = {
     script: 'hebrew',
     cuts: expo('FrankRuhlLibre', [[300, 86, 0.58], [400, 106, 0.586], [500, 139, 0.597], [600, 153, 0.597], [700, 166, 0.597], [800, 175, 0.597]]),
   },
-  arabic: { pkg: `${EMBEDPDF}fonts-arabic`, family: 'Noto Naskh Arabic', script: 'arabic', cuts: embed('NotoNaskhArabic', 'ttf', [[400, 63.4], [700, 92.5]]) },
+  arabic: { pkg: `${EMBEDPDF}fonts-arabic`, family: 'Noto Naskh Arabic', script: 'arabic', cuts: embed('NotoNaskhArabic', 'ttf', [[400, 76.2], [700, 118.7]]) },
   devanagari: {
     pkg: '@expo-google-fonts/noto-sans-devanagari',
     family: 'Noto Sans Devanagari',

@@ -67,13 +67,14 @@ export function stemOf(font: Outlined, cp: number, at = 0.5, across: 'x' | 'y' =
 /**
  * The letter whose main stroke stands for each script's darkness, where it is crossed and which way: the
  * Latin stem, the upright of 十 below its bar, Hebrew's heavy stroke, its roof (the top bar of ד, crossed
- * downward: Hebrew's verticals are its hairlines), Arabic's alef, Devanagari's bar.
+ * downward: Hebrew's verticals are its hairlines), Arabic's baseline stroke (tatweel, crossed downward: the
+ * strokes that join its letters carry its colour, its alef is tapered), Devanagari's bar.
  */
 export const STEM_LETTERS = {
   latin: [0x6c, 0.5, 'x'], // l
   han: [0x5341, 0.2, 'x'], // 十
   hebrew: [0x05d3, 0.3, 'y'], // ד
-  arabic: [0x0627, 0.5, 'x'], // ا
+  arabic: [0x0640, 0.5, 'y'], // ـ (the baseline stroke that joins letters)
   devanagari: [0x0917, 0.3, 'x'], // ग
 } as const satisfies Record<string, readonly [number, number, 'x' | 'y']>;
 export type StemScript = keyof typeof STEM_LETTERS;
