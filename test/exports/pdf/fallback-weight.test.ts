@@ -20,7 +20,7 @@ import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breakLines, type TextStyle } from '../../../src/exports/pdf/text-layout.js';
 import { drawLine, registerThemeFaces } from '../../../src/exports/pdf/typeset.js';
-import { FALLBACK_FAMILIES, fallbackFaces, isSerif, xHeightOf, type FaceMetrics } from '../../../src/media-tools/font-fallback.js';
+import { FALLBACK_FAMILIES, faceCovers, fallbackFaces, isSerif, xHeightOf, type FaceMetrics } from '../../../src/media-tools/font-fallback.js';
 import { STEM_LETTERS, stemOf, type Outlined } from '../../../src/media-tools/stems.js';
 import { fontFilePath, textFaceOf, THEMES, themeStyle, type FontFace } from '../../../src/media-tools/themes.js';
 
@@ -86,6 +86,40 @@ describe('title lines in Chinese, Hebrew and Arabic read back from the PDF in th
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+
+  /** One line in a theme's face for `role`, printed to a one-page PDF; the fonts pdffonts reads back from it. */
+  async function fontsOfLine(theme: (typeof THEMES)[number], role: 'title' | 'text', text: string): Promise<string[]> {
+    const file = path.join(dir, `${theme}-${role}.pdf`);
+    const doc = new PDFDocument({ size: [900, 60], margin: 0 });
+    const out = createWriteStream(file);
+    doc.pipe(out);
+    const { faces, fallbacks, measure } = registerThemeFaces(doc, themeStyle(theme));
+    const s: TextStyle = { face: faces[role], fallbacks: fallbacks[role], size: 24, leading: 1.3 };
+    const [line] = breakLines(measure, text, s, 880);
+    drawLine(doc, line, 10, 40, s, '#000000');
+    doc.end();
+    await finished(out);
+    const { stdout } = await run('pdffonts', [file]);
+    return stdout.split('\n').slice(2).filter(Boolean).map((l) => l.split(/\s+/)[0].replace(/^[A-Z]{6}\+/, ''));
+  }
+
+  for (const theme of THEMES) {
+    it(`${theme}: the title's and the text's Chinese and Hebrew in the theme's style, in the cut matched to it`, async () => {
+      const style = themeStyle(theme);
+      for (const [role, face] of [['title', style.title], ['text', textFaceOf(style.body)]] as const) {
+        const fonts = await fontsOfLine(theme, role, 'Rose 玫瑰 רוזה');
+        const serif = isSerif(face) || face.family === 'Great Vibes';
+        const chain = fallbackFaces(face);
+        // The PostScript name of the cut picked, from its file (NotoSerifSC_500Medium.ttf: NotoSerifSC-Medium).
+        const named = (family: string) => chain.find((c) => c.family === family)!.file.split('/').pop()!.replace(/\.(ttf|otf)$/, '').replace(/_\d+/, '-');
+        // (A script the theme's own face draws is set in it: Fredoka has Hebrew.)
+        const own = faceCovers(face);
+        const want = [serif ? named('Noto Serif SC') : named('Noto Sans SC'), ...(own(0x05e8) ? [] : [serif ? named('Frank Ruhl Libre') : named('Noto Sans Hebrew')])];
+        const at = `${theme} ${role}: ${fonts.join(', ')} (want ${want.join(', ')})`;
+        for (const w of want) expect(fonts.some((f) => f === w || f === w.replace(/-Regular$/, '')), at).toBe(true);
+      }
+    });
+  }
 
   const CASES = [
     ['memorial_service', /^NotoSerifSC-Medium$/, /^FrankRuhlLibre-Medium$/, /^NotoNaskhArabic(-Regular)?$/],
