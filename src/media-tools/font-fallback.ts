@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { FontFace, FontWeight } from './themes.js';
 import { EMOJI_FONT, fontFilePath } from './themes.js';
+import { STEM_LETTERS, stemOf, type Outlined, type StemScript } from './stems.js';
 
 /**
  * Every script a contributor may write in prints as itself: after the
@@ -31,14 +32,6 @@ const latin = (weight: FontWeight, italic: boolean) =>
     weight,
     italic ? 'italic' : 'normal',
   );
-const arabic = (bold: boolean) => noto(`${EMBEDPDF}fonts-arabic`, 'Noto Naskh Arabic', `fonts/NotoNaskhArabic-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
-const hebrew = (bold: boolean) => noto(`${EMBEDPDF}fonts-hebrew`, 'Noto Sans Hebrew', `fonts/NotoSansHebrew-${bold ? 'Bold' : 'Regular'}.ttf`, bold ? 700 : 400);
-const devanagari = (weight: FontWeight) =>
-  noto('@expo-google-fonts/noto-sans-devanagari', 'Noto Sans Devanagari', `${weight}${WEIGHT_NAMES[weight]}/NotoSansDevanagari_${weight}${WEIGHT_NAMES[weight]}.ttf`, weight);
-/** Simplified Chinese, with kana: Chinese, and Japanese when nothing says the text is Japanese. */
-const han = (bold: boolean) => noto(`${EMBEDPDF}fonts-sc`, 'Noto Sans SC', `fonts/NotoSansHans-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
-/** Japanese: kanji in their Japanese forms (a Chinese face draws some of them differently), kana and Japanese punctuation. */
-const japanese = (bold: boolean) => noto(`${EMBEDPDF}fonts-jp`, 'Noto Sans JP', `fonts/NotoSansJP-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
 /** A book face for serif themes: Greek, Cyrillic and Vietnamese in a serif, with its italic, rather than in a sans that stands out. */
 const garamond = (weight: FontWeight, italic: boolean) => {
   // EB Garamond comes in 400 to 800.
@@ -81,26 +74,116 @@ export function latinCompanion(face: Pick<FontFace, 'weight' | 'style'> & { fami
   return make ? make(face.weight, face.style === 'italic') : null;
 }
 
-const hangul = (bold: boolean) => noto(`${EMBEDPDF}fonts-kr`, 'Noto Sans KR', `fonts/NotoSansKR-${bold ? 'Bold' : 'Regular'}.otf`, bold ? 700 : 400);
+/**
+ * The faces of the scripts a theme face lacks, in the weights their packages ship, each with the stem of its
+ * script's letter (see stems.ts: per mille of the em; a test reads them again from the files). A fallback is
+ * picked by stem, not by weight number, so it prints as dark as the theme's Latin: Cormorant Garamond 600 has
+ * an 82 stem, Noto Sans SC Bold 130 (the bold Chinese title beside light capitals), Noto Serif SC Medium 85.
+ * Serif theme faces take serif companions (Noto Serif SC and JP, Frank Ruhl Libre), sans faces sans ones (Noto
+ * Sans SC and JP, Noto Sans Hebrew). Arabic is set in Naskh in every theme, the book hand of Arabic text (Noto
+ * Sans Arabic shapes many pairs into ligatures whose glyphs carry no characters in the PDF's text layer, so its
+ * words could not be read back). Korean and Devanagari have only a sans here (no serif ships as TTF/OTF in a
+ * package of the families used), matched in weight all the same.
+ */
+interface Cut {
+  weight: FontWeight;
+  stem: number;
+  file: string;
+  /** Hebrew: the height of samekh (its x-height), as a share of the em; the stem is compared at the size it prints at. */
+  xh?: number;
+}
+interface Family {
+  pkg: string;
+  family: string;
+  script: StemScript;
+  cuts: Cut[];
+}
+const expo = (base: string, cuts: [FontWeight, number, number?][]): Cut[] =>
+  cuts.map(([weight, stem, xh]) => ({ weight, stem, file: `${weight}${WEIGHT_NAMES[weight]}/${base}_${weight}${WEIGHT_NAMES[weight]}.ttf`, ...(xh ? { xh } : {}) }));
+const embed = (base: string, ext: string, cuts: [FontWeight, number, number?][]): Cut[] =>
+  cuts.map(([weight, stem, xh]) => ({ weight, stem, file: `fonts/${base}-${WEIGHT_NAMES[weight]}.${ext}`, ...(xh ? { xh } : {}) }));
+/** Noto Sans's CJK cuts: Light, Regular, Medium, Bold (the same strokes in SC, JP and KR). */
+const NOTO_CJK: [FontWeight, number][] = [[300, 50], [400, 79], [500, 101], [700, 130]];
+const NOTO_SERIF_CJK: [FontWeight, number][] = [[300, 55], [400, 68], [500, 85], [600, 104], [700, 128], [800, 145]];
+export const FALLBACK_FAMILIES = {
+  hanSans: { pkg: `${EMBEDPDF}fonts-sc`, family: 'Noto Sans SC', script: 'han', cuts: embed('NotoSansHans', 'otf', NOTO_CJK) },
+  hanSerif: { pkg: '@expo-google-fonts/noto-serif-sc', family: 'Noto Serif SC', script: 'han', cuts: expo('NotoSerifSC', NOTO_SERIF_CJK) },
+  japaneseSans: { pkg: `${EMBEDPDF}fonts-jp`, family: 'Noto Sans JP', script: 'han', cuts: embed('NotoSansJP', 'otf', NOTO_CJK) },
+  japaneseSerif: { pkg: '@expo-google-fonts/noto-serif-jp', family: 'Noto Serif JP', script: 'han', cuts: expo('NotoSerifJP', NOTO_SERIF_CJK) },
+  hangul: { pkg: `${EMBEDPDF}fonts-kr`, family: 'Noto Sans KR', script: 'han', cuts: embed('NotoSansKR', 'otf', NOTO_CJK) },
+  hebrewSans: { pkg: `${EMBEDPDF}fonts-hebrew`, family: 'Noto Sans Hebrew', script: 'hebrew', cuts: embed('NotoSansHebrew', 'ttf', [[400, 83, 0.599], [700, 118, 0.606]]) },
+  hebrewSerif: {
+    pkg: '@expo-google-fonts/frank-ruhl-libre',
+    family: 'Frank Ruhl Libre',
+    script: 'hebrew',
+    cuts: expo('FrankRuhlLibre', [[300, 86, 0.58], [400, 106, 0.586], [500, 139, 0.597], [600, 153, 0.597], [700, 166, 0.597], [800, 175, 0.597]]),
+  },
+  arabic: { pkg: `${EMBEDPDF}fonts-arabic`, family: 'Noto Naskh Arabic', script: 'arabic', cuts: embed('NotoNaskhArabic', 'ttf', [[400, 76.2], [700, 118.7]]) },
+  devanagari: {
+    pkg: '@expo-google-fonts/noto-sans-devanagari',
+    family: 'Noto Sans Devanagari',
+    script: 'devanagari',
+    cuts: expo('NotoSansDevanagari', [[300, 53], [400, 81], [500, 98], [600, 122.8], [700, 152.9], [800, 173.5]]),
+  },
+} satisfies Record<string, Family>;
+
+/** What the stem matching reads of the theme face: its Latin stem and x-height (shares of the em). */
+interface Darkness {
+  stem: number;
+  xHeight: number;
+}
+const darknessOf = new Map<string, Darkness | null>();
+function themeDarkness(face: Pick<FontFace, 'weight' | 'style'> & { family?: string; package?: string; file?: string }): Darkness | null {
+  if (!face.package || !face.file) return null;
+  const file = fontFilePath(face as FontFace);
+  if (!darknessOf.has(file)) {
+    try {
+      const font = (require('fontkit') as { openSync(f: string): Outlined & FaceMetrics }).openSync(file);
+      const [cp, at, across] = STEM_LETTERS.latin;
+      darknessOf.set(file, { stem: stemOf(font, cp, at, across), xHeight: xHeightOf(font) });
+    } catch {
+      darknessOf.set(file, null);
+    }
+  }
+  return darknessOf.get(file) ?? null;
+}
+
+/**
+ * The cut of a fallback family that prints as dark as the theme face: the nearest stem (Hebrew's at the size
+ * it is set, scaled to the theme's x-height); by weight number when the theme face's file is not known.
+ */
+export function matchedCut(family: Family, face: Pick<FontFace, 'weight' | 'style'> & { family?: string; package?: string; file?: string }): FontFace {
+  const dark = themeDarkness(face);
+  const score = (c: Cut) => {
+    if (!dark?.stem) return Math.abs(c.weight - face.weight);
+    const scale = c.xh && dark.xHeight ? Math.min(SCALE_LIMITS[1], Math.max(SCALE_LIMITS[0], dark.xHeight / c.xh)) : 1;
+    return Math.abs(c.stem * scale - dark.stem * 1000);
+  };
+  const cut = family.cuts.reduce((best, c) => (score(c) < score(best) ? c : best));
+  return noto(family.pkg, family.family, cut.file, cut.weight);
+}
 
 /**
  * The faces tried after `face`, in order, in a weight and style close to it. For Japanese text the
  * Japanese face comes before the Chinese one, so its kanji take their Japanese forms (the Chinese
  * face still draws what the Japanese one lacks, such as simplified characters).
  */
-export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { family?: string }, o: { japanese?: boolean } = {}): FontFace[] {
+export function fallbackFaces(face: Pick<FontFace, 'weight' | 'style'> & { family?: string; package?: string; file?: string }, o: { japanese?: boolean } = {}): FontFace[] {
   // Faces in every weight take the theme face's own; those in regular and bold only, the nearer of the two.
   const weight = face.weight;
-  const bold = weight >= 600;
   const italic = face.style === 'italic';
-  // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
-  const cjk = o.japanese ? [japanese(bold), han(bold)] : [han(bold)];
   // A serif face falls back to a serif first (Noto Sans still draws what it lacks); a sans face to Noto Sans.
   const formal = !!face.family && SCRIPT_FAMILIES.has(face.family);
+  const serif = formal || isSerif(face);
+  const F = FALLBACK_FAMILIES;
+  const cut = (family: Family) => matchedCut(family, face);
+  const [han, japanese, hebrew] = serif ? [F.hanSerif, F.japaneseSerif, F.hebrewSerif] : [F.hanSans, F.japaneseSans, F.hebrewSans];
+  const cjk = o.japanese ? [cut(japanese), cut(han)] : [cut(han)];
   const alphabets = formal ? [garamond(weight, true), latin(weight, true)] : isSerif(face) ? [garamond(weight, italic), latin(weight, italic)] : [latin(weight, italic)];
   // A face's own companion first: a paragraph whose Latin it lacks is set in it (see latinFaceIndex).
   const companion = latinCompanion(face);
-  return [...(companion ? [companion] : []), devanagari(weight), ...alphabets, arabic(bold), hebrew(bold), ...cjk, hangul(bold), EMOJI_FONT];
+  // Devanagari before Noto Sans, which has the letters but not all the conjuncts.
+  return [...(companion ? [companion] : []), cut(F.devanagari), ...alphabets, cut(F.arabic), cut(hebrew), ...cjk, cut(F.hangul), EMOJI_FONT];
 }
 
 /** What x-height matching reads of a face (fontkit's font). */

@@ -8,6 +8,7 @@ import { mm, TRIM_MM } from './geometry.js';
 import { prepareCroppedPicture } from './pictures.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { registerThemeFaces } from './typeset.js';
+import { bookWords } from './book-words.js';
 
 export { SPINE_TEXT_MIN_MM } from './covers.js';
 
@@ -38,6 +39,8 @@ export interface CoverWrapInput {
   back?: BackText;
   output: NodeJS.WritableStream;
   now?: Date;
+  /** The book's language (its owner's `settings.language`): the back cover's own words are set in it; English when unset. */
+  language?: string | null;
 }
 
 export interface CoverWrapResult {
@@ -73,7 +76,7 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
   doc.pipe(input.output as NodeJS.WritableStream);
   try {
     const x4 = makePdfX4(doc as unknown as PdfKitDoc, { title: `${input.title} (cover)`, now: input.now ?? new Date(), documentId: randomUUID() });
-    const kit = { doc, style, title: input.title, subtitle: input.subtitle, memoryCount: input.memoryCount, ...registerThemeFaces(doc, style, { japanese: isJapanese(input.title, input.subtitle) }) };
+    const kit = { doc, style, title: input.title, subtitle: input.subtitle, memoryCount: input.memoryCount, words: bookWords(input.language), ...registerThemeFaces(doc, style, { japanese: isJapanese(input.title, input.subtitle) }) };
     doc.addPage({ size: [W, H], margin: 0 });
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = [b, b, W - b, H - b];

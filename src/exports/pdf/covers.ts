@@ -134,14 +134,15 @@ export function drawBackCover(kit: CoverKit, panel: Panel, back: BackText) {
   look.ornament(doc, align === 'center' ? cx : left + 45, at, 0.9, p);
   const small: TextStyle = { ...ts.smallCaps(9), fallbacks: kit.fallbacks.body };
   const when = back.dates ? ` · ${dateSpan(back.dates.first, back.dates.last)}` : '';
-  ts.line(`${countLine(kit.memoryCount)}${when}`.toUpperCase(), small, align === 'center' ? cx : left, at + mm(12), p.muted, width, align);
+  ts.line(`${kit.words?.memories(kit.memoryCount) ?? countLine(kit.memoryCount)}${when}`.toUpperCase(), small, align === 'center' ? cx : left, at + mm(12), p.muted, width, align);
   if (back.contributors?.length) {
     // Who the book is from, as its ending says it: "With love from 14 people", then as many names as three lines hold.
     const love: TextStyle = { face: kit.faces.body, fallbacks: kit.fallbacks.body, size: 10, leading: journal ? mm(9) / 10 : 1.45, features: LINING_FIGURES };
     const names = back.contributors;
     let shown = names.length;
-    while (shown > 1 && ts.lines(fromLine(names, shown), love, width).length > 3) shown--;
-    const from = ts.lines(fromLine(names, shown), love, width, 3);
+    const from$ = kit.words?.fromLine ?? fromLine;
+    while (shown > 1 && ts.lines(from$(names, shown), love, width).length > 3) shown--;
+    const from = ts.lines(from$(names, shown), love, width, 3);
     ts.block(from, love, { x: left, w: width }, at + mm(18), align, p.muted);
   }
   // Kept clear for the print shop's barcode (it prints its own white label there): the plain page colour, no

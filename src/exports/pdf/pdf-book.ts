@@ -23,6 +23,7 @@ import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catal
 import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
+import { bookWords } from './book-words.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -101,6 +102,8 @@ export interface PdfBookInput {
   dates?: { first: string; last: string } | null;
   /** Where the cover photo's subject is (the owner's `focal_point`): its crop is centred there. Detected when not given. */
   coverFocal?: FocalPoint | null;
+  /** The book's language (its owner's `settings.language`): the book's own words (contents, ending, colophon) are set in it; English when unset. */
+  language?: string | null;
 }
 
 /**
@@ -168,8 +171,6 @@ const BETWEEN_MIN = 32;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** What a theme's measure is counted in: ordinary English prose (its letters, spaces and punctuation). */
 const MEASURE_SAMPLE = 'We drove to the lake every August, and she always packed too many sandwiches and a thermos of sweet tea for the long way home; she taught the little ones to skip stones.';
-const DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /** What a book's dates tell: nothing (one day), the day of each memory (days and weeks), or its month (months). */
 export type DateMode = 'none' | 'day' | 'month';
@@ -210,6 +211,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
+  const bookText = bookWords(input.language);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
@@ -726,14 +728,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (!photo) input.onPictureSkipped?.(input.coverPicture, 'not a picture that can be decoded');
       }
     }
-    drawFrontCover({ doc, style, title: input.title, subtitle: input.subtitle, memoryCount: input.memoryCount, faces, fallbacks, fallbacksFor, measure }, panel, photo);
+    drawFrontCover({ doc, style, title: input.title, subtitle: input.subtitle, memoryCount: input.memoryCount, faces, fallbacks, fallbacksFor, measure, words: bookText }, panel, photo);
   }
 
   function coverVerso() {
     newPage('verso');
     const t = g.trimmed();
     const small: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(8.5), leading: 1.5 };
-    const made = `Made with memorybook on ${DATE.format(input.now ?? new Date())}`;
+    const made = bookText.madeWith(input.now ?? new Date(), true);
     drawCentredLine(input.title, small, t.x + t.w / 2, t.y + t.h - mm(40), smallColour, t.w - mm(60));
     drawCentredLine(made, small, t.x + t.w / 2, t.y + t.h - mm(34), smallColour, t.w - mm(60));
     if (input.memoryCount >= CONTENTS_MIN_MEMORIES) {
@@ -774,8 +776,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const gap = mm(8);
     const colW = cols === 1 ? Math.min(column.w, mm(110)) : (content.w - gap) / 2;
     const left = cols === 1 ? (look.align === 'center' ? content.x + (content.w - colW) / 2 : column.x) : content.x;
-    const chaptered = contents.some((e) => e.chapter && e.label !== 'With love from');
-    const [hl] = breakLines(measure, 'Contents', headStyle, colW);
+    const chaptered = contents.some((e) => e.chapter && e.label !== bookText.withLoveFrom);
+    const [hl] = breakLines(measure, bookText.contents, headStyle, colW);
     drawLine(hl, look.align === 'center' && cols === 1 ? left + (colW - hl.width) / 2 : left, content.y + headStyle.size, headStyle, p.accent);
     contents.slice(0, rows * cols).forEach((e, i) => {
       const x = left + Math.floor(i / rows) * (colW + gap);
@@ -1298,13 +1300,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
-    const when = DATE.format(new Date(memory.date));
+    const when = bookText.day(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
     // A date never breaks across lines (no year alone on the next).
     const date = (look.captionCaps ? when.toUpperCase() : when).replace(/ /g, '\u00a0');
     // Dates only where they tell something (see dateMode): a month's first memory opens a chapter, a
     // journal's entry is headed by its day.
-    const month = dateMode === 'month' && !memory.pinned ? MONTH.format(new Date(memory.date)) : null;
+    const month = dateMode === 'month' && !memory.pinned ? bookText.month(new Date(memory.date)) : null;
     const headText = month && month !== chapter ? month : look.datedEntries && dateMode === 'day' ? when : null;
     if (month) chapter = month;
     const dated = dateMode === 'day' && !look.datedEntries ? date : null;
@@ -1758,8 +1760,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       content = g.content(n);
       const cx = content.x + content.w / 2;
       if (k === 0) {
-        drawCentredLine('With love from', headStyle, cx, content.y + headStyle.size, p.accent, content.w);
-        indexEntry = { label: 'With love from', page: n, japanese: false, chapter: true };
+        drawCentredLine(bookText.withLoveFrom, headStyle, cx, content.y + headStyle.size, p.accent, content.w);
+        indexEntry = { label: bookText.withLoveFrom, page: n, japanese: false, chapter: true };
       }
       const left = content.x + (content.w - (cols * colW + (cols - 1) * gap)) / 2;
       const rows = list.reduce((m, e) => m + e.rows, 0);
@@ -1798,9 +1800,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const people = contributors.size;
     const lines = [
       input.title,
-      `${memoryCount} ${memoryCount === 1 ? 'memory' : 'memories'}${people ? ` from ${people} ${people === 1 ? 'person' : 'people'}` : ''}`,
-      `Set in ${[...new Set([style.title.family, style.body.family, style.quote.family])].join(', ')}`,
-      `Made with memorybook, ${DATE.format(input.now ?? new Date())}`,
+      bookText.memoriesFrom(memoryCount, people),
+      bookText.setIn([...new Set([style.title.family, style.body.family, style.quote.family])]),
+      bookText.madeWith(input.now ?? new Date()),
       ...[emojiCredit(doc)].filter((c) => c !== null),
     ];
     const footTop = t.y + t.h - mm(46);
@@ -1824,7 +1826,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const n = newPage('notes');
     content = g.content(n);
     const heading: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: 16, leading: 1.2 };
-    const [line] = breakLines(measure, 'Notes', heading, content.w);
+    const [line] = breakLines(measure, bookText.notes, heading, content.w);
     drawLine(line, content.x, content.y + 16, heading, p.accent);
     doc.save().lineWidth(0.4).strokeColor(p.muted).strokeOpacity(0.45);
     for (let at = content.y + mm(20); at <= content.y + content.h; at += mm(9)) doc.moveTo(content.x, at).lineTo(content.x + content.w, at).stroke();

@@ -79,6 +79,18 @@ describe('line breaking', () => {
     expect(text(han)[0]).toBe('富士山富士');
   });
 
+  it('never breaks at a no-break space in ideographic text (10\u00A0元, 第3\u00A0章)', () => {
+    const jp = { ...style, fallbacks: [] };
+    const sentence = '奶奶的蛋糕卖10\u00A0元，我们在第3\u00A0章里读到了。';
+    for (let width = 40; width <= 200; width += 4) {
+      const lines = text(breakLines(measure, sentence.repeat(2), jp, width));
+      expect(lines.join('')).toBe(sentence.repeat(2));
+      for (const l of lines) expect(l, `a line at ${width} pt`).not.toMatch(/^\u00A0|\u00A0$/u);
+      // The piece after the space stays on its line: a line never starts with what a no-break space tied.
+      for (const l of lines.slice(1)) expect(l, `a line at ${width} pt`).not.toMatch(/^[元章]/u);
+    }
+  });
+
   it('breaks Korean at its spaces, not inside words', () => {
     const lines = text(breakLines(measure, '할머니 모든 것에 감사드려요 할머니 모든 것에 감사드려요', { ...style, fallbacks: [] }, measure.width('quote', 12, '할머니 모든 것')));
     for (const l of lines) expect(['할머니', '모든', '것에', '감사드려요']).toEqual(expect.arrayContaining(l.split(' ')));

@@ -83,6 +83,8 @@ export const NO_START = /^[\p{Pe}\p{Pf}!%),.:;?\]}‐゠–〜～、。，．：
 /** Never at the end of a line: opening brackets and quotes (they go over with what they open). */
 export const NO_END = /[\p{Ps}\p{Pi}]$/u;
 const BREAK_AFTER = /[-‐‒–—/]$/;
+/** No-break spaces (and the word joiner): a line never breaks at them, in ideographic text as in any other. */
+const NO_BREAK_SPACE = /^[\u00A0\u2007\u202F\u2060\uFEFF]+$/;
 const lastChar = (t: string) => t.slice(t.length - (t.length > 1 && /[\udc00-\udfff]/.test(t[t.length - 1]) ? 2 : 1));
 
 /** Measures text per face and size, with a cache (memories repeat their words a lot). */
@@ -198,16 +200,24 @@ function unitsOf(paragraph: string): Unit[] {
   const units: Unit[] = [];
   let prev = '';
   for (const { segment } of words.segment(paragraph)) {
-    if (/^\s+$/.test(segment)) {
+    if (/^\s+$/.test(segment) && !NO_BREAK_SPACE.test(segment)) {
       units.push({ text: ' ', space: true });
       prev = ' ';
+      continue;
+    }
+    if (NO_BREAK_SPACE.test(segment)) {
+      // A no-break space (10\u00A0km, 第3\u00A0章) ties the pieces either side of it: glued to both, never a break.
+      const last = units[units.length - 1];
+      if (last && !last.space) last.text += segment;
+      else units.push({ text: segment, space: false });
+      prev = segment;
       continue;
     }
     // A word of ideographs or kana may break between any two of its characters.
     const pieces = IDEOGRAPHIC.test(segment) ? Array.from(graphemes.segment(segment), (g) => g.segment) : [segment];
     for (const piece of pieces) {
       const last = units[units.length - 1];
-      const breaks = (BREAK_AFTER.test(prev) || IDEOGRAPHIC.test(lastChar(prev)) || IDEOGRAPHIC.test(piece)) && !NO_START.test(piece) && !NO_END.test(prev);
+      const breaks = (BREAK_AFTER.test(prev) || IDEOGRAPHIC.test(lastChar(prev)) || IDEOGRAPHIC.test(piece)) && !NO_START.test(piece) && !NO_END.test(prev) && !NO_BREAK_SPACE.test(prev);
       if (last && !last.space && !breaks) last.text += piece; // no break allowed here: glue to the previous piece
       else units.push({ text: piece, space: false });
       prev = piece;

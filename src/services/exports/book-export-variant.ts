@@ -87,6 +87,7 @@ export function createBookExportVariant(deps: {
         coverPicture,
         coverFocal,
         dates: await approvedDateSpan(db, book.id),
+        language: bookLanguage(book.settings),
       });
       if (hasCoverWrap(job)) {
         // The cover wrap goes to the store first: the job completes only once both files are there.
@@ -117,6 +118,7 @@ export function createBookExportVariant(deps: {
             back: result.back,
             output: createWriteStream(coverFile, { mode: 0o600 }),
             now: deps.now(),
+            language: bookLanguage(book.settings),
           });
         } finally {
           await photo?.release();
@@ -236,4 +238,10 @@ async function* pdfMemories(source: AsyncIterable<ExportSubmission>, db: Db, pla
       ),
     };
   }
+}
+
+/** The language the owner chose for the book (`settings.language`), if any: the printed book's own words are set in it. */
+function bookLanguage(settings: Record<string, unknown> | null | undefined): string | null {
+  const language = settings?.language;
+  return typeof language === 'string' ? language : null;
 }

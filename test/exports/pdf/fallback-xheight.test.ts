@@ -3,9 +3,9 @@
  * lower case followed by Cyrillic (and one followed by Hebrew) is set with the book's own typesetting,
  * printed to PDF and rasterised (pdftoppm, 600 dpi); the ink height of the Latin x's and of the other
  * script's x-height letters (х, ס) must agree within 8%. Where the theme face lacks the script, the
- * fallback (Noto Sans, EB Garamond, Noto Sans Hebrew) is scaled to the theme's x-height; unscaled, Hebrew
- * stood 30% taller than the handwriting face's lower case (Cyrillic 14%) and 58% taller than Cormorant's.
- * The fallback's weight follows the theme face's.
+ * fallback (Noto Sans, EB Garamond, Noto Sans Hebrew, or Frank Ruhl Libre in serif themes) is scaled to the
+ * theme's x-height; unscaled, Hebrew stood 30% taller than the handwriting face's lower case (Cyrillic 14%)
+ * and 58% taller than Cormorant's. The fallback's weight follows the theme face's (see fallback-weight).
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';

@@ -216,8 +216,8 @@ export function describeTestBook(intent: ExportIntent) {
           for (const [cp, fonts] of chars) {
             const ch = String.fromCodePoint(cp);
             const names = [...fonts].join(',');
-            if ((KANA.test(ch) || KANJI_JAPANESE.test(ch)) && !/NotoSansJP/.test(names)) problems.push(`page ${i + 1}: Japanese ${ch} set in ${names}`);
-            if (HAN_CHINESE.test(ch) && !/NotoSansHans/.test(names)) problems.push(`page ${i + 1}: Chinese ${ch} set in ${names}`);
+            if ((KANA.test(ch) || KANJI_JAPANESE.test(ch)) && !/NotoSansJP|NotoSerifJP/.test(names)) problems.push(`page ${i + 1}: Japanese ${ch} set in ${names}`);
+            if (HAN_CHINESE.test(ch) && !/NotoSansHans|NotoSerifSC/.test(names)) problems.push(`page ${i + 1}: Chinese ${ch} set in ${names}`);
           }
         }
 

@@ -3,6 +3,7 @@
  * drawn on, and the title's typesetting (the largest size that fits, lines balanced).
  */
 import type { ThemeStyle } from '../../../media-tools/themes.js';
+import type { BookWords } from '../book-words.js';
 import type { Box } from '../geometry.js';
 import type { Pen } from '../pdf-themes.js';
 import { breakLines, LINING_FIGURES, type Line, type TextStyle } from '../text-layout.js';
@@ -15,6 +16,8 @@ export interface CoverKit extends ReturnType<typeof registerThemeFaces> {
   title: string;
   subtitle: string;
   memoryCount: number;
+  /** The book's own words in its language (see book-words); English when not given. */
+  words?: BookWords;
 }
 
 /** A cover's trimmed face, and how far the sheet runs past each of its edges (the bleed; nothing at a fold). */
