@@ -14,8 +14,9 @@ import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
-import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
+import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
+import { heldPageSizes, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -313,6 +314,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     closed: boolean;
     /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
     quote: QuoteDesign | null;
+    /** A card pasted over its photo's foot (PdfLook.cardOverlap): drawn before its op at `cardAt`, from `cardTop` down. */
+    cardAt?: number;
+    cardTop?: number;
   }
   /** What a quote page sets: the words, larger, and what goes with them. */
   interface QuoteDesign {
@@ -390,15 +394,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       quotePage(list[0].quote!);
       return;
     }
+    if (look.tailQuote && tailQuote(list)) return;
     list.forEach((gr, i) => {
       const card = gridOn(pageNo).card;
-      if (card) {
-        // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
-        const top = gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD;
-        const end = gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD;
-        doc.save().roundedRect(card.x, top, card.w, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+      // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
+      const paste = (top: number) => pasteCard(top, gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD, gr.cardAt !== undefined);
+      if (card && gr.cardAt === undefined) paste(gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD);
+      for (const [k, op] of gr.ops.entries()) {
+        if (card && k === gr.cardAt) paste(gr.cardTop! + shifts[i]);
+        op(shifts[i]);
       }
-      for (const op of gr.ops) op(shifts[i]);
       if (i > 0) {
         // The ornament between two memories, in the middle of the space between them.
         const above = list[i - 1].bottom + shifts[i - 1];
@@ -406,6 +411,32 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (below - above > 30) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
+  }
+
+  /** A memory's card from top to end on the page (see PdfLook.cards); pasted over a photo, opaque, with a soft shadow. */
+  function pasteCard(top: number, end: number, overPhoto: boolean) {
+    const card = gridOn(pageNo).card!;
+    if (overPhoto) doc.save().roundedRect(card.x + 1.5, top + 2.5, card.w, end - top, mm(5)).fillOpacity(0.12).fill('#000000').restore();
+    doc.save().roundedRect(card.x, top, card.w, end - top, mm(5)).fillOpacity(overPhoto ? 1 : 0.85).fill('#FFFFFF').restore();
+  }
+
+  /**
+   * A letter's last lines with a short memory under them, on a page they leave mostly empty: the short memory set
+   * as a quote page sets one, in the room below the lines (see PdfLook.tailQuote); false when the page is not that.
+   */
+  function tailQuote(list: Group[]): boolean {
+    const [tail, short] = list;
+    if (list.length !== 2 || !tail.continued || tail.flowsOn || !short.quote || short.continued || short.flowsOn) return false;
+    const room = tailQuoteRoom(content, tail.bottom, short.bottom - short.top, mm(14));
+    if (!room) return false;
+    if (gridOn(pageNo).card) pasteCard(content.y - CARD_PAD, tail.bottom + CARD_PAD, false);
+    for (const op of tail.ops) op(0);
+    // (The page stays a page of memories: what it sets is not a designed page breaking a run of words.)
+    const [page, pictured] = [content, pagePictured];
+    content = { ...content, y: room.y, h: room.h };
+    quotePage(short.quote);
+    [content, pagePictured] = [page, pictured];
+    return true;
   }
 
   /** How far down each of a page's groups moves when its free space is shared out (see flushPage). */
@@ -999,7 +1030,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** One memory's held photos prepared, a page each (see breatherPages). */
   async function heldPages(mine: HeldPhoto[]): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
-    for (const size of breatherPages(mine.length)) {
+    for (const size of heldPageSizes(mine.length, look.breatherPairs)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
@@ -1214,7 +1245,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), breatherPages(ownHeld.length).length);
+    const every = photoInterval(Math.ceil(textHeight / content.h), heldPageSizes(ownHeld.length, look.breatherPairs).length);
     // (From the page it opens on: none comes before its words.)
     spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
@@ -1245,6 +1276,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
+    // A picture book's memory with a photo opens a page of its own (a page left mostly empty takes a held photo first, if one is due).
+    else if (look.pictureOpens && block.pictures.length && !atTop() && (!pageShort() || (await breatherBelow()))) memoryPage();
     if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
@@ -1319,6 +1352,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (k < 1) doc.restore();
       });
       y += block.height * k + GAP * 1.5;
+      if (look.cards && look.cardOverlap) {
+        // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
+        const group = groups.at(-1)!;
+        [group.cardAt, group.cardTop] = [group.ops.length, oy + block.height * k - mm(8)];
+        y = group.cardTop + CARD_PAD;
+      }
     }
 
     if (bylineHeight || (markHeight && lines.length)) {

@@ -39,9 +39,13 @@ export const botanicalLuxe: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: true,
   cards: false,
+  cardOverlap: false,
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',

@@ -40,9 +40,13 @@ export const dailyJournal: PdfLook = {
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'journal',
   coverFrame: 'none',
   pageFrame: 'none',

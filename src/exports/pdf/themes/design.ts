@@ -86,12 +86,26 @@ export interface PdfLook {
   pullQuote: boolean;
   /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
+  /**
+   * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
+   * the page, its words under it. The page before keeps its place unless a held photo can fill it.
+   */
+  pictureOpens: boolean;
+  /** Three or more held photos go two to a page; without, each is a page of its own (a picture book's full-page pictures). */
+  breatherPairs: boolean;
+  /**
+   * A short memory with no photo that would sit small under a letter's last lines, on a page they leave mostly
+   * empty, is set there as a quote page sets one: display type filling the room below them between two ornaments.
+   */
+  tailQuote: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
+  /** A photo-led memory's card is pasted over the foot of its photo (a note on a print), rather than the photo sitting on it. */
+  cardOverlap: boolean;
   cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;

@@ -39,9 +39,13 @@ export const editorialNoir: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'magazine',
   coverFrame: 'none',
   pageFrame: 'none',

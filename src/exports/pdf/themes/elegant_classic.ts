@@ -40,9 +40,13 @@ export const elegantClassic: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'classic',
   coverFrame: 'double',
   pageFrame: 'none',

@@ -39,9 +39,13 @@ export const heirloomGallery: PdfLook = {
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'gallery',
   coverFrame: 'double',
   pageFrame: 'none',

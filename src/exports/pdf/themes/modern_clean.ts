@@ -40,9 +40,13 @@ export const modernClean: PdfLook = {
   textRun: 6,
   pullQuote: true,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'editorial',
   coverFrame: 'none',
   pageFrame: 'none',

@@ -40,9 +40,13 @@ export const retirementTribute: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'certificate',
   coverFrame: 'double',
   pageFrame: 'none',

@@ -39,9 +39,13 @@ export const weddingAlbum: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: true,
+  pictureOpens: false,
+  breatherPairs: true,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',

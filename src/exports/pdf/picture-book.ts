@@ -1,0 +1,27 @@
+/**
+ * A picture book's pages (storybook, baby_first_year): a memory with a photo opens a page of its own with the
+ * photo over its words, each held photo is a page of its own, and a few words that would sit small under a
+ * letter's last lines are set large in the room below them.
+ */
+import { breatherPages } from './held-photos.js';
+
+/** How a memory's held photos go onto pages: two to a page from three (see breatherPages), or each a page of its own. */
+export function heldPageSizes(count: number, pairs: boolean): number[] {
+  return pairs ? breatherPages(count) : Array.from({ length: Math.max(0, count) }, () => 1);
+}
+
+/** A letter's last lines that leave this share of the live area or more below them are followed by a short memory set large. */
+export const TAIL_QUOTE_ROOM = 0.45;
+
+/**
+ * The room under a letter's last lines where a short memory is set as display type (see PdfLook.tailQuote): from
+ * `gap` under the lines to the foot of the live area; null when they leave too little of the page for it (then the
+ * page is full enough as it is), or the memory's ordinary setting (`natural`, points, with `gap` above and below
+ * for its ornaments) would not fit there.
+ */
+export function tailQuoteRoom(live: { y: number; h: number }, tailBottom: number, natural: number, gap: number): { y: number; h: number } | null {
+  const y = tailBottom + gap;
+  const h = live.y + live.h - y;
+  if (h < live.h * TAIL_QUOTE_ROOM || h < natural + 2 * gap) return null;
+  return { y, h };
+}
