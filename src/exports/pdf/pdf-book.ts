@@ -425,17 +425,39 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * as a quote page sets one, in the room below the lines (see PdfLook.tailQuote); false when the page is not that.
    */
   function tailQuote(list: Group[]): boolean {
-    const [tail, short] = list;
-    if (list.length !== 2 || !tail.continued || tail.flowsOn || !short.quote || short.continued || short.flowsOn) return false;
-    const room = tailQuoteRoom(content, tail.bottom, short.bottom - short.top, mm(14));
+    const room = tailQuoteAt(list);
     if (!room) return false;
+    const [tail, short] = list;
+    if (!short.quote) return false;
     if (gridOn(pageNo).card) pasteCard(content.y - CARD_PAD, tail.bottom + CARD_PAD, false);
     for (const op of tail.ops) op(0);
-    // (The page stays a page of memories: what it sets is not a designed page breaking a run of words.)
-    const [page, pictured] = [content, pagePictured];
+    // (Set large, the words break a run of pages of words as a quote page does.)
+    const page = content;
     content = { ...content, y: room.y, h: room.h };
     quotePage(short.quote);
-    [content, pagePictured] = [page, pictured];
+    content = page;
+    return true;
+  }
+
+  /** Where tailQuote sets the short memory of a page of a letter's last lines and it; null when the page is not that. */
+  function tailQuoteAt(list: Group[]): { y: number; h: number } | null {
+    const [tail, short] = list;
+    if (list.length !== 2 || !tail.continued || tail.flowsOn || !short.quote || short.continued || short.flowsOn) return null;
+    return tailQuoteRoom(content, tail.bottom, short.bottom - short.top, mm(14));
+  }
+
+  /**
+   * A page a letter's last lines leave mostly empty, before a memory that opens a page of its own with its photo:
+   * a sentence of the letter set large under them (as a pacing quote page sets one); false when the page holds
+   * more than those lines, or the letter has no sentence left to set. Set by tailQuote when the page is drawn.
+   */
+  function tailPull(letter: typeof reading): boolean {
+    const list = groups.filter((gr) => gr.ops.length);
+    if (list.length !== 1 || !list[0].continued || !list[0].closed || !letter?.sentences.length) return false;
+    const design: QuoteDesign = { ...letter.design, text: letter.sentences[0], pulled: true };
+    if (!tailQuoteAt([list[0], { ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: true, quote: design }])) return false;
+    letter.sentences.shift();
+    groups.push({ ops: [() => {}], top: y, bottom: y, continued: false, flowsOn: false, closed: true, quote: design });
     return true;
   }
 
@@ -1027,10 +1049,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  /** One memory's held photos prepared, a page each (see breatherPages). */
-  async function heldPages(mine: HeldPhoto[]): Promise<(typeof due)[number][]> {
+  /** One memory's held photos prepared, a page each (see heldPageSizes). */
+  async function heldPages(mine: HeldPhoto[], through = false): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
-    for (const size of heldPageSizes(mine.length, look.breatherPairs)) {
+    for (const size of heldPageSizes(mine.length, look.breatherPairs, through)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
@@ -1245,12 +1267,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), heldPageSizes(ownHeld.length, look.breatherPairs).length);
+    const every = photoInterval(Math.ceil(textHeight / content.h), heldPageSizes(ownHeld.length, look.breatherPairs, true).length);
     // (From the page it opens on: none comes before its words.)
-    spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
+    spread = every ? { pages: await heldPages(ownHeld, true), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
+    const letterBefore = reading;
     reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
@@ -1277,7 +1300,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
     // A picture book's memory with a photo opens a page of its own (a page left mostly empty takes a held photo first, if one is due).
-    else if (look.pictureOpens && block.pictures.length && !atTop() && (!pageShort() || (await breatherBelow()))) memoryPage();
+    else if (look.pictureOpens && block.pictures.length && !atTop() && (!pageShort() || !!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || (await breatherBelow()) || tailPull(letterBefore))) {
+      // (A quote page breaking a run of words at this turn sets a sentence of the letter just read, not of this memory.)
+      const mine = reading;
+      reading = letterBefore;
+      memoryPage();
+      reading = mine;
+    }
     if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;

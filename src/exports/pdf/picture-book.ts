@@ -5,9 +5,13 @@
  */
 import { breatherPages } from './held-photos.js';
 
-/** How a memory's held photos go onto pages: two to a page from three (see breatherPages), or each a page of its own. */
-export function heldPageSizes(count: number, pairs: boolean): number[] {
-  return pairs ? breatherPages(count) : Array.from({ length: Math.max(0, count) }, () => 1);
+/**
+ * How a memory's held photos go onto pages: two to a page from three (see breatherPages), or each a page of its
+ * own; that too when they follow a memory and are more than two (more pages would leave them far from it), unless
+ * they come `through` a long memory's pages.
+ */
+export function heldPageSizes(count: number, pairs: boolean, through = false): number[] {
+  return pairs || (count > 2 && !through) ? breatherPages(count) : Array.from({ length: Math.max(0, count) }, () => 1);
 }
 
 /** A letter's last lines that leave this share of the live area or more below them are followed by a short memory set large. */
