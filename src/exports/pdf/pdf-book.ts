@@ -16,7 +16,7 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
-import { heldPageSizes, tailQuoteRoom } from './picture-book.js';
+import { heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -1194,6 +1194,38 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /**
+   * A month's chapter page (PdfLook.chapterPages): the month's number in the book large, its name and year under
+   * it, between the theme's ornaments, on a page of its own; then a fresh page for its first memory. Returns its page.
+   */
+  function chapterPage(month: string, date: string, letterBefore: typeof reading): number {
+    if (!freshPage()) {
+      // A letter's last lines left alone on their page take a sentence of it, set large, first.
+      if (pageShort()) tailPull(letterBefore);
+      memoryPage();
+    }
+    const n = pageNo;
+    decorateDue = null;
+    pagePictured = true;
+    input.trace?.page?.(n, 'quote');
+    const cx = content.x + content.w / 2;
+    const number: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: 150, leading: 1 };
+    const name: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 12, leading: 1.2 };
+    const label: TextStyle = { ...bookSignatureStyle, size: smallest(look.captionSize + 1), characterSpacing: 1.5 };
+    const mid = content.y + content.h * 0.46;
+    const count = input.dates ? monthOfBook(input.dates.first, date) : null;
+    look.ornament(doc, cx, mid - (count ? 150 : 40), 1.2, p);
+    if (count) {
+      drawCentredLine('MONTH', label, cx, mid - 110, smallColour, content.w);
+      drawCentredLine(String(count), number, cx, mid + 10, p.accent, content.w);
+    }
+    drawCentredLine(month, name, cx, mid + (count ? 62 : 10), p.text, content.w);
+    look.ornament(doc, cx, mid + (count ? 96 : 50), 1.2, p);
+    folio(n);
+    memoryPage();
+    return n;
+  }
+
   async function placeMemory(ready: Ready) {
     await breathe();
     const { memory } = ready;
@@ -1237,6 +1269,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const month = dateMode === 'month' && !memory.pinned ? MONTH.format(new Date(memory.date)) : null;
     const headText = month && month !== chapter ? month : look.datedEntries && dateMode === 'day' ? when : null;
     if (month) chapter = month;
+    // A theme of chapter pages opens the month on a page of its own; its memory carries no heading then.
+    const chapterOpens = look.chapterPages && !!month && headText === month;
     const dated = dateMode === 'day' && !look.datedEntries ? date : null;
     // Who wrote it comes first: the memory opens with its byline (and its day when the days tell something).
     const bylineLines = memory.signature || dated ? breakLines(measure, [memory.signature, dated].filter(Boolean).join(' · '), signatureStyle, textWidth) : [];
@@ -1247,7 +1281,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // how long beside it, and a completed transcript under it in the text face.
     const codes = memory.recordings.map((r) => voiceBlock(r, memory.signature, signatureStyle, fb.text, textWidth));
     const sigHeight = codes.length ? 6 + codesHeight(codes) : 0;
-    const heading = headText ? breakLines(measure, headText, dateStyle, textWidth) : [];
+    const heading = headText && !chapterOpens ? breakLines(measure, headText, dateStyle, textWidth) : [];
     // Above taped photos the heading keeps clear of the tape, which reaches above the prints.
     const tapeClearance = block.pictures.length && look.mount === 'tape' ? 9 : 0;
     const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 + tapeClearance : 0;
@@ -1283,6 +1317,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
     };
     if (block.bleed) plate(block.bleed);
+    const chapterAt = chapterOpens ? chapterPage(month!, memory.date, letterBefore) : null;
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
@@ -1290,7 +1325,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // the page mostly empty.
     const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
     const opening = (k: number) => headingHeight + picturesAt(k) + words();
-    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
+    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: chapterOpens ? null : headText, sigLines, sigStyle: signatureStyle, codes } : null;
     // (A short memory's opening is all of it, with the room its mark asks for.)
     let whole = Math.max(total, opening(1));
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
@@ -1352,7 +1387,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const opened = pageNo;
     if (spread) spread.from = opened;
     // The contents list each month's chapter.
-    if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
+    if (month && headText === month) chapters.push({ label: month, page: chapterAt ?? opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);

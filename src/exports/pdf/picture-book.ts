@@ -29,3 +29,9 @@ export function tailQuoteRoom(live: { y: number; h: number }, tailBottom: number
   if (h < live.h * TAIL_QUOTE_ROOM || h < natural + 2 * gap) return null;
   return { y, h };
 }
+
+/** Which month of the book `date` falls in, counting the month of `first` as the first (a baby book's "month 3"). */
+export function monthOfBook(first: string, date: string): number {
+  const [a, b] = [new Date(first), new Date(date)];
+  return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() + 1;
+}

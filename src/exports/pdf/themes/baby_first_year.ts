@@ -42,6 +42,7 @@ export const babyFirstYear: PdfLook = {
   pictureOpens: true,
   breatherPairs: false,
   tailQuote: true,
+  chapterPages: true,
   // look
   cornerOrnament: false,
   cards: true,

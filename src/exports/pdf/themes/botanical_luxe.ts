@@ -42,6 +42,7 @@ export const botanicalLuxe: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   tailQuote: false,
+  chapterPages: false,
   // look
   cornerOrnament: true,
   cards: false,

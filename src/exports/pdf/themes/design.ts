@@ -98,6 +98,8 @@ export interface PdfLook {
    * empty, is set there as a quote page sets one: display type filling the room below them between two ornaments.
    */
   tailQuote: boolean;
+  /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */
+  chapterPages: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */

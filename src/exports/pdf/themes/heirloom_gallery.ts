@@ -42,6 +42,7 @@ export const heirloomGallery: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   tailQuote: false,
+  chapterPages: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -43,6 +43,7 @@ export const modernClean: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   tailQuote: false,
+  chapterPages: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -43,6 +43,7 @@ export const storybook: PdfLook = {
   pictureOpens: true,
   breatherPairs: false,
   tailQuote: true,
+  chapterPages: false,
   // look
   cornerOrnament: false,
   cards: false,
