@@ -16,7 +16,7 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
-import { heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
+import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -1397,7 +1397,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const area = gridOn(pageNo).photos;
-      const [x0, ox, oy, k] = [area.x, area.x + area.w / 2, y, scale];
+      // (A photo with a card pasted over its foot sits centred over the card.)
+      const one = block.pictures.length === 1 && look.cards && look.cardOverlap ? block.pictures[0] : null;
+      const over = one ? centreOverCard({ x: area.x + one.cell.x + padLeft + one.dx, w: one.width }, gridOn(pageNo).column, gridOn(pageNo).live) : 0;
+      const [x0, ox, oy, k] = [area.x + over, area.x + area.w / 2 + over, y, scale];
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -1419,7 +1422,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (look.cards && look.cardOverlap) {
         // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
         const group = groups.at(-1)!;
-        [group.cardAt, group.cardTop] = [group.ops.length, oy + block.height * k - mm(8)];
+        const foot = one ? (one.cell.y + top + one.dy + one.height) * k : block.height * k;
+        [group.cardAt, group.cardTop] = [group.ops.length, oy + foot - mm(8)];
         y = group.cardTop + CARD_PAD;
       }
     }

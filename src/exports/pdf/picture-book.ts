@@ -35,3 +35,12 @@ export function monthOfBook(first: string, date: string): number {
   const [a, b] = [new Date(first), new Date(date)];
   return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() + 1;
 }
+
+/**
+ * How far a memory's photo moves sideways to sit centred over the card pasted across its foot (PdfLook.cardOverlap):
+ * the card is cut to the text column, which a book's text block sets nearer the fold; the photo stays in the live area.
+ */
+export function centreOverCard(pic: { x: number; w: number }, column: { x: number; w: number }, live: { x: number; w: number }): number {
+  const want = column.x + column.w / 2 - (pic.x + pic.w / 2);
+  return Math.min(live.x + live.w - (pic.x + pic.w), Math.max(live.x - pic.x, want));
+}
