@@ -399,7 +399,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const card = gridOn(pageNo).card;
       // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
       const paste = (top: number) => pasteCard(top, gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD, gr.cardAt !== undefined);
-      if (card && gr.cardAt === undefined) paste(gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD);
+      // (A theme that pastes cards over photos sets a letter's running pages on the paper itself: a card the size of a page reads as a form.)
+      const bare = look.cardOverlap && gr.cardAt === undefined && ((gr.continued && i === 0) || gr.flowsOn);
+      if (card && gr.cardAt === undefined && !bare) paste(gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD);
       for (const [k, op] of gr.ops.entries()) {
         if (card && k === gr.cardAt) paste(gr.cardTop! + shifts[i]);
         op(shifts[i]);
@@ -429,7 +431,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!room) return false;
     const [tail, short] = list;
     if (!short.quote) return false;
-    if (gridOn(pageNo).card) pasteCard(content.y - CARD_PAD, tail.bottom + CARD_PAD, false);
+    if (gridOn(pageNo).card && !look.cardOverlap) pasteCard(content.y - CARD_PAD, tail.bottom + CARD_PAD, false);
     for (const op of tail.ops) op(0);
     // (Set large, the words break a run of pages of words as a quote page does.)
     const page = content;
@@ -1132,7 +1134,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const hand = look.handCaptions ? { face: faces.quote, fallbacks: fallbacksFor(h.japanese).quote, size: look.captionSize + 3.5 } : {};
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES, ...hand };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
@@ -1151,7 +1154,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const band = slot ?? grid.live;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
       placePicture(photo, x, y0, false);
-      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
+      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(look.handCaptions ? 10 : 8), look.handCaptions ? p.text : smallColour, area.w);
       if (!slot) folio(pageNo);
     }
     input.trace?.breather?.(pageNo, h.memoryId);
@@ -1293,7 +1296,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
     // A long letter opens with a pull quote: a sentence of it set large between two rules, across the text columns.
-    const pull = long && look.pullQuote && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
+    const pull = long && look.pullQuote && !(look.pictureOpens && block.pictures.length) && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
     const pullStyle: TextStyle = { face: faces.quote, fallbacks: fb.quote, size: Math.max(look.quoteSize, look.longSize * 1.25) * 1.25, leading: 1.3 };
     const pullWidth = gridOn(pageNo).column.w - barIndent;
     let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
@@ -1334,8 +1337,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
-    // A picture book's memory with a photo opens a page of its own (a page left mostly empty takes a held photo first, if one is due).
-    else if (look.pictureOpens && block.pictures.length && !atTop() && (!pageShort() || !!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || (await breatherBelow()) || tailPull(letterBefore))) {
+    // A picture book's memory with a photo opens a page of its own: a letter's last lines left on theirs take a sentence
+    // of it set large under them, or a page left mostly empty a held photo, if one is due.
+    else if (look.pictureOpens && block.pictures.length && !atTop() && (!!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || tailPull(letterBefore) || !pageShort() || (await breatherBelow()))) {
       // (A quote page breaking a run of words at this turn sets a sentence of the letter just read, not of this memory.)
       const mine = reading;
       reading = letterBefore;

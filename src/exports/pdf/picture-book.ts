@@ -15,7 +15,7 @@ export function heldPageSizes(count: number, pairs: boolean, through = false): n
 }
 
 /** A letter's last lines that leave this share of the live area or more below them are followed by a short memory set large. */
-export const TAIL_QUOTE_ROOM = 0.45;
+export const TAIL_QUOTE_ROOM = 0.38;
 
 /**
  * The room under a letter's last lines where a short memory is set as display type (see PdfLook.tailQuote): from

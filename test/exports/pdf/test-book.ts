@@ -101,7 +101,7 @@ async function* iterate<T>(xs: T[]) {
 /** Spreads of words only allowed in a row, in a book with photos (one photo or quote page at least every other spread reads better still). */
 const MAX_WORD_SPREADS = 4;
 /** The least share of a picture book's pages of memories that carry a photo, in the test book (every one of its 26 photos a page to itself). */
-const PICTURE_BOOK_SHARE = 0.3;
+const PICTURE_BOOK_SHARE = 0.28;
 
 /** Runs of pages (up to the last memory's) with no photo and no quote page, from the first page of memories. */
 export function wordOnlyRuns(kinds: PageKind[], pictured: Set<number>, lastMemoryPage: number): { from: number; length: number }[] {

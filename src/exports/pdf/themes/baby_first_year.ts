@@ -34,7 +34,7 @@ export const babyFirstYear: PdfLook = {
   // pacing
   inlinePhotos: 1,
   breather: 'page',
-  breatherSpan: 0.9,
+  breatherSpan: 1,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
@@ -47,6 +47,7 @@ export const babyFirstYear: PdfLook = {
   cornerOrnament: false,
   cards: true,
   cardOverlap: true,
+  handCaptions: true,
   cover: 'nursery',
   coverFrame: 'rounded',
   pageFrame: 'none',

@@ -47,6 +47,7 @@ export const botanicalLuxe: PdfLook = {
   cornerOrnament: true,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',

@@ -48,6 +48,7 @@ export const dailyJournal: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'journal',
   coverFrame: 'none',
   pageFrame: 'none',

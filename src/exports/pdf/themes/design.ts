@@ -108,6 +108,8 @@ export interface PdfLook {
   cards: boolean;
   /** A photo-led memory's card is pasted over the foot of its photo (a note on a print), rather than the photo sitting on it. */
   cardOverlap: boolean;
+  /** A held photo's caption written under it in the theme's display face, larger, in the text colour (a note under a pasted print), not small print. */
+  handCaptions: boolean;
   cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;

@@ -47,6 +47,7 @@ export const editorialNoir: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'magazine',
   coverFrame: 'none',
   pageFrame: 'none',

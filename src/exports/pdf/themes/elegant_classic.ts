@@ -48,6 +48,7 @@ export const elegantClassic: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'classic',
   coverFrame: 'double',
   pageFrame: 'none',

@@ -47,6 +47,7 @@ export const heirloomGallery: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'gallery',
   coverFrame: 'double',
   pageFrame: 'none',

@@ -48,6 +48,7 @@ export const memorialService: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'classic',
   coverFrame: 'hairline',
   pageFrame: 'none',

@@ -48,6 +48,7 @@ export const modernClean: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'editorial',
   coverFrame: 'none',
   pageFrame: 'none',

@@ -48,6 +48,7 @@ export const retirementTribute: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'certificate',
   coverFrame: 'double',
   pageFrame: 'none',

@@ -20,8 +20,8 @@ export const storybook: PdfLook = {
   photoSpan: 0.9,
   photoAlign: 'centre',
   // type
-  longSize: 12.5,
-  longLeading: 1.5,
+  longSize: 13.5,
+  longLeading: 1.55,
   quoteSize: 13.5,
   leading: 1.45,
   align: 'center',
@@ -48,6 +48,7 @@ export const storybook: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: true,
   cover: 'playful',
   coverFrame: 'rounded',
   pageFrame: 'none',

@@ -47,6 +47,7 @@ export const weddingAlbum: PdfLook = {
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
+  handCaptions: false,
   cover: 'classic',
   coverFrame: 'corners',
   pageFrame: 'none',
