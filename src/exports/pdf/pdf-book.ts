@@ -17,6 +17,7 @@ import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
@@ -342,6 +343,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     closed: boolean;
     /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
     quote: QuoteDesign | null;
+    /** A card pasted over its photo's foot (PdfLook.cardOverlap): drawn before its op at `cardAt`, from `cardTop` down. */
+    cardAt?: number;
+    cardTop?: number;
   }
   /** What a quote page sets: the words, larger, and what goes with them. */
   interface QuoteDesign {
@@ -419,25 +423,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       quotePage(list[0].quote!);
       return;
     }
-    const [tail, after] = list;
-    if (look.tailQuote && list.length === 2 && tail.continued && !tail.flowsOn && after.quote && !after.continued && !after.flowsOn) {
-      // A short memory after a letter's last lines: an epigraph in the room below them (see PdfLook.tailQuote).
-      for (const op of tail.ops) op(0);
-      const [whole, top] = [content, tail.bottom + mm(8)];
-      content = { ...whole, y: top, h: whole.y + whole.h - top };
-      quotePage(after.quote);
-      content = whole;
-      return;
-    }
+    if (look.tailQuote && tailQuote(list)) return;
     list.forEach((gr, i) => {
       const card = gridOn(pageNo).card;
-      if (card) {
-        // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
-        const top = gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD;
-        const end = gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD;
-        doc.save().roundedRect(card.x, top, card.w, end - top, mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
+      // The card, cut to the text column, runs past the page's edge of the live area where the memory goes on from, or to, another page.
+      const paste = (top: number) => pasteCard(top, gr.flowsOn ? bottom + CARD_PAD : gr.bottom + shifts[i] + CARD_PAD, gr.cardAt !== undefined);
+      // (A theme that pastes cards over photos sets a letter's running pages on the paper itself: a card the size of a page reads as a form.)
+      const bare = look.cardOverlap && gr.cardAt === undefined && ((gr.continued && i === 0) || gr.flowsOn);
+      if (card && gr.cardAt === undefined && !bare) paste(gr.continued && i === 0 ? content.y - CARD_PAD : gr.top + shifts[i] - CARD_PAD);
+      for (const [k, op] of gr.ops.entries()) {
+        if (card && k === gr.cardAt) paste(gr.cardTop! + shifts[i]);
+        op(shifts[i]);
       }
-      for (const op of gr.ops) op(shifts[i]);
       if (i > 0) {
         // The ornament between two memories, in the middle of the space between them.
         const above = list[i - 1].bottom + shifts[i - 1];
@@ -445,6 +442,54 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (below - above > 30 && look.ornamentBetween) look.ornament(doc, content.x + content.w / 2, (above + below) / 2, 0.7, p);
       }
     });
+  }
+
+  /** A memory's card from top to end on the page (see PdfLook.cards); pasted over a photo, opaque, with a soft shadow. */
+  function pasteCard(top: number, end: number, overPhoto: boolean) {
+    const card = gridOn(pageNo).card!;
+    if (overPhoto) doc.save().roundedRect(card.x + 1.5, top + 2.5, card.w, end - top, mm(5)).fillOpacity(0.12).fill('#000000').restore();
+    doc.save().roundedRect(card.x, top, card.w, end - top, mm(5)).fillOpacity(overPhoto ? 1 : 0.85).fill('#FFFFFF').restore();
+  }
+
+  /**
+   * A letter's last lines with a short memory under them, on a page they leave mostly empty: the short memory set
+   * as a quote page sets one, in the room below the lines (see PdfLook.tailQuote); false when the page is not that.
+   */
+  function tailQuote(list: Group[]): boolean {
+    const room = tailQuoteAt(list);
+    if (!room) return false;
+    const [tail, short] = list;
+    if (!short.quote) return false;
+    if (gridOn(pageNo).card && !look.cardOverlap) pasteCard(content.y - CARD_PAD, tail.bottom + CARD_PAD, false);
+    for (const op of tail.ops) op(0);
+    // (Set large, the words break a run of pages of words as a quote page does.)
+    const page = content;
+    content = { ...content, y: room.y, h: room.h };
+    quotePage(short.quote);
+    content = page;
+    return true;
+  }
+
+  /** Where tailQuote sets the short memory of a page of a letter's last lines and it; null when the page is not that. */
+  function tailQuoteAt(list: Group[]): { y: number; h: number } | null {
+    const [tail, short] = list;
+    if (list.length !== 2 || !tail.continued || tail.flowsOn || !short.quote || short.continued || short.flowsOn) return null;
+    return tailQuoteRoom(content, tail.bottom, short.bottom - short.top, mm(14));
+  }
+
+  /**
+   * A page a letter's last lines leave mostly empty, before a memory that opens a page of its own with its photo:
+   * a sentence of the letter set large under them (as a pacing quote page sets one); false when the page holds
+   * more than those lines, or the letter has no sentence left to set. Set by tailQuote when the page is drawn.
+   */
+  function tailPull(letter: typeof reading): boolean {
+    const list = groups.filter((gr) => gr.ops.length);
+    if (list.length !== 1 || !list[0].continued || !list[0].closed || !letter?.sentences.length) return false;
+    const design: QuoteDesign = { ...letter.design, text: letter.sentences[0], pulled: true };
+    if (!tailQuoteAt([list[0], { ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: true, quote: design }])) return false;
+    letter.sentences.shift();
+    groups.push({ ops: [() => {}], top: y, bottom: y, continued: false, flowsOn: false, closed: true, quote: design });
+    return true;
   }
 
   /** How far down each of a page's groups moves when its free space is shared out (see flushPage). */
@@ -1103,13 +1148,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  /** One memory's held photos prepared, a page each (see breatherPages). */
+  /** One memory's held photos prepared, a page each or in pairs (see heldPageSizes). */
   async function heldPages(mine: HeldPhoto[], opts: { carried?: boolean; plate?: boolean; singles?: boolean } = {}): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
     // (An album, and a memorial of one memory a page, give each its own page: through a long letter, or one or two after a memory, within two pages of it.)
     const single = opts.plate || opts.singles || ((look.photoSpread || look.onePerPage) && (opts.carried || mine.length <= 2));
     // (A catalogue's plate is a page of its own; the photos after it go in pairs, so they follow it closely.)
-    for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : breatherPages(mine.length)) {
+    for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
@@ -1190,7 +1235,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const hand = look.handCaptions ? { face: faces.quote, fallbacks: fallbacksFor(h.japanese).quote, size: look.captionSize + 3.5 } : {};
+    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES, ...hand };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
@@ -1212,9 +1258,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
       placePicture(photo, x, y0, false, bottom + deeper);
-      // (A plate's caption a point larger, in the text colour: a museum label is read.)
+      // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
       const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-      drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(8), deeper ? p.text : smallColour, area.w);
+      drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
       if (!slot && !look.photoSpread) folio(pageNo);
     }
     if (opening) input.trace?.picture?.(pageNo, h.memoryId);
@@ -1260,6 +1306,38 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** The page an album's spread set its words on, to themselves: the next memory turns it (unless that leaves it mostly empty, or a quote page too soon). */
   let ownPage: number | null = null;
+
+  /**
+   * A month's chapter page (PdfLook.chapterPages): the month's number in the book large, its name and year under
+   * it, between the theme's ornaments, on a page of its own; then a fresh page for its first memory. Returns its page.
+   */
+  function chapterPage(month: string, date: string, letterBefore: typeof reading): number {
+    if (!freshPage()) {
+      // A letter's last lines left alone on their page take a sentence of it, set large, first.
+      if (pageShort()) tailPull(letterBefore);
+      memoryPage();
+    }
+    const n = pageNo;
+    decorateDue = null;
+    pagePictured = true;
+    input.trace?.page?.(n, 'quote');
+    const cx = content.x + content.w / 2;
+    const number: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: 150, leading: 1 };
+    const name: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 12, leading: 1.2 };
+    const label: TextStyle = { ...bookSignatureStyle, size: smallest(look.captionSize + 1), characterSpacing: 1.5 };
+    const mid = content.y + content.h * 0.46;
+    const count = input.dates ? monthOfBook(input.dates.first, date) : null;
+    look.ornament(doc, cx, mid - (count ? 150 : 40), 1.2, p);
+    if (count) {
+      drawCentredLine('MONTH', label, cx, mid - 110, smallColour, content.w);
+      drawCentredLine(String(count), number, cx, mid + 10, p.accent, content.w);
+    }
+    drawCentredLine(month, name, cx, mid + (count ? 62 : 10), p.text, content.w);
+    look.ornament(doc, cx, mid + (count ? 96 : 50), 1.2, p);
+    folio(n);
+    memoryPage();
+    return n;
+  }
 
   async function placeMemory(ready: Ready) {
     await breathe();
@@ -1309,6 +1387,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const month = dateMode === 'month' && !memory.pinned ? bookText.month(new Date(memory.date)) : null;
     const headText = month && month !== chapter ? month : look.datedEntries && dateMode === 'day' ? when : null;
     if (month) chapter = month;
+    // A theme of chapter pages opens the month on a page of its own; its memory carries no heading then.
+    const chapterOpens = look.chapterPages && !!month && headText === month;
     const dated = dateMode === 'day' && !look.datedEntries ? date : null;
     // Who wrote it comes first: the memory opens with its byline (and its day when the days tell something).
     const bylineLines = memory.signature || dated ? breakLines(measure, [memory.signature, dated].filter(Boolean).join(' · '), signatureStyle, textWidth) : [];
@@ -1319,7 +1399,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // how long beside it, and a completed transcript under it in the text face.
     const codes = memory.recordings.map((r) => voiceBlock(r, memory.signature, signatureStyle, fb.text, textWidth));
     const sigHeight = codes.length ? 6 + codesHeight(codes) : 0;
-    const heading = headText ? breakLines(measure, headText, dateStyle, textWidth) : [];
+    const heading = headText && !chapterOpens ? breakLines(measure, headText, dateStyle, textWidth) : [];
     // Above taped photos the heading keeps clear of the tape, which reaches above the prints.
     const tapeClearance = block.pictures.length && look.mount === 'tape' ? 9 : 0;
     const headingHeight = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 + tapeClearance : 0;
@@ -1331,7 +1411,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
     // A long letter opens with a pull quote: a sentence of it set large between two rules, across the text columns.
-    const pull = long && look.pullQuote && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
+    const pull = long && look.pullQuote && !(look.pictureOpens && block.pictures.length) && normalizeText(text).length > PULL_QUOTE_CHARS ? pullQuoteOf(text) : null;
     const pullStyle: TextStyle = { face: faces.quote, fallbacks: fb.quote, size: Math.max(look.quoteSize, look.longSize * 1.25) * 1.25, leading: 1.3 };
     const pullWidth = gridOn(pageNo).column.w - barIndent;
     let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
@@ -1341,12 +1421,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
     // (An album and a memorial take them one a page; a theme that hangs them at the top of the letter's pages, one at a time.)
     const singles = look.photoSpread || look.onePerPage || look.hangHeld;
-    const every = photoInterval(Math.ceil(textHeight / content.h), singles ? ownHeld.length : breatherPages(ownHeld.length).length);
+    const every = photoInterval(Math.ceil(textHeight / content.h), singles ? ownHeld.length : heldPageSizes(ownHeld.length, look.breatherPairs, true).length);
     // (From the page it opens on: none comes before its words.)
     spread = every ? { pages: await heldPages(ownHeld, { carried: true, singles: look.hangHeld }), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
+    const letterBefore = reading;
     reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
@@ -1355,6 +1436,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
       return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
     };
+    const chapterAt = chapterOpens ? chapterPage(month!, memory.date, letterBefore) : null;
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
@@ -1362,7 +1444,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // the page mostly empty.
     const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
     const opening = (k: number) => headingHeight + picturesAt(k) + words();
-    const quoteDesign = () => (!block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null);
+    const quoteDesign = () => (!block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: chapterOpens ? null : headText, sigLines, sigStyle: signatureStyle, codes } : null);
     let quote = quoteDesign();
     // (A short memory's opening is all of it, with the room its mark asks for.)
     let whole = Math.max(total, opening(1));
@@ -1417,6 +1499,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A catalogue's pictured memory opens on a verso, its plate on the recto facing it (after a plate still waiting for its recto).
     else if (ownPlate && !atTop() && !pageShort() && (g.isRecto(pageNo) || due.length)) memoryPage();
+    // A picture book's memory with a photo opens a page of its own: a letter's last lines left on theirs take a sentence
+    // of it set large under them, or a page left mostly empty a held photo, if one is due.
+    else if (look.pictureOpens && block.pictures.length && !atTop() && (!!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || tailPull(letterBefore) || !pageShort() || (await breatherBelow()))) {
+      // (A quote page breaking a run of words at this turn sets a sentence of the letter just read, not of this memory.)
+      const mine = reading;
+      reading = letterBefore;
+      memoryPage();
+      reading = mine;
+    }
     // A few words after a letter's tail, on a page they would leave half empty: a held photo fills the room under the tail first (the words go overleaf, or under it).
     if (quote && groups.length === 1 && groups[0].continued && groups[0].closed && pageShort()) await breatherBelow();
     if (!atTop() && whole > room() && due.length && (pageShort() || quoteTooSoon())) {
@@ -1474,7 +1565,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const opened = pageNo;
     if (spread) spread.from = opened;
     // The contents list each month's chapter.
-    if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
+    if (month && headText === month) chapters.push({ label: month, page: chapterAt ?? opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
@@ -1484,7 +1575,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const area = gridOn(pageNo).photos;
-      const [x0, ox, oy, k] = [area.x, area.x + area.w / 2, y, scale];
+      // (A photo with a card pasted over its foot sits centred over the card.)
+      const one = block.pictures.length === 1 && look.cards && look.cardOverlap ? block.pictures[0] : null;
+      const over = one ? centreOverCard({ x: area.x + one.cell.x + padLeft + one.dx, w: one.width }, gridOn(pageNo).column, gridOn(pageNo).live) : 0;
+      const [x0, ox, oy, k] = [area.x + over, area.x + area.w / 2 + over, y, scale];
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -1503,6 +1597,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (k < 1) doc.restore();
       });
       y += block.height * k + GAP * 1.5;
+      if (look.cards && look.cardOverlap) {
+        // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
+        const group = groups.at(-1)!;
+        const foot = one ? (one.cell.y + top + one.dy + one.height) * k : block.height * k;
+        [group.cardAt, group.cardTop] = [group.ops.length, oy + foot - mm(8)];
+        y = group.cardTop + CARD_PAD;
+      }
     }
 
     if (bylineHeight || (markHeight && lines.length)) {

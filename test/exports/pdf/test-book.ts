@@ -101,6 +101,8 @@ async function* iterate<T>(xs: T[]) {
 
 /** Spreads of words only allowed in a row, in a book with photos (one photo or quote page at least every other spread reads better still). */
 const MAX_WORD_SPREADS = 4;
+/** The least share of a picture book's pages of memories that carry a photo, in the test book (every one of its 26 photos a page to itself). */
+const PICTURE_BOOK_SHARE = 0.28;
 
 /** Runs of pages (up to the last memory's) with no photo and no quote page, from the first page of memories. */
 export function wordOnlyRuns(kinds: PageKind[], pictured: Set<number>, lastMemoryPage: number): { from: number; length: number }[] {
@@ -381,6 +383,30 @@ export function describeTestBook(intent: ExportIntent) {
         for (const x of [...lines, ...signatures, ...pictures]) {
           lastPage.set(x.id, Math.max(lastPage.get(x.id) ?? 0, x.page));
           firstPage.set(x.id, Math.min(firstPage.get(x.id) ?? Infinity, x.page));
+        }
+
+        // ---- a picture book's pages (storybook, baby_first_year: PdfLook.pictureOpens) ----
+        // Every memory with a photo opens a page of its own with it, its words starting under it on that page; that
+        // photo is its page's only one, and a held photo has a page of its own (two share one only when a short
+        // memory holds more than two, so they stay near it); together they take a share of the memory pages.
+        if (PDF_LOOKS[theme as Theme].pictureOpens) {
+          for (const id of new Set(pictures.map((x) => x.id))) {
+            const page = Math.min(...pictures.filter((x) => x.id === id).map((x) => x.page));
+            if (opensPage.get(page) !== id) problems.push(`${id}: its photo on page ${page}, which ${opensPage.get(page)} opens`);
+            const first = lines.find((l) => l.id === id);
+            if (first && first.page !== page) problems.push(`${id}: its photo on page ${page}, its words from page ${first.page}`);
+          }
+          const perPage = new Map<number, number>();
+          for (const x of [...pictures, ...breathers]) perPage.set(x.page, (perPage.get(x.page) ?? 0) + 1);
+          for (const [page, count] of perPage) {
+            const held = breathers.filter((b) => b.page === page);
+            if (count > (held.length === count ? 2 : 1)) problems.push(`page ${page}: ${count} photos (a picture book's page has one)`);
+            if (held.length === 2 && breathers.filter((b) => b.id === held[0].id).length <= 2) problems.push(`page ${page}: two held photos of ${held[0].id}, which holds two (a page each)`);
+          }
+          const memoryPages = kinds.flatMap((k, i) => (['memories', 'quote', 'breather', 'plate'].includes(k) && i + 1 <= lastMemoryPage ? [i + 1] : []));
+          const share = memoryPages.filter((n) => perPage.has(n)).length / memoryPages.length;
+          // (The test book is mostly long letters without photos: 26 photos over some 75 pages of memories.)
+          if (share < PICTURE_BOOK_SHARE) problems.push(`photos on ${Math.round(share * 100)}% of the ${memoryPages.length} pages of memories`);
         }
 
         // ---- the flow of photos: near their memory, none piled up at the end, no blank page inside the book ----

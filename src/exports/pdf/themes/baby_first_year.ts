@@ -1,8 +1,8 @@
 /**
  * baby_first_year: a baby's first year, pasted in. Tight margins, big friendly type flush left and ragged
  * in a 50-character column set as a book's text block (nearer the fold than the fore-edge), each memory on a rounded card cut to that column (a margin
- * the same all round its words), photos pasted on the card in rounded frames across its column (two with a memory), the shortest run of
- * words before a photo; page numbers in a disc at the foot's outer corner.
+ * the same all round its words). Photo-led: a memory with a photo opens a page with it, large, in a rounded frame across the page, its card
+ * pasted over the photo's foot; its other photos a page each; the shortest run of words before a photo; page numbers in a disc at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -15,7 +15,7 @@ export const babyFirstYear: PdfLook = {
   column: 'book',
   justify: false,
   photoShare: 0.75,
-  photoWidth: 'column',
+  photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
   // type
@@ -32,9 +32,9 @@ export const babyFirstYear: PdfLook = {
   folio: 'disc',
   folioAt: 'foot-outer',
   // pacing
-  inlinePhotos: 2,
+  inlinePhotos: 1,
   breather: 'page',
-  breatherSpan: 0.9,
+  breatherSpan: 1,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
@@ -42,12 +42,17 @@ export const babyFirstYear: PdfLook = {
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
-  tailQuote: false,
+  tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  pictureOpens: true,
+  breatherPairs: false,
+  chapterPages: true,
   // look
   cornerOrnament: false,
   cards: true,
+  cardOverlap: true,
+  handCaptions: true,
   cover: 'nursery',
   coverFrame: 'rounded',
   pageFrame: 'none',

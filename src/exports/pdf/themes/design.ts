@@ -115,12 +115,25 @@ export interface PdfLook {
    * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
    */
   hangHeld: boolean;
+  /**
+   * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
+   * the page, its words under it. The page before keeps its place unless a held photo can fill it.
+   */
+  pictureOpens: boolean;
+  /** Three or more held photos go two to a page; without, each is a page of its own (a picture book's full-page pictures). */
+  breatherPairs: boolean;
+  /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */
+  chapterPages: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
+  /** A photo-led memory's card is pasted over the foot of its photo (a note on a print), rather than the photo sitting on it. */
+  cardOverlap: boolean;
+  /** A held photo's caption written under it in the theme's display face, larger, in the text colour (a note under a pasted print), not small print. */
+  handCaptions: boolean;
   cover: 'classic' | 'editorial' | 'magazine' | 'playful' | 'journal' | 'certificate' | 'gallery' | 'nursery';
   coverFrame: Frame;
   pageFrame: Frame;

@@ -1,7 +1,9 @@
 /**
- * storybook: a picture book read aloud. The picture first, large, as a polaroid nearly across the page
- * (two with a memory), the words under it in large rounded type, centred, in a short 52-character ragged
- * column; the rest of the photos a whole page each; page numbers in a disc centred at the foot.
+ * storybook: a picture book read aloud. A memory with a photo opens a page of its own, the picture first,
+ * large, as a polaroid over the top two-thirds of the page, the words under it in large rounded type,
+ * centred, in a short 52-character ragged column; the rest of its photos a whole page each, captioned, through
+ * a long memory's pages; a few words alone under a letter's last lines set large; page numbers in a disc
+ * centred at the foot.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -18,8 +20,8 @@ export const storybook: PdfLook = {
   photoSpan: 0.9,
   photoAlign: 'centre',
   // type
-  longSize: 12.5,
-  longLeading: 1.5,
+  longSize: 13.5,
+  longLeading: 1.55,
   quoteSize: 13.5,
   leading: 1.45,
   align: 'center',
@@ -31,7 +33,7 @@ export const storybook: PdfLook = {
   folio: 'disc',
   folioAt: 'foot-centre',
   // pacing
-  inlinePhotos: 2,
+  inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
   onePerPage: false,
@@ -41,12 +43,17 @@ export const storybook: PdfLook = {
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
-  tailQuote: false,
+  tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  pictureOpens: true,
+  breatherPairs: false,
+  chapterPages: false,
   // look
   cornerOrnament: false,
   cards: false,
+  cardOverlap: false,
+  handCaptions: true,
   cover: 'playful',
   coverFrame: 'rounded',
   pageFrame: 'none',
