@@ -20,6 +20,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
+import { besideApplies, besideLayout, BESIDE_GAP } from './pages/beside.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -115,8 +116,8 @@ export interface BookTrace {
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
-  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
-  picture?(n: number, memoryId: string): void;
+  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n; where it is drawn (its mount included), when beside its words. */
+  picture?(n: number, memoryId: string, beside?: { x: number; y: number; w: number; h: number }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
@@ -237,6 +238,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let pagePictured = false;
   /** Pages of memories with words only set in a row, up to the page before this one. */
   let wordPages = 0;
+  /** The last page set as a quote page (see quotesApart). */
+  let lastQuotePage = 0;
 
   function newPage(kind: PageKind): number {
     doc.addPage({ size: [g.page, g.page], margin: 0 });
@@ -446,6 +449,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   function quotePage(q: QuoteDesign) {
     pagePictured = true;
+    lastQuotePage = pageNo;
     const base = q.style;
     const chars = Math.max(1, normalizeText(q.text).length);
     // On a card the words keep to the card's column; else they take the live area.
@@ -793,11 +797,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     height: number;
     /** A gallery plate: the memory's one photo, prepared for the whole page and its bleed. */
     bleed?: PreparedPicture;
+    /** The memory's one photo goes beside its words (see pages/beside.ts): its box's width and height, mount included (height is then 0). */
+    beside?: { w: number; h: number };
   }
   interface Ready {
     memory: PdfMemory;
     /** Its photos beyond the theme's inlinePhotos: each comes later as a breather. */
     held: PdfPicture[];
+    /** It is the book's last memory (none follows to share its page). */
+    last?: boolean;
     /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
@@ -838,6 +846,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
+    const beside = besideApplies(look.photoBeside, normalizeText(smartPunctuation(source.text)).length, LONG_TEXT_CHARS, inline);
     if (!memory.pictures.length) return { memory, held, block: Promise.resolve({ pictures: [], height: 0 }) };
     type Settle = (plate: boolean) => void;
     let settle: Settle | null = null;
@@ -870,7 +879,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           if (bleed) return { pictures: [], height: 0, bleed };
         }
         const { photos: box, live } = gridOn(1);
-        const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
+        // Beside its words a photo takes the theme's share of the live area's width, and no more than 40% of its height.
+        const layout = beside && copies.length === 1 ? photoLayout([copies[0].aspect], live.w * look.photoBeside, live.h * 0.4, PHOTO_GAP) : photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
         const pictures: Placed[] = [];
         for (const [i, { pic, copy, aspect }] of copies.entries()) {
           const cell = await cellForPhoto(copy, layout.cells[i], aspect);
@@ -886,6 +896,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             continue;
           }
           pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
+        }
+        if (beside && pictures.length === 1) {
+          // (Its cell from the block's left: a portrait's is centred in the share, the box is the cell itself.)
+          const cell = pictures[0].cell;
+          pictures[0].cell = { ...cell, x: 0, y: 0 };
+          return { pictures, height: 0, beside: { w: cell.w, h: cell.h } };
         }
         return { pictures, height: pictures.length ? layout.height : 0 };
       } finally {
@@ -911,6 +927,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const ready = queue.shift();
       if (!ready) return;
+      if (!queue.length && !exhausted) {
+        const next = await it.next();
+        if (next.done) exhausted = true;
+        else queue.push(prepare(next.value));
+      }
+      ready.last = exhausted && !queue.length;
       yield ready;
     }
   }
@@ -922,6 +944,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function placePicture(pic: Placed, x: number, top: number, memory = true) {
     pagePictured = true;
     const { width: w, height: h } = pic;
+    // A print taped in by hand sits a little askew, one way then the other (see photoTilt).
+    tilted++;
+    if (look.photoTilt) doc.save().rotate(tilted % 2 ? -look.photoTilt : look.photoTilt, { origin: [x + w / 2, top + h / 2] });
     switch (look.mount) {
       case 'border':
         doc.save().lineWidth(0.6).strokeColor(p.accent).rect(x - 5, top - 5, w + 10, h + 10).stroke().restore();
@@ -953,12 +978,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().rotate(angle, { origin: [tx + 18, top - 6] }).fillOpacity(0.45).rect(tx, top - 13, 38, 14).fill(p.accent).restore();
       }
     }
+    if (look.photoTilt) doc.restore();
     // The image's data went to the document: let go of it.
     pic.jpeg = Buffer.alloc(0);
     if (memory) pictureCount++;
   }
 
   const lowResolution: { key: string; ppi: number }[] = [];
+  /** Prints placed so far (the way the next one tilts). */
+  let tilted = 0;
   let pinnedPicture: string | null = null;
   let backQuote: BackText['quote'] = null;
   let dates: BackText['dates'] = null;
@@ -1141,8 +1169,48 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /** Whether the page being set holds only the tail of a memory begun overleaf. */
+  function tailAlone(): boolean {
+    const list = groups.filter((gr) => gr.ops.length);
+    return list.length === 1 && list[0].continued && list[0].closed;
+  }
+
+  /**
+   * Under a letter's tail alone at a page's head, what fills the page (see tailFill): the next held photo, else
+   * the next sentence of the letter not yet set large, between two short rules, in the room left; false when
+   * neither is at hand or fits.
+   */
+  async function fillUnderTail(letter: typeof reading): Promise<boolean> {
+    if (due.length && (await breatherBelow())) return true;
+    const sentence = letter?.sentences[0];
+    if (!letter || !sentence) return false;
+    const text = look.quoteMark === 'glyph' ? `\u201C${sentence}\u201D` : sentence;
+    const design = letter.design;
+    const s: TextStyle = { ...design.style, size: design.style.size * 1.5, leading: 1.3 };
+    const width = gridOn(pageNo).column.w * 0.8;
+    const lines = evenLines(text, s, width);
+    const start = y + BETWEEN_MIN;
+    const height = lines.length * s.size * s.leading + mm(10);
+    if (start + height > content.y + content.h) return false;
+    letter.sentences.shift();
+    const col = gridOn(pageNo).column;
+    const box = { x: col.x + (col.w - width) / 2, w: width };
+    const ruleW = Math.min(width, mm(24));
+    groups.push({ ops: [], top: start, bottom: start + height, continued: false, flowsOn: false, closed: true, quote: null });
+    paint((dy) => {
+      const [rx, top] = [box.x + (box.w - ruleW) / 2, start + dy];
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(rx, top).lineTo(rx + ruleW, top).stroke();
+      doc.moveTo(rx, top + height).lineTo(rx + ruleW, top + height).stroke().restore();
+      drawBlock(lines, s, box, top + mm(5), 'center', p.text);
+    });
+    y = start + height + GAP * 1.6;
+    return true;
+  }
+
   async function placeMemory(ready: Ready) {
     await breathe();
+    // The long letter before this memory, and the sentences of it not yet set large (see tailFill).
+    const letter = reading;
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
     firstPicture ??= photo;
@@ -1170,7 +1238,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // The theme's text column (its measure); in two, each. A long memory in a script whose letters are
     // narrower than Latin ones keeps the measure in characters: its column is narrower, placed as the theme places it.
     const grid = gridOn(pageNo);
-    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent;
+    // (Beside its photo, the words take the rest of the column.)
+    // (The column's margins mirror from verso to recto: beside a photo its words are as wide on either.)
+    const besideW = block.beside ? grid.column.w - besideLayout(grid.live, grid.column, block.beside.w, g.isRecto(pageNo)).text.w : 0;
+    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
@@ -1211,7 +1282,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pullWidth = gridOn(pageNo).column.w - barIndent;
     let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
     let pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
-    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
+    // A photo beside the words starts level with the byline: the memory is as tall as the taller of the two.
+    const besideExtra = block.beside ? Math.max(0, block.beside.h - (bylineHeight + markHeight + textHeight + sigHeight)) : 0;
+    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight + besideExtra;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
     const every = photoInterval(Math.ceil(textHeight / content.h), breatherPages(ownHeld.length).length);
@@ -1224,6 +1297,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => {
+      if (block.beside) {
+        const t = besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, block.beside.w, g.isRecto(pageNo)).text;
+        return { x: t.x + barIndent, w: textWidth };
+      }
       const at = gridOn(pageNo).column.x;
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
       return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
@@ -1242,9 +1319,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
-    if (pull && !atTop() && !pageShort()) memoryPage();
+    // A short memory alone on the page being set, after a quote page: this one joins it rather than leave two back to back (see quotesApart).
+    // (The book's last memory, short, joins one too: alone it would make a quote page after it.)
+    const joinsQuote = look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote)) && isQuotePage(groups.filter((gr) => gr.ops.length));
+    // A short memory after a letter's tail alone at a page's head goes overleaf, the page filled under the tail first (see tailFill).
+    if (look.tailFill && quote && !atTop() && tailAlone() && pageShort() && (await fillUnderTail(letter))) memoryPage();
+    else if (!joinsQuote && pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
-    else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
+    else if (!joinsQuote && look.onePerPage && !atTop() && !pageShort()) memoryPage();
     if (!atTop() && whole > room() && due.length && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
@@ -1293,10 +1375,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (month && headText === month) chapters.push({ label: month, page: opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
-      paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
+      const [hx, hw] = block.beside ? [gridOn(pageNo).column.x, gridOn(pageNo).column.w] : [column().x, textWidth];
+      paintHeading(heading, hx, hw, headingHeight - tapeClearance);
       y += headingHeight;
     }
-    if (block.pictures.length) {
+    /** Where a photo beside the words ends, and on which page (the words' foot goes no higher). */
+    let besideEnd: { page: number; y: number } | null = null;
+    if (block.beside && block.pictures.length) {
+      const [top, , , padLeft] = mountPadding(look.mount);
+      const [pic, box] = [block.pictures[0], block.beside];
+      const at = { x: besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, box.w, g.isRecto(pageNo)).photoX, y };
+      const n = pageNo;
+      paint((dy) => {
+        placePicture(pic, at.x + padLeft + pic.dx, at.y + top + pic.dy + dy);
+        input.trace?.picture?.(n, memory.id, { x: at.x, y: at.y + dy, w: box.w, h: box.h });
+      });
+      besideEnd = { page: pageNo, y: y + box.h };
+    } else if (block.pictures.length) {
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const area = gridOn(pageNo).photos;
@@ -1418,6 +1513,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       colBottom = y;
     }
     if (codes.length) y = layCodes(codes, column(), y + 6, align, paint);
+    if (besideEnd && besideEnd.page === pageNo) y = Math.max(y, besideEnd.y);
     memoryCount++;
     y = Math.max(y, colBottom);
     const group = groups.at(-1)!;

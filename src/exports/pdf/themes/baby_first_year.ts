@@ -18,6 +18,7 @@ export const babyFirstYear: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 13,
   longLeading: 1.45,
@@ -39,6 +40,8 @@ export const babyFirstYear: PdfLook = {
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: true,
@@ -48,4 +51,5 @@ export const babyFirstYear: PdfLook = {
   quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
+  photoTilt: 0,
 };

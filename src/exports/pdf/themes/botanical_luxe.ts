@@ -18,6 +18,7 @@ export const botanicalLuxe: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.55,
@@ -39,6 +40,8 @@ export const botanicalLuxe: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: true,
   cards: false,
@@ -48,4 +51,5 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
+  photoTilt: 0,
 };

@@ -1,7 +1,8 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
- * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in across
- * four fifths of the page, pushed towards the fore-edge as a hand would stick them (two with an entry, the rest a
+ * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in
+ * within that column, a little askew one way then the other as a hand sticks them, pushed towards the fore-edge (two with an
+ * entry; a short entry's one print taped beside its words, the words running down beside it; the rest a
  * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
  * has it; ruled pages for notes at the end (on light paper).
  */
@@ -16,9 +17,10 @@ export const dailyJournal: PdfLook = {
   column: 'book',
   justify: false,
   photoShare: 0.55,
-  photoWidth: 'live',
-  photoSpan: 0.8,
+  photoWidth: 'column',
+  photoSpan: 1,
   photoAlign: 'outer',
+  photoBeside: 0.4,
   // type
   longSize: 13,
   longLeading: 1.4,
@@ -40,6 +42,8 @@ export const dailyJournal: PdfLook = {
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
+  quotesApart: true,
+  tailFill: true,
   // look
   cornerOrnament: false,
   cards: false,
@@ -49,4 +53,5 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  photoTilt: 1.6,
 };

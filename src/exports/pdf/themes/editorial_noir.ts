@@ -18,6 +18,7 @@ export const editorialNoir: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -39,6 +40,8 @@ export const editorialNoir: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -48,4 +51,5 @@ export const editorialNoir: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
+  photoTilt: 0,
 };

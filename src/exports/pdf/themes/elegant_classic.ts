@@ -19,6 +19,7 @@ export const elegantClassic: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -40,6 +41,8 @@ export const elegantClassic: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -49,4 +52,5 @@ export const elegantClassic: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
+  photoTilt: 0,
 };

@@ -18,6 +18,7 @@ export const heirloomGallery: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.7,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.5,
@@ -39,6 +40,8 @@ export const heirloomGallery: PdfLook = {
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -48,4 +51,5 @@ export const heirloomGallery: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
+  photoTilt: 0,
 };

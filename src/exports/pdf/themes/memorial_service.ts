@@ -19,6 +19,7 @@ export const memorialService: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -40,6 +41,8 @@ export const memorialService: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -49,4 +52,5 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  photoTilt: 0,
 };

@@ -19,6 +19,7 @@ export const modernClean: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.72,
   photoAlign: 'outer',
+  photoBeside: 0,
   // type
   longSize: 10,
   longLeading: 1.55,
@@ -40,6 +41,8 @@ export const modernClean: PdfLook = {
   textRun: 6,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -49,4 +52,5 @@ export const modernClean: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
+  photoTilt: 0,
 };

@@ -17,6 +17,7 @@ export const storybook: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.9,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 12.5,
   longLeading: 1.5,
@@ -38,6 +39,8 @@ export const storybook: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -47,4 +50,5 @@ export const storybook: PdfLook = {
   quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
+  photoTilt: 0,
 };

@@ -18,6 +18,7 @@ export const weddingAlbum: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.45,
@@ -39,6 +40,8 @@ export const weddingAlbum: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: true,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -48,4 +51,5 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  photoTilt: 0,
 };
