@@ -1327,12 +1327,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (!joinsQuote && pull && !atTop() && !pageShort()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     else if (!joinsQuote && look.onePerPage && !atTop() && !pageShort()) memoryPage();
-    if (!atTop() && whole > room() && due.length && pageShort()) {
+    // (Under a letter's tail alone, a line of the letter set large does too, in a theme that fills a tail's page: see tailFill.)
+    const fillsTail = look.tailFill && tailAlone();
+    if (!atTop() && whole > room() && (due.length || fillsTail) && pageShort()) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
       const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
-      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await breatherBelow();
+      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await (fillsTail ? fillUnderTail(letter) : breatherBelow());
     }
     const above = groups.at(-1);
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);

@@ -1,7 +1,7 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
  * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in
- * within that column, a little askew one way then the other as a hand sticks them, pushed towards the fore-edge (two with an
+ * from that column out across the wide outer margin, a little askew one way then the other as a hand sticks them (two with an
  * entry; a short entry's one print taped beside its words, the words running down beside it; the rest a
  * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
  * has it; ruled pages for notes at the end (on light paper).
@@ -17,13 +17,13 @@ export const dailyJournal: PdfLook = {
   column: 'book',
   justify: false,
   photoShare: 0.55,
-  photoWidth: 'column',
-  photoSpan: 1,
+  photoWidth: 'live',
+  photoSpan: 0.86,
   photoAlign: 'outer',
   photoBeside: 0.4,
   // type
-  longSize: 13,
-  longLeading: 1.4,
+  longSize: 12,
+  longLeading: 1.42,
   quoteSize: 15,
   leading: 1.35,
   align: 'left',

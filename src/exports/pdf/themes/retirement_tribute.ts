@@ -11,7 +11,7 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const retirementTribute: PdfLook = {
   // grid
-  margins: { inner: 16, top: 24, outer: 24, bottom: 36 },
+  margins: { inner: 13, top: 20, outer: 22, bottom: 34 },
   longMeasure: 48,
   longColumns: 2,
   column: 'centre',
