@@ -20,7 +20,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
-import { besideApplies, besideLayout, BESIDE_GAP } from './pages/beside.js';
+import { besideApplies, besideLayout } from './pages/beside.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved

@@ -11,7 +11,7 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const retirementTribute: PdfLook = {
   // grid
-  margins: { inner: 13, top: 20, outer: 22, bottom: 34 },
+  margins: { inner: 11, top: 16, outer: 18, bottom: 30 },
   longMeasure: 48,
   longColumns: 2,
   column: 'centre',
