@@ -519,10 +519,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
-  function paintHeading(heading: Line[], hx: number, width: number, height: number) {
+  function paintHeading(heading: Line[], hx: number, width: number, height: number, ink = p.accent) {
     const [hy, hw] = [y, heading[0].width];
     paint((dy) => {
-      drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', p.accent);
+      drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', ink);
+      // (A diary's day is written in ink, its underline the accent's.)
       doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + height - 5).lineTo(hx + Math.min(hw, width), hy + dy + height - 5).stroke().restore();
     });
   }
@@ -839,14 +840,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (but for prints taped or framed as polaroids: a scrapbook's pairs).
     const photoCount = source.pictures.filter((x) => x.kind === 'photo').length;
     const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
-    const shown = photoCount === 2 && !scrapbook ? 1 : look.inlinePhotos;
+    // A short entry's photo taped beside its words (see pages/beside.ts): one shown there, a second held for its own page.
+    const beside = besideApplies(look.photoBeside, normalizeText(smartPunctuation(source.text)).length, LONG_TEXT_CHARS, source.pictures);
+    const shown = beside || (photoCount === 2 && !scrapbook) ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
     for (const pic of source.pictures) {
       if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
       else inline.push(pic);
     }
     const memory = { ...source, pictures: inline };
-    const beside = besideApplies(look.photoBeside, normalizeText(smartPunctuation(source.text)).length, LONG_TEXT_CHARS, inline);
     if (!memory.pictures.length) return { memory, held, block: Promise.resolve({ pictures: [], height: 0 }) };
     type Settle = (plate: boolean) => void;
     let settle: Settle | null = null;
@@ -1104,10 +1106,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /** A held photo's caption: small in the body face, or (a diary's, see datedEntries) written under it in the hand, larger. */
+  function heldCaptionStyle(japanese: boolean): TextStyle {
+    const hand = look.datedEntries;
+    return { face: hand ? faces.title : faces.body, fallbacks: (hand ? fallbacksFor(japanese).title : fallbacksFor(japanese).body), size: smallest(look.captionSize + (hand ? 3 : 0)), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+  }
+
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
@@ -1149,7 +1157,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     due.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
     const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     const live = gridOn(pageNo).live;
     const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
@@ -1321,7 +1329,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
     // A short memory alone on the page being set, after a quote page: this one joins it rather than leave two back to back (see quotesApart).
     // (The book's last memory, short, joins one too: alone it would make a quote page after it.)
-    const joinsQuote = look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote)) && isQuotePage(groups.filter((gr) => gr.ops.length));
+    // (So does any memory after a word or two alone: a certificate is for a real short tribute, not one word.)
+    const lone = groups.filter((gr) => gr.ops.length);
+    const tiny = isQuotePage(lone) && [...WORDS.segment(normalizeText(lone[0].quote!.text))].filter((w) => w.isWordLike).length <= TINY_WORDS;
+    const joinsQuote = look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote) || tiny) && isQuotePage(lone);
     // A short memory after a letter's tail alone at a page's head goes overleaf, the page filled under the tail first (see tailFill).
     if (look.tailFill && quote && !atTop() && tailAlone() && pageShort() && (await fillUnderTail(letter))) memoryPage();
     else if (!joinsQuote && pull && !atTop() && !pageShort()) memoryPage();
@@ -1378,7 +1389,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
       const [hx, hw] = block.beside ? [gridOn(pageNo).column.x, gridOn(pageNo).column.w] : [column().x, textWidth];
-      paintHeading(heading, hx, hw, headingHeight - tapeClearance);
+      paintHeading(heading, hx, hw, headingHeight - tapeClearance, look.datedEntries ? p.text : p.accent);
       y += headingHeight;
     }
     /** Where a photo beside the words ends, and on which page (the words' foot goes no higher). */
@@ -1788,6 +1799,9 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A memory of this many words or fewer is not set alone as a quote page in a theme that keeps quote pages apart. */
+const TINY_WORDS = 2;
+const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Letters longer than this (characters) open with a pull quote in the themes that set one. */
 const PULL_QUOTE_CHARS = 1200;
 

@@ -7,19 +7,19 @@
 /** The space between the photo's mount and the words beside it, points (6 mm). */
 export const BESIDE_GAP = (6 * 72) / 25.4;
 
-/** Words shorter than this (characters) stay under their photo: a line or two beside a print leaves white under them. */
-export const BESIDE_MIN_CHARS = 60;
+/** Words shorter than this (characters) stay under their photo: a word or two beside a print leaves it a caption, not an entry. */
+export const BESIDE_MIN_CHARS = 20;
 
 /** Words longer than this (characters) go under their photo: beside it they would run past a dozen lines and the photo. */
 export const BESIDE_MAX_CHARS = 320;
 
 /**
  * Whether a memory's photo goes beside its words: the theme asks for it (`share` > 0), the memory is short
- * (`chars` of words, at most `longChars` and BESIDE_MAX_CHARS) but not a line or two, and it shows exactly one photo (a video, or two
- * photos, go above).
+ * (`chars` of words, at most `longChars` and BESIDE_MAX_CHARS) but more than a few words, and it has one photo or two
+ * (the second then gets a page of its own) and no video; three or more go above it, as a scrapbook's.
  */
 export function besideApplies(share: number, chars: number, longChars: number, pictures: { kind: 'photo' | 'video' }[]): boolean {
-  return share > 0 && chars >= BESIDE_MIN_CHARS && chars <= Math.min(longChars, BESIDE_MAX_CHARS) && pictures.length === 1 && pictures[0].kind === 'photo';
+  return share > 0 && chars >= BESIDE_MIN_CHARS && chars <= Math.min(longChars, BESIDE_MAX_CHARS) && pictures.length >= 1 && pictures.length <= 2 && pictures.every((x) => x.kind === 'photo');
 }
 
 /**
