@@ -25,6 +25,7 @@ import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
+import { besideApplies, besideLayout } from './pages/beside.js';
 
 /**
  * The printed book: a cover with the title and subtitle, then the approved
@@ -122,8 +123,8 @@ export interface BookTrace {
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
-  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
-  picture?(n: number, memoryId: string): void;
+  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n; where it is drawn (its mount included), when beside its words. */
+  picture?(n: number, memoryId: string, beside?: { x: number; y: number; w: number; h: number }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
@@ -609,10 +610,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
-  function paintHeading(heading: Line[], hx: number, width: number, height: number) {
+  function paintHeading(heading: Line[], hx: number, width: number, height: number, ink = p.accent) {
     const [hy, hw] = [y, heading[0].width];
     paint((dy) => {
-      drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', p.accent);
+      drawBlock(heading, dateStyle, { x: hx, w: width }, hy + dy, 'left', ink);
+      // (A diary's day is written in ink, its underline the accent's.)
       doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(hx, hy + dy + height - 5).lineTo(hx + Math.min(hw, width), hy + dy + height - 5).stroke().restore();
     });
   }
@@ -920,6 +922,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     height: number;
     /** A gallery plate: the memory's one photo, prepared for the whole page and its bleed. */
     bleed?: PreparedPicture;
+    /** The memory's one photo goes beside its words (see pages/beside.ts): its box's width and height, mount included (height is then 0). */
+    beside?: { w: number; h: number };
   }
   interface Ready {
     memory: PdfMemory;
@@ -927,6 +931,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     held: PdfPicture[];
     /** Its plate, in a catalogue theme (see pages/catalogue.ts): its first photo, on the recto facing its words. */
     plate?: PdfPicture | null;
+    /** It is the book's last memory (none follows to share its page). */
+    last?: boolean;
     /** Pictures it counts as in the look-ahead: a possible plate as three (a whole page, bled, holds two to three times a print's pixels). */
     weight?: number;
     /** The photo block: its pictures cropped to their cells, and its height. */
@@ -971,9 +977,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
-  async function layBlock(copies: Copy[]): Promise<Block> {
+  async function layBlock(copies: Copy[], beside = false): Promise<Block> {
     const { photos: box, live } = gridOn(1);
-    const layout = photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
+    // Beside its words a photo takes the theme's share of the live area's width, and no more than 40% of its height.
+    const layout = beside && copies.length === 1 ? photoLayout([copies[0].aspect], live.w * look.photoBeside, live.h * 0.4, PHOTO_GAP) : photoLayout(copies.map((c) => c.aspect), box.w, live.h * PHOTO_SHARE, PHOTO_GAP);
     const pictures: Placed[] = [];
     for (const [i, { pic, copy, aspect }] of copies.entries()) {
       const cell = await cellForPhoto(copy, layout.cells[i], aspect);
@@ -989,6 +996,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         continue;
       }
       pictures.push({ ...ready, kind: pic.kind, cell, key: pic.key, dx: (mounted.w - box.w) / 2, dy: (mounted.h - box.h) / 2 });
+    }
+    if (beside && pictures.length === 1) {
+      // (Its cell from the block's left: a portrait's is centred in the share, the box is the cell itself.)
+      const cell = pictures[0].cell;
+      pictures[0].cell = { ...cell, x: 0, y: 0 };
+      return { pictures, height: 0, beside: { w: cell.w, h: cell.h } };
     }
     return { pictures, height: pictures.length ? layout.height : 0 };
   }
@@ -1011,7 +1024,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const { plate, others } = splitPlate(look, source.pictures);
     const photoCount = others.filter((x) => x.kind === 'photo').length;
     const scrapbook = look.mount === 'tape' || look.mount === 'polaroid';
-    const shown = photoCount === 2 && !scrapbook && !plate ? 1 : look.inlinePhotos;
+    // A short entry's photo taped beside its words (see pages/beside.ts): one shown there, a second held for its own page.
+    const beside = besideApplies(look.photoBeside, normalizeText(smartPunctuation(source.text)).length, LONG_TEXT_CHARS, source.pictures);
+    const shown = beside || (photoCount === 2 && !scrapbook && !plate) ? 1 : look.inlinePhotos;
     const [inline, held]: PdfPicture[][] = [[], []];
     for (const pic of others) {
       if (pic.kind === 'photo' && inline.filter((x) => x.kind === 'photo').length >= shown) held.push(pic);
@@ -1039,7 +1054,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        return await layBlock(copies);
+        return await layBlock(copies, beside);
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
@@ -1063,6 +1078,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const ready = queue.shift();
       if (!ready) return;
+      if (!queue.length && !exhausted) {
+        const next = await it.next();
+        if (next.done) exhausted = true;
+        else queue.push(prepare(next.value));
+      }
+      ready.last = exhausted && !queue.length;
       yield ready;
     }
   }
@@ -1074,6 +1095,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function placePicture(pic: Placed, x: number, top: number, memory = true, mat = 12) {
     pagePictured = true;
     const { width: w, height: h } = pic;
+    // A print taped in by hand sits a little askew, one way then the other (see photoTilt).
+    tilted++;
+    if (look.photoTilt) doc.save().rotate(tilted % 2 ? -look.photoTilt : look.photoTilt, { origin: [x + w / 2, top + h / 2] });
     switch (look.mount) {
       case 'border':
         doc.save().lineWidth(0.6).strokeColor(p.accent).rect(x - 5, top - 5, w + 10, h + 10).stroke().restore();
@@ -1105,12 +1129,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().rotate(angle, { origin: [tx + 18, top - 6] }).fillOpacity(0.45).rect(tx, top - 13, 38, 14).fill(p.accent).restore();
       }
     }
+    if (look.photoTilt) doc.restore();
     // The image's data went to the document: let go of it.
     pic.jpeg = Buffer.alloc(0);
     if (memory) pictureCount++;
   }
 
   const lowResolution: { key: string; ppi: number }[] = [];
+  /** Prints placed so far (the way the next one tilts). */
+  let tilted = 0;
   let pinnedPicture: string | null = null;
   let backQuote: BackText['quote'] = null;
   let dates: BackText['dates'] = null;
@@ -1232,11 +1259,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /** A held photo's caption: small in the body face, or (a diary's, see datedEntries) written under it in the hand, larger. */
+  function heldCaptionStyle(japanese: boolean): TextStyle {
+    // (A picture book's in its display face, as written under a picture; a diary's in its hand.)
+    if (look.handCaptions) return { face: faces.quote, fallbacks: fallbacksFor(japanese).quote, size: look.captionSize + 3.5, leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const hand = look.datedEntries;
+    return { face: hand ? faces.title : faces.body, fallbacks: (hand ? fallbacksFor(japanese).title : fallbacksFor(japanese).body), size: smallest(look.captionSize + (hand ? 3 : 0)), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+  }
+
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
-    const hand = look.handCaptions ? { face: faces.quote, fallbacks: fallbacksFor(h.japanese).quote, size: look.captionSize + 3.5 } : {};
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES, ...hand };
+    const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
@@ -1284,7 +1318,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     due.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
     const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
-    const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
+    const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     const live = gridOn(pageNo).live;
     const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
@@ -1339,10 +1373,50 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return n;
   }
 
+  /** Whether the page being set holds only the tail of a memory begun overleaf. */
+  function tailAlone(): boolean {
+    const list = groups.filter((gr) => gr.ops.length);
+    return list.length === 1 && list[0].continued && list[0].closed;
+  }
+
+  /**
+   * Under a letter's tail alone at a page's head, what fills the page (see tailFill): the next held photo, else
+   * the next sentence of the letter not yet set large, between two short rules, in the room left; false when
+   * neither is at hand or fits.
+   */
+  async function fillUnderTail(letter: typeof reading): Promise<boolean> {
+    if (due.length && (await breatherBelow())) return true;
+    const sentence = letter?.sentences[0];
+    if (!letter || !sentence) return false;
+    const text = look.quoteMark === 'glyph' ? `\u201C${sentence}\u201D` : sentence;
+    const design = letter.design;
+    const s: TextStyle = { ...design.style, size: design.style.size * 1.5, leading: 1.3 };
+    const width = gridOn(pageNo).column.w * 0.8;
+    const lines = evenLines(text, s, width);
+    const start = y + BETWEEN_MIN;
+    const height = lines.length * s.size * s.leading + mm(10);
+    if (start + height > content.y + content.h) return false;
+    letter.sentences.shift();
+    const col = gridOn(pageNo).column;
+    const box = { x: col.x + (col.w - width) / 2, w: width };
+    const ruleW = Math.min(width, mm(24));
+    groups.push({ ops: [], top: start, bottom: start + height, continued: false, flowsOn: false, closed: true, quote: null });
+    paint((dy) => {
+      const [rx, top] = [box.x + (box.w - ruleW) / 2, start + dy];
+      doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(rx, top).lineTo(rx + ruleW, top).stroke();
+      doc.moveTo(rx, top + height).lineTo(rx + ruleW, top + height).stroke().restore();
+      drawBlock(lines, s, box, top + mm(5), 'center', p.text);
+    });
+    y = start + height + GAP * 1.6;
+    return true;
+  }
+
   async function placeMemory(ready: Ready) {
     await breathe();
     if (ownPage === pageNo && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     ownPage = null;
+    // The long letter before this memory, and the sentences of it not yet set large (see tailFill).
+    const letter = reading;
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
     firstPicture ??= photo;
@@ -1373,7 +1447,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // The theme's text column (its measure); in two, each. A long memory in a script whose letters are
     // narrower than Latin ones keeps the measure in characters: its column is narrower, placed as the theme places it.
     const grid = gridOn(pageNo);
-    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent;
+    // (Beside its photo, the words take the rest of the column.)
+    // (The column's margins mirror from verso to recto: beside a photo its words are as wide on either.)
+    const besideW = block.beside ? grid.column.w - besideLayout(grid.live, grid.column, block.beside.w, g.isRecto(pageNo)).text.w : 0;
+    const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
     const lines = breakLines(measure, text, qs, textWidth);
@@ -1416,7 +1493,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const pullWidth = gridOn(pageNo).column.w - barIndent;
     let pullLines = pull ? evenLines(pull, pullStyle, pullWidth) : [];
     let pullHeight = pullLines.length ? pullLines.length * pullStyle.size * pullStyle.leading + mm(12) : 0;
-    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
+    // A photo beside the words starts level with the byline: the memory is as tall as the taller of the two.
+    const besideExtra = block.beside ? Math.max(0, block.beside.h - (bylineHeight + markHeight + textHeight + sigHeight)) : 0;
+    let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight + besideExtra;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
     // (An album and a memorial take them one a page; a theme that hangs them at the top of the letter's pages, one at a time.)
@@ -1432,6 +1511,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
     const column = () => {
+      if (block.beside) {
+        const t = besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, block.beside.w, g.isRecto(pageNo)).text;
+        return { x: t.x + barIndent, w: textWidth };
+      }
       const at = gridOn(pageNo).column.x;
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
       return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
@@ -1491,10 +1574,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
     // (Unless that leaves a quote page too soon after the last: then it joins the short memory on its page.)
-    if (pull && move !== 'facing' && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    // A short memory alone on the page being set, after a quote page: this one joins it rather than leave two back to back (see quotesApart).
+    // (The book's last memory, short, joins one too: alone it would make a quote page after it.)
+    // (So does any memory after a word or two alone: a certificate is for a real short tribute, not one word.)
+    const lone = groups.filter((gr) => gr.ops.length);
+    const tiny = isQuotePage(lone) && [...WORDS.segment(normalizeText(lone[0].quote!.text))].filter((w) => w.isWordLike).length <= TINY_WORDS;
+    const joinsQuote = look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote) || tiny) && isQuotePage(lone);
+    // A short memory after a letter's tail alone at a page's head goes overleaf, the page filled under the tail first (see tailFill).
+    if (look.tailFill && quote && !atTop() && tailAlone() && pageShort() && (await fillUnderTail(letter))) memoryPage();
+    else if (!joinsQuote && pull && move !== 'facing' && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     // (Short ones already set together on a page take a third and a fourth, composed between ornaments.)
-    else if (look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
+    else if (!joinsQuote && look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
     // An album sets so many memories a page at most, between its ornaments.
     else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A catalogue's pictured memory opens on a verso, its plate on the recto facing it (after a plate still waiting for its recto).
@@ -1510,12 +1601,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     // A few words after a letter's tail, on a page they would leave half empty: a held photo fills the room under the tail first (the words go overleaf, or under it).
     if (quote && groups.length === 1 && groups[0].continued && groups[0].closed && pageShort()) await breatherBelow();
-    if (!atTop() && whole > room() && due.length && (pageShort() || quoteTooSoon())) {
+    // (Under a letter's tail alone, a line of the letter set large does too, in a theme that fills a tail's page: see tailFill.)
+    const fillsTail = look.tailFill && tailAlone();
+    if (!atTop() && whole > room() && (due.length || fillsTail) && (pageShort() || quoteTooSoon())) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
       const start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
-      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await breatherBelow();
+      if (all < PHOTO_SCALE_SHORT && start < PHOTO_SCALE_SHORT) await (fillsTail ? fillUnderTail(letter) : breatherBelow());
     }
     const above = groups.at(-1);
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
@@ -1568,10 +1661,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (month && headText === month) chapters.push({ label: month, page: chapterAt ?? opened, japanese: false, chapter: true });
     if (heading.length) {
       // A chapter's month, or a journal entry's day: above the memory's photos and words.
-      paintHeading(heading, column().x, textWidth, headingHeight - tapeClearance);
+      const [hx, hw] = block.beside ? [gridOn(pageNo).column.x, gridOn(pageNo).column.w] : [column().x, textWidth];
+      paintHeading(heading, hx, hw, headingHeight - tapeClearance, look.datedEntries ? p.text : p.accent);
       y += headingHeight;
     }
-    if (block.pictures.length) {
+    /** Where a photo beside the words ends, and on which page (the words' foot goes no higher). */
+    let besideEnd: { page: number; y: number } | null = null;
+    if (block.beside && block.pictures.length) {
+      const [top, , , padLeft] = mountPadding(look.mount);
+      const [pic, box] = [block.pictures[0], block.beside];
+      const at = { x: besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, box.w, g.isRecto(pageNo)).photoX, y };
+      const n = pageNo;
+      paint((dy) => {
+        placePicture(pic, at.x + padLeft + pic.dx, at.y + top + pic.dy + dy);
+        input.trace?.picture?.(n, memory.id, { x: at.x, y: at.y + dy, w: box.w, h: box.h });
+      });
+      besideEnd = { page: pageNo, y: y + box.h };
+    } else if (block.pictures.length) {
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const area = gridOn(pageNo).photos;
@@ -1705,6 +1811,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       colBottom = y;
     }
     if (codes.length) y = layCodes(codes, column(), y + 6, align, paint);
+    if (besideEnd && besideEnd.page === pageNo) y = Math.max(y, besideEnd.y);
     memoryCount++;
     y = Math.max(y, colBottom);
     const group = groups.at(-1)!;
@@ -1979,6 +2086,9 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A memory of this many words or fewer is not set alone as a quote page in a theme that keeps quote pages apart. */
+const TINY_WORDS = 2;
+const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Letters longer than this (characters) open with a pull quote in the themes that set one. */
 const PULL_QUOTE_CHARS = 1200;
 

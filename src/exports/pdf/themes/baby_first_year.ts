@@ -18,6 +18,7 @@ export const babyFirstYear: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 13,
   longLeading: 1.45,
@@ -48,6 +49,8 @@ export const babyFirstYear: PdfLook = {
   pictureOpens: true,
   breatherPairs: false,
   chapterPages: true,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: true,
@@ -60,4 +63,5 @@ export const babyFirstYear: PdfLook = {
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
   ornamentBetween: true,
+  photoTilt: 0,
 };

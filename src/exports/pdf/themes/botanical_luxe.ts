@@ -18,6 +18,7 @@ export const botanicalLuxe: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.9,
   photoAlign: 'outer',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.55,
@@ -48,6 +49,8 @@ export const botanicalLuxe: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -60,4 +63,5 @@ export const botanicalLuxe: PdfLook = {
   mount: 'border',
   ornament: ORNAMENTS.sprig,
   ornamentBetween: false,
+  photoTilt: 0,
 };

@@ -1,7 +1,8 @@
 /**
  * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
- * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in across
- * four fifths of the page, pushed towards the fore-edge as a hand would stick them (two with an entry, the rest a
+ * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in
+ * from that column out across the wide outer margin, a little askew one way then the other as a hand sticks them (two with an
+ * entry; a short entry's one print taped beside its words, the words running down beside it; the rest a
  * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
  * has it; ruled pages for notes at the end (on light paper).
  */
@@ -17,11 +18,12 @@ export const dailyJournal: PdfLook = {
   justify: false,
   photoShare: 0.55,
   photoWidth: 'live',
-  photoSpan: 0.8,
+  photoSpan: 0.86,
   photoAlign: 'outer',
+  photoBeside: 0.4,
   // type
-  longSize: 13,
-  longLeading: 1.4,
+  longSize: 12,
+  longLeading: 1.42,
   quoteSize: 15,
   leading: 1.35,
   align: 'left',
@@ -49,6 +51,8 @@ export const dailyJournal: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: true,
+  tailFill: true,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +65,5 @@ export const dailyJournal: PdfLook = {
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
   ornamentBetween: true,
+  photoTilt: 1.6,
 };

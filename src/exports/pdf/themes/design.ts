@@ -45,6 +45,11 @@ export interface PdfLook {
    */
   photoSpan: number;
   photoAlign: 'centre' | 'outer';
+  /**
+   * The share of the text column a short entry's one photo takes beside its words, the words set in the rest
+   * of the column beside it (a diary's print taped beside a few lines); 0: a memory's photos always go above its words.
+   */
+  photoBeside: number;
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
@@ -124,6 +129,17 @@ export interface PdfLook {
   breatherPairs: boolean;
   /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */
   chapterPages: boolean;
+  /**
+   * A short memory never makes a quote page right after another (two plaques back to back): it shares the
+   * page with the memory after it instead.
+   */
+  quotesApart: boolean;
+  /**
+   * A long letter's tail, left alone at the head of a page, is never joined by a short memory that leaves the
+   * page half empty: a held photo or a line of the letter, set large, fills the page under it, and the short
+   * memory opens the next.
+   */
+  tailFill: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */
@@ -143,4 +159,6 @@ export interface PdfLook {
   ornament: Ornament;
   /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
   ornamentBetween: boolean;
+  /** Degrees a photo is turned on its page, alternately one way and the other (a print taped in by hand); 0: square. */
+  photoTilt: number;
 }

@@ -18,6 +18,7 @@ export const editorialNoir: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -48,6 +49,8 @@ export const editorialNoir: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -60,4 +63,5 @@ export const editorialNoir: PdfLook = {
   mount: 'plain',
   ornament: ORNAMENTS.rule,
   ornamentBetween: true,
+  photoTilt: 0,
 };

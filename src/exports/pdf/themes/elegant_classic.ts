@@ -19,6 +19,7 @@ export const elegantClassic: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -49,6 +50,8 @@ export const elegantClassic: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +64,5 @@ export const elegantClassic: PdfLook = {
   mount: 'border',
   ornament: ORNAMENTS.flourish,
   ornamentBetween: true,
+  photoTilt: 0,
 };

@@ -18,6 +18,7 @@ export const heirloomGallery: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.7,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.5,
@@ -48,6 +49,8 @@ export const heirloomGallery: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -60,4 +63,5 @@ export const heirloomGallery: PdfLook = {
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
   ornamentBetween: true,
+  photoTilt: 0,
 };

@@ -19,6 +19,7 @@ export const memorialService: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -49,6 +50,8 @@ export const memorialService: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +64,5 @@ export const memorialService: PdfLook = {
   mount: 'border',
   ornament: ORNAMENTS.laurel,
   ornamentBetween: true,
+  photoTilt: 0,
 };

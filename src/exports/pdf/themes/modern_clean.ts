@@ -19,6 +19,7 @@ export const modernClean: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.72,
   photoAlign: 'outer',
+  photoBeside: 0,
   // type
   longSize: 10,
   longLeading: 1.55,
@@ -49,6 +50,8 @@ export const modernClean: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +64,5 @@ export const modernClean: PdfLook = {
   mount: 'plain',
   ornament: ORNAMENTS.bar,
   ornamentBetween: true,
+  photoTilt: 0,
 };

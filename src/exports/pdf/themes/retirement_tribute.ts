@@ -1,24 +1,26 @@
 /**
- * retirement_tribute: a company tribute book. One tribute a page: a short one set as a certificate, large
- * and centred inside the double frame; a long one in a ragged-right 62-character column centred on the
- * page (a justified sans would gape), with no frame round its running words. Photos bordered, large, across the live area, two side by
- * side with a tribute; names in spaced sans capitals, stars between tributes, the folio at the foot's
- * outer corner.
+ * retirement_tribute: a company tribute book. One tribute a page: a short one alone on its page set as a
+ * certificate, large and centred inside the double frame (never two certificates back to back: a short
+ * tribute after one shares its page with the next); a long one under its photo across the top of the page,
+ * in two ragged-right columns of about 45 characters (a newsletter's tribute page, no frame round its
+ * running words). Photos bordered, large, across the live area, two side by side with a tribute; names in
+ * spaced sans capitals, stars between tributes, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
 
 export const retirementTribute: PdfLook = {
   // grid
-  margins: { inner: 21, top: 26, outer: 31, bottom: 39 },
-  longMeasure: 62,
-  longColumns: 1,
+  margins: { inner: 11, top: 16, outer: 18, bottom: 30 },
+  longMeasure: 48,
+  longColumns: 2,
   column: 'centre',
   justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -49,6 +51,8 @@ export const retirementTribute: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: true,
+  tailFill: true,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +65,5 @@ export const retirementTribute: PdfLook = {
   mount: 'border',
   ornament: ORNAMENTS.star,
   ornamentBetween: true,
+  photoTilt: 0,
 };

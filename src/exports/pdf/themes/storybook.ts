@@ -19,6 +19,7 @@ export const storybook: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.9,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 13.5,
   longLeading: 1.55,
@@ -49,6 +50,8 @@ export const storybook: PdfLook = {
   pictureOpens: true,
   breatherPairs: false,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -61,4 +64,5 @@ export const storybook: PdfLook = {
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
   ornamentBetween: true,
+  photoTilt: 0,
 };

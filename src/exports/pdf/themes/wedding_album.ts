@@ -18,6 +18,7 @@ export const weddingAlbum: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoBeside: 0,
   // type
   longSize: 11.5,
   longLeading: 1.45,
@@ -48,6 +49,8 @@ export const weddingAlbum: PdfLook = {
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
+  quotesApart: false,
+  tailFill: false,
   // look
   cornerOrnament: false,
   cards: false,
@@ -60,4 +63,5 @@ export const weddingAlbum: PdfLook = {
   mount: 'mat',
   ornament: ORNAMENTS.rings,
   ornamentBetween: true,
+  photoTilt: 0,
 };
