@@ -7,6 +7,7 @@ import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
+import { endingPlan } from './ending-plan.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -961,6 +962,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const lowResolution: { key: string; ppi: number }[] = [];
   let pinnedPicture: string | null = null;
   let backQuote: BackText['quote'] = null;
+  const endQuotes: NonNullable<BackText['quote']>[] = [];
   let dates: BackText['dates'] = null;
   let firstPicture: string | null = null;
   /** Every contributor named in the book, with the pages their memories open on (the index at the end). */
@@ -1101,7 +1103,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
-    input.trace?.breather?.(pageNo, h.memoryId);
+    if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
   }
 
@@ -1152,7 +1154,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (memory.date > dates.last) dates.last = memory.date;
     // The back cover quotes the first memory short enough to stand there (book order: pinned ones first).
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
-    if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+    if (plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) {
+      if (!backQuote) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+      // Lines for the pages that fill the book before its ending: one from each contributor.
+      else if (endQuotes.length < 4 && !endQuotes.some((q) => q.signature === memory.signature)) endQuotes.push({ text: smartPunctuation(plain), signature: memory.signature });
+    }
     input.signal?.throwIfAborted();
     const block = await ready.block;
     const text = smartPunctuation(memory.text);
@@ -1466,40 +1472,53 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * contributors' index), then the last page: a closing photo (the cover's) above the colophon. The two face
    * each other: the index ends on a verso, the closing page is the recto opposite. When the last memory ends
    * so that they would not, the page between is a designed one (see turnPage), never a blank. A book has an
-   * even number of pages, a printed one a multiple of 4: the pages left over are ruled for notes before the
-   * ending (in pairs, so the spread keeps its place) in a theme meant for writing on light paper; the rest are
-   * left blank after the colophon (where a printer expects them), never blank inside the book.
+   * even number of pages, a printed one a multiple of 4: the pages left over are filled before the ending (in
+   * pairs, so the spread keeps its place): ruled for notes in a theme meant for writing on light paper, else a
+   * quote from the book and the closing photo on a page of its own (endingPlan). The colophon is the last
+   * printed page; at most the back of its leaf is left blank.
    */
   async function ending() {
     const listPages = contributorPages();
     const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
     const photo = photoKey ? await closingPhoto(photoKey) : null;
-    const unit = input.printReady ? 4 : 2;
-    const turn = listPages.length > 0 && (pageNo + listPages.length) % 2 === 1;
-    const spare = (unit - ((pageNo + (turn ? 1 : 0) + listPages.length + 1) % unit)) % unit;
-    const ruled = look.datedEntries && !reversed;
-    const notes = !ruled ? 0 : listPages.length ? spare - (spare % 2) : spare;
-    if (turn) turnPage();
-    for (let i = 0; i < notes; i++) notesPage();
+    // The pages the book must have over are filled before the ending, the colophon the last printed page (ending-plan.ts).
+    const plan = endingPlan(pageNo, listPages.length, input.printReady ? 4 : 2, look.datedEntries && !reversed, !!photo);
+    const quotes = [backQuote, ...endQuotes.filter((q) => q.signature !== backQuote?.signature)];
+    for (const page of plan.fill) {
+      if (page === 'notes') notesPage();
+      else if (page === 'photo' && photoKey && (await closingPlatePage(photoKey))) continue;
+      else turnPage(quotes.shift() ?? null);
+    }
     for (const page of listPages) page();
-    colophon(photo);
-    for (let i = notes; i < spare; i++) newPage('blank');
+    colophon(plan.photoUsed ? null : photo);
+    for (let i = 0; i < plan.blanks; i++) newPage('blank');
+  }
+
+  /** The closing photo on a page of its own before the ending (as the theme sets a breather), the book's title its caption. */
+  async function closingPlatePage(key: string): Promise<boolean> {
+    const pic = await breatherPicture(key);
+    if (!pic) return false;
+    const n = newPage('closing');
+    content = g.content(n);
+    drawBreather(pic, { key, memoryId: '', caption: input.title, japanese: bookIsJapanese });
+    input.trace?.page?.(n, 'closing');
+    return true;
   }
 
   /**
-   * The page that puts the ending on its spread: the theme's quote page with a line from the book. A quote, not a
-   * photo: the closing photo faces "With love from" two pages on, and the book's photos have had their pages.
+   * A page that puts the ending on its spread (or fills the book before it): the theme's quote page with a line
+   * from the book, `quote` (else its title).
    */
-  function turnPage() {
+  function turnPage(quote: BackText['quote']) {
     // Traced as the ending's page, not as a quote page of a memory (its line is the book's, not a letter's).
     const n = newPage('closing');
     content = g.content(n);
     decorateDue = n;
     decorate();
-    const signature = backQuote?.signature ?? null;
+    const signature = quote?.signature ?? null;
     const sigStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fallbacks.body };
     const sigLines = signature ? breakLines(measure, `\u2014\u00a0${signature}`, sigStyle, content.w * 0.86) : [];
-    quotePage({ memoryId: '', text: backQuote?.text ?? input.title, style: quoteStyle(false), pinned: false, align: look.align, heading: null, sigLines, sigStyle, codes: [], pulled: true });
+    quotePage({ memoryId: '', text: quote?.text ?? input.title, style: quoteStyle(false), pinned: false, align: look.align, heading: null, sigLines, sigStyle, codes: [], pulled: true });
   }
 
   /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */

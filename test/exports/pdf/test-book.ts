@@ -12,7 +12,8 @@
  *   reversed out of a dark page;
  * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
  *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
- *   page before the colophon (spare leaves come after it, where a printer expects them);
+ *   page before the colophon, and none after it but the back of its leaf (a print multiple's spare pages are
+ *   filled before the ending);
  * - the ending is a spread: "With love from" ends on a verso (even page) and the colophon's page faces it;
  * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
  *   photo's page, a plate or a quote page breaks one);
@@ -364,6 +365,10 @@ export function describeTestBook(intent: ExportIntent) {
         const colophon = kinds.indexOf('end');
         if (colophon < 0) problems.push('no colophon page');
         for (const [i, k] of kinds.entries()) if (k === 'blank' && i < colophon) problems.push(`page ${i + 1}: blank before the colophon (page ${colophon + 1})`);
+        // The book's end: the pages a print multiple asks for are filled before the ending, the colophon the last
+        // printed page; at most the back of its leaf (a recto colophon's) is left blank.
+        const afterColophon = kinds.length - 1 - colophon;
+        if (afterColophon > 1 || (afterColophon === 1 && (kinds.at(-1) !== 'blank' || (colophon + 1) % 2 !== 1))) problems.push(`${afterColophon} page(s) after the colophon (page ${colophon + 1} of ${kinds.length}): at most the back of its leaf`);
         // The ending is a spread: the contributors' index ends on a verso (even), the colophon's page faces it.
         const indexEnds = kinds.lastIndexOf('contributors') + 1;
         if (indexEnds && indexEnds % 2 !== 0) problems.push(`"With love from" ends on page ${indexEnds}, a recto (the closing page goes overleaf)`);
