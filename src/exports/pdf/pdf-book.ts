@@ -8,6 +8,7 @@ import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
+import { BAR_INDENT, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -116,8 +117,8 @@ export interface BookTrace {
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
-  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n. */
-  picture?(n: number, memoryId: string): void;
+  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n: where it is across the page (points, its mount aside). */
+  picture?(n: number, memoryId: string, at: { x: number; w: number }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
@@ -738,7 +739,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const bookSignatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
   /** A journal's entry heading: the day it was written. */
   const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
-  const barIndent = look.quoteMark === 'bar' ? 16 : 0;
+  const barIndent = look.quoteMark === 'bar' ? BAR_INDENT : 0;
 
   /** The most of a page a memory's photos take, so its words can start below them. */
   const PHOTO_SHARE = look.photoShare;
@@ -986,7 +987,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
-    return { x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) };
+    // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
+    const across = look.photoHang ? gridOn(n).breather : live;
+    return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
@@ -1095,12 +1098,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const area = slot ?? grid.breather;
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
-      const x = area.x + (area.w - w) / 2 + left;
+      const x = (look.photoHang ? hangingX(area, grid.column, w, barIndent) : area.x + (area.w - w) / 2) + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
       const band = slot ?? grid.live;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh) * (slot ? 0.5 : 0.45)) + top;
       placePicture(photo, x, y0, false);
-      drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
+      if (look.photoHang) {
+        // Flush left under the photo, on its line.
+        const [line] = breakLines(measure, caption, captionStyle, Number.MAX_SAFE_INTEGER);
+        const s = line && line.width > area.w ? { ...captionStyle, size: (captionStyle.size * area.w) / line.width } : captionStyle;
+        const [fitted] = s === captionStyle ? [line] : breakLines(measure, caption, s, Number.MAX_SAFE_INTEGER);
+        if (fitted) drawLine(fitted, x - left, y0 + photo.height + bottom + mm(7), s, smallColour);
+      } else drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
       if (!slot) folio(pageNo);
     }
     if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
@@ -1118,7 +1127,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
     const start = y + BETWEEN_MIN;
-    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, gridOn(pageNo).live.w / (photo.width + left + right));
+    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, (look.photoHang ? gridOn(pageNo).photos : gridOn(pageNo).live).w / (photo.width + left + right));
     if (photo.height * k < content.h * 0.3) return false;
     due.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
@@ -1126,11 +1135,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     const live = gridOn(pageNo).live;
-    const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
+    // (A Swiss grid's hangs from the text column's line, its caption flush left under it.)
+    const hang = look.photoHang ? gridOn(pageNo) : null;
+    const [x, at, n] = [hang ? hangingX(hang.photos, hang.column, pic.width, barIndent) : live.x + (live.w - pic.width) / 2, start + top, pageNo];
     groups.push({ ops: [], top: start, bottom: start, continued: false, flowsOn: false, closed: false, quote: null });
     paint((dy) => {
       placePicture(pic, x, at + dy, false);
-      drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
+      if (hang) drawCentredLine(caption, captionStyle, x + Math.min(pic.width, breakLines(measure, caption, captionStyle, Number.MAX_SAFE_INTEGER)[0]?.width ?? 0) / 2, at + pic.height + bottom + mm(6) + dy, smallColour, pic.width);
+      else drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
       input.trace?.breather?.(n, h.memoryId);
     });
     if (photo !== scaled) photo.jpeg = Buffer.alloc(0);
@@ -1306,7 +1318,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const [top, , , padLeft] = mountPadding(look.mount);
       // Shrunk, the block keeps its cells, gutters and mounts in proportion, centred on the column.
       const area = gridOn(pageNo).photos;
-      const [x0, ox, oy, k] = [area.x, area.x + area.w / 2, y, scale];
+      const [ox, oy, k] = [area.x + area.w / 2, y, scale];
+      let x0 = area.x;
+      if (look.photoHang) {
+        // A Swiss grid's block starts on the text column's line (swiss-grid.ts), wherever shrinking would centre it.
+        const [from, to] = [Math.min(...block.pictures.map((c) => c.cell.x + c.dx)), Math.max(...block.pictures.map((c) => c.cell.x + c.dx + c.width))];
+        const left = ox + (x0 + from - ox) * k;
+        x0 += (hangingX(area, gridOn(pageNo).column, (to - from) * k, barIndent) - left) / k;
+      }
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -1319,8 +1338,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       paint((dy) => {
         if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
         for (const pic of pictures) {
-          placePicture(pic, x0 + pic.cell.x + padLeft + pic.dx, oy + pic.cell.y + top + pic.dy + dy);
-          input.trace?.picture?.(pageNo, memory.id);
+          const px = x0 + pic.cell.x + padLeft + pic.dx;
+          placePicture(pic, px, oy + pic.cell.y + top + pic.dy + dy);
+          input.trace?.picture?.(pageNo, memory.id, { x: ox + (px - ox) * k, w: pic.width * k });
         }
         if (k < 1) doc.restore();
       });

@@ -143,7 +143,7 @@ export function describeTestBook(intent: ExportIntent) {
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
-        const pictures: { page: number; id: string }[] = [];
+        const pictures: { page: number; id: string; x: number; w: number }[] = [];
         const breathers: { page: number; id: string }[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
@@ -160,7 +160,7 @@ export function describeTestBook(intent: ExportIntent) {
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -373,6 +373,16 @@ export function describeTestBook(intent: ExportIntent) {
         const indexEnds = kinds.lastIndexOf('contributors') + 1;
         if (indexEnds && indexEnds % 2 !== 0) problems.push(`"With love from" ends on page ${indexEnds}, a recto (the closing page goes overleaf)`);
         if (indexEnds && colophon + 1 !== indexEnds + 1) problems.push(`the colophon on page ${colophon + 1}, not facing the index's last page ${indexEnds}`);
+
+        // ---- a Swiss grid's photos hang on the text column's line: flush with its left edge, or (wider than it, on a verso) its right ----
+        if (PDF_LOOKS[theme as Theme].photoHang) {
+          for (const pic of pictures) {
+            const cols = lines.filter((l) => l.page === pic.page).map((l) => l.column);
+            if (!cols.length) continue;
+            const [left, right] = [Math.min(...cols.map((c) => c.x)), Math.max(...cols.map((c) => c.x + c.w))];
+            if (Math.abs(pic.x - left) > 0.6 && Math.abs(pic.x + pic.w - right) > 0.6) problems.push(`page ${pic.page}: ${pic.id}'s photo at ${pic.x.toFixed(1)}–${(pic.x + pic.w).toFixed(1)} pt, off the text column's lines ${left.toFixed(1)} / ${right.toFixed(1)}`);
+          }
+        }
 
         // ---- sparse pages ----
         const sparse: string[] = [];

@@ -18,6 +18,7 @@ export const babyFirstYear: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 13,
   longLeading: 1.45,

@@ -18,6 +18,7 @@ export const botanicalLuxe: PdfLook = {
   photoWidth: 'column',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.55,

@@ -19,6 +19,7 @@ export const dailyJournal: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.8,
   photoAlign: 'outer',
+  photoHang: false,
   // type
   longSize: 13,
   longLeading: 1.4,

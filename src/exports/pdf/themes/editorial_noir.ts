@@ -18,6 +18,7 @@ export const editorialNoir: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,

@@ -18,6 +18,7 @@ export const heirloomGallery: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.7,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.5,

@@ -19,6 +19,7 @@ export const memorialService: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 11,
   longLeading: 1.5,

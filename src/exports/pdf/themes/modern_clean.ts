@@ -19,6 +19,7 @@ export const modernClean: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.72,
   photoAlign: 'outer',
+  photoHang: true,
   // type
   longSize: 10,
   longLeading: 1.55,

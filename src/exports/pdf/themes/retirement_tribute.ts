@@ -19,6 +19,7 @@ export const retirementTribute: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,

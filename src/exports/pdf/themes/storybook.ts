@@ -17,6 +17,7 @@ export const storybook: PdfLook = {
   photoWidth: 'live',
   photoSpan: 0.9,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 12.5,
   longLeading: 1.5,

@@ -18,6 +18,7 @@ export const weddingAlbum: PdfLook = {
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.45,
