@@ -6,11 +6,12 @@ import type { Db } from './client.js';
 /** Forward-only numbered SQL files, shipped with the package (`migrations/NNNN_name.sql`). */
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-export function listMigrations(dir = MIGRATIONS_DIR): { id: string; sql: string }[] {
+/** The migrations shipped, in order: their ids only (a file is read when it is pending, not on every start). */
+export function listMigrations(dir = MIGRATIONS_DIR): { id: string; file: string }[] {
   return readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
-    .map((f) => ({ id: f.replace(/\.sql$/, ''), sql: readFileSync(path.join(dir, f), 'utf8') }));
+    .map((f) => ({ id: f.replace(/\.sql$/, ''), file: path.join(dir, f) }));
 }
 
 /**
@@ -37,7 +38,7 @@ export async function migrate(db: Db, options: { dir?: string } = {}): Promise<s
       await tx.query('SELECT pg_advisory_xact_lock(7243017)');
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [m.id]);
       if (done.length) return false;
-      await tx.exec(m.sql);
+      await tx.exec(readFileSync(m.file, 'utf8'));
       await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id]);
       return true;
     });

@@ -115,6 +115,18 @@ function statusOn(code: ErrorCode, r: RouteShape): number {
   return ERROR_STATUS[code];
 }
 
+/** The catalogue's codes a route of this shape can answer; many routes share a shape, so each shape is worked out once. */
+const codesByShape = new Map<string, ErrorCode[]>();
+function catalogueCodes(r: RouteShape): ErrorCode[] {
+  const key = JSON.stringify(r);
+  let codes = codesByShape.get(key);
+  if (!codes) {
+    codes = ERROR_CODES.filter((code) => ERROR_CATALOGUE[code].where.some((scope) => holds(scope, r)));
+    codesByShape.set(key, codes);
+  }
+  return codes;
+}
+
 export interface RouteErrors {
   /** Every error status the route can answer, ascending. */
   statuses: number[];
@@ -138,7 +150,7 @@ export function errorsFor(route: RouteOptions): RouteErrors {
     const list = codes.get(status) ?? [];
     if (!list.includes(code)) codes.set(status, [...list, code]);
   };
-  for (const code of ERROR_CODES) if (ERROR_CATALOGUE[code].where.some((scope) => holds(scope, r))) add(code);
+  for (const code of catalogueCodes(r)) add(code);
   for (const x of declared) if (typeof x === 'string') add(x);
   const unresolved: number[] = [];
   for (const x of declared) {

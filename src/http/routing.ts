@@ -14,25 +14,44 @@ export const REDIRECT_TO_SLASHED: { status: number; headers: HeaderDeclarations 
 /**
  * Answers what no route matched: the documented path without its trailing
  * slash gets 308 to it (query kept; not an error, see not-errors.ts), a known path with another method gets
- * 405 with Allow, anything else 404. A mirror router learns every route.
+ * 405 with Allow, anything else 404. A mirror router learns every route (on the first
+ * request no route matched, so the start does not build it).
  */
 export function installFallbacks(app: FastifyInstance) {
-  const mirror = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 });
   const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  // The routes are noted as they are registered; the mirror router learns them on the first unmatched request, not at start.
+  const routes: [HTTPMethod, string][] = [];
+  let mirror: ReturnType<typeof FindMyWay> | undefined;
 
+  const learn = (router: ReturnType<typeof FindMyWay>, m: HTTPMethod, url: string) => {
+    try {
+      router.on(m, url, () => {});
+    } catch {
+      /* the same route registered twice (HEAD for GET): already known */
+    }
+  };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) {
       if (!METHODS.includes(m as HTTPMethod)) continue;
-      try {
-        mirror.on(m as HTTPMethod, route.url, () => {});
-      } catch {
-        /* the same route registered twice (HEAD for GET): already known */
-      }
+      if (mirror) learn(mirror, m as HTTPMethod, route.url);
+      else routes.push([m as HTTPMethod, route.url]);
     }
   });
 
-  const allowed = (path: string) => METHODS.filter((m) => mirror.find(m, path) !== null);
+  const mirrorRouter = () => {
+    if (!mirror) {
+      mirror = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 });
+      for (const [m, url] of routes) learn(mirror, m, url);
+      routes.length = 0;
+    }
+    return mirror;
+  };
+
+  const allowed = (path: string) => {
+    const router = mirrorRouter();
+    return METHODS.filter((m) => router.find(m, path) !== null);
+  };
 
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const [path, query] = splitUrl(request.url);

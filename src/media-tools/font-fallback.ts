@@ -200,7 +200,10 @@ export function faceCovers(face: FontFace): (cp: number) => boolean {
   return has;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: a segmenter's first construction loads ICU's break data, which the start (this module is read
+// for the pages' CSS) does not need.
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = { segment: (text: string) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text) };
 
 /** Invisible or layout-only code points that go with whatever face their grapheme has. */
 export const isJoiner = (cp: number) =>

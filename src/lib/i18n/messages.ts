@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import type { IntlMessageFormat } from 'intl-messageformat';
-import { CATALOGUES } from './catalogues/index.js';
-import type { MessageKey } from './catalogues/en.js';
+import { catalogue, type MessageKey } from './catalogues/index.js';
 import type { Language } from './languages.js';
 
 export type { MessageKey };
@@ -27,7 +26,7 @@ function formatOf(lang: Language, key: MessageKey): IntlMessageFormat {
   let f = formats.get(id);
   if (!f) {
     Formatter ??= (require('intl-messageformat') as typeof import('intl-messageformat')).IntlMessageFormat;
-    f = new Formatter(CATALOGUES[lang][key], lang, DATE_FORMATS as never);
+    f = new Formatter(catalogue(lang)[key], lang, DATE_FORMATS as never);
     formats.set(id, f);
   }
   return f;
