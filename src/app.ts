@@ -23,7 +23,6 @@ import { registerHealthRoutes } from './routes/health/health-routes.js';
 import { registerFileRoutes } from './routes/files/file-routes.js';
 import { registerWebhookRoutes } from './routes/webhooks/webhook-routes.js';
 import { registerStripeWebhook } from './routes/webhooks/stripe-webhook.js';
-import { runInRequestScope } from './lib/request-scope.js';
 import { contextFromHeaders, markSpanError, SpanKind, startSpan, tracingOn, withActiveSpan, type Span } from './lib/tracing.js';
 import { createServices, type AppDeps, type RouteContext } from './services/index.js';
 import { registerWebPages } from './web/index.js';
@@ -112,13 +111,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   const spans = new WeakMap<object, Span>();
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // Everything after this runs in the request's own scope (see lib/request-scope.ts).
-    if (!tracingOn()) return runInRequestScope(done);
+    if (!tracingOn()) return done();
     const parent = contextFromHeaders(request.headers);
     const span = startSpan(request.method, { kind: SpanKind.SERVER, parent, attributes: requestSpanAttributes(request) });
-    if (!span) return runInRequestScope(done);
+    if (!span) return done();
     spans.set(request, span);
-    withActiveSpan(span, () => runInRequestScope(done), parent);
+    withActiveSpan(span, done, parent);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? null;
@@ -134,15 +132,18 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     }
     done();
   });
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    if (span) {
-      spans.delete(request);
-      markSpanError(span, 'aborted');
-      span.end();
-    }
-    done();
-  });
+  // Only with tracing on (it starts before the app is built): Fastify listens for 'close' on every request that has an onRequestAbort hook.
+  if (tracingOn()) {
+    app.addHook('onRequestAbort', (request, done) => {
+      const span = spans.get(request);
+      if (span) {
+        spans.delete(request);
+        markSpanError(span, 'aborted');
+        span.end();
+      }
+      done();
+    });
+  }
 
   installDrain(app);
   installMetrics(app, { config: deps.config, db: deps.db, queue: deps.queue });

@@ -138,12 +138,14 @@ export function parseTimestamp(text: string): string {
 const parseInt8 = (text: string) => Number(text);
 
 export async function createDb(config: Config): Promise<Db> {
-  if (config.database.kind === 'postgres') return createPostgresDb(config.database.url!, config.database);
+  // The holder check (Db.holding) is a programming guard: on in tests and development, off in production (see withTransactions).
+  const holderCheck = config.env !== 'production';
+  if (config.database.kind === 'postgres') return createPostgresDb(config.database.url!, { ...config.database, holderCheck });
   const dir = path.join(config.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const release = lockDataDir(dir);
   try {
-    const db = await createPgliteDb(dir);
+    const db = await createPgliteDb(dir, { holderCheck });
     const close = db.close;
     return { ...db, close: async () => { await close(); release(); } };
   } catch (err) {
@@ -199,6 +201,8 @@ export interface PostgresOptions {
   schema?: string | null;
   /** 'transaction': PostgreSQL is reached through a pooler in transaction mode (see createPooledPostgresDb). */
   pooler?: 'none' | 'transaction';
+  /** Whether a statement on the Db from code that holds an open transaction throws (default true; see withTransactions). */
+  holderCheck?: boolean;
 }
 
 export function createPostgresDb(url: string, opts: PostgresOptions = {}): Db {
@@ -210,7 +214,7 @@ export function createPostgresDb(url: string, opts: PostgresOptions = {}): Db {
     options: `-c TimeZone=UTC -c plan_cache_mode=${PLAN_CACHE_MODE}${searchPath}`,
     types,
   });
-  return withTransactions(poolConnection('postgres', pool, () => pool.end(), DIRECT_SESSION));
+  return withTransactions(poolConnection('postgres', pool, () => pool.end(), DIRECT_SESSION), opts.holderCheck);
 }
 
 /**
@@ -244,7 +248,7 @@ class UtcClient extends pg.Client {
 function createPooledPostgresDb(url: string, opts: PostgresOptions): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, Client: UtcClient, types });
   const schema = opts.schema ?? null;
-  if (!schema) return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening: [], autocommitOpens: () => false }));
+  if (!schema) return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening: [], autocommitOpens: () => false }), opts.holderCheck);
   const opening = [`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`];
   let roleLeadsToSchema: Promise<boolean> | undefined;
   const autocommitOpens = () => {
@@ -252,7 +256,7 @@ function createPooledPostgresDb(url: string, opts: PostgresOptions): Db {
     roleLeadsToSchema.catch(() => (roleLeadsToSchema = undefined)); // asked again next time
     return roleLeadsToSchema.then((leads) => !leads);
   };
-  return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening, autocommitOpens }));
+  return withTransactions(poolConnection('postgres', pool, () => pool.end(), { named: false, opening, autocommitOpens }), opts.holderCheck);
 }
 
 /**
@@ -271,7 +275,7 @@ const PGLITE_SHARED_BUFFERS = '32MB';
  * below. One connection gives the isolation PGlite's single session needs:
  * a transaction holds it, and every other statement waits its turn.
  */
-export async function createPgliteDb(dataDir?: string): Promise<Db> {
+export async function createPgliteDb(dataDir?: string, opts: { holderCheck?: boolean } = {}): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PgliteConnection } = await import('./pglite-connection.js');
   const lite = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
@@ -297,6 +301,7 @@ export async function createPgliteDb(dataDir?: string): Promise<Db> {
       },
       DIRECT_SESSION,
     ),
+    opts.holderCheck,
   );
 }
 
@@ -515,14 +520,24 @@ function translating<Q extends Tx>(q: Q): Q {
   return wrapped;
 }
 
+/** The holder check switched off: nothing is held, fn runs as it is. */
+interface Holder {
+  getStore(): (Tx & { readonly open?: boolean }) | undefined;
+  run<R>(tx: Tx, fn: () => R): R;
+}
+const NO_HOLDER: Holder = { getStore: () => undefined, run: (_tx, fn) => fn() };
+
 /**
  * The transaction behaviour both backends share: transactions of their own,
  * retried on serialization failures and deadlocks, and the holder check
  * (see Db.holding), the same on both.
  */
-function withTransactions(conn: Connection): Db {
+function withTransactions(conn: Connection, holderCheck = true): Db {
   // Which open transaction this async context holds, if any: only ever read to refuse a statement.
-  const held = new AsyncLocalStorage<Tx & { readonly open?: boolean }>();
+  // A programming guard, off in production: on Node 20 one AsyncLocalStorage entered anywhere turns on
+  // async hooks for every promise of the process, a cost each request paid (issue 44). Tests and
+  // development run with it, so a statement that would wait for its own transaction still fails there.
+  const held: Holder = holderCheck ? new AsyncLocalStorage<Tx & { readonly open?: boolean }>() : NO_HOLDER;
   const shared = createSharedReads((text, params) => translated(conn.query(text, params)));
   const mustHoldNone = () => {
     const tx = held.getStore();

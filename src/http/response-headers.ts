@@ -8,6 +8,8 @@ import { OUTAGE_HEADERS } from './dependency-outage.js';
 export const PLUGIN_HEADERS: readonly PluginHeaders[] = [IDEMPOTENCY_HEADERS, RATE_LIMIT_HEADERS, OUTAGE_HEADERS];
 
 const HEADER_KEYS = Object.keys(DECLARED_HEADERS) as DeclaredHeader[];
+/** Each declared header with its name as Fastify keeps it (lower case), worked out once rather than per answer. */
+const HEADER_NAMES = HEADER_KEYS.map((key) => [key, DECLARED_HEADERS[key].name.toLowerCase()] as const);
 
 /** A route's own declarations, from its config (`lastModified` is a list's 200). */
 function routeDeclarations(route: DeclaringRoute): HeaderDeclarations {
@@ -87,8 +89,7 @@ export const setRetryAfter = (reply: FastifyReply, seconds: number) => setDeclar
  */
 export function checkDeclaredHeaders(request: { is404: boolean }, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) {
   if (request.is404 || !reply.request.routeOptions.url) return done(null, payload);
-  for (const header of HEADER_KEYS) {
-    const name = DECLARED_HEADERS[header].name.toLowerCase();
+  for (const [header, name] of HEADER_NAMES) {
     if (!reply.hasHeader(name) || declaredOn(reply, header)) continue;
     // Gone before the refusal, so the error's own answer does not carry it again.
     reply.removeHeader(name);

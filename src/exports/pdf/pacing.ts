@@ -31,3 +31,11 @@ export function quotableSentences(text: string): string[] {
     .map((x) => x.trim())
     .filter((x) => x.length >= least && x.length <= most);
 }
+
+/**
+ * Whether page n may be a quote page, the last one having been on page `last` (0: none yet): at most one in
+ * every `every` pages (2: never two in a row), so quote pages break runs of words rather than make runs of their own.
+ */
+export function quotePageAllowed(n: number, last: number, every: number): boolean {
+  return last <= 0 || n - last >= Math.max(2, every);
+}

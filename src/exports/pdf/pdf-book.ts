@@ -17,7 +17,8 @@ import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
-import { photoInterval, quotableSentences, WORD_PAGES_MAX } from './pacing.js';
+import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
+import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -118,7 +119,7 @@ export interface BookTrace {
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
   /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n: where it is across the page (points, its mount aside). */
-  picture?(n: number, memoryId: string, at: { x: number; w: number }): void;
+  picture?(n: number, memoryId: string, at?: { x: number; w: number }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
@@ -262,6 +263,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (carried && !carried.ops.length) groups.pop();
     flushPage();
     wordPages = pageKind === 'memories' && !pagePictured ? wordPages + 1 : 0;
+    // An album's spread: the photo of the memory whose words open on the verso just set has the recto facing it.
+    if (facingPhoto) {
+      spreadPhotoPage(facingPhoto);
+      [facingPhoto, wordPages] = [null, 0];
+    }
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
     if (spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every) due.push(spread.pages.shift()!);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
@@ -392,6 +398,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       quotePage(list[0].quote!);
       return;
     }
+    const [tail, after] = list;
+    if (look.tailQuote && list.length === 2 && tail.continued && !tail.flowsOn && after.quote && !after.continued && !after.flowsOn) {
+      // A short memory after a letter's last lines: an epigraph in the room below them (see PdfLook.tailQuote).
+      for (const op of tail.ops) op(0);
+      const [whole, top] = [content, tail.bottom + mm(8)];
+      content = { ...whole, y: top, h: whole.y + whole.h - top };
+      quotePage(after.quote);
+      content = whole;
+      return;
+    }
     list.forEach((gr, i) => {
       const card = gridOn(pageNo).card;
       if (card) {
@@ -425,7 +441,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
   }
 
+  /** The page holds two or three short memories set together (none a letter's part), room for another. */
+  const shortsTogether = () => {
+    const list = groups.filter((gr) => gr.ops.length);
+    return list.length >= 2 && list.length < 4 && list.every((gr) => gr.quote && !gr.continued);
+  };
   const isQuotePage = (list: Group[]) => list.length === 1 && !!list[0].quote && !list[0].continued && !list[0].flowsOn;
+  /** The page of the last quote page (0: none yet): the next comes no sooner than the theme's quoteEvery allows. */
+  let lastQuotePage = 0;
+  /** Turning the page now would leave it a quote page too soon after the last one. */
+  const quoteTooSoon = () => isQuotePage(groups.filter((gr) => gr.ops.length)) && !quotePageAllowed(pageNo, lastQuotePage, look.quoteEvery);
 
   /**
    * Whether the page as composed so far would print as a page of memories mostly empty: what it holds,
@@ -448,6 +473,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   function quotePage(q: QuoteDesign) {
     pagePictured = true;
+    lastQuotePage = pageNo;
     const base = q.style;
     const chars = Math.max(1, normalizeText(q.text).length);
     // On a card the words keep to the card's column; else they take the live area.
@@ -577,6 +603,39 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     pic.jpeg = Buffer.alloc(0);
     pictureCount++;
     memoryPage();
+  }
+
+  /** An album's spread: the photo of a memory waiting for the recto that faces its words (see pages/album-spread.ts). */
+  let facingPhoto: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string } | null = null;
+
+  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge, or in the theme's mount, centred a little above the middle. */
+  function spreadPhotoPage(s: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string }, onCurrent = false) {
+    const kind: PageKind = s.bleed ? 'plate' : 'breather';
+    if (onCurrent) {
+      input.trace?.page?.(pageNo, kind);
+      [pageKind, decorateDue] = [kind, null];
+    }
+    const n = onCurrent ? pageNo : newPage(kind);
+    content = g.content(n);
+    if (s.bleed) {
+      pagePictured = true;
+      doc.image(s.pic.jpeg, 0, 0, { width: g.page, height: g.page });
+      s.pic.jpeg = Buffer.alloc(0);
+      pictureCount++;
+    } else {
+      // (On its mat, as an album's picture page, without a folio.)
+      const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
+      placePicture(s.pic as Placed, at.x, at.y);
+    }
+    input.trace?.picture?.(n, s.memoryId);
+  }
+
+  /** An album's page for a photo: a white mat board filling the page but an even margin, its edge ruled; returns it. */
+  function drawAlbumMat(): Box {
+    const mat = albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM));
+    doc.save().fillOpacity(0.8).rect(mat.x, mat.y, mat.w, mat.h).fill('#FFFFFF').restore();
+    doc.save().lineWidth(0.5).strokeColor(p.accent).rect(mat.x + mm(2), mat.y + mm(2), mat.w - mm(4), mat.h - mm(4)).stroke().restore();
+    return mat;
   }
 
   function folio(n: number) {
@@ -1002,9 +1061,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** One memory's held photos prepared, a page each (see breatherPages). */
-  async function heldPages(mine: HeldPhoto[]): Promise<(typeof due)[number][]> {
+  async function heldPages(mine: HeldPhoto[], carried = false): Promise<(typeof due)[number][]> {
     const pages: (typeof due)[number][] = [];
-    for (const size of breatherPages(mine.length)) {
+    // (An album, and a memorial of one memory a page, give each its own page: through a long letter, or one or two after a memory, within two pages of it.)
+    const single = (look.photoSpread || look.onePerPage) && (carried || mine.length <= 2);
+    for (const size of single ? mine.map(() => 1) : breatherPages(mine.length)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
       const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
@@ -1021,6 +1082,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** A quote page of the next sentence of the memory being read, on a page of its own; false when there is none to set. */
   function pacingQuote(): boolean {
+    if (!quotePageAllowed(pageNo + 1, lastQuotePage, look.quoteEvery)) return false;
     const text = reading?.sentences.shift();
     if (!reading || !text) return false;
     const n = newPage('quote');
@@ -1082,7 +1144,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box) {
+  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
@@ -1094,6 +1156,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.save().fillOpacity(0.55).rect(0, t.y + t.h - band, g.page, band + g.bleed).fill('#000000').restore();
       drawCentredLine(caption, { ...captionStyle, fallbacks: captionStyle.fallbacks }, t.x + t.w / 2, t.y + t.h - band / 2 + captionStyle.size * 0.35, '#FFFFFF', t.w - mm(30));
     } else {
+      if (look.photoSpread && !slot) drawAlbumMat();
       const grid = gridOn(pageNo);
       const area = slot ?? grid.breather;
       const [top, right, bottom, left] = mountPadding(look.mount);
@@ -1110,9 +1173,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const [fitted] = s === captionStyle ? [line] : breakLines(measure, caption, s, Number.MAX_SAFE_INTEGER);
         if (fitted) drawLine(fitted, x - left, y0 + photo.height + bottom + mm(7), s, smallColour);
       } else drawCentredLine(caption, captionStyle, area.x + area.w / 2, y0 + photo.height + bottom + mm(8), smallColour, area.w);
-      if (!slot) folio(pageNo);
+      if (!slot && !look.photoSpread) folio(pageNo);
     }
-    if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
+    if (opening) input.trace?.picture?.(pageNo, h.memoryId);
+    else if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
     pictureCount++;
   }
 
@@ -1155,8 +1219,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /** The page an album's spread set its words on, to themselves: the next memory turns it (unless that leaves it mostly empty, or a quote page too soon). */
+  let ownPage: number | null = null;
+
   async function placeMemory(ready: Ready) {
     await breathe();
+    if (ownPage === pageNo && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    ownPage = null;
     const { memory } = ready;
     const photo = memory.pictures.find((x) => x.kind === 'photo')?.key ?? null;
     firstPicture ??= photo;
@@ -1219,7 +1288,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const markHeight = look.quoteMark === 'glyph' && !long ? 30 : 0;
     // The photo block at a scale k of its size (it may shrink to fit the room left on a page).
     const picturesAt = (k: number) => (block.height ? block.height * k + GAP * 1.5 : 0);
-    const picturesHeight = picturesAt(1);
+    let picturesHeight = picturesAt(1);
     const linesHeight = (ls: Line[]) => ls.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
     // In two columns the words take about the height of the first, balanced against the second.
     const textHeight = linesHeight(columns === 2 && lines.length >= 4 ? lines.slice(0, Math.ceil(lines.length / 2)) : lines);
@@ -1232,9 +1301,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
-    const every = photoInterval(Math.ceil(textHeight / content.h), breatherPages(ownHeld.length).length);
+    const every = photoInterval(Math.ceil(textHeight / content.h), look.photoSpread || look.onePerPage ? ownHeld.length : breatherPages(ownHeld.length).length);
     // (From the page it opens on: none comes before its words.)
-    spread = every ? { pages: await heldPages(ownHeld), every, from: Infinity } : null;
+    spread = every ? { pages: await heldPages(ownHeld, true), every, from: Infinity } : null;
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
@@ -1246,7 +1315,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
       return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
     };
-    if (block.bleed) plate(block.bleed);
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
     // starts here and goes on overleaf. It starts only where its photos with its first two lines (a short
     // one's all), or two lines, fit. Photos that do not fit below what is on the page shrink a little
@@ -1254,16 +1322,60 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // the page mostly empty.
     const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
     const opening = (k: number) => headingHeight + picturesAt(k) + words();
-    const quote = !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null;
+    const quoteDesign = () => (!block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: headText, sigLines, sigStyle: signatureStyle, codes } : null);
+    let quote = quoteDesign();
     // (A short memory's opening is all of it, with the room its mark asks for.)
     let whole = Math.max(total, opening(1));
+    // An album's spread: its one photo alone on a page facing the page its words open on (see pages/album-spread.ts).
+    const spreadPic = look.photoSpread ? (block.bleed ?? (block.pictures.length === 1 ? block.pictures[0] : null)) : null;
+    const fresh = () => atTop() && !groups.some((gr) => gr.ops.length);
+    // Whether its words (without the photo) open on this page, as the rules below place them: whole, or a long one's opening.
+    const [bare, bareOpening, onPage] = [total - picturesHeight, headingHeight + words(), groups.filter((gr) => gr.ops.length).length];
+    // (A long letter opening with its pull quote opens so when half the page is left: it faces its photo rather than a page of its own.)
+    const letterOpens = lines.length > KEEP_WHOLE_LINES && (pull ? room() >= content.h / 2 : bare > content.h || pageShort());
+    const opensHere = !(look.perPage && onPage >= look.perPage && !pageShort()) && (Math.max(bare, bareOpening) <= room() || (letterOpens && bareOpening <= room()));
+    let move = spreadPic ? spreadMove({ fresh: fresh(), recto: g.isRecto(pageNo), short: pageShort(), quoteTooSoon: quoteTooSoon(), opensHere }) : 'inline';
+    const movedFrom = pageNo;
+    if (move === 'turn') {
+      // (Held photos due may take pages at the turn: the page it comes to decides.)
+      memoryPage();
+      move = fresh() && !g.isRecto(pageNo) ? 'here' : 'inline';
+    }
+    if (spreadPic && move === 'inline' && !spread && ownHeld.length && fresh() && g.isRecto(pageNo)) {
+      // On a right-hand page with nothing on it yet, a photo it holds back opens it there, alone, and the spread follows overleaf.
+      const first = ownHeld.shift()!;
+      const photo = await breatherPicture(first.key);
+      if (photo) {
+        decorateDue = null;
+        drawBreather(photo, first, undefined, true);
+        memoryPage();
+        move = fresh() && !g.isRecto(pageNo) ? 'here' : 'inline';
+      }
+    }
+    const spreadBleed = !!block.bleed;
+    if (spreadPic && move !== 'inline') {
+      const bleed = spreadBleed;
+      [block.pictures, block.height, block.bleed] = [[], 0, undefined];
+      [total, picturesHeight] = [total - picturesHeight, 0];
+      whole = Math.max(total, opening(1));
+      quote = quoteDesign();
+      if (move !== 'facing') {
+        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id }, true);
+        memoryPage();
+      }
+    }
+    if (block.bleed) plate(block.bleed);
     // Short of room, the space kept after the memory above closes up to what its ornament needs (a card
     // needs all of it) before this one shrinks or goes overleaf: the page's free space is shared out again when drawn.
     // A long letter with its pull quote opens a page of its own (from a page already well filled).
-    if (pull && !atTop() && !pageShort()) memoryPage();
+    // (Unless that leaves a quote page too soon after the last: then it joins the short memory on its page.)
+    if (pull && move !== 'facing' && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
-    else if (look.onePerPage && !atTop() && !pageShort()) memoryPage();
-    if (!atTop() && whole > room() && due.length && pageShort()) {
+    // (Short ones already set together on a page take a third and a fourth, composed between ornaments.)
+    else if (look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
+    // An album sets so many memories a page at most, between its ornaments.
+    else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    if (!atTop() && whole > room() && due.length && (pageShort() || quoteTooSoon())) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
@@ -1282,7 +1394,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
       let start = block.height ? Math.min(1, 1 - (opening(1) - spare) / block.height) : opening(1) <= room() ? 1 : 0;
-      const short = pageShort();
+      // (Rather than leave a quote page too soon after the last, as rather than leave a page mostly empty.)
+      const short = pageShort() || quoteTooSoon();
       const floor = short ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT;
       if (short && pullHeight && start < floor) {
         // Rather than leave a page mostly empty, a long letter opens here without its pull quote.
@@ -1305,6 +1418,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (k >= (keepWhole ? PHOTO_SCALE_SHORT : PHOTO_SCALE_FIT)) scale = k;
     }
 
+    if (spreadPic && move === 'facing') {
+      // Its words open on the verso it was placed from: the photo takes the recto facing it, at the turn. (Gone
+      // overleaf after all, they open on a page of their own after the photo's.)
+      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id };
+      else {
+        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id }, fresh());
+        memoryPage();
+      }
+    }
     const opened = pageNo;
     if (spread) spread.from = opened;
     // The contents list each month's chapter.
@@ -1456,6 +1578,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
+    // An album's spread keeps its page of words to itself (a short one's is a quote page): the next memory turns the page.
+    ownPage = spreadPic && move !== 'inline' && pageNo === opened ? pageNo : null;
     if (room() > 46) {
       y += 16 + GAP * 1.8;
     } else {

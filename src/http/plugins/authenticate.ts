@@ -4,6 +4,7 @@ import { errors } from '../../errors.js';
 import { SESSION_COOKIE, type SessionService } from '../../services/sessions/session-service.js';
 import type { TokenService } from '../../services/tokens/token-service.js';
 import { assertCsrf } from '../csrf.js';
+import { openRequestScope } from '../../lib/request-scope.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -31,6 +32,7 @@ export function createAuthenticate(deps: { config: Config; tokens: TokenService;
       const found = m ? await tokens.authenticate(m[1]) : undefined;
       if (!found || (found.revoked && !rc.replayWithRevokedToken)) throw errors.unauthorized();
       request.auth = { method: 'api_key', user: found.user, token: found.token, revoked: found.revoked };
+      openRequestScope(found.user);
       if (rc.sessionOnly) {
         throw errors.sessionRequired('This route needs a signed-in browser session; an API key cannot call it.');
       }
@@ -42,6 +44,7 @@ export function createAuthenticate(deps: { config: Config; tokens: TokenService;
     if (session) {
       if (isUnsafeMethod(request.method)) assertCsrf(request, config, { requireReferer: true });
       request.auth = { method: 'session', user: session.user, sessionId: session.sessionId };
+      openRequestScope(session.user);
       if (rc.tokenOnly) throw errors.tokenRequired('This route needs the API key itself as the bearer credential.');
       return;
     }

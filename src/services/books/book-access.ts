@@ -167,12 +167,12 @@ export function createBookAccess(deps: { db: Db }) {
   async function load(actor: Actor | null, slug: string, tx: Queryable | undefined, lock: 'update' | 'share' | null, confirmedLater = false): Promise<BookContext> {
     if (!SLUG_RE.test(slug)) throw errors.notFound('book');
     if (lock && !tx) throw new Error('a row lock needs the transaction it lasts for');
-    const key = `book:${slug}:${actor?.id ?? ''}`;
-    const remembered = tx && !confirmedLater ? undefined : recall<BookContext>(key);
+    const key = `book:${slug}`;
+    const remembered = tx && !confirmedLater ? undefined : recall<BookContext>(actor, key);
     if (remembered) return remembered;
     const ctx = tx ? await findBookContext(tx, slug, actor?.id ?? null, lock) : await lookup({ slug, userId: actor?.id ?? null });
     if (!ctx) throw errors.notFound('book');
-    if (!tx) remember(key, ctx);
+    if (!tx) remember(actor, key, ctx);
     return ctx;
   }
 

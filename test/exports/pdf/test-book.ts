@@ -143,7 +143,7 @@ export function describeTestBook(intent: ExportIntent) {
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
-        const pictures: { page: number; id: string; x: number; w: number }[] = [];
+        const pictures: { page: number; id: string; x?: number; w?: number }[] = [];
         const breathers: { page: number; id: string }[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
@@ -346,6 +346,35 @@ export function describeTestBook(intent: ExportIntent) {
           for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1} (the book's longest run of pages of words only: ${longest})`);
         }
 
+        // ---- quote pages: never two in a row, and at most one in the theme's quoteEvery pages ----
+        const quotePages = kinds.flatMap((k, i) => (k === 'quote' ? [i + 1] : []));
+        const quoteEvery = Math.max(2, PDF_LOOKS[theme as Theme].quoteEvery);
+        for (const [i, n] of quotePages.entries()) if (i > 0 && n - quotePages[i - 1] < quoteEvery) problems.push(`quote pages ${quotePages[i - 1]} and ${n}: closer than one in ${quoteEvery} pages`);
+
+        // ---- an album's spreads: a memory's photo alone on its page faces the page its words open on ----
+        if (PDF_LOOKS[theme as Theme].photoSpread) {
+          const wordsOpen = new Map<string, number>();
+          for (const x of [...lines, ...signatures]) wordsOpen.set(x.id, Math.min(wordsOpen.get(x.id) ?? Infinity, x.page));
+          const spreads = pictures.filter((x) => kinds[x.page - 1] === 'plate' || kinds[x.page - 1] === 'breather');
+          for (const x of spreads) {
+            const facing = x.page % 2 === 0 ? x.page + 1 : x.page - 1;
+            // (A memory may open with a photo of its own alone on a recto, its spread overleaf.)
+            const opensSpread = spreads.some((y) => y.id === x.id && y.page === x.page + 1);
+            if (wordsOpen.get(x.id) !== facing && !opensSpread) problems.push(`${x.id}: its photo alone on page ${x.page}, its words opening on page ${wordsOpen.get(x.id)} (not the page facing it)`);
+          }
+          // Most memories with a photo are set so, and photos are on at least half the pages of memories.
+          const withPhoto = new Set(pictures.map((x) => x.id));
+          if (spreads.length * 2 < withPhoto.size) problems.push(`${spreads.length} of ${withPhoto.size} memories with a photo set as a spread`);
+          const memoryPages = kinds.flatMap((k, i) => (i + 1 <= lastMemoryPage && ['memories', 'plate', 'breather', 'quote'].includes(k) ? [i + 1] : []));
+          const photoPages = memoryPages.filter((n) => pictures.some((x) => x.page === n) || breathers.some((b) => b.page === n) || kinds[n - 1] === 'plate');
+          // (Half of them, or as many as there are photos, each alone on its page but for a memory's held photos two
+          // to a page after it, where three or more would not all print within two pages of it: the test book's long
+          // letters in every script outnumber its 26 photos.)
+          const photos = pictures.length + breathers.length;
+          const paired = new Set(breathers.filter((b, i) => breathers.some((c, j) => j !== i && c.page === b.page)).map((b) => b.page)).size;
+          if (photoPages.length < Math.min(Math.ceil(memoryPages.length / 2), photos - paired)) problems.push(`photos on ${photoPages.length} of ${memoryPages.length} pages of memories (${photos} photos)`);
+        }
+
         // A memory's last page: where its last line, signature or picture is; its first, where its first is.
         const lastPage = new Map<string, number>();
         const firstPage = new Map<string, number>();
@@ -378,7 +407,7 @@ export function describeTestBook(intent: ExportIntent) {
         if (PDF_LOOKS[theme as Theme].photoHang) {
           for (const pic of pictures) {
             const cols = lines.filter((l) => l.page === pic.page).map((l) => l.column);
-            if (!cols.length) continue;
+            if (!cols.length || pic.x === undefined || pic.w === undefined) continue;
             const [left, right] = [Math.min(...cols.map((c) => c.x)), Math.max(...cols.map((c) => c.x + c.w))];
             if (Math.abs(pic.x - left) > 0.6 && Math.abs(pic.x + pic.w - right) > 0.6) problems.push(`page ${pic.page}: ${pic.id}'s photo at ${pic.x.toFixed(1)}–${(pic.x + pic.w).toFixed(1)} pt, off the text column's lines ${left.toFixed(1)} / ${right.toFixed(1)}`);
           }

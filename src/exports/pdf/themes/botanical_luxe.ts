@@ -40,6 +40,10 @@ export const botanicalLuxe: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: true,
   cards: false,

@@ -41,6 +41,10 @@ export const dailyJournal: PdfLook = {
   textRun: 5,
   pullQuote: false,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -92,6 +92,24 @@ export interface PdfLook {
   pullQuote: boolean;
   /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
+  /**
+   * Quote pages (a short memory alone on its page, a sentence of a letter set large) at most one in so many
+   * pages: 2, never two in a row; more, further apart (a short memory joins the one before on its page instead).
+   */
+  quoteEvery: number;
+  /**
+   * A memory with one photo is set as an album's spread: the photo alone on a page (bled when it is sharp
+   * enough, else in the theme's mount) facing the page its words open on; its words keep their page. The photos
+   * a memory holds back have a page each (no pairs).
+   */
+  photoSpread: boolean;
+  /** Memories a page holds at most (an album's two between ornaments); 0: as many as fit. */
+  perPage: number;
+  /**
+   * A short memory on the page a letter ends on is set as an epigraph in the room below the letter's last lines
+   * (display size, between ornaments), rather than a line or two at the foot of a half-empty page.
+   */
+  tailQuote: boolean;
 
   // ---- the look ----
   /** The ornament drawn in the page's corners as well as between memories. */

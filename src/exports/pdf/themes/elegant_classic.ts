@@ -41,6 +41,10 @@ export const elegantClassic: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

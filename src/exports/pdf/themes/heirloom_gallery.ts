@@ -40,6 +40,10 @@ export const heirloomGallery: PdfLook = {
   textRun: 4,
   pullQuote: false,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

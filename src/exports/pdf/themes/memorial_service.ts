@@ -41,6 +41,10 @@ export const memorialService: PdfLook = {
   textRun: 5,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 3,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: true,
   // look
   cornerOrnament: false,
   cards: false,

@@ -41,6 +41,10 @@ export const modernClean: PdfLook = {
   textRun: 6,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -39,6 +39,10 @@ export const storybook: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: false,
+  quoteEvery: 2,
+  photoSpread: false,
+  perPage: 0,
+  tailQuote: false,
   // look
   cornerOrnament: false,
   cards: false,

@@ -40,6 +40,10 @@ export const weddingAlbum: PdfLook = {
   textRun: 4,
   pullQuote: true,
   fullBleed: true,
+  quoteEvery: 2,
+  photoSpread: true,
+  perPage: 2,
+  tailQuote: true,
   // look
   cornerOrnament: false,
   cards: false,
