@@ -1177,7 +1177,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     if (opening) input.trace?.picture?.(pageNo, h.memoryId);
     else if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
-    pictureCount++;
+    // (The closing photo's page, with no memory, is not one of the memories' pictures.)
+    if (h.memoryId) pictureCount++;
   }
 
   /**
