@@ -40,6 +40,11 @@ function svgOf(w: number, h: number, fx: number, fy: number): string {
   </svg>`;
 }
 
+/** Writes one marked photo of w × h pixels, its subject's centre at (fx, fy) (fractions), to `file`. */
+export async function makeMarkedPhoto(file: string, w: number, h: number, fx: number, fy: number): Promise<void> {
+  await writeFile(file, await sharp(Buffer.from(svgOf(w, h, fx, fy))).jpeg({ quality: 85 }).toBuffer());
+}
+
 /** Writes the marked photos into `dir` as `<name>.jpg`. */
 export async function makeMarkedPhotos(dir: string): Promise<void> {
   for (const [name, [w, h, fx, fy]] of Object.entries(MARKED)) {

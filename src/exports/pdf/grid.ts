@@ -5,6 +5,7 @@
  */
 import type { BookGeometry, Box } from './geometry.js';
 import { photoLayout, type Cell } from './photo-layout.js';
+import { BAR_INDENT, hangingBox } from './swiss-grid.js';
 import type { PdfLook } from './themes/design.js';
 
 /** The space between a magazine's two columns, points (6 mm). */
@@ -74,9 +75,10 @@ export function pageGrid(look: PdfLook, g: BookGeometry, n: number, charWidth: n
     const bx = look.photoAlign === 'centre' ? within.x + (within.w - bw) / 2 : outerOnRight ? within.x + within.w - bw : within.x;
     return { x: bx, y: within.y, w: bw, h };
   };
-  const photos = placed(look.photoWidth === 'column' ? column : live, look.photoSpan, live.h);
+  const hangIndent = look.quoteMark === 'bar' ? BAR_INDENT : 0;
+  const photos = look.photoHang ? hangingBox(live, column, outerOnRight, live.h, hangIndent) : placed(look.photoWidth === 'column' ? column : live, look.photoSpan, live.h);
   const layout = (aspects: number[]) => photoLayout(aspects, photos.w, live.h * look.photoShare, PHOTO_GAP).cells;
-  const breather = look.breather === 'plate' ? { x: 0, y: 0, w: g.page, h: g.page } : placed(live, look.breatherSpan, live.h * 0.86);
+  const breather = look.breather === 'plate' ? { x: 0, y: 0, w: g.page, h: g.page } : look.photoHang ? hangingBox(live, column, outerOnRight, live.h * 0.86, hangIndent) : placed(live, look.breatherSpan, live.h * 0.86);
   const card = look.cards ? { x: column.x - CARD_PAD, y: live.y - CARD_PAD, w: column.w + 2 * CARD_PAD, h: live.h + 2 * CARD_PAD } : null;
   // The frame is centred on the live area (which the gutter moves), not on the trimmed page.
   const frameBox = { x: live.x - mm(11), y: t.y + mm(7), w: live.w + mm(22), h: t.h - mm(14) };

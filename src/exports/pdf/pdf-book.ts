@@ -7,6 +7,8 @@ import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
+import { endingPlan } from './ending-plan.js';
+import { BAR_INDENT, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -123,8 +125,11 @@ export interface BookTrace {
    * paragraph, and the size and style (italic or not) of the face it is set in.
    */
   line?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number }; size: number; italic: boolean; long: boolean; justified: boolean; first: boolean; last: boolean; dir: 'ltr' | 'rtl'; align: 'left' | 'center' }): void;
-  /** A photo or video frame of a memory as it is drawn (not a gallery plate), on page n; where it is drawn (its mount included), when beside its words. */
-  picture?(n: number, memoryId: string, beside?: { x: number; y: number; w: number; h: number }): void;
+  /**
+   * A photo or video frame of a memory as it is drawn (not a gallery plate), on page n: where it is across the page
+   * (points, its mount aside), and when beside its words (a diary's), its whole box with its mount and `beside`.
+   */
+  picture?(n: number, memoryId: string, at?: { x: number; w: number; y?: number; h?: number; beside?: boolean }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
@@ -866,7 +871,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const bookSignatureStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(look.captionSize), leading: 1.45, characterSpacing: look.captionCaps ? 0.9 : 0, features: LINING_FIGURES };
   /** A journal's entry heading: the day it was written. */
   const dateStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 3, leading: 1.2, features: LINING_FIGURES };
-  const barIndent = look.quoteMark === 'bar' ? 16 : 0;
+  const barIndent = look.quoteMark === 'bar' ? BAR_INDENT : 0;
 
   /** The most of a page a memory's photos take, so its words can start below them. */
   const PHOTO_SHARE = look.photoShare;
@@ -1140,6 +1145,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   let tilted = 0;
   let pinnedPicture: string | null = null;
   let backQuote: BackText['quote'] = null;
+  const endQuotes: NonNullable<BackText['quote']>[] = [];
   let dates: BackText['dates'] = null;
   let firstPicture: string | null = null;
   /** Every contributor named in the book, with the pages their memories open on (the index at the end). */
@@ -1163,7 +1169,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
-    return { x: live.x, y: live.y + i * (live.h / 2 + mm(2)), w: live.w, h: live.h / 2 - mm(2) };
+    // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
+    const across = look.photoHang ? gridOn(n).breather : live;
+    return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
@@ -1285,21 +1293,30 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const area = slot ?? grid.breather;
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
-      const x = area.x + (area.w - w) / 2 + left;
+      const x = (look.photoHang ? hangingX(area, grid.column, w, barIndent) : area.x + (area.w - w) / 2) + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
       const band = slot ?? grid.live;
       // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
       placePicture(photo, x, y0, false, bottom + deeper);
-      // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
-      const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-      drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+      if (look.photoHang) {
+        // Flush left under the photo, on its line.
+        const [line] = breakLines(measure, caption, captionStyle, Number.MAX_SAFE_INTEGER);
+        const s = line && line.width > area.w ? { ...captionStyle, size: (captionStyle.size * area.w) / line.width } : captionStyle;
+        const [fitted] = s === captionStyle ? [line] : breakLines(measure, caption, s, Number.MAX_SAFE_INTEGER);
+        if (fitted) drawLine(fitted, x - left, y0 + photo.height + bottom + mm(7), s, smallColour);
+      } else {
+        // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
+        const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
+        drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+      }
       if (!slot && !look.photoSpread) folio(pageNo);
     }
     if (opening) input.trace?.picture?.(pageNo, h.memoryId);
-    else input.trace?.breather?.(pageNo, h.memoryId);
-    pictureCount++;
+    else if (h.memoryId) input.trace?.breather?.(pageNo, h.memoryId);
+    // (The closing photo's page, with no memory, is not one of the memories' pictures.)
+    if (h.memoryId) pictureCount++;
   }
 
   /**
@@ -1313,7 +1330,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
     const start = y + BETWEEN_MIN;
-    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, gridOn(pageNo).live.w / (photo.width + left + right));
+    const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, (look.photoHang ? gridOn(pageNo).photos : gridOn(pageNo).live).w / (photo.width + left + right));
     if (photo.height * k < content.h * 0.3) return false;
     due.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
@@ -1321,11 +1338,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     const live = gridOn(pageNo).live;
-    const [x, at, n] = [live.x + (live.w - pic.width) / 2, start + top, pageNo];
+    // (A Swiss grid's hangs from the text column's line, its caption flush left under it.)
+    const hang = look.photoHang ? gridOn(pageNo) : null;
+    const [x, at, n] = [hang ? hangingX(hang.photos, hang.column, pic.width, barIndent) : live.x + (live.w - pic.width) / 2, start + top, pageNo];
     groups.push({ ops: [], top: start, bottom: start, continued: false, flowsOn: false, closed: false, quote: null });
     paint((dy) => {
       placePicture(pic, x, at + dy, false);
-      drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
+      if (hang) drawCentredLine(caption, captionStyle, x + Math.min(pic.width, breakLines(measure, caption, captionStyle, Number.MAX_SAFE_INTEGER)[0]?.width ?? 0) / 2, at + pic.height + bottom + mm(6) + dy, smallColour, pic.width);
+      else drawCentredLine(caption, captionStyle, live.x + live.w / 2, at + pic.height + bottom + mm(6) + dy, smallColour, live.w);
       input.trace?.breather?.(n, h.memoryId);
     });
     if (photo !== scaled) photo.jpeg = Buffer.alloc(0);
@@ -1426,7 +1446,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else if (memory.date > dates.last) dates.last = memory.date;
     // The back cover quotes the first memory short enough to stand there (book order: pinned ones first).
     const plain = normalizeText(memory.text).replace(/\s+/g, ' ').trim();
-    if (!backQuote && plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+    if (plain.length >= 20 && plain.length <= 160 && dominantScript(plain) === bookScript) {
+      if (!backQuote) backQuote = { text: smartPunctuation(plain), signature: memory.signature };
+      // Lines for the pages that fill the book before its ending: one from each contributor.
+      else if (endQuotes.length < 4 && !endQuotes.some((q) => q.signature === memory.signature)) endQuotes.push({ text: smartPunctuation(plain), signature: memory.signature });
+    }
     input.signal?.throwIfAborted();
     let block = await ready.block;
     // A catalogue's pictured memory that opens on a recto (where it cannot face its plate) shows its plate with its words.
@@ -1674,7 +1698,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const n = pageNo;
       paint((dy) => {
         placePicture(pic, at.x + padLeft + pic.dx, at.y + top + pic.dy + dy);
-        input.trace?.picture?.(n, memory.id, { x: at.x, y: at.y + dy, w: box.w, h: box.h });
+        input.trace?.picture?.(n, memory.id, { x: at.x, y: at.y + dy, w: box.w, h: box.h, beside: true });
       });
       besideEnd = { page: pageNo, y: y + box.h };
     } else if (block.pictures.length) {
@@ -1684,7 +1708,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // (A photo with a card pasted over its foot sits centred over the card.)
       const one = block.pictures.length === 1 && look.cards && look.cardOverlap ? block.pictures[0] : null;
       const over = one ? centreOverCard({ x: area.x + one.cell.x + padLeft + one.dx, w: one.width }, gridOn(pageNo).column, gridOn(pageNo).live) : 0;
-      const [x0, ox, oy, k] = [area.x + over, area.x + area.w / 2 + over, y, scale];
+      const [ox, oy, k] = [area.x + area.w / 2 + over, y, scale];
+      let x0 = area.x + over;
+      if (look.photoHang) {
+        // A Swiss grid's block starts on the text column's line (swiss-grid.ts), wherever shrinking would centre it.
+        const [from, to] = [Math.min(...block.pictures.map((c) => c.cell.x + c.dx)), Math.max(...block.pictures.map((c) => c.cell.x + c.dx + c.width))];
+        const left = ox + (x0 + from - ox) * k;
+        x0 += (hangingX(area, gridOn(pageNo).column, (to - from) * k, barIndent) - left) / k;
+      }
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
       for (const pic of pictures) {
@@ -1697,8 +1728,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       paint((dy) => {
         if (k < 1) doc.save().translate(ox, oy + dy).scale(k).translate(-ox, -oy - dy);
         for (const pic of pictures) {
-          placePicture(pic, x0 + pic.cell.x + padLeft + pic.dx, oy + pic.cell.y + top + pic.dy + dy);
-          input.trace?.picture?.(pageNo, memory.id);
+          const px = x0 + pic.cell.x + padLeft + pic.dx;
+          placePicture(pic, px, oy + pic.cell.y + top + pic.dy + dy);
+          input.trace?.picture?.(pageNo, memory.id, { x: ox + (px - ox) * k, w: pic.width * k });
         }
         if (k < 1) doc.restore();
       });
@@ -1862,40 +1894,53 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * contributors' index), then the last page: a closing photo (the cover's) above the colophon. The two face
    * each other: the index ends on a verso, the closing page is the recto opposite. When the last memory ends
    * so that they would not, the page between is a designed one (see turnPage), never a blank. A book has an
-   * even number of pages, a printed one a multiple of 4: the pages left over are ruled for notes before the
-   * ending (in pairs, so the spread keeps its place) in a theme meant for writing on light paper; the rest are
-   * left blank after the colophon (where a printer expects them), never blank inside the book.
+   * even number of pages, a printed one a multiple of 4: the pages left over are filled before the ending (in
+   * pairs, so the spread keeps its place): ruled for notes in a theme meant for writing on light paper, else a
+   * quote from the book and the closing photo on a page of its own (endingPlan). The colophon is the last
+   * printed page; at most the back of its leaf is left blank.
    */
   async function ending() {
     const listPages = contributorPages();
     const photoKey = input.coverPicture ?? pinnedPicture ?? firstPicture;
     const photo = photoKey ? await closingPhoto(photoKey) : null;
-    const unit = input.printReady ? 4 : 2;
-    const turn = listPages.length > 0 && (pageNo + listPages.length) % 2 === 1;
-    const spare = (unit - ((pageNo + (turn ? 1 : 0) + listPages.length + 1) % unit)) % unit;
-    const ruled = look.datedEntries && !reversed;
-    const notes = !ruled ? 0 : listPages.length ? spare - (spare % 2) : spare;
-    if (turn) turnPage();
-    for (let i = 0; i < notes; i++) notesPage();
+    // The pages the book must have over are filled before the ending, the colophon the last printed page (ending-plan.ts).
+    const plan = endingPlan(pageNo, listPages.length, input.printReady ? 4 : 2, look.datedEntries && !reversed, !!photo);
+    const quotes = [backQuote, ...endQuotes.filter((q) => q.signature !== backQuote?.signature)];
+    for (const page of plan.fill) {
+      if (page === 'notes') notesPage();
+      else if (page === 'photo' && photoKey && (await closingPlatePage(photoKey))) continue;
+      else turnPage(quotes.shift() ?? null);
+    }
     for (const page of listPages) page();
-    colophon(photo);
-    for (let i = notes; i < spare; i++) newPage('blank');
+    colophon(plan.photoUsed ? null : photo);
+    for (let i = 0; i < plan.blanks; i++) newPage('blank');
+  }
+
+  /** The closing photo on a page of its own before the ending (as the theme sets a breather), the book's title its caption. */
+  async function closingPlatePage(key: string): Promise<boolean> {
+    const pic = await breatherPicture(key);
+    if (!pic) return false;
+    const n = newPage('closing');
+    content = g.content(n);
+    drawBreather(pic, { key, memoryId: '', caption: input.title, japanese: bookIsJapanese });
+    input.trace?.page?.(n, 'closing');
+    return true;
   }
 
   /**
-   * The page that puts the ending on its spread: the theme's quote page with a line from the book. A quote, not a
-   * photo: the closing photo faces "With love from" two pages on, and the book's photos have had their pages.
+   * A page that puts the ending on its spread (or fills the book before it): the theme's quote page with a line
+   * from the book, `quote` (else its title).
    */
-  function turnPage() {
+  function turnPage(quote: BackText['quote']) {
     // Traced as the ending's page, not as a quote page of a memory (its line is the book's, not a letter's).
     const n = newPage('closing');
     content = g.content(n);
     decorateDue = n;
     decorate();
-    const signature = backQuote?.signature ?? null;
+    const signature = quote?.signature ?? null;
     const sigStyle: TextStyle = { ...bookSignatureStyle, fallbacks: fallbacks.body };
     const sigLines = signature ? breakLines(measure, `\u2014\u00a0${signature}`, sigStyle, content.w * 0.86) : [];
-    quotePage({ memoryId: '', text: backQuote?.text ?? input.title, style: quoteStyle(false), pinned: false, align: look.align, heading: null, sigLines, sigStyle, codes: [], pulled: true });
+    quotePage({ memoryId: '', text: quote?.text ?? input.title, style: quoteStyle(false), pinned: false, align: look.align, heading: null, sigLines, sigStyle, codes: [], pulled: true });
   }
 
   /** The closing photo, at most two-thirds of the page, its own shape (within 4:5 and 3:2), at 200 ppi or more. */

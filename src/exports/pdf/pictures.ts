@@ -1,5 +1,5 @@
 import { cellOfShape, chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
-import { cropRectAround, subjectOfPhoto, type FocalPoint, type PhotoFile } from '../../media-tools/focal-crop.js';
+import { cropRectAround, subjectOfPhoto, type Box, type FocalPoint, type PhotoFile } from '../../media-tools/focal-crop.js';
 import type Sharp from 'sharp';
 import { loadSharp } from '../../media-tools/sharp.js';
 
@@ -23,6 +23,11 @@ export interface PreparedPicture {
   /** Printed size in points. */
   width: number;
   height: number;
+  /**
+   * Where its subject is in the printed picture (fractions of it): the heads' box, or a box round the focal
+   * point when no face was found or the owner chose one. Known for a picture cropped around its subject.
+   */
+  subject?: Box | null;
 }
 
 /** Printed size (points) of a picture of w×h pixels fitted into a box, at no less than MIN_DPI. */
@@ -90,10 +95,21 @@ export async function prepareCroppedPicture(
       .toColorspace('srgb')
       .jpeg({ quality: 88, chromaSubsampling: '4:2:0' })
       .toBuffer({ resolveWithObject: true });
-    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: cell.w, height: cell.h, ppi: info.width / (cell.w / 72), focal: at };
+    return { jpeg: data, widthPx: info.width, heightPx: info.height, width: cell.w, height: cell.h, ppi: info.width / (cell.w / 72), focal: at, subject: subjectInCrop(upright, rect, subject?.box ?? null, at) };
   } catch {
     return null;
   }
+}
+
+/** The subject's box (or a box of a quarter of the crop round the focal point) in fractions of the crop `rect`, clipped to it. */
+export function subjectInCrop(size: { w: number; h: number }, rect: { left: number; top: number; width: number; height: number }, box: Box | null, focal: FocalPoint): Box {
+  const around = { x: focal.x * size.w - rect.width / 8, y: focal.y * size.h - rect.height / 8, w: rect.width / 4, h: rect.height / 4 };
+  const px = box ? { x: box.x * size.w, y: box.y * size.h, w: box.w * size.w, h: box.h * size.h } : around;
+  const x0 = Math.max(0, (px.x - rect.left) / rect.width);
+  const y0 = Math.max(0, (px.y - rect.top) / rect.height);
+  const x1 = Math.min(1, (px.x + px.w - rect.left) / rect.width);
+  const y1 = Math.min(1, (px.y + px.h - rect.top) / rect.height);
+  return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
 }
 
 /**

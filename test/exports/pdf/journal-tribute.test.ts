@@ -85,7 +85,7 @@ describe('daily_journal and retirement_tribute page designs', () => {
       trace: {
         page: (n, kind) => (kinds[n - 1] = kind),
         line: (n, id, l) => lines.push({ ...l, page: n, id }),
-        picture: (n, id, beside) => pictures.push({ page: n, id, beside }),
+        picture: (n, id, at) => pictures.push({ page: n, id, beside: at?.beside ? { x: at.x, y: at.y!, w: at.w, h: at.h! } : undefined }),
       },
     });
     return { file, kinds, lines, pictures };

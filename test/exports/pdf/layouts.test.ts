@@ -160,11 +160,13 @@ describe('theme page designs', () => {
     const paragraph = (n: number) => `Paragraph ${n}: we drove to the lake every summer, the car full of towels, sandwiches and the old blue thermos, and stayed until the light went.`;
     const letter = [1, 2, 3, 4].map((n) => `${paragraph(n)} ${paragraph(n)}`).join('\n\n');
     for (const theme of ['modern_clean', 'editorial_noir'] as const) {
-      const { file } = await render(`bars-${theme}`, theme, [memory(0, { text: letter }), memory(1, { text: 'Short and barred.' })]);
+      const { file, kinds } = await render(`bars-${theme}`, theme, [memory(0, { text: letter }), memory(1, { text: 'Short and barred.' })]);
       // The accent bars (upright rectangles 2.6 pt wide, wider beside large type), joined where one line's bar meets the next: one per memory.
       const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
       let bars = 0;
-      for (const page of pdf.getPages()) {
+      // (The ending's quote pages, which fill the book before it, carry the theme's bar as every quote page does: not a memory's.)
+      for (const [i, page] of pdf.getPages().entries()) {
+        if (kinds[i] === 'closing') continue;
         const contents = page.node.Contents();
         const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
         let text = '';

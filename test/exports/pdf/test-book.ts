@@ -12,7 +12,8 @@
  *   reversed out of a dark page;
  * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
  *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
- *   page before the colophon (spare leaves come after it, where a printer expects them);
+ *   page before the colophon, and none after it but the back of its leaf (a print multiple's spare pages are
+ *   filled before the ending);
  * - the ending is a spread: "With love from" ends on a verso (even page) and the colophon's page faces it;
  * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
  *   photo's page, a plate or a quote page breaks one);
@@ -145,7 +146,7 @@ export function describeTestBook(intent: ExportIntent) {
         const kinds: PageKind[] = [];
         const lines: TracedLine[] = [];
         const signatures: TracedSignature[] = [];
-        const pictures: { page: number; id: string }[] = [];
+        const pictures: { page: number; id: string; x?: number; w?: number }[] = [];
         const breathers: { page: number; id: string }[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
@@ -162,7 +163,7 @@ export function describeTestBook(intent: ExportIntent) {
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id) => (pictures.push({ page: n, id }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -420,6 +421,10 @@ export function describeTestBook(intent: ExportIntent) {
         const colophon = kinds.indexOf('end');
         if (colophon < 0) problems.push('no colophon page');
         for (const [i, k] of kinds.entries()) if (k === 'blank' && i < colophon) problems.push(`page ${i + 1}: blank before the colophon (page ${colophon + 1})`);
+        // The book's end: the pages a print multiple asks for are filled before the ending, the colophon the last
+        // printed page; at most the back of its leaf (a recto colophon's) is left blank.
+        const afterColophon = kinds.length - 1 - colophon;
+        if (afterColophon > 1 || (afterColophon === 1 && (kinds.at(-1) !== 'blank' || (colophon + 1) % 2 !== 1))) problems.push(`${afterColophon} page(s) after the colophon (page ${colophon + 1} of ${kinds.length}): at most the back of its leaf`);
         // The ending is a spread: the contributors' index ends on a verso (even), the colophon's page faces it.
         const indexEnds = kinds.lastIndexOf('contributors') + 1;
         if (indexEnds && indexEnds % 2 !== 0) problems.push(`"With love from" ends on page ${indexEnds}, a recto (the closing page goes overleaf)`);
@@ -427,6 +432,16 @@ export function describeTestBook(intent: ExportIntent) {
 
         // ---- picture-led pages: a catalogue's plates on rectos, captioned; a photo-led theme's photos on half its pages ----
         problems.push(...picturePageProblems(theme, PDF_LOOKS[theme as Theme], memories, { kinds, pictures, breathers, pageTexts }));
+
+        // ---- a Swiss grid's photos hang on the text column's line: flush with its left edge, or (wider than it, on a verso) its right ----
+        if (PDF_LOOKS[theme as Theme].photoHang) {
+          for (const pic of pictures) {
+            const cols = lines.filter((l) => l.page === pic.page).map((l) => l.column);
+            if (!cols.length || pic.x === undefined || pic.w === undefined) continue;
+            const [left, right] = [Math.min(...cols.map((c) => c.x)), Math.max(...cols.map((c) => c.x + c.w))];
+            if (Math.abs(pic.x - left) > 0.6 && Math.abs(pic.x + pic.w - right) > 0.6) problems.push(`page ${pic.page}: ${pic.id}'s photo at ${pic.x.toFixed(1)}–${(pic.x + pic.w).toFixed(1)} pt, off the text column's lines ${left.toFixed(1)} / ${right.toFixed(1)}`);
+          }
+        }
 
         // ---- sparse pages ----
         const sparse: string[] = [];

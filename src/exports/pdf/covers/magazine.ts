@@ -1,14 +1,34 @@
 /**
  * The magazine cover (editorial_noir's): the photo bleeds off every edge, the masthead over a darkened top,
- * the cover line at the foot. Without a photo: the title as a masthead across the top, rules and an issue
+ * the cover line at the foot (both at the foot or both at the top when the subject is there: mastheadPlace). Without a photo: the title as a masthead across the top, rules and an issue
  * line, the subtitle as the cover line below.
  */
-import { mm } from '../geometry.js';
+import { mm, type Box } from '../geometry.js';
 import type { TextStyle } from '../text-layout.js';
 import type { CoverDesign } from './design.js';
 import { image } from './drawing.js';
 import { bled, countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
+
+/**
+ * Where the masthead goes on a photo cover, so its band never lies over the photo's subject (its heads, or
+ * the owner's focal point): `top` (the masthead across the top, the cover line at the foot: a magazine's
+ * own), `foot` (both at the foot, for a subject high in the frame) or `head` (both at the top, for one low in
+ * it). The placement whose bands cover least of the subject, a magazine's own when it covers none.
+ * `subject` is in fractions of the photo, drawn over `photoBox`. `mastH`, `lineH`: the depths of the masthead and of the cover line (0 without one), points.
+ */
+export function mastheadPlace(trim: Box, photoBox: Box, mastH: number, lineH: number, subject: Box | null): 'top' | 'foot' | 'head' {
+  if (!subject) return 'top';
+  const [y0, y1] = [photoBox.y + subject.y * photoBox.h, photoBox.y + (subject.y + subject.h) * photoBox.h];
+  const covered = (from: number, to: number) => Math.max(0, Math.min(to, y1) - Math.max(from, y0));
+  const bottom = trim.y + trim.h;
+  const places = [
+    { place: 'top' as const, cut: covered(-Infinity, trim.y + mastH) + covered(bottom - lineH, Infinity) },
+    { place: 'foot' as const, cut: covered(bottom - lineH - mastH - (lineH ? 0 : mm(9)), Infinity) },
+    { place: 'head' as const, cut: covered(-Infinity, trim.y + mastH + lineH) },
+  ];
+  return places.reduce((best, c) => (c.cut < best.cut - 0.5 ? c : best)).place;
+}
 
 export const magazineCover: CoverDesign = {
   // Full bleed, the whole front: a magazine cover.
@@ -21,20 +41,28 @@ export const magazineCover: CoverDesign = {
     const width = t.w - mm(28);
     const title = ts.fitTitle(width, 2, 60, 28);
     const titleStyle = { ...title.style, leading: 1.02 };
-    // The masthead's band runs down to just below the title, the cover line's up from the foot.
-    const head = t.y + mm(19) + title.lines.length * titleStyle.size * titleStyle.leading + mm(7);
-    doc.save().fillOpacity(0.55).rect(all.x, all.y, all.w, head - all.y).fill(p.background).restore();
-    ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), left, t.y + mm(12), p.text, width, 'left');
-    doc.save().rect(left, t.y + mm(15), width, 2.2).fill(p.accent).restore();
-    ts.block(title.lines, titleStyle, { x: left, w: width }, t.y + mm(19), 'left', p.text);
-    if (!kit.subtitle) return;
+    const titleH = title.lines.length * titleStyle.size * titleStyle.leading;
     const s: TextStyle = { ...ts.subtitle(22), leading: 1.15 };
-    const lines = ts.subtitleLines(s, width * 0.75, 3);
+    const lines = kit.subtitle ? ts.subtitleLines(s, width * 0.75, 3) : [];
     const h = lines.length * s.size * s.leading;
-    const foot = t.y + t.h - mm(16) - h - mm(14);
-    doc.save().fillOpacity(0.55).rect(all.x, foot, all.w, all.y + all.h - foot).fill(p.background).restore();
-    doc.save().rect(left, t.y + t.h - mm(16) - h - mm(6), mm(18), 3).fill(p.accent).restore();
-    ts.block(lines, s, { x: left, w: width }, t.y + t.h - mm(16) - h, 'left', p.text);
+    // The masthead (count line, rule, title) is mm(19) + the title + mm(7) deep; the cover line mm(14) + its lines + mm(16).
+    const [mastH, lineH] = [mm(26) + titleH, lines.length ? mm(30) + h : 0];
+    const place = mastheadPlace(t, all, mastH, lineH, photo.subject ?? null);
+    const band = (y0: number, y1: number) => doc.save().fillOpacity(0.55).rect(all.x, y0, all.w, y1 - y0).fill(p.background).restore();
+    // Where the masthead's top and the cover line's top fall, and the bands under them.
+    const mastTop = place === 'foot' ? t.y + t.h - lineH - mastH + (lines.length ? mm(4) : -mm(9)) : t.y;
+    const lineTop = place === 'head' ? t.y + mastH - mm(4) : t.y + t.h - lineH;
+    if (place === 'top') {
+      band(all.y, mastTop + mastH);
+      if (lines.length) band(lineTop, all.y + all.h);
+    } else if (place === 'head') band(all.y, lines.length ? lineTop + lineH - mm(12) : mastTop + mastH);
+    else band(mastTop + mm(3), all.y + all.h);
+    ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), left, mastTop + mm(12), p.text, width, 'left');
+    doc.save().rect(left, mastTop + mm(15), width, 2.2).fill(p.accent).restore();
+    ts.block(title.lines, titleStyle, { x: left, w: width }, mastTop + mm(19), 'left', p.text);
+    if (!lines.length) return;
+    doc.save().rect(left, lineTop + mm(8), mm(18), 3).fill(p.accent).restore();
+    ts.block(lines, s, { x: left, w: width }, lineTop + mm(14), 'left', p.text);
   },
   titlePage(kit, { trim: t }) {
     const { doc, style } = kit;

@@ -19,6 +19,7 @@ export const babyFirstYear: PdfLook = {
   photoSpan: 1,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 13,
   longLeading: 1.45,

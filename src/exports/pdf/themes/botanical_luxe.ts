@@ -19,6 +19,7 @@ export const botanicalLuxe: PdfLook = {
   photoSpan: 0.9,
   photoAlign: 'outer',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.55,

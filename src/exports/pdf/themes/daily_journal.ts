@@ -21,6 +21,7 @@ export const dailyJournal: PdfLook = {
   photoSpan: 0.86,
   photoAlign: 'outer',
   photoBeside: 0.4,
+  photoHang: false,
   // type
   longSize: 12,
   longLeading: 1.42,

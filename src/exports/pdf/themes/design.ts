@@ -50,6 +50,12 @@ export interface PdfLook {
    * of the column beside it (a diary's print taped beside a few lines); 0: a memory's photos always go above its words.
    */
   photoBeside: number;
+  /**
+   * A Swiss grid's hanging photos: a memory's photos and the breathers hang from the text column's line (their
+   * box from the column's inner edge to the live area's outer edge, a narrower block starting on the column's
+   * left edge, captions flush left under them), rather than placed by photoSpan and photoAlign.
+   */
+  photoHang: boolean;
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */

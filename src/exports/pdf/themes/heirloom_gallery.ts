@@ -19,6 +19,7 @@ export const heirloomGallery: PdfLook = {
   photoSpan: 0.7,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.5,

@@ -20,6 +20,7 @@ export const memorialService: PdfLook = {
   photoSpan: 1,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 11,
   longLeading: 1.5,

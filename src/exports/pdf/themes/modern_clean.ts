@@ -1,9 +1,9 @@
 /**
  * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 62-character column set
  * nearer the fold than the fore-edge (the outer field under the hanging photo, never a block adrift); one large photo a memory, hanging from the top line towards the fore-edge over
- * the outer three quarters of the live area (its inner edge inside the text column's), the rest later
- * one to a page on the same hanging line; names in spaced capitals, an accent bar beside short memories;
- * a short running head over the text column, the folio at the foot's outer corner.
+ * the live area from where the type starts to the outer edge (photoHang: on the column's line), the rest later
+ * one to a page on the same hanging line; names in spaced capitals, an accent bar beside short memories; no running head
+ * (nothing to fight the flush-left grid), the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -20,6 +20,7 @@ export const modernClean: PdfLook = {
   photoSpan: 0.72,
   photoAlign: 'outer',
   photoBeside: 0,
+  photoHang: true,
   // type
   longSize: 10,
   longLeading: 1.55,
@@ -30,7 +31,7 @@ export const modernClean: PdfLook = {
   captionCaps: true,
   quoteMark: 'bar',
   datedEntries: false,
-  runningHead: true,
+  runningHead: false,
   folio: 'plain',
   folioAt: 'foot-outer',
   // pacing

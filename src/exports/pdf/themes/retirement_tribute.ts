@@ -21,6 +21,7 @@ export const retirementTribute: PdfLook = {
   photoSpan: 1,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,

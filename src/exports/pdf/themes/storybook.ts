@@ -20,6 +20,7 @@ export const storybook: PdfLook = {
   photoSpan: 0.9,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 13.5,
   longLeading: 1.55,

@@ -19,6 +19,7 @@ export const weddingAlbum: PdfLook = {
   photoSpan: 1,
   photoAlign: 'centre',
   photoBeside: 0,
+  photoHang: false,
   // type
   longSize: 11.5,
   longLeading: 1.45,
