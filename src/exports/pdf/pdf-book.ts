@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
-import { albumCaption, breatherPages, type HeldPhoto } from './held-photos.js';
+import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
