@@ -155,6 +155,7 @@ describe('short memories share pages, balanced', () => {
     it(`${theme}: no page hangs from the top; only quote, photo and end pages are sparse`, async () => {
       const file = path.join(dir, `${theme}.pdf`);
       const list = shortMemories();
+      const kinds: string[] = [];
       const result = await renderPdfBook({
         title: 'Balance',
         subtitle: '',
@@ -166,6 +167,7 @@ describe('short memories share pages, balanced', () => {
         openPicture: async () => ({ path: photo, release: async () => {} }),
         output: createWriteStream(file),
         printReady: true,
+        trace: { page: (n, kind) => (kinds[n - 1] = kind) },
       });
       const words = await wordsOf(file);
       const pictures = await picturePages(file);
@@ -176,7 +178,8 @@ describe('short memories share pages, balanced', () => {
       for (let page = 3; page <= result.pageCount; page++) {
         const on = words.filter((w) => w.page === page && /^q\d+w\d+$|^—|^“$/.test(w.text) && w.yMin >= live.y - 1 && w.yMax <= live.y + live.h + 1);
         const memoriesOn = new Set(on.filter((w) => w.text.startsWith('q')).map((w) => w.text.split('w')[0]));
-        if (!memoriesOn.size || pictures.has(page)) continue; // notes and end pages, photo pages
+        // (The ending's own pages, which quote the book to fill its last sheet, are designed pages, not memories': see ending-plan.ts.)
+        if (!memoriesOn.size || pictures.has(page) || kinds[page - 1] === 'closing') continue; // notes and end pages, photo pages
         const top = Math.min(...on.map((w) => w.yMin));
         const blocks = [...memoriesOn].map((q) => {
           const mine = on.filter((w) => w.text.startsWith(`${q}w`));
