@@ -592,11 +592,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     at += markH;
     if (look.quoteMark === 'bar') {
-      // Beside a right-to-left memory the bar goes on the right, where its lines start.
+      // Beside a right-to-left memory the bar hangs on the right, where its lines start.
       const [barW, rtl] = [2.6 * (size / base.size), lines[0]?.dir === 'rtl' && q.align !== 'center'];
-      const bx = rtl ? area.x + area.w - barW : box.x - barIndent;
+      const bx = rtl ? box.x + box.w + barIndent - barW : box.x - barIndent;
       doc.save().rect(bx, at + 1, barW, textH - 2).fill(p.accent).restore();
-      if (!q.pulled) input.trace?.bar?.(pageNo, q.memoryId, { x: bx, y: at + 1, column: rtl ? { x: area.x, w: area.w - barIndent } : box });
+      if (!q.pulled) input.trace?.bar?.(pageNo, q.memoryId, { x: bx, y: at + 1, column: box });
     }
     const pitch = s.size * s.leading;
     for (const [k, line] of lines.entries()) {
@@ -1542,18 +1542,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
-    // A right-to-left memory mirrors its columns: its first column is the right one, its bar to the right of it.
+    // A right-to-left memory mirrors its columns: its first column is the right one, its bar hangs to the right of it
+    // (its lines keep their place, on the text column's line where a Swiss grid's photos hang).
     const rtl = lines[0]?.dir === 'rtl';
-    const lead = rtl ? 0 : barIndent;
     const column = () => {
       if (block.beside) {
         const t = besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, block.beside.w, g.isRecto(pageNo)).text;
-        return { x: t.x + lead, w: textWidth };
+        return { x: t.x + barIndent, w: textWidth };
       }
       const at = gridOn(pageNo).column.x;
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
       const seen = rtl && columns === 2 ? 1 - col : col;
-      return { x: at + lead + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
+      return { x: at + barIndent + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
     };
     const chapterAt = chapterOpens ? chapterPage(month!, memory.date, letterBefore) : null;
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
