@@ -163,6 +163,8 @@ export function describeTestBook(intent: ExportIntent) {
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
+          // As the export service does when the book has no cover of its own: its first photo (book-export-variant.ts).
+          coverPicture: memories.flatMap((m) => m.pictures).find((x) => x.kind === 'photo')?.key,
           trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
         });
         const bytes = await readFile(file);
