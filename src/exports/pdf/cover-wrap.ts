@@ -6,6 +6,7 @@ import { themeStyle } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawBackCover, drawFrontCover, drawSpine, type BackText, type Panel } from './covers.js';
 import { mm, TRIM_MM } from './geometry.js';
 import { prepareCroppedPicture } from './pictures.js';
+import { printBox } from './covers/drawing.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
@@ -89,7 +90,8 @@ export async function renderCoverWrap(input: CoverWrapInput): Promise<CoverWrapR
     let photoPpi: number | null = null;
     const box = coverPhotoBox(style.theme, front);
     const photo = input.photo ? await prepareCroppedPicture(input.photo, box, style.palette.background, input.photoFocal ?? undefined) : null;
-    if (photo) photoPpi = Math.round(photo.ppi);
+    // As printed: a small original is set smaller than the design's box (see printBox), at 200 ppi or more.
+    if (photo) photoPpi = Math.round((photo.widthPx * 72) / printBox(photo, box).w);
     drawBackCover(kit, back, input.back ?? { quote: null, dates: null });
     drawFrontCover(kit, front, photo);
     drawSpine(kit, { x: b + T, y: 0, w: S, h: H }, T, spineMm);

@@ -5,7 +5,7 @@
 import { mm, type Box } from '../geometry.js';
 import { drawFrame } from '../pdf-themes.js';
 import type { CoverDesign } from './design.js';
-import { image } from './drawing.js';
+import { image, printBox } from './drawing.js';
 import { countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -18,9 +18,10 @@ export const certificateCover: CoverDesign = {
     const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, photoBox(t)];
     drawFrame(doc, 'double', t, mm(9), p.accent, 1.4);
     drawFrame(doc, 'corners', t, mm(16), p.accent, 0.8);
-    const r = box.w / 2;
-    const [ccx, ccy] = [box.x + r, box.y + r];
-    image(doc, photo, box, (pen) => pen.circle(ccx, ccy, r));
+    const pic = printBox(photo, box);
+    const r = pic.w / 2;
+    const [ccx, ccy] = [pic.x + r, pic.y + r];
+    image(doc, photo, pic, (pen) => pen.circle(ccx, ccy, r));
     doc.save().lineWidth(2).strokeColor(p.accent).circle(ccx, ccy, r + 4).stroke().lineWidth(0.6).circle(ccx, ccy, r + 8).stroke().restore();
     const width = t.w - mm(64);
     const column = { x: cx - width / 2, w: width };

@@ -9,7 +9,7 @@ import { mm, type Box } from '../geometry.js';
 import { drawFrame, type PdfLook } from '../pdf-themes.js';
 import type { PreparedPicture } from '../pictures.js';
 import type { CoverDesign } from './design.js';
-import { archPath, image, segmentalArch } from './drawing.js';
+import { archPath, image, printBox, segmentalArch } from './drawing.js';
 import { countLine, typesetter, type CoverKit, type Panel } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -19,9 +19,10 @@ type Window = (kit: CoverKit, panel: Panel, photo: PreparedPicture, look: PdfLoo
 const framed: Window = (kit, { trim: t }, photo, look) => {
   const { doc, style } = kit;
   const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, WINDOW_BOXES.elegant_classic(t)];
+  const pic = printBox(photo, box);
   drawFrame(doc, 'double', t, mm(12), p.accent, 0.9);
-  doc.save().lineWidth(0.6).strokeColor(p.accent).rect(box.x - 6, box.y - 6, box.w + 12, box.h + 12).stroke().restore();
-  image(doc, photo, box);
+  doc.save().lineWidth(0.6).strokeColor(p.accent).rect(pic.x - 6, pic.y - 6, pic.w + 12, pic.h + 12).stroke().restore();
+  image(doc, photo, pic);
   const width = t.w - mm(60);
   const column = { x: cx - width / 2, w: width };
   const title = ts.fitTitle(width, 2, 34, 20);
@@ -35,10 +36,11 @@ const framed: Window = (kit, { trim: t }, photo, look) => {
 const arched: Window = (kit, { trim: t }, photo, look) => {
   const { doc, style } = kit;
   const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, WINDOW_BOXES.memorial_service(t)];
+  const pic = printBox(photo, box);
   drawFrame(doc, 'hairline', t, mm(12), p.accent, 0.6);
-  image(doc, photo, box, (pen) => archPath(pen, box));
+  image(doc, photo, pic, (pen) => archPath(pen, pic));
   doc.save().lineWidth(0.7).strokeColor(p.accent);
-  archPath(doc, box, 5);
+  archPath(doc, pic, 5);
   doc.stroke().restore();
   look.ornament(doc, cx, box.y + box.h + mm(10), 1, p);
   const width = t.w - mm(56);
@@ -53,9 +55,10 @@ const round: Window = (kit, { trim: t }, photo, look) => {
   const { doc, style } = kit;
   const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, WINDOW_BOXES.wedding_album(t)];
   drawFrame(doc, 'corners', t, mm(11), p.accent, 0.8);
-  const r = box.w / 2;
-  const [ccx, ccy] = [box.x + r, box.y + r];
-  image(doc, photo, box, (pen) => pen.circle(ccx, ccy, r));
+  const pic = printBox(photo, box);
+  const r = pic.w / 2;
+  const [ccx, ccy] = [pic.x + r, pic.y + r];
+  image(doc, photo, pic, (pen) => pen.circle(ccx, ccy, r));
   doc.save().lineWidth(0.8).strokeColor(p.accent).circle(ccx, ccy, r + 5).stroke().lineWidth(0.4).circle(ccx, ccy, r + 8).stroke().restore();
   const width = t.w - mm(50);
   const column = { x: cx - width / 2, w: width };
@@ -72,12 +75,13 @@ const round: Window = (kit, { trim: t }, photo, look) => {
 const conservatory: Window = (kit, { trim: t }, photo, look) => {
   const { doc, style } = kit;
   const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, WINDOW_BOXES.botanical_luxe(t)];
-  const rise = mm(16);
-  image(doc, photo, box, (pen) => segmentalArch(pen, box, rise));
+  const pic = printBox(photo, box);
+  const rise = (mm(16) * pic.w) / box.w;
+  image(doc, photo, pic, (pen) => segmentalArch(pen, pic, rise));
   doc.save().lineWidth(1).strokeColor(p.accent);
-  segmentalArch(doc, box, rise, 4);
+  segmentalArch(doc, pic, rise, 4);
   doc.stroke().lineWidth(0.4);
-  segmentalArch(doc, box, rise, 7);
+  segmentalArch(doc, pic, rise, 7);
   doc.stroke().restore();
   const width = t.w - mm(76);
   const column = { x: cx - width / 2, w: width };

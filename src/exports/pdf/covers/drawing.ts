@@ -5,6 +5,20 @@ import type { Pen } from '../pdf-themes.js';
 import type { PreparedPicture } from '../pictures.js';
 import { bled, type Panel } from './kit.js';
 
+/** The least a cover photo prints at, pixels per inch: a smaller original gets a smaller print, not a blurred one. */
+export const COVER_MIN_PPI = 200;
+
+/**
+ * Where a photo prepared for `box` prints: the whole box when it has the pixels for COVER_MIN_PPI there, else
+ * a smaller box of the same shape centred in it (the print on its mat, in its frame or window).
+ */
+export function printBox(photo: Pick<PreparedPicture, 'widthPx' | 'heightPx'>, box: Box): Box {
+  const room = Math.min(1, (photo.widthPx * 72) / (COVER_MIN_PPI * box.w), (photo.heightPx * 72) / (COVER_MIN_PPI * box.h));
+  if (room >= 1) return box;
+  const [w, h] = [box.w * room * 0.999, box.h * room * 0.999];
+  return { x: box.x + (box.w - w) / 2, y: box.y + (box.h - h) / 2, w, h };
+}
+
 export function image(pen: Pen, photo: PreparedPicture, box: Box, clip?: (pen: Pen) => void) {
   pen.save();
   if (clip) {

@@ -5,7 +5,7 @@
  */
 import { mm } from '../geometry.js';
 import type { CoverDesign } from './design.js';
-import { image } from './drawing.js';
+import { image, printBox } from './drawing.js';
 import { bled, countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -19,7 +19,8 @@ export const editorialCover: CoverDesign = {
     const { doc, style } = kit;
     const [t, all, p, ts] = [panel.trim, bled(panel), style.palette, typesetter(kit)];
     const box = editorialCover.photoBox(style.theme, panel);
-    image(doc, photo, box);
+    // A small original prints smaller, centred over the band: a print on the page rather than a bled one.
+    image(doc, photo, printBox(photo, box));
     const band = box.y + box.h;
     doc.save().rect(all.x, band, all.w, mm(4)).fill(p.accent).restore();
     const left = t.x + mm(18);

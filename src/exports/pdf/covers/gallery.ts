@@ -5,7 +5,7 @@
  */
 import { mm, type Box } from '../geometry.js';
 import type { CoverDesign } from './design.js';
-import { image } from './drawing.js';
+import { image, printBox } from './drawing.js';
 import { countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -16,9 +16,11 @@ export const galleryCover: CoverDesign = {
   front(kit, { trim: t }, photo, look) {
     const { doc, style } = kit;
     const [p, ts, box] = [style.palette, typesetter(kit), photoBox(t)];
+    // The mat keeps its size; a small original is a smaller print centred on it, the keyline round the print.
+    const pic = printBox(photo, box);
     doc.save().rect(box.x - mm(6), box.y - mm(6), box.w + mm(12), box.h + mm(12)).fill('#FFFFFF').restore();
-    doc.save().lineWidth(0.5).strokeColor(p.accent).rect(box.x - 2, box.y - 2, box.w + 4, box.h + 4).stroke().restore();
-    image(doc, photo, box);
+    doc.save().lineWidth(0.5).strokeColor(p.accent).rect(pic.x - 2, pic.y - 2, pic.w + 4, pic.h + 4).stroke().restore();
+    image(doc, photo, pic);
     const width = box.w;
     const title = ts.fitTitle(width, 2, 30, 18);
     const at = ts.block(title.lines, title.style, { x: box.x, w: width }, box.y + box.h + mm(16), 'left', p.text);

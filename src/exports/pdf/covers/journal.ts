@@ -9,7 +9,7 @@ import type { PreparedPicture } from '../pictures.js';
 import type { TextStyle } from '../text-layout.js';
 import { drawLine } from '../typeset.js';
 import type { CoverDesign } from './design.js';
-import { image, ruledPaper, washiTape } from './drawing.js';
+import { image, printBox, ruledPaper, washiTape } from './drawing.js';
 import { bled, countLine, typesetter, type CoverKit, type Panel } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -19,7 +19,8 @@ const photoBox = (t: Box): Box => ({ x: t.x + mm(36), y: t.y + mm(17), w: mm(146
 /** The binding, the elastic band and the taped snapshot. */
 function notebook(kit: CoverKit, panel: Panel, photo: PreparedPicture) {
   const { doc, style } = kit;
-  const [t, all, p, box] = [panel.trim, bled(panel), style.palette, photoBox(panel.trim)];
+  // A small original is a smaller snapshot, centred where the big one goes.
+  const [t, all, p, box] = [panel.trim, bled(panel), style.palette, printBox(photo, photoBox(panel.trim))];
   ruledPaper(doc, panel, p);
   const band = t.x + mm(17);
   doc.save().rect(all.x, all.y, band - all.x, all.h).fill(p.accent).restore();

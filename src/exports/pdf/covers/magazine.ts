@@ -6,7 +6,7 @@
 import { mm, type Box } from '../geometry.js';
 import type { TextStyle } from '../text-layout.js';
 import type { CoverDesign } from './design.js';
-import { image } from './drawing.js';
+import { image, printBox } from './drawing.js';
 import { bled, countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -36,7 +36,9 @@ export const magazineCover: CoverDesign = {
   front(kit, panel, photo) {
     const { doc, style } = kit;
     const [t, all, p, ts] = [panel.trim, bled(panel), style.palette, typesetter(kit)];
-    image(doc, photo, all);
+    // A small original is an inset print in the ground, not a blurred bleed; the masthead kept off its subject.
+    const pic = printBox(photo, all);
+    image(doc, photo, pic);
     const left = t.x + mm(14);
     const width = t.w - mm(28);
     const title = ts.fitTitle(width, 2, 60, 28);
@@ -47,7 +49,7 @@ export const magazineCover: CoverDesign = {
     const h = lines.length * s.size * s.leading;
     // The masthead (count line, rule, title) is mm(19) + the title + mm(7) deep; the cover line mm(14) + its lines + mm(16).
     const [mastH, lineH] = [mm(26) + titleH, lines.length ? mm(30) + h : 0];
-    const place = mastheadPlace(t, all, mastH, lineH, photo.subject ?? null);
+    const place = mastheadPlace(t, pic, mastH, lineH, photo.subject ?? null);
     const band = (y0: number, y1: number) => doc.save().fillOpacity(0.55).rect(all.x, y0, all.w, y1 - y0).fill(p.background).restore();
     // Where the masthead's top and the cover line's top fall, and the bands under them.
     const mastTop = place === 'foot' ? t.y + t.h - lineH - mastH + (lines.length ? mm(4) : -mm(9)) : t.y;

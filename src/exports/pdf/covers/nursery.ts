@@ -4,7 +4,7 @@
  */
 import { mm, type Box } from '../geometry.js';
 import type { CoverDesign } from './design.js';
-import { image, polkaDots } from './drawing.js';
+import { image, polkaDots, printBox } from './drawing.js';
 import { bled, countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -19,7 +19,8 @@ export const nurseryCover: CoverDesign = {
     const label = { x: t.x + mm(20), y: t.y + mm(18), w: t.w - mm(40), h: t.h - mm(36) };
     doc.save().roundedRect(label.x, label.y, label.w, label.h, mm(14)).fill('#FFFFFF').restore();
     doc.save().lineWidth(2.4).strokeColor(p.accent).roundedRect(label.x + mm(4), label.y + mm(4), label.w - mm(8), label.h - mm(8), mm(11)).stroke().restore();
-    image(doc, photo, box, (pen) => pen.roundedRect(box.x, box.y, box.w, box.h, mm(8)));
+    const pic = printBox(photo, box);
+    image(doc, photo, pic, (pen) => pen.roundedRect(pic.x, pic.y, pic.w, pic.h, Math.min(mm(8), pic.w / 6)));
     const width = label.w - mm(24);
     const column = { x: label.x + mm(12), w: width };
     const title = ts.fitTitle(width, 2, 36, 20);

@@ -6,7 +6,7 @@ import { mm, type Box } from '../geometry.js';
 import { drawFrame } from '../pdf-themes.js';
 import { framedTitlePage } from './classic.js';
 import type { CoverDesign } from './design.js';
-import { image } from './drawing.js';
+import { image, printBox } from './drawing.js';
 import { typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
 
@@ -17,12 +17,14 @@ export const playfulCover: CoverDesign = {
   front(kit, { trim: t }, photo, look) {
     const { doc, style } = kit;
     const [p, ts, cx, box] = [style.palette, typesetter(kit), t.x + t.w / 2, photoBox(t)];
+    // A small original is a smaller polaroid, centred where the big one goes.
+    const pic = printBox(photo, box);
     drawFrame(doc, 'rounded', t, mm(11), p.accent, 1.2);
-    const [pcx, pcy] = [box.x + box.w / 2, box.y + box.h / 2];
+    const [pcx, pcy] = [pic.x + pic.w / 2, pic.y + pic.h / 2];
     doc.save().rotate(-3, { origin: [pcx, pcy] });
-    doc.save().fillOpacity(0.16).rect(box.x - 6, box.y - 4, box.w + 16, box.h + 34).fill('#000000').restore();
-    doc.save().rect(box.x - 9, box.y - 9, box.w + 18, box.h + 38).fill('#FFFFFF').restore();
-    image(doc, photo, box);
+    doc.save().fillOpacity(0.16).rect(pic.x - 6, pic.y - 4, pic.w + 16, pic.h + 34).fill('#000000').restore();
+    doc.save().rect(pic.x - 9, pic.y - 9, pic.w + 18, pic.h + 38).fill('#FFFFFF').restore();
+    image(doc, photo, pic);
     doc.restore();
     const width = t.w - mm(44);
     const column = { x: cx - width / 2, w: width };
