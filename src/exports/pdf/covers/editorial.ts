@@ -19,8 +19,12 @@ export const editorialCover: CoverDesign = {
     const { doc, style } = kit;
     const [t, all, p, ts] = [panel.trim, bled(panel), style.palette, typesetter(kit)];
     const box = editorialCover.photoBox(style.theme, panel);
-    // A small original prints smaller, centred over the band: a print on the page rather than a bled one.
-    image(doc, photo, printBox(photo, box));
+    // A small original is a print on the page rather than a bled one: flush with the text's column, standing
+    // on the accent band (centred in the bled area when it is too wide or too tall for that).
+    let pic = printBox(photo, box);
+    const column = t.x + mm(18);
+    if (pic !== box && pic.w <= t.w - mm(36) && pic.h <= box.y + box.h - t.y - mm(24)) pic = { ...pic, x: column, y: box.y + box.h - mm(12) - pic.h };
+    image(doc, photo, pic);
     const band = box.y + box.h;
     doc.save().rect(all.x, band, all.w, mm(4)).fill(p.accent).restore();
     const left = t.x + mm(18);

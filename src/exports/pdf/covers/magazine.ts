@@ -36,9 +36,6 @@ export const magazineCover: CoverDesign = {
   front(kit, panel, photo) {
     const { doc, style } = kit;
     const [t, all, p, ts] = [panel.trim, bled(panel), style.palette, typesetter(kit)];
-    // A small original is an inset print in the ground, not a blurred bleed; the masthead kept off its subject.
-    const pic = printBox(photo, all);
-    image(doc, photo, pic);
     const left = t.x + mm(14);
     const width = t.w - mm(28);
     const title = ts.fitTitle(width, 2, 60, 28);
@@ -49,12 +46,24 @@ export const magazineCover: CoverDesign = {
     const h = lines.length * s.size * s.leading;
     // The masthead (count line, rule, title) is mm(19) + the title + mm(7) deep; the cover line mm(14) + its lines + mm(16).
     const [mastH, lineH] = [mm(26) + titleH, lines.length ? mm(30) + h : 0];
-    const place = mastheadPlace(t, pic, mastH, lineH, photo.subject ?? null);
+    // A small original is an inset print on the dark ground, not a blurred bleed: flush with the masthead's
+    // column, between the masthead and the cover line (smaller still if need be: its ppi only rises), no band over it.
+    let pic = printBox(photo, all);
+    const [roomTop, roomBottom] = [t.y + mastH + mm(4), t.y + t.h - (lineH ? lineH - mm(4) : mm(14))];
+    const inset = pic !== all;
+    if (inset) {
+      const k = Math.min(1, (roomBottom - roomTop) / pic.h, width / pic.w);
+      pic = { x: left, y: roomTop + (roomBottom - roomTop - pic.h * k) / 2, w: pic.w * k, h: pic.h * k };
+    }
+    image(doc, photo, pic);
+    const place = inset ? 'top' : mastheadPlace(t, pic, mastH, lineH, photo.subject ?? null);
     const band = (y0: number, y1: number) => doc.save().fillOpacity(0.55).rect(all.x, y0, all.w, y1 - y0).fill(p.background).restore();
     // Where the masthead's top and the cover line's top fall, and the bands under them.
     const mastTop = place === 'foot' ? t.y + t.h - lineH - mastH + (lines.length ? mm(4) : -mm(9)) : t.y;
     const lineTop = place === 'head' ? t.y + mastH - mm(4) : t.y + t.h - lineH;
-    if (place === 'top') {
+    if (inset) {
+      // The ground is the page's own: no band needed.
+    } else if (place === 'top') {
       band(all.y, mastTop + mastH);
       if (lines.length) band(lineTop, all.y + all.h);
     } else if (place === 'head') band(all.y, lines.length ? lineTop + lineH - mm(12) : mastTop + mastH);
