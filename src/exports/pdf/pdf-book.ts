@@ -136,6 +136,8 @@ export interface BookTrace {
   breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
+  /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
+  bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
 }
 
 export interface PdfBookResult {
@@ -591,7 +593,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       drawLine(mark, q.align === 'center' ? cx - mark.width / 2 : box.x, at + headingH + size * 1.5, markStyle, p.accent);
     }
     at += markH;
-    if (look.quoteMark === 'bar') doc.save().rect(box.x - barIndent, at + 1, 2.6 * (size / base.size), textH - 2).fill(p.accent).restore();
+    if (look.quoteMark === 'bar') {
+      // Beside a right-to-left memory the bar hangs on the right, where its lines start.
+      const [barW, rtl] = [2.6 * (size / base.size), lines[0]?.dir === 'rtl' && q.align !== 'center'];
+      const bx = rtl ? box.x + box.w + barIndent - barW : box.x - barIndent;
+      doc.save().rect(bx, at + 1, barW, textH - 2).fill(p.accent).restore();
+      if (!q.pulled) input.trace?.bar?.(pageNo, q.memoryId, { x: bx, y: at + 1, column: box });
+    }
     const pitch = s.size * s.leading;
     for (const [k, line] of lines.entries()) {
       if (line.paragraphStart) at += pitch * 0.45;
@@ -1536,6 +1544,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     reading = long ? { design, sentences: quoted.filter((x) => x !== pull && `\u201C${x}\u201D` !== pull) } : null;
 
     // The column moves with the page (the gutter is on the other side of a verso): read it where each piece is drawn.
+    // A right-to-left memory mirrors its columns: its first column is the right one, its bar hangs to the right of it
+    // (its lines keep their place, on the text column's line where a Swiss grid's photos hang).
+    const rtl = lines[0]?.dir === 'rtl';
     const column = () => {
       if (block.beside) {
         const t = besideLayout(gridOn(pageNo).live, gridOn(pageNo).column, block.beside.w, g.isRecto(pageNo)).text;
@@ -1543,7 +1554,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const at = gridOn(pageNo).column.x;
       const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
-      return { x: at + barIndent + inset + col * (textWidth + barIndent + colGap), w: textWidth };
+      const seen = rtl && columns === 2 ? 1 - col : col;
+      return { x: at + barIndent + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
     };
     const chapterAt = chapterOpens ? chapterPage(month!, memory.date, letterBefore) : null;
     // Keep a memory on one page when it fits on one, unless that leaves this page mostly empty: then it
@@ -1821,9 +1833,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
         const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
-        const [bx, ly, lx] = [column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
-        if (look.quoteMark === 'bar' && j < barredLines) paint((dy) => doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (j === barredLines - 1 ? 2 : -1)).fill(p.accent).restore());
+        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
         const col = column();
+        if (look.quoteMark === 'bar' && j < barredLines)
+          paint((dy) => {
+            doc.save().rect(bx, ly + 1 + dy, 2.6, pitch - (j === barredLines - 1 ? 2 : -1)).fill(p.accent).restore();
+            input.trace?.bar?.(pageNo, memory.id, { x: bx, y: ly + 1 + dy, column: col });
+          });
         const first = j === 0 || line.paragraphStart;
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
