@@ -351,6 +351,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     closed: boolean;
     /** A short memory with no pictures (a QR code may go with it): alone on its page it is set as a quote page. */
     quote: QuoteDesign | null;
+    /** A memory of a word or two (TINY_WORDS), never a quote page: set at its ordinary size with its neighbours. */
+    tiny?: boolean;
     /** A card pasted over its photo's foot (PdfLook.cardOverlap): drawn before its op at `cardAt`, from `cardTop` down. */
     cardAt?: number;
     cardTop?: number;
@@ -1563,7 +1565,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // the page mostly empty.
     const words = () => bylineHeight + pullHeight + (lines.length ? markHeight + (lines.length <= 3 ? textHeight + sigHeight + 6 : linesHeight(lines.slice(0, 3))) : sigHeight);
     const opening = (k: number) => headingHeight + picturesAt(k) + words();
-    const quoteDesign = () => (!block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: chapterOpens ? null : headText, sigLines, sigStyle: signatureStyle, codes } : null);
+    // A word or two is never display type (a quote page, a tail quote): it is set with its neighbours, at its ordinary size.
+    const tiny = !block.pictures.length && !block.bleed && !codes.length && wordCount(text) <= TINY_WORDS;
+    const quoteDesign = () => (!tiny && !block.pictures.length && !block.bleed && total < content.h * SPARSE_SHARE ? { memoryId: memory.id, text, style: qs, pinned: memory.pinned, align, heading: chapterOpens ? null : headText, sigLines, sigStyle: signatureStyle, codes } : null);
     let quote = quoteDesign();
     // (A short memory's opening is all of it, with the room its mark asks for.)
     let whole = Math.max(total, opening(1));
@@ -1614,21 +1618,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (The book's last memory, short, joins one too: alone it would make a quote page after it.)
     // (So does any memory after a word or two alone: a certificate is for a real short tribute, not one word.)
     const lone = groups.filter((gr) => gr.ops.length);
-    const tiny = isQuotePage(lone) && [...WORDS.segment(normalizeText(lone[0].quote!.text))].filter((w) => w.isWordLike).length <= TINY_WORDS;
-    const joinsQuote = look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote) || tiny) && isQuotePage(lone);
+    // (In every theme, a word or two alone at a page's head is joined by the memory after it: never a page of its own.)
+    const tinyAlone = !atTop() && lone.length === 1 && !!lone[0].tiny && !lone[0].continued && !lone[0].flowsOn;
+    const joinsQuote = (look.quotesApart && !atTop() && (lastQuotePage === pageNo - 1 || (!!ready.last && !!quote)) && isQuotePage(lone)) || tinyAlone;
     // A short memory after a letter's tail alone at a page's head goes overleaf, the page filled under the tail first (see tailFill).
-    if (look.tailFill && quote && !atTop() && tailAlone() && pageShort() && (await fillUnderTail(letter))) memoryPage();
+    // (A word or two does in every theme, rather than leave the tail's page half empty but for it.)
+    if (((look.tailFill && quote) || tiny) && !atTop() && tailAlone() && pageShort() && (await fillUnderTail(letter))) memoryPage();
     else if (!joinsQuote && pull && move !== 'facing' && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A theme of one memory a page opens each on a page of its own (unless that leaves this one mostly empty).
     // (Short ones already set together on a page take a third and a fourth, composed between ornaments.)
-    else if (!joinsQuote && look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
+    else if (!joinsQuote && !tiny && look.onePerPage && !atTop() && !pageShort() && !quoteTooSoon() && !(quote && shortsTogether())) memoryPage();
     // An album sets so many memories a page at most, between its ornaments.
-    else if (look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
+    else if (!joinsQuote && !tiny && look.perPage && groups.filter((gr) => gr.ops.length).length >= look.perPage && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
     // A catalogue's pictured memory opens on a verso, its plate on the recto facing it (after a plate still waiting for its recto).
-    else if (ownPlate && !atTop() && !pageShort() && (g.isRecto(pageNo) || due.length)) memoryPage();
+    else if (!joinsQuote && ownPlate && !atTop() && !pageShort() && (g.isRecto(pageNo) || due.length)) memoryPage();
     // A picture book's memory with a photo opens a page of its own: a letter's last lines left on theirs take a sentence
     // of it set large under them, or a page left mostly empty a held photo, if one is due.
-    else if (look.pictureOpens && block.pictures.length && !atTop() && (!!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || tailPull(letterBefore) || !pageShort() || (await breatherBelow()))) {
+    else if (!joinsQuote && look.pictureOpens && block.pictures.length && !atTop() && (!!tailQuoteAt(groups.filter((gr) => gr.ops.length)) || tailPull(letterBefore) || !pageShort() || (await breatherBelow()))) {
       // (A quote page breaking a run of words at this turn sets a sentence of the letter just read, not of this memory.)
       const mine = reading;
       reading = letterBefore;
@@ -1648,7 +1654,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     const above = groups.at(-1);
     if (!atTop() && above?.closed && above.ops.length && whole > room() && !look.cards) y = Math.min(y, above.bottom + BETWEEN_MIN);
-    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote });
+    groups.push({ ops: [], top: y, bottom: y, continued: false, flowsOn: false, closed: false, quote, tiny });
     let scale = 1;
     // A memory of a few lines is never split over a page turn (its photos shrink further, on a page of their own, to keep it whole).
     const keepWhole = lines.length <= KEEP_WHOLE_LINES && total - picturesHeight <= content.h;
@@ -2147,9 +2153,11 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
-/** A memory of this many words or fewer is not set alone as a quote page in a theme that keeps quote pages apart. */
+/** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
 const TINY_WORDS = 2;
 const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });
+/** How many words a memory's text holds (as a reader counts them, in any script). */
+const wordCount = (text: string) => [...WORDS.segment(normalizeText(text))].filter((w) => w.isWordLike).length;
 /** Letters longer than this (characters) open with a pull quote in the themes that set one. */
 const PULL_QUOTE_CHARS = 1200;
 
