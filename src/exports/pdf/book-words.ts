@@ -13,6 +13,8 @@ export interface BookWords {
   notes: string;
   /** "With love from Rose", or "With love from 3 people: Rose, Sam and Ana" with the first `shown` names. */
   fromLine(names: string[], shown?: number): string;
+  /** "From Ana's photos": the caption of a photo printed away from its memory, as a breather in another's pages. */
+  fromPhotos(name: string): string;
   /** "12 memories". */
   memories(n: number): string;
   /** "12 memories from 5 people". */
@@ -52,6 +54,7 @@ export function bookWords(language?: string | null): BookWords {
         : message(lang, 'book.andLast', { list: list.format(listed.slice(0, -1)), last: listed.at(-1)! });
       return message(lang, 'book.fromMany', { count: names.length, list: joined });
     },
+    fromPhotos: (name) => message(lang, 'book.fromPhotos', { name }),
     memories,
     memoriesFrom: (n, people) => (people ? message(lang, 'book.fromPeople', { memories: memories(n), people }) : memories(n)),
     setIn: (faces) => message(lang, 'book.setIn', { faces: faces.join(', ') }),

@@ -3,8 +3,40 @@ import { normalizeText } from './text-layout.js';
 /**
  * Pacing: a reader turning pages of words only wants something to look at every spread or two. A long
  * memory's own held photos are spread through its pages; where no photo is at hand, a sentence of the
- * memory being read is set as a quote page.
+ * memory being read is set as a quote page (variety, but still words: it does not end a run).
+ *
+ * Book-wide, as a designer paces a photo book: a memory keeps its first photos with it (those shown with its
+ * words, and the first half of those it holds back); the rest join the book's reserve of breathers. A run of
+ * pages of words reaching RUN_PAGES_BREATHER takes the next one from the reserve at its next turn of a page
+ * (between memories, or at a page turn inside a long letter: a page of its own, or a theme's hung photo), captioned
+ * with whose photos it comes from. When a memory would make such a run and the reserve is empty, the nearest
+ * memory still to come lends one of the photos it holds back. The reserve is spent by the book's end: once it
+ * holds as many photos as memories are left, one goes out after each memory.
  */
+
+/**
+ * Pages of words in a row (quote pages among them) after which a reserved photo breaks the run: three spreads,
+ * so a reader never turns more than four spreads of words only (MAX_WORD_SPREADS in the test book's check).
+ */
+export const RUN_PAGES_BREATHER = 6;
+
+/**
+ * Breathers the reserve should hold for a run of `runPages` pages of words (estimated before it is set: the run
+ * so far and the memory's own pages): one for every RUN_PAGES_BREATHER, two pages early (an estimate may fall short).
+ */
+export function breathersWanted(runPages: number): number {
+  return Math.max(0, Math.floor((runPages + 2) / RUN_PAGES_BREATHER));
+}
+
+/** Of the photos a memory holds back, how many stay with it (after it, or through its pages): the first half, rounded up. */
+export function keptHeld(count: number): number {
+  return Math.ceil(count / 2);
+}
+
+/** Whether the reserve of breathers should give one out now, between memories: it holds as many as memories are left to set (none piles up at the end). */
+export function reserveDue(reserved: number, memoriesLeft: number): boolean {
+  return reserved > 0 && reserved >= memoriesLeft;
+}
 
 /** Pages of words only in a row after which a quote page breaks the run (two spreads: one breather at least every other spread). */
 export const WORD_PAGES_MAX = 4;

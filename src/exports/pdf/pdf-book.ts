@@ -17,7 +17,7 @@ import QRCode from 'qrcode';
 import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
-import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
+import { breathersWanted, keptHeld, photoInterval, quotableSentences, quotePageAllowed, reserveDue, RUN_PAGES_BREATHER, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
@@ -249,13 +249,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** What the page being set is, and whether a photo (or a quote page's design) is on it: pages of words only make a run (see pacing.ts). */
   let pageKind: PageKind = 'cover';
   let pagePictured = false;
+  /** Whether a photo is on the page being set (a quote page is still words to a reader: see pacing.ts). */
+  let pagePhoto = false;
   /** Pages of memories with words only set in a row, up to the page before this one. */
   let wordPages = 0;
+  /** Pages without a photo in a row as a reader counts them (a quote page is words too), up to the page before this one. */
+  let sincePhoto = 0;
+  /** The run of pages of words the page being set ends, itself counted when it has no photo (0 when it has one). */
+  const runPages = () => (pagePhoto || !['memories', 'quote'].includes(pageKind) ? 0 : sincePhoto + 1);
 
   function newPage(kind: PageKind): number {
+    if (pageNo) sincePhoto = pagePhoto || ['plate', 'breather', 'closing'].includes(pageKind) ? 0 : pageKind === 'memories' || pageKind === 'quote' ? sincePhoto + 1 : sincePhoto;
     doc.addPage({ size: [g.page, g.page], margin: 0 });
     pageNo++;
-    [pageKind, pagePictured] = [kind, false];
+    [pageKind, pagePictured, pagePhoto] = [kind, false, false];
     input.trace?.page?.(pageNo, kind);
     const dict = (doc.page as unknown as { dictionary: { data: Record<string, unknown> } }).dictionary.data;
     dict.TrimBox = g.trimBox;
@@ -281,7 +288,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
     // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
-    const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
+    const own = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
+    // Book-wide (see pacing.ts): a long enough run of words takes a photo from the book's reserve at this turn.
+    if (process.env.MEMORYBOOK_DEBUG_PACING) console.log(`PACING turn ${pageNo} run=${runPages()} since=${sincePhoto} kind=${pageKind} pic=${pagePictured} reserve=${reserve.length} due=${due.length}`);
+    const next = own ?? (!due.length && runPages() >= RUN_PAGES_BREATHER ? (reserve.shift() ?? null) : null);
     const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
     if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
@@ -680,7 +690,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function plate(pic: PreparedPicture) {
     if (!atTop() || groups.some((gr) => gr.ops.length)) memoryPage();
     decorateDue = null;
-    pagePictured = true;
+    pagePictured = pagePhoto = true;
     input.trace?.page?.(pageNo, 'plate');
     doc.image(pic.jpeg, 0, 0, { width: g.page, height: g.page });
     pic.jpeg = Buffer.alloc(0);
@@ -701,7 +711,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const n = onCurrent ? pageNo : newPage(kind);
     content = g.content(n);
     if (s.bleed) {
-      pagePictured = true;
+      pagePictured = pagePhoto = true;
       doc.image(s.pic.jpeg, 0, 0, { width: g.page, height: g.page });
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
@@ -1080,8 +1090,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** The memories with their pictures prepared a few ahead of the one being placed. */
+  /** Memories prepared and still to come (the look-ahead's queue): the nearest may lend a held photo to a run of words before it (see pacing.ts). */
+  const upcoming: Ready[] = [];
   async function* ahead(source: AsyncIterable<PdfMemory>): AsyncGenerator<Ready> {
-    const queue: Ready[] = [];
+    const queue = upcoming;
     const it = source[Symbol.asyncIterator]();
     let exhausted = false;
     const queued = () => queue.reduce((n, r) => n + (r.weight ?? r.memory.pictures.length), 0);
@@ -1108,7 +1120,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /** Draws a picture in the theme's mount; `memory` false for the closing photo (not one of the memories' pictures). */
   function placePicture(pic: Placed, x: number, top: number, memory = true, mat = 12) {
-    pagePictured = true;
+    pagePictured = pagePhoto = true;
     const { width: w, height: h } = pic;
     // A print taped in by hand sits a little askew, one way then the other (see photoTilt).
     tilted++;
@@ -1176,6 +1188,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
   const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
+  /** The book's reserve of breathers (see pacing.ts): held photos prepared a page each, for the runs of words that need one. */
+  const reserve: (typeof due)[number][] = [];
+  /** Held photos into the reserve, captioned with whose photos they are (they print away from their memory): a page each, a catalogue's on rectos. */
+  async function toReserve(photos: HeldPhoto[], signature: string | null) {
+    const caption = signature?.trim() ? bookText.fromPhotos(signature.trim()) : '';
+    const pages = await heldPages(photos.map((h) => ({ ...h, caption })), { singles: true });
+    reserve.push(...pages.map((page) => ({ ...page, recto: look.plates === 'recto' })));
+  }
+  /** A memory about to make a long run of words with no photo at hand: the nearest memory still to come lends the last photo it holds back. */
+  async function borrowBreather(): Promise<boolean> {
+    const lender = upcoming.find((r) => r.held.length);
+    if (!lender) return false;
+    const pic = lender.held.pop()!;
+    const japanese = bookIsJapanese || isJapanese(lender.memory.text, lender.memory.signature);
+    await toReserve([{ key: pic.key, memoryId: lender.memory.id, caption: '', japanese }], lender.memory.signature);
+    return true;
+  }
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number): Box => {
     const live = gridOn(n).live;
@@ -1288,6 +1317,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
   function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
     if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+    pagePictured = pagePhoto = true;
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
     if (photo.plate) {
@@ -1334,7 +1364,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * the room left lets it, with its caption; false when the room is too small for it to read as a breather.
    */
   async function breatherBelow(): Promise<boolean> {
-    const next = due[0];
+    // (None due: one from the book's reserve of breathers, see pacing.ts, rather than a page left short.)
+    const queue = due.length ? due : reserve;
+    const next = queue[0];
     if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
@@ -1342,7 +1374,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const start = y + BETWEEN_MIN;
     const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, (look.photoHang ? gridOn(pageNo).photos : gridOn(pageNo).live).w / (photo.width + left + right));
     if (photo.height * k < content.h * 0.3) return false;
-    due.shift();
+    queue.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
     const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
     const captionStyle = heldCaptionStyle(h.japanese);
@@ -1532,11 +1564,18 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     let total = headingHeight + picturesHeight + bylineHeight + pullHeight + markHeight + textHeight + sigHeight + besideExtra;
     // Pacing (see pacing.ts): a long memory carries its held photos through its pages, and lends its sentences to quote pages.
     const ownHeld = ready.held.map((pic) => ({ key: pic.key, memoryId: memory.id, caption: albumCaption(memory.signature), japanese }));
+    // Book-wide (see pacing.ts): it keeps the first half of the photos it holds back; the rest join the book's reserve once it is set.
+    const reserved = ownHeld.splice(keptHeld(ownHeld.length));
     // (An album and a memorial take them one a page; a theme that hangs them at the top of the letter's pages, one at a time.)
     const singles = look.photoSpread || look.onePerPage || look.hangHeld;
     const every = photoInterval(Math.ceil(textHeight / content.h), singles ? ownHeld.length : heldPageSizes(ownHeld.length, look.breatherPairs, true).length);
     // (From the page it opens on: none comes before its words.)
     spread = every ? { pages: await heldPages(ownHeld, { carried: true, singles: look.hangHeld }), every, from: Infinity } : null;
+    // A run of words it would make (or carry on) long enough to need breathers the reserve has not: borrowed from memories to come.
+    const ownPages = Math.ceil(total / content.h);
+    const runAhead = block.pictures.length || block.bleed ? ownPages - 1 : runPages() + ownPages;
+    if (process.env.MEMORYBOOK_DEBUG_PACING) console.log(`PACING memory ${memory.id} page ${pageNo} runAhead=${runAhead} own=${ownPages} reserve=${reserve.length} spread=${!!spread} upcoming=${upcoming.map((r) => r.memory.id + ":" + r.held.length).join(",")}`);
+    if (!spread) while (reserve.length < breathersWanted(runAhead) && (await borrowBreather()));
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
     const quoted = quotableSentences(text).map((x) => (look.quoteMark === 'glyph' ? x : `\u201C${x}\u201D`));
@@ -1732,7 +1771,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         // A Swiss grid's block starts on the text column's line (swiss-grid.ts), wherever shrinking would centre it.
         const [from, to] = [Math.min(...block.pictures.map((c) => c.cell.x + c.dx)), Math.max(...block.pictures.map((c) => c.cell.x + c.dx + c.width))];
         const left = ox + (x0 + from - ox) * k;
-        x0 += (hangingX(area, gridOn(pageNo).column, (to - from) * k, barIndent) - left) / k;
+        // (On the column its words are set in: a measure narrower than the grid's column is set in from it.)
+        const words = column();
+        x0 += (hangingX(area, { ...gridOn(pageNo).column, x: words.x - barIndent }, (to - from) * k, barIndent) - left) / k;
       }
       const pictures = k < 1 ? await Promise.all(block.pictures.map((pic) => resamplePicture(pic, k))) : block.pictures;
       // A photo prints soft below MIN_PRINT_PPI at the size it is drawn (a block shrunk to fit prints it sharper).
@@ -1875,6 +1916,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (spread) due.push(...spread.pages);
     else held.push(...ownHeld);
     spread = null;
+    await toReserve(reserved, memory.signature);
+    // (The reserve is spent by the book's end: one after each memory once it holds as many as memories are left.)
+    while (reserveDue(reserve.length, input.memoryCount - memoryCount)) due.push(reserve.shift()!);
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
@@ -1895,6 +1939,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     flushPage();
     // The last memory's held photos follow it as the others do (its pages end where they do).
     await prepareHeld();
+    due.push(...reserve.splice(0));
     while (due.length) drawDuePage(due.shift()!, false);
     if (memoryCount === 0) {
       const s: TextStyle = { face: faces.quote, fallbacks: fallbacks.quote, size: 14, leading: 1.4 };

@@ -10,13 +10,15 @@
  *   side, and a memory's pictures are on the page its words start on;
  * - long memories are set upright, to a measure of 75 characters a line or fewer, and at 10.5 pt or more
  *   reversed out of a dark page;
- * - the flow of photos: a photo a memory holds back prints between its memory's pages or within two pages after
- *   its last (none piles up before the ending: after the last memory at most one page of them), and no blank
+ * - the flow of photos: every photo a memory sent prints once; one printed away from its memory (a breather the
+ *   book's pacing placed in another's pages) is captioned with its contributor's name; none piles up before the
+ *   ending (after the last memory at most one page of them), and no blank
  *   page before the colophon, and none after it but the back of its leaf (a print multiple's spare pages are
  *   filled before the ending);
  * - the ending is a spread: "With love from" ends on a verso (even page) and the colophon's page faces it;
- * - pacing: in a book with photos, no run of more than four spreads of words only anywhere (a photo, a held
- *   photo's page, a plate or a quote page breaks one);
+ * - pacing, as a reader counts it: no run of more than four spreads of words only anywhere, when the book has
+ *   photos enough to break every run (see photosToBreakRuns); a spread breaks a run only when it carries a photo
+ *   (a memory's, a held photo, a plate, the closing photo); a quote page or a pull quote is still words;
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -105,11 +107,32 @@ const MAX_WORD_SPREADS = 4;
 /** The least share of a picture book's pages of memories that carry a photo, in the test book (every one of its 26 photos a page to itself). */
 const PICTURE_BOOK_SHARE = 0.28;
 
-/** Runs of pages (up to the last memory's) with no photo and no quote page, from the first page of memories. */
+/**
+ * Photos a book of `spreads` spreads of memories needs so that no run of words only is longer than
+ * MAX_WORD_SPREADS: one in every MAX_WORD_SPREADS + 1 spreads. A book with fewer photos than that (counting
+ * every photo its memories sent) may have longer runs: it has not the photos to break them.
+ */
+export function photosToBreakRuns(spreads: number): number {
+  return Math.ceil(spreads / (MAX_WORD_SPREADS + 1));
+}
+
+/** Spreads (a verso and its recto, from page 2) up to the last memory's page with no photo on either page, as runs from the first page of memories. */
+export function wordOnlySpreadRuns(firstMemoryPage: number, pictured: Set<number>, lastMemoryPage: number): { from: number; spreads: number }[] {
+  const runs: { from: number; spreads: number }[] = [];
+  for (let s = firstMemoryPage - (firstMemoryPage % 2); s <= lastMemoryPage; s += 2) {
+    if (pictured.has(s) || pictured.has(s + 1) || s < 2) continue;
+    const run = runs.at(-1);
+    if (run && run.from + 2 * run.spreads === s) run.spreads++;
+    else runs.push({ from: s, spreads: 1 });
+  }
+  return runs;
+}
+
+/** Runs of pages (up to the last memory's) with no photo, from the first page of memories (a quote page is words). */
 export function wordOnlyRuns(kinds: PageKind[], pictured: Set<number>, lastMemoryPage: number): { from: number; length: number }[] {
   const runs: { from: number; length: number }[] = [];
   for (let n = kinds.indexOf('memories') + 1; n > 0 && n <= lastMemoryPage; n++) {
-    const wordsOnly = kinds[n - 1] === 'memories' && !pictured.has(n);
+    const wordsOnly = (kinds[n - 1] === 'memories' || kinds[n - 1] === 'quote') && !pictured.has(n);
     const run = runs.at(-1);
     if (!wordsOnly) continue;
     if (run && run.from + run.length === n) run.length++;
@@ -334,19 +357,18 @@ export function describeTestBook(intent: ExportIntent) {
         }
         expect(byMemory.size, 'every memory set').toBe(memories.filter((m) => m.text.trim()).length);
 
-        // ---- pacing: in a book with photos, no run of more than four spreads of words only anywhere ----
-        // (A photo, a held photo's page, a plate or a quote page is a breather; the run counts from the first spread.)
-        const breatherKinds: PageKind[] = ['plate', 'breather', 'quote'];
-        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (breatherKinds.includes(k) ? [i + 1] : []))]);
+        // ---- pacing, as a reader counts it: no run of more than four spreads of words only, photos allowing ----
+        // (A spread breaks a run only when a photo is on it: a memory's, a held photo's, a plate; a quote page is words.)
+        const photoKinds: PageKind[] = ['plate', 'breather', 'closing'];
+        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (photoKinds.includes(k) ? [i + 1] : []))]);
         const lastMemoryPage = Math.max(...[...lines, ...signatures, ...pictures].map((x) => x.page));
-        if (pictured.size) {
-          const spreadRuns: { from: number; spreads: number }[] = [];
-          for (let s = 2; s <= lastMemoryPage; s += 2) {
-            if (pictured.has(s) || pictured.has(s + 1)) continue;
-            const run = spreadRuns.at(-1);
-            if (run && run.from + 2 * run.spreads === s) run.spreads++;
-            else spreadRuns.push({ from: s, spreads: 1 });
-          }
+        const firstMemoryPage = kinds.indexOf('memories') + 1;
+        const spreadRuns = wordOnlySpreadRuns(firstMemoryPage, pictured, lastMemoryPage);
+        const photosSent = memories.reduce((n, m) => n + m.pictures.filter((x) => x.kind === 'photo').length, 0);
+        const memorySpreads = Math.ceil((lastMemoryPage - firstMemoryPage + 1) / 2);
+        const longestSpreads = Math.max(0, ...spreadRuns.map((r) => r.spreads));
+        if (process.env.MEMORYBOOK_PACING_LOG) console.log(`pacing ${theme} ${intent}: longest word-only run ${longestSpreads} spreads; ${photosSent} photos, ${photosToBreakRuns(memorySpreads)} needed for ${memorySpreads} spreads`);
+        if (photosSent >= photosToBreakRuns(memorySpreads)) {
           const longest = Math.max(0, ...wordOnlyRuns(kinds, pictured, lastMemoryPage).map((r) => r.length));
           for (const run of spreadRuns) if (run.spreads > MAX_WORD_SPREADS) problems.push(`${run.spreads} spreads of words only, pages ${run.from}–${run.from + 2 * run.spreads - 1} (the book's longest run of pages of words only: ${longest})`);
         }
@@ -372,10 +394,10 @@ export function describeTestBook(intent: ExportIntent) {
           if (spreads.length * 2 < withPhoto.size) problems.push(`${spreads.length} of ${withPhoto.size} memories with a photo set as a spread`);
           const memoryPages = kinds.flatMap((k, i) => (i + 1 <= lastMemoryPage && ['memories', 'plate', 'breather', 'quote'].includes(k) ? [i + 1] : []));
           const photoPages = memoryPages.filter((n) => pictures.some((x) => x.page === n) || breathers.some((b) => b.page === n) || kinds[n - 1] === 'plate');
-          // (Half of them, or as many as there are photos, each alone on its page but for a memory's held photos two
+          // (Half of them, or as many as there are photos among them, each alone on its page but for a memory's held photos two
           // to a page after it, where three or more would not all print within two pages of it: the test book's long
           // letters in every script outnumber its 26 photos.)
-          const photos = pictures.length + breathers.length;
+          const photos = [...pictures, ...breathers].filter((x) => x.page <= lastMemoryPage).length;
           const paired = new Set(breathers.filter((b, i) => breathers.some((c, j) => j !== i && c.page === b.page)).map((b) => b.page)).size;
           if (photoPages.length < Math.min(Math.ceil(memoryPages.length / 2), photos - paired)) problems.push(`photos on ${photoPages.length} of ${memoryPages.length} pages of memories (${photos} photos)`);
         }
@@ -412,11 +434,19 @@ export function describeTestBook(intent: ExportIntent) {
           if (share < PICTURE_BOOK_SHARE) problems.push(`photos on ${Math.round(share * 100)}% of the ${memoryPages.length} pages of memories`);
         }
 
-        // ---- the flow of photos: near their memory, none piled up at the end, no blank page inside the book ----
-        // (Between a long memory's pages of words, or within two pages after its last.)
+        // ---- the flow of photos: each printed once, captioned with whose it is away from its memory, none piled up at the end ----
+        // (A memory's held photos beyond the first half are the book's breathers, placed where a run of words needs one: see pacing.ts.)
+        for (const m of memories) {
+          const sent = m.pictures.filter((x) => x.kind === 'photo').length;
+          const printed = pictures.filter((x) => x.id === m.id).length + breathers.filter((b) => b.id === m.id).length;
+          if (printed !== sent) problems.push(`${m.id}: ${printed} of its ${sent} photos printed`);
+        }
         for (const b of breathers) {
-          const after = b.page - lastPage.get(b.id)!;
-          if (b.page < firstPage.get(b.id)! || after > 2) problems.push(`${b.id}: its held photo on page ${b.page}, its memory on pages ${firstPage.get(b.id)}–${lastPage.get(b.id)}`);
+          if (b.page >= firstPage.get(b.id)! && b.page <= lastPage.get(b.id)! + 2) continue;
+          const name = bare(memories.find((m) => m.id === b.id)!.signature ?? '').toUpperCase();
+          // (pdftotext gives right-to-left words in visual order, between bidi controls.)
+          const text = bare(pageTexts[b.page - 1] ?? '').replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '').toUpperCase();
+          if (name && !text.includes(name) && !text.includes([...name].reverse().join(''))) problems.push(`${b.id}: its photo on page ${b.page}, away from its memory (pages ${firstPage.get(b.id)}–${lastPage.get(b.id)}), without its contributor's name`);
         }
         const heldAtEnd = new Set(breathers.filter((b) => b.page > lastMemoryPage).map((b) => b.page)).size;
         if (heldAtEnd > 1) problems.push(`${heldAtEnd} pages of held photos after the last memory (page ${lastMemoryPage})`);
