@@ -290,7 +290,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
     const own = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
     // Book-wide (see pacing.ts): a long enough run of words takes a photo from the book's reserve at this turn.
-    if (process.env.MEMORYBOOK_DEBUG_PACING) console.log(`PACING turn ${pageNo} run=${runPages()} since=${sincePhoto} kind=${pageKind} pic=${pagePictured} reserve=${reserve.length} due=${due.length}`);
     const next = own ?? (!due.length && runPages() >= RUN_PAGES_BREATHER ? (reserve.shift() ?? null) : null);
     const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
     if (next && !hang) due.push(next);
@@ -1364,8 +1363,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * the room left lets it, with its caption; false when the room is too small for it to read as a breather.
    */
   async function breatherBelow(): Promise<boolean> {
-    // (None due: one from the book's reserve of breathers, see pacing.ts, rather than a page left short.)
-    const queue = due.length ? due : reserve;
+    // (None due: one from the book's reserve of breathers, see pacing.ts, rather than a page left short; not in an
+    // album, whose pages pair a memory's photo with its words.)
+    const queue = due.length || look.photoSpread ? due : reserve;
     const next = queue[0];
     if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
     const { photo, h } = next.photos[0];
@@ -1373,7 +1373,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const captionH = mm(12);
     const start = y + BETWEEN_MIN;
     const k = Math.min(1, (content.y + content.h - start - captionH - top - bottom) / photo.height, (look.photoHang ? gridOn(pageNo).photos : gridOn(pageNo).live).w / (photo.width + left + right));
-    if (photo.height * k < content.h * 0.3) return false;
+    // (A photo from the reserve may be a little smaller: it is a vignette filling the page a tail leaves short.)
+    if (photo.height * k < content.h * (queue === reserve ? 0.25 : 0.3)) return false;
     queue.shift();
     const scaled = k < 1 ? await resamplePicture(photo, k) : photo;
     const pic = { ...scaled, width: photo.width * k, height: photo.height * k };
@@ -1447,7 +1448,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * neither is at hand or fits.
    */
   async function fillUnderTail(letter: typeof reading): Promise<boolean> {
-    if (due.length && (await breatherBelow())) return true;
+    if (await breatherBelow()) return true;
     const sentence = letter?.sentences[0];
     if (!letter || !sentence) return false;
     const text = look.quoteMark === 'glyph' ? `\u201C${sentence}\u201D` : sentence;
@@ -1574,7 +1575,6 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A run of words it would make (or carry on) long enough to need breathers the reserve has not: borrowed from memories to come.
     const ownPages = Math.ceil(total / content.h);
     const runAhead = block.pictures.length || block.bleed ? ownPages - 1 : runPages() + ownPages;
-    if (process.env.MEMORYBOOK_DEBUG_PACING) console.log(`PACING memory ${memory.id} page ${pageNo} runAhead=${runAhead} own=${ownPages} reserve=${reserve.length} spread=${!!spread} upcoming=${upcoming.map((r) => r.memory.id + ":" + r.held.length).join(",")}`);
     if (!spread) while (reserve.length < breathersWanted(runAhead) && (await borrowBreather()));
     const design = { memoryId: memory.id, style: { ...quoteStyle(memory.pinned), fallbacks: fb.quote }, pinned: memory.pinned, align: look.align, heading: null, sigLines, sigStyle: signatureStyle, codes: [] };
     // (In quotation marks, unless the theme sets its own large mark above them; never the sentence its pull quote opens with.)
@@ -1684,7 +1684,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (quote && groups.length === 1 && groups[0].continued && groups[0].closed && pageShort()) await breatherBelow();
     // (Under a letter's tail alone, a line of the letter set large does too, in a theme that fills a tail's page: see tailFill.)
     const fillsTail = look.tailFill && tailAlone();
-    if (!atTop() && whole > room() && (due.length || fillsTail) && (pageShort() || quoteTooSoon())) {
+    if (!atTop() && whole > room() && (due.length || (reserve.length && !look.photoSpread) || fillsTail) && (pageShort() || quoteTooSoon())) {
       // This memory would go overleaf from a page left mostly empty: a held photo fills the room first.
       const spare = room() - 1;
       const all = block.height ? 1 - (whole - spare) / block.height : 0;
