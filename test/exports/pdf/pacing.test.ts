@@ -98,4 +98,57 @@ describe('pacing', () => {
     }
     expect(kinds.slice(0, kinds.indexOf('end')), 'no blank page inside the book').not.toContain('blank');
   }, 120_000);
+
+  it.each(['elegant_classic', 'botanical_luxe'])('%s: a memory\'s spare photos break the runs of long letters around it, before and after, captioned with whose they are', async (theme) => {
+    // Three long letters without photos, a short note with five photos, three more long letters without.
+    const plain = (n: number): PdfMemory => ({ id: `plain${n}`, text: letter(n, 45), signature: `Writer ${n}`, date: '2026-05-02T10:00:00Z', pinned: false, pictures: [], recordings: [] });
+    const memories: PdfMemory[] = [
+      ...[1, 2, 3].map(plain),
+      { id: 'ana', text: 'Five photos from the lake, the summer we all came.', signature: 'Ana', date: '2026-05-03T10:00:00Z', pinned: false, pictures: ['a', 'b', 'c', 'd', 'e'].map((key) => ({ key, kind: 'photo' as const })), recordings: [] },
+      ...[4, 5, 6].map(plain),
+    ];
+    const file = path.join(dir, `${theme}-reserve.pdf`);
+    const kinds: PageKind[] = [];
+    const anaPhotos: number[] = [];
+    const anaWords: number[] = [];
+    let lastWords = 0;
+    await renderPdfBook({
+      title: 'Pacing',
+      subtitle: '',
+      theme,
+      bleedMm: 3,
+      gutterMm: 10,
+      memoryCount: memories.length,
+      memories: iterate(memories),
+      openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {} }),
+      output: createWriteStream(file),
+      trace: {
+        page: (n, kind) => (kinds[n - 1] = kind),
+        line: (n, id) => ((lastWords = Math.max(lastWords, n)), id === 'ana' && anaWords.push(n)),
+        picture: (n, id) => id === 'ana' && anaPhotos.push(n),
+        breather: (n, id) => id === 'ana' && anaPhotos.push(n),
+      },
+    });
+    // Each of its photos printed once, some before its memory and some after it, away from its page.
+    const [first, last] = [Math.min(...anaWords), Math.max(...anaWords)];
+    // (A photo of its own bled off the page before its words, a plate, is not traced as one of its pictures.)
+    const ownPlate = kinds[first - 2] === 'plate' && !anaPhotos.includes(first - 1) ? 1 : 0;
+    expect(anaPhotos.length + ownPlate, `photos on ${anaPhotos.join(', ')}: ${kinds.join(' ')}`).toBe(5);
+    const away = anaPhotos.filter((n) => n < first - 1 || n > last + 2);
+    expect(anaPhotos.filter((n) => n < first).length, `photos on ${anaPhotos.join(', ')}, its words on ${first}`).toBeGreaterThan(0);
+    expect(anaPhotos.filter((n) => n > last + 2).length, `photos on ${anaPhotos.join(', ')}, its words on ${last}`).toBeGreaterThan(0);
+    // Away from its memory, a photo says whose it is.
+    for (const n of away) {
+      const { stdout } = await run('pdftotext', ['-f', String(n), '-l', String(n), '-enc', 'UTF-8', file, '-']);
+      expect(stdout.replace(/\s+/g, ' ').toUpperCase(), `page ${n}`).toContain('FROM ANA’S PHOTOS');
+    }
+    // As a reader counts: no more than four spreads in a row without a photo (a quote page is words).
+    const pictured = new Set([...anaPhotos, ...kinds.flatMap((k, i) => (k === 'breather' || k === 'plate' ? [i + 1] : []))]);
+    let [spreads, longest] = [0, 0];
+    for (let s = 2; s <= lastWords; s += 2) {
+      spreads = pictured.has(s) || pictured.has(s + 1) ? 0 : spreads + 1;
+      longest = Math.max(longest, spreads);
+    }
+    expect(longest, `${kinds.join(' ')}; photos on ${[...pictured].join(', ')}`).toBeLessThanOrEqual(4);
+  }, 120_000);
 });

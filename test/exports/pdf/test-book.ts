@@ -442,7 +442,9 @@ export function describeTestBook(intent: ExportIntent) {
         // (A memory's held photos beyond the first half are the book's breathers, placed where a run of words needs one: see pacing.ts.)
         for (const m of memories) {
           const sent = m.pictures.filter((x) => x.kind === 'photo').length;
-          const printed = pictures.filter((x) => x.id === m.id).length + breathers.filter((b) => b.id === m.id).length;
+          // (A photo of its own bled off the page before its words, a plate, is not traced as one of its pictures.)
+          const plated = firstPage.has(m.id) && kinds[firstPage.get(m.id)! - 2] === 'plate' && !breathers.some((b) => b.page === firstPage.get(m.id)! - 1) ? 1 : 0;
+          const printed = pictures.filter((x) => x.id === m.id).length + breathers.filter((b) => b.id === m.id).length + plated;
           if (printed !== sent) problems.push(`${m.id}: ${printed} of its ${sent} photos printed`);
         }
         for (const b of breathers) {
