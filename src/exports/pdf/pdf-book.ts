@@ -1917,8 +1917,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     else held.push(...ownHeld);
     spread = null;
     await toReserve(reserved, memory.signature);
-    // (The reserve is spent by the book's end: one after each memory once it holds as many as memories are left.)
-    while (reserveDue(reserve.length, input.memoryCount - memoryCount)) due.push(reserve.shift()!);
+    // (The reserve is spent by the book's end: one after each memory once it holds as many as memories are left; a
+    // photo lent by a memory still to come waits for its memory, to follow it if no run has needed it.)
+    const placed = (page: (typeof reserve)[number]) => !upcoming.some((r) => r.memory.id === page.photos[0].h.memoryId);
+    while (reserveDue(reserve.length, input.memoryCount - memoryCount) && reserve.some(placed)) due.push(...reserve.splice(reserve.findIndex(placed), 1));
 
     // Room for the theme's ornament between memories (drawn when the page is balanced); the turn of a page does that job when there is no room left.
     y += GAP * 1.6;
