@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
-import { themeStyle } from '../../media-tools/themes.js';
+import { themeStyle, type ThemePalette } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
 import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
@@ -24,6 +24,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { honouredOf, portraitBox } from './pages/frontispiece.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
@@ -114,7 +115,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'contents' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
+export type PageKind = 'cover' | 'verso' | 'contents' | 'frontispiece' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -196,7 +197,9 @@ export function dateModeOf(dates: { first: string; last: string } | null | undef
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
   const look = PDF_LOOKS[style.theme];
-  const p = style.palette;
+  // The theme's ground, and the palette of the page being drawn: its paper on pages of words (see PdfLook.paper).
+  const ground = style.palette;
+  const p: ThemePalette = { ...ground };
   const g = bookGeometry(input.bleedMm, input.gutterMm, look.margins);
   const doc = new PDFDocument({
     size: [g.page, g.page],
@@ -211,9 +214,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   });
   const printX4 = input.printReady ? makePdfX4(doc as unknown as PdfKitDoc, { title: input.title, now: input.now ?? new Date(), documentId: randomUUID() }) : null;
   // Dark pages: small print there is set larger and in the text colour, as thin grey type reversed out of ink fills in on press.
-  const reversed = luminance(p.background) < 0.35;
+  let reversed = luminance(p.background) < 0.35;
   const smallest = (size: number) => (input.printReady && reversed ? Math.max(size, 9) : size);
-  const smallColour = input.printReady && reversed ? p.text : p.muted;
+  let smallColour = input.printReady && reversed ? p.text : p.muted;
+  /** Sets the palette for a page of this kind: the theme's paper where its words are read, else its ground. */
+  function inkFor(kind: PageKind) {
+    const onPaper = !!look.paper && kind !== 'cover' && (look.paper.pages === 'all' || PAPER_PAGES.has(kind));
+    Object.assign(p, onPaper ? look.paper!.palette : ground);
+    reversed = luminance(p.background) < 0.35;
+    smallColour = input.printReady && reversed ? p.text : p.muted;
+  }
   const written = finished(input.output);
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
@@ -262,8 +272,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     dict.BleedBox = g.bleedBox;
     printX4?.onPage();
     // The background runs into the bleed, so nothing white shows at a trimmed edge.
+    inkFor(kind);
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     return pageNo;
+  }
+
+  /** A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's ground, its folio again. */
+  function quoteOnGround() {
+    if (!look.paper || look.paper.pages === 'all') return;
+    inkFor('quote');
+    doc.rect(0, 0, g.page, g.page).fill(p.background);
+    folio(pageNo);
   }
 
   function memoryPage() {
@@ -430,6 +449,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const shifts = balance(list);
     if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
+      quoteOnGround();
       quotePage(list[0].quote!);
       return;
     }
@@ -562,7 +582,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
     const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
-    let size = quoteTypeSize(base.size, chars);
+    let size = look.displayQuotes || q.pulled ? quoteTypeSize(base.size, chars) : base.size;
     let s: TextStyle = base;
     let lines: Line[] = [];
     let markH = 0;
@@ -822,6 +842,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const current = kit().page;
     kit().page = contentsHeld.page;
     const n = contentsHeld.n;
+    inkFor('contents');
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
@@ -1890,6 +1911,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   try {
     await cover();
     coverVerso();
+    if (look.frontispiece) await frontispiece();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     flushPage();
@@ -1980,6 +2002,53 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();
+    }
+  }
+
+  /**
+   * A memorial's frontispiece on the recto after the contents (see pages/frontispiece.ts): the cover photo cropped
+   * upright round its subject as a portrait, in the theme's mount, at 200 ppi or more (a small original smaller);
+   * the ornament, the name as the title names them and their years when it gives them. Without a photo, the name alone.
+   */
+  async function frontispiece() {
+    const n = newPage('frontispiece');
+    const live = g.content(n);
+    const cx = live.x + live.w / 2;
+    const honoured = honouredOf(input.title, input.subtitle);
+    let photo: PreparedPicture | null = null;
+    const key = input.coverPicture;
+    const copy = key ? await openOrSkip(key) : null;
+    if (copy) {
+      try {
+        const size = await uprightSize(copy.path);
+        const frame = portraitBox(live);
+        const box = size ? cellAtLeast(size, frame, MIN_PRINT_PPI) : null;
+        photo = box ? await prepareCroppedPicture(copy, box, p.background, input.coverFocal ?? undefined) : null;
+      } finally {
+        await copy.release();
+      }
+    }
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: Math.max(18, look.quoteSize + 6), leading: 1.25, characterSpacing: style.titleUppercase ? 2.2 : 0 };
+    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 2.5, leading: 1.3, characterSpacing: 1.2, features: LINING_FIGURES };
+    const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
+    const nameLines = evenLines(name, nameStyle, live.w * 0.8);
+    const nameH = nameLines.length * nameStyle.size * nameStyle.leading;
+    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(3) : 0;
+    const [top, , bottom] = mountPadding(look.mount);
+    const photoH = photo ? photo.height + top + bottom + mm(12) : 0;
+    const ornamentH = mm(10);
+    // The block (portrait, ornament, name, years) a little above the middle of the live area (its optical centre).
+    let at = live.y + Math.max(0, (live.h - (photoH + ornamentH + nameH + yearsH)) * 0.42);
+    if (photo) {
+      placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, cx - photo.width / 2, at + top, false);
+      at += photoH;
+    }
+    look.ornament(doc, cx, at + ornamentH / 2 - mm(2), 0.8, p);
+    at += ornamentH;
+    at = drawBlock(nameLines, nameStyle, { x: live.x, w: live.w }, at, 'center', p.text);
+    if (honoured.years) {
+      const [line] = breakLines(measure, honoured.years, yearsStyle, live.w);
+      drawLine(line, cx - line.width / 2, at + mm(3) + baselineOffset(yearsStyle), yearsStyle, p.muted);
     }
   }
 
@@ -2153,6 +2222,8 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
+const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
 const TINY_WORDS = 2;
 const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });

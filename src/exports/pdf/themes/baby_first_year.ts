@@ -26,6 +26,7 @@ export const babyFirstYear: PdfLook = {
   quoteSize: 17,
   leading: 1.35,
   align: 'left',
+  displayQuotes: true,
   captionSize: 11,
   captionCaps: false,
   quoteMark: 'glyph',
@@ -53,6 +54,8 @@ export const babyFirstYear: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: true,
   cardOverlap: true,

@@ -26,6 +26,7 @@ export const botanicalLuxe: PdfLook = {
   quoteSize: 14,
   leading: 1.6,
   align: 'left',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'none',
@@ -53,7 +54,9 @@ export const botanicalLuxe: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
-  cornerOrnament: false,
+  paper: { palette: { background: '#F6F1E4', text: '#1F2B24', muted: '#56675A', accent: '#4E7355' }, pages: 'text' },
+  frontispiece: false,
+  cornerOrnament: true,
   cards: false,
   cardOverlap: false,
   handCaptions: false,

@@ -28,6 +28,7 @@ export const dailyJournal: PdfLook = {
   quoteSize: 15,
   leading: 1.35,
   align: 'left',
+  displayQuotes: true,
   captionSize: 11,
   captionCaps: false,
   quoteMark: 'none',
@@ -55,6 +56,8 @@ export const dailyJournal: PdfLook = {
   quotesApart: true,
   tailFill: true,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

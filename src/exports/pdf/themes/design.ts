@@ -5,6 +5,7 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
+import type { ThemePalette } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
@@ -65,6 +66,11 @@ export interface PdfLook {
   quoteSize: number;
   leading: number;
   align: 'left' | 'center';
+  /**
+   * A short memory alone on its page set large, scaled up the shorter it is (display type); false: at its own
+   * size, quietly (a memorial's note: a line of condolence is not a poster). A sentence pulled from a letter is set large either way.
+   */
+  displayQuotes: boolean;
   /** Size of the signature line; set in spaced capitals when `captionCaps`. */
   captionSize: number;
   captionCaps: boolean;
@@ -148,6 +154,18 @@ export interface PdfLook {
   tailFill: boolean;
 
   // ---- the look ----
+  /**
+   * The paper the book's words are read on, when the theme's own ground (its palette's background) is dark or
+   * tinted: long text light on dark is hard to read. `text`: pages of running words (memories, the contents,
+   * ruled notes) are set on this paper, in its ink; the ground is kept for what it flatters (the cover, quote
+   * pages, photo pages and plates, the ending). `all`: every page but the cover. null: every page on the ground.
+   */
+  paper: { palette: ThemePalette; pages: 'text' | 'all' } | null;
+  /**
+   * The book opens with a frontispiece (a memorial's): the cover photo as a portrait on a recto of its own, the
+   * person's name under it and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
+   */
+  frontispiece: boolean;
   /** The ornament drawn in the page's corners as well as between memories. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */

@@ -26,6 +26,7 @@ export const editorialNoir: PdfLook = {
   quoteSize: 18,
   leading: 1.28,
   align: 'left',
+  displayQuotes: true,
   captionSize: 9,
   captionCaps: true,
   quoteMark: 'bar',
@@ -53,6 +54,8 @@ export const editorialNoir: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

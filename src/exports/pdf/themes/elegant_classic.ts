@@ -27,6 +27,7 @@ export const elegantClassic: PdfLook = {
   quoteSize: 12.5,
   leading: 1.55,
   align: 'center',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'glyph',
@@ -54,6 +55,8 @@ export const elegantClassic: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

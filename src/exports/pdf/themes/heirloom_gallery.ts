@@ -26,6 +26,7 @@ export const heirloomGallery: PdfLook = {
   quoteSize: 11.5,
   leading: 1.5,
   align: 'left',
+  displayQuotes: true,
   captionSize: 8.5,
   captionCaps: true,
   quoteMark: 'none',
@@ -53,6 +54,8 @@ export const heirloomGallery: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

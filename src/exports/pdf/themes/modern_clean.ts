@@ -27,6 +27,7 @@ export const modernClean: PdfLook = {
   quoteSize: 11,
   leading: 1.6,
   align: 'left',
+  displayQuotes: true,
   captionSize: 8.5,
   captionCaps: true,
   quoteMark: 'bar',
@@ -54,6 +55,8 @@ export const modernClean: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

@@ -27,6 +27,7 @@ export const storybook: PdfLook = {
   quoteSize: 13.5,
   leading: 1.45,
   align: 'center',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'glyph',
@@ -54,6 +55,8 @@ export const storybook: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

@@ -26,6 +26,7 @@ export const weddingAlbum: PdfLook = {
   quoteSize: 13.5,
   leading: 1.45,
   align: 'center',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'glyph',
@@ -53,6 +54,8 @@ export const weddingAlbum: PdfLook = {
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
