@@ -4,7 +4,8 @@ import { isJapanese } from '../../media-tools/font-fallback.js';
 import { themeStyle, type ThemePalette } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
-import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { drawFrame, drawPhotoCorners, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { frond } from './themes/ornaments.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
@@ -344,13 +345,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // even that is long (a running head is a reminder, not a second title page).
     if (runningHead && head) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, head.x, head.y, smallColour, head.w);
     if (look.cornerOrnament) {
-      // A sprig in the outer corners of the wide margins, turned towards the page.
-      const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
-      for (const [cy, angle] of [[t.y + mm(16), g.isRecto(n) ? 35 : -35], [t.y + t.h - mm(16), g.isRecto(n) ? -35 : 35]] as const) {
-        doc.save().rotate(angle, { origin: [outerX, cy] });
-        look.ornament(doc, outerX, cy, 0.45, p);
-        doc.restore();
-      }
+      // A spray of fronds in the outer head corner of the wide margins, growing in towards the page (clear of the live area).
+      const recto = g.isRecto(n);
+      const [ox, oy] = [recto ? t.x + t.w - mm(11) : t.x + mm(11), t.y + mm(10)];
+      for (const [length, angle] of [[mm(27), 38], [mm(18), 12], [mm(14), 68]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
     }
     folio(n);
   }
@@ -1143,6 +1141,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().fillOpacity(0.14).rect(x - 6, top - 5, w + 16, h + 32).fill('#000000').restore();
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
+      case 'tipped':
+        // The print on its own sheet, a little lighter than the page, casting a soft shadow.
+        doc.save().fillOpacity(0.18).rect(x - 3.5, top - 3, w + 9, h + 10).fill('#000000').restore();
+        doc.save().rect(x - 5, top - 5, w + 10, h + 10).fill('#FFFDF6').restore();
+        break;
       case 'mat':
         doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
         doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
@@ -1157,6 +1160,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       doc.image(pic.jpeg, x, top, { width: w, height: h });
     }
+    if (look.mount === 'tipped') drawPhotoCorners(doc, { x: x - 5, y: top - 5, w: w + 10, h: h + 10 }, p.accent);
     if (look.mount === 'tape') {
       for (const [tx, angle] of [
         [x + 4, -9],
@@ -2028,7 +2032,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         await copy.release();
       }
     }
-    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: Math.max(18, look.quoteSize + 6), leading: 1.25, characterSpacing: style.titleUppercase ? 2.2 : 0 };
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 10, leading: 1.2, characterSpacing: style.titleUppercase ? 2.4 : 0, features: LINING_FIGURES };
     const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 2.5, leading: 1.3, characterSpacing: 1.2, features: LINING_FIGURES };
     const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
     const nameLines = evenLines(name, nameStyle, live.w * 0.8);

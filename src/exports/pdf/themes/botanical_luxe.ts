@@ -64,8 +64,8 @@ export const botanicalLuxe: PdfLook = {
   coverFrame: 'corners',
   pageFrame: 'none',
   quoteFrame: 'none',
-  mount: 'border',
-  ornament: ORNAMENTS.sprig,
+  mount: 'tipped',
+  ornament: ORNAMENTS.botanical,
   ornamentBetween: false,
   photoTilt: 0,
 };

@@ -10,7 +10,8 @@ import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
 export type Frame = 'none' | 'hairline' | 'double' | 'corners' | 'rounded';
-export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape';
+/** How a photo sits on its page (`tipped`: tipped in as a plate, its corners held in photo corners, a soft shadow under it). */
+export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape' | 'tipped';
 
 export interface PdfLook {
   // ---- the grid ----
@@ -166,7 +167,7 @@ export interface PdfLook {
    * person's name under it and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
    */
   frontispiece: boolean;
-  /** The ornament drawn in the page's corners as well as between memories. */
+  /** A spray of fronds (see ornaments.ts) drawn in the outer head corner of each page of memories: a botanical plate's margin. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
