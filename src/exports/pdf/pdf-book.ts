@@ -348,7 +348,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A spray of fronds in the outer head corner of the wide margins, growing in towards the page (clear of the live area).
       const recto = g.isRecto(n);
       const [ox, oy] = [recto ? t.x + t.w - mm(11) : t.x + mm(11), t.y + mm(10)];
-      for (const [length, angle] of [[mm(27), 38], [mm(18), 12], [mm(14), 68]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
+      for (const [length, angle] of [[mm(25), 38], [mm(17), 12], [mm(13), 66]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
     }
     folio(n);
   }

@@ -1,8 +1,10 @@
 /**
- * botanical_luxe: a botanical print folio. Very wide margins with sprigs in the outer corners, text flush
- * left and ragged in a 56-character column nearer the fold than the fore-edge (the margins' proportion), photos bordered within that column (two with
- * a memory, never out into the wide outer margin), a breather a plate-sized print; the folio centred
- * between dashes.
+ * botanical_luxe: a botanical print folio. Its words on cream paper in deep green ink, its dark green ground
+ * kept for the cover, quote pages, photo pages and the ending. A drawn family of fronds: a spray in the outer
+ * head corner of each page of words, two fronds from a flower between memories and on quote pages. Very wide
+ * margins, text flush left and ragged in a 52-character column nearer the fold than the fore-edge (the
+ * margins' proportion); photos tipped in as plates (a lighter sheet, photo corners, a soft shadow), hung at
+ * the top of a letter's pages; a breather a plate-sized print; the folio centred between dashes.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';

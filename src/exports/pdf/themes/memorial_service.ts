@@ -1,9 +1,10 @@
 /**
- * memorial_service: an order of service, a tribute. One memory a page (a short one set as an epigraph
- * in the middle of its page), the widest margins of all, a justified 60-character column centred; the
- * memory's one photo large and in place above its words, across the live area (wider than the words), the
- * others given a page each; every long letter opens with a pull quote; laurels between memories; no
- * frame on the page (the cover carries it).
+ * memorial_service: an order of service, a tribute. It opens with a portrait frontispiece (the cover photo
+ * upright, the name and, when the title gives them, the years under it). One memory a page (a short note set
+ * quietly, at its own size, in the middle of its page), the widest margins of all, a ragged-right 60-character
+ * column centred, in near-black 12.5 pt on ivory paper; the memory's one photo large and in place above its
+ * words, across the live area (wider than the words), the others given a page each; every long letter opens
+ * with a pull quote; laurels between memories; no frame on the page (the cover carries it).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -50,7 +51,7 @@ export const memorialService: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,

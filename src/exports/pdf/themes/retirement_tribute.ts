@@ -1,10 +1,12 @@
 /**
- * retirement_tribute: a company tribute book. One tribute a page: a short one alone on its page set as a
- * certificate, large and centred inside the double frame (never two certificates back to back: a short
- * tribute after one shares its page with the next); a long one under its photo across the top of the page,
- * in two ragged-right columns of about 45 characters (a newsletter's tribute page, no frame round its
- * running words). Photos bordered, large, across the live area, two side by side with a tribute; names in
- * spaced sans capitals, stars between tributes, the folio at the foot's outer corner.
+ * retirement_tribute: a company tribute book. Its tributes on warm white paper in navy ink; the navy ground
+ * kept for the cover, the certificates and the photo pages. One tribute a page: a short one alone on its page
+ * set as a certificate, large and centred inside the double frame on navy (never two certificates back to
+ * back: a short tribute after one shares its page with the next); a long one under its photo across the top
+ * of the page, in two ragged-right columns of about 45 characters (a newsletter's tribute page, no frame round
+ * its running words). Margins growing from the gutter to the fore-edge. A career's photos large: one with its
+ * tribute across the live area, the others a page each; names in spaced sans capitals, stars between
+ * tributes, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
