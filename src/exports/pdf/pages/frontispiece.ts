@@ -38,7 +38,7 @@ export function honouredOf(title: string, subtitle: string): Honoured {
 export const PORTRAIT_ASPECT = 4 / 5;
 
 /** The share of the live area's height the portrait takes, the name and years under it. */
-export const PORTRAIT_SHARE = 0.66;
+export const PORTRAIT_SHARE = 0.72;
 
 /**
  * Where the portrait goes on the live area: upright at PORTRAIT_ASPECT, PORTRAIT_SHARE of its height, centred

@@ -51,7 +51,7 @@ export const botanicalLuxe: PdfLook = {
   plates: 'none',
   hangHeld: true,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
