@@ -13,7 +13,7 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const retirementTribute: PdfLook = {
   // grid
-  margins: { inner: 12, top: 18, outer: 26, bottom: 28 },
+  margins: { inner: 13, top: 18, outer: 24, bottom: 28 },
   longMeasure: 48,
   longColumns: 2,
   column: 'centre',
@@ -25,7 +25,7 @@ export const retirementTribute: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
-  longSize: 10.5,
+  longSize: 10,
   longLeading: 1.5,
   quoteSize: 12.5,
   leading: 1.6,
