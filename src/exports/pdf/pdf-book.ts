@@ -278,9 +278,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return pageNo;
   }
 
-  /** A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's ground, its folio again. */
-  function quoteOnGround() {
-    if (!look.paper || look.paper.pages === 'all') return;
+  /**
+   * A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's
+   * ground, its folio again; a paragraph (more than GROUND_QUOTE_CHARS) is read, and stays on the paper.
+   */
+  function quoteOnGround(q: QuoteDesign) {
+    if (!look.paper || look.paper.pages === 'all' || normalizeText(q.text).length > GROUND_QUOTE_CHARS) return;
     inkFor('quote');
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     folio(pageNo);
@@ -447,7 +450,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const shifts = balance(list);
     if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
-      quoteOnGround();
+      quoteOnGround(list[0].quote!);
       quotePage(list[0].quote!);
       return;
     }
@@ -2226,6 +2229,8 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A short memory set as a quote page longer than this (characters) keeps to a theme's paper: a paragraph reversed out of a dark page is hard to read. */
+const GROUND_QUOTE_CHARS = 280;
 /** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
 const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
