@@ -280,7 +280,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   /**
    * A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's
-   * ground, its folio again; a paragraph (more than GROUND_QUOTE_CHARS) is read, and stays on the paper.
+   * ground, its folio again; more than a line or two (GROUND_QUOTE_CHARS) is read, and stays on the paper.
    */
   function quoteOnGround(q: QuoteDesign) {
     if (!look.paper || look.paper.pages === 'all' || normalizeText(q.text).length > GROUND_QUOTE_CHARS) return;
@@ -323,7 +323,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
-    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre', look.hungShare);
     placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
@@ -1917,8 +1917,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   try {
     await cover();
-    coverVerso();
     if (look.frontispiece) await frontispiece();
+    coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
     flushPage();
@@ -2013,49 +2013,50 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /**
-   * A memorial's frontispiece on the recto after the contents (see pages/frontispiece.ts): the cover photo cropped
-   * upright round its subject as a portrait, in the theme's mount, at 200 ppi or more (a small original smaller);
-   * the ornament, the name as the title names them and their years when it gives them. Without a photo, the name alone.
+   * A memorial's frontispiece, the book's first spread (see pages/frontispiece.ts): on the verso the cover photo
+   * cropped upright round its subject as a portrait, large, in the theme's mount, at 200 ppi or more (a small
+   * original smaller); facing it on the recto the theme's ornament, the name as the title names them and their
+   * years when it gives them. Without a photo, the verso is left plain paper and the name faces it.
    */
   async function frontispiece() {
-    const n = newPage('frontispiece');
-    const live = g.content(n);
-    const cx = live.x + live.w / 2;
-    const honoured = honouredOf(input.title, input.subtitle);
-    let photo: PreparedPicture | null = null;
+    newPage('frontispiece');
     const key = input.coverPicture;
     const copy = key ? await openOrSkip(key) : null;
     if (copy) {
+      let photo: PreparedPicture | null = null;
       try {
         const size = await uprightSize(copy.path);
-        const frame = portraitBox(live);
+        const frame = portraitBox(g.trimmed());
         const box = size ? cellAtLeast(size, frame, MIN_PRINT_PPI) : null;
         photo = box ? await prepareCroppedPicture(copy, box, p.background, input.coverFocal ?? undefined) : null;
       } finally {
         await copy.release();
       }
+      if (photo) {
+        const frame = portraitBox(g.trimmed());
+        const [x, top] = [frame.x + (frame.w - photo.width) / 2, frame.y + (frame.h - photo.height) / 2];
+        placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, x, top, false);
+      }
     }
-    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 10, leading: 1.2, characterSpacing: style.titleUppercase ? 2.4 : 0, features: LINING_FIGURES };
-    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 2.5, leading: 1.3, characterSpacing: 1.2, features: LINING_FIGURES };
+    const n = newPage('frontispiece');
+    const live = g.content(n);
+    const cx = live.x + live.w / 2;
+    const honoured = honouredOf(input.title, input.subtitle);
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 14, leading: 1.2, characterSpacing: style.titleUppercase ? 3 : 0, features: LINING_FIGURES };
+    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 4, leading: 1.3, characterSpacing: 1.5, features: LINING_FIGURES };
     const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
-    const nameLines = evenLines(name, nameStyle, live.w * 0.8);
+    const nameLines = evenLines(name, nameStyle, live.w);
     const nameH = nameLines.length * nameStyle.size * nameStyle.leading;
-    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(3) : 0;
-    const [top, , bottom] = mountPadding(look.mount);
-    const photoH = photo ? photo.height + top + bottom + mm(12) : 0;
-    const ornamentH = mm(10);
-    // The block (portrait, ornament, name, years) a little above the middle of the live area (its optical centre).
-    let at = live.y + Math.max(0, (live.h - (photoH + ornamentH + nameH + yearsH)) * 0.42);
-    if (photo) {
-      placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, cx - photo.width / 2, at + top, false);
-      at += photoH;
-    }
-    look.ornament(doc, cx, at + ornamentH / 2 - mm(2), 0.8, p);
+    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(5) : 0;
+    const ornamentH = mm(16);
+    // The ornament, the name and the years a little above the middle of the page (its optical centre), level with the portrait's.
+    let at = live.y + Math.max(0, (live.h - (ornamentH + nameH + yearsH)) * 0.44);
+    look.ornament(doc, cx, at + mm(4), 1.3, p);
     at += ornamentH;
     at = drawBlock(nameLines, nameStyle, { x: live.x, w: live.w }, at, 'center', p.text);
     if (honoured.years) {
       const [line] = breakLines(measure, honoured.years, yearsStyle, live.w);
-      drawLine(line, cx - line.width / 2, at + mm(3) + baselineOffset(yearsStyle), yearsStyle, p.muted);
+      drawLine(line, cx - line.width / 2, at + mm(5) + baselineOffset(yearsStyle), yearsStyle, p.muted);
     }
   }
 
@@ -2229,8 +2230,8 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
-/** A short memory set as a quote page longer than this (characters) keeps to a theme's paper: a paragraph reversed out of a dark page is hard to read. */
-const GROUND_QUOTE_CHARS = 280;
+/** A short memory set as a quote page longer than this (characters, a line or two) keeps to a theme's paper: words reversed out of a dark page are hard to read. */
+const GROUND_QUOTE_CHARS = 120;
 /** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
 const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */

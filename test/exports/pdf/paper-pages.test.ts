@@ -1,8 +1,8 @@
 /**
  * Text that reads, a memorial that honours (issue 37): botanical_luxe and retirement_tribute set their pages of
  * words on paper (dark ink on a light page) and keep their dark ground for the cover and quote pages; their
- * margins grow from the gutter to the fore-edge. memorial_service opens with a portrait frontispiece with the
- * name (and the years when the title gives them), sets its letters ragged-right at 10 pt or more in near-black
+ * margins grow from the gutter to the fore-edge. memorial_service opens with a frontispiece spread, the portrait
+ * facing the name (and the years when the title gives them), sets its letters ragged-right at 10 pt or more in near-black
  * on a light page, and a short note quietly, at its own size.
  */
 import { execFile } from 'node:child_process';
@@ -124,22 +124,22 @@ describe('text that reads, a memorial that honours', () => {
     });
   }
 
-  it('memorial_service: opens with the portrait, the name and the years under it', async () => {
+  it('memorial_service: opens with the portrait on a verso facing the name and the years', async () => {
     const { file, kinds } = await render('memorial_service', { title: 'In loving memory of Rose Ellis, 1931–2024', subtitle: '', cover: true });
-    expect(kinds[2], 'page 3, after the title page and the contents').toBe('frontispiece');
+    expect(kinds.slice(1, 3), "the book's first spread, after its cover").toEqual(['frontispiece', 'frontispiece']);
     const { stdout } = await run('pdftotext', ['-f', '3', '-l', '3', '-layout', file, '-']);
     // (The name is set in spaced capitals: its letters are read without the spaces.)
     expect(stdout.replace(/\s+/g, '')).toContain('ROSEELLIS');
     expect(stdout).toContain('1931–2024');
-    const images = (await printedImages(file)).filter((x) => x.page === 3);
-    expect(images.length, 'the portrait on the frontispiece').toBe(1);
+    const images = (await printedImages(file)).filter((x) => x.page === 2);
+    expect(images.length, 'the portrait on the verso, facing the name').toBe(1);
     expect(images[0].height, 'upright').toBeGreaterThan(images[0].width);
     expect(Math.min(images[0].xPpi, images[0].yPpi)).toBeGreaterThanOrEqual(200);
   }, 60_000);
 
   it('memorial_service: a title without years shows the name alone; letters ragged-right at 10 pt or more; a short note at its own size', async () => {
     const { file, kinds, lines } = await render('memorial_service', { title: 'Margaret Hale: a life in letters', subtitle: 'From all of us' });
-    expect(kinds[2]).toBe('frontispiece');
+    expect(kinds.slice(1, 3)).toEqual(['frontispiece', 'frontispiece']);
     const { stdout } = await run('pdftotext', ['-f', '3', '-l', '3', '-layout', file, '-']);
     expect(stdout.replace(/\s+/g, '')).toContain('MARGARETHALE');
     expect(stdout, 'no years invented').not.toMatch(/\d/);

@@ -15,12 +15,12 @@ describe("a memorial's frontispiece: the name and years read from the title", ()
     expect(honouredOf('Remembering Tom, summer 2024', '').years).toBeNull();
   });
 
-  it('frames the portrait upright, inside the live area', () => {
-    const live = { x: 100, y: 80, w: 400, h: 390 };
-    const box = portraitBox(live);
+  it('frames the portrait upright and large, on the page, a little above its middle', () => {
+    const page = { x: 0, y: 0, w: 595, h: 595 };
+    const box = portraitBox(page);
     expect(box.w / box.h).toBeCloseTo(PORTRAIT_ASPECT, 5);
-    expect(box.x).toBeGreaterThanOrEqual(live.x);
-    expect(box.x + box.w).toBeLessThanOrEqual(live.x + live.w);
-    expect(box.h).toBeLessThan(live.h);
+    expect(box.h).toBeGreaterThan(page.h * 0.7);
+    expect(box.x + box.w / 2).toBeCloseTo(page.w / 2, 5);
+    expect(box.y).toBeLessThan(page.h - box.y - box.h);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * A memorial's frontispiece (a theme whose `frontispiece` is set): the book opens on a recto with the person's
- * portrait, their name under it and, when the book gives them, their years. The contract has no field for
+ * A memorial's frontispiece (a theme whose `frontispiece` is set): the book's first spread, the person's portrait
+ * large on the verso, facing their name and, when the book gives them, their years on the recto. The contract has no field for
  * either: both are read from the book's title and subtitle (never invented), so a title without years shows
  * the name alone. Plain geometry and text: the renderer draws what it says.
  */
@@ -37,16 +37,15 @@ export function honouredOf(title: string, subtitle: string): Honoured {
 /** The portrait's shape: 4:5, upright, as a portrait is framed. */
 export const PORTRAIT_ASPECT = 4 / 5;
 
-/** The share of the live area's height the portrait takes, the name and years under it. */
+/** The share of the trimmed page's height the portrait takes on its verso. */
 export const PORTRAIT_SHARE = 0.72;
 
 /**
- * Where the portrait goes on the live area: upright at PORTRAIT_ASPECT, PORTRAIT_SHARE of its height, centred
- * across it, its top at the live area's (a little above the page's middle, with the name under it); never
- * wider than the live area.
+ * Where the portrait goes on its page (the trimmed page given): upright at PORTRAIT_ASPECT, PORTRAIT_SHARE of
+ * the page's height, centred across it and a little above its middle (its optical centre).
  */
-export function portraitBox(live: Box): Box {
-  const h = Math.min(live.h * PORTRAIT_SHARE, live.w / PORTRAIT_ASPECT);
+export function portraitBox(page: Box): Box {
+  const h = page.h * PORTRAIT_SHARE;
   const w = h * PORTRAIT_ASPECT;
-  return { x: live.x + (live.w - w) / 2, y: live.y, w, h };
+  return { x: page.x + (page.w - w) / 2, y: page.y + (page.h - h) * 0.42, w, h };
 }

@@ -48,6 +48,7 @@ export const babyFirstYear: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: true,
   breatherPairs: false,
   chapterPages: true,

@@ -50,6 +50,7 @@ export const dailyJournal: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,

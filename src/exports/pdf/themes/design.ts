@@ -133,6 +133,8 @@ export interface PdfLook {
    * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
    */
   hangHeld: boolean;
+  /** The most of the live area's height a photo hung at the top of a page of words takes (see pages/hung-photo.ts). */
+  hungShare: number;
   /**
    * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
@@ -163,8 +165,8 @@ export interface PdfLook {
    */
   paper: { palette: ThemePalette; pages: 'text' | 'all' } | null;
   /**
-   * The book opens with a frontispiece (a memorial's): the cover photo as a portrait on a recto of its own, the
-   * person's name under it and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
+   * The book opens with a frontispiece (a memorial's), its first spread: the cover photo as a portrait, large on
+   * the verso, facing the person's name and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
    */
   frontispiece: boolean;
   /** A spray of fronds (see ornaments.ts) drawn in the outer head corner of each page of memories: a botanical plate's margin. */

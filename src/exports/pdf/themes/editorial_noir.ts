@@ -48,6 +48,7 @@ export const editorialNoir: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,

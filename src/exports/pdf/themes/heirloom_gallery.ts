@@ -48,6 +48,7 @@ export const heirloomGallery: PdfLook = {
   tailQuote: false,
   plates: 'recto',
   hangHeld: true,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,

@@ -50,6 +50,7 @@ export const memorialService: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: false,
   chapterPages: false,

@@ -49,6 +49,7 @@ export const modernClean: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,

@@ -13,7 +13,7 @@ import { ORNAMENTS } from './ornaments.js';
 
 export const retirementTribute: PdfLook = {
   // grid
-  margins: { inner: 13, top: 18, outer: 24, bottom: 28 },
+  margins: { inner: 12, top: 18, outer: 25, bottom: 28 },
   longMeasure: 48,
   longColumns: 2,
   column: 'centre',
@@ -52,6 +52,7 @@ export const retirementTribute: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: false,
   chapterPages: false,

@@ -49,6 +49,7 @@ export const storybook: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: true,
   breatherPairs: false,
   chapterPages: false,

@@ -48,6 +48,7 @@ export const weddingAlbum: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
   breatherPairs: true,
   chapterPages: false,
