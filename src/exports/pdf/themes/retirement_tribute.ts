@@ -18,7 +18,7 @@ export const retirementTribute: PdfLook = {
   longColumns: 2,
   column: 'centre',
   justify: false,
-  photoShare: 0.66,
+  photoShare: 0.72,
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
