@@ -24,6 +24,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
@@ -282,7 +283,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
     // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
     const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
-    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
+    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate && !next.photos[0].photo.edge ? next : null;
     if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
@@ -1173,7 +1174,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
+  type Breather = { photo: Placed & { plate: boolean; edge?: EdgeBleed | null }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
   const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
@@ -1249,7 +1250,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
+  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean; edge?: EdgeBleed | null }) | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
@@ -1263,6 +1264,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const captionRoom = mm(16);
       // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
       const subject = await detectSubject(copy.path);
+      // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
+      const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
+      if (edge) {
+        const bled = await prepareCroppedPicture(copy, edge, p.background);
+        if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, edge };
+      }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
@@ -1286,11 +1293,22 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: Placed & { plate: boolean; edge?: EdgeBleed | null }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.edge ? 'plate' : 'breather');
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.plate) {
+    if (photo.edge && !slot) {
+      const recto = g.isRecto(pageNo);
+      const box = edgeBleedBox(photo.edge, g.page, recto);
+      doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
+      photo.jpeg = Buffer.alloc(0);
+      // The caption flush left on the paper beside it: under a band at its head, at the foot beside a column.
+      const paper = edgeBleedCaptionBox(box, g.content(pageNo), recto, mm(6));
+      const lines = breakLines(measure, caption, captionStyle, paper.w);
+      const lineH = captionStyle.size * captionStyle.leading;
+      const top = photo.edge.side === 'head' ? paper.y : paper.y + paper.h - lines.length * lineH;
+      drawBlock(lines, captionStyle, paper, top, 'left', smallColour);
+    } else if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
       photo.jpeg = Buffer.alloc(0);
       const t = g.trimmed();
@@ -1335,7 +1353,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breatherBelow(): Promise<boolean> {
     const next = due[0];
-    if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
+    if (!next || next.pair || next.recto || next.photos[0].photo.plate || next.photos[0].photo.edge) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
@@ -1553,7 +1571,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         return { x: t.x + barIndent, w: textWidth };
       }
       const at = gridOn(pageNo).column.x;
-      const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
+      // (A Swiss grid's narrower column keeps to the line its photos hang from: the fold's side, its room going to the fore-edge.)
+      const againstFold = look.column === 'inner' || look.photoHang;
+      const inset = look.column === 'centre' ? spare / 2 : againstFold === g.isRecto(pageNo) ? 0 : spare;
       const seen = rtl && columns === 2 ? 1 - col : col;
       return { x: at + barIndent + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
     };

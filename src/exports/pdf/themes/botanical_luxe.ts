@@ -37,6 +37,7 @@ export const botanicalLuxe: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,

@@ -39,6 +39,7 @@ export const dailyJournal: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: false,

@@ -87,6 +87,12 @@ export interface PdfLook {
   inlinePhotos: number;
   /** A breather: a photo alone on a page, captioned (`page`), or bled off every edge, its caption on the page after (`plate`). */
   breather: 'page' | 'plate';
+  /**
+   * A held photo too small to fill the whole page at 200 ppi still bleeds, off the edges its pixels reach (a
+   * magazine's or a Swiss book's bleed): a wide one across the page's width from its head, a tall one down the
+   * page's height at the fore-edge, its caption on the paper beside it. false: such a photo is a page breather.
+   */
+  bleedEdges: boolean;
   /** The share of the live area's width a page breather takes (a gallery leaves generous white round its print), placed as photoAlign says. */
   breatherSpan: number;
   /** Each memory opens a page of its own (a memorial's one memory a page), unless the page it would leave is mostly empty. */

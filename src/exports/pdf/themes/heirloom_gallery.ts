@@ -37,6 +37,7 @@ export const heirloomGallery: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.78,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,

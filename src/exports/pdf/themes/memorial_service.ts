@@ -38,6 +38,7 @@ export const memorialService: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,

@@ -39,6 +39,7 @@ export const retirementTribute: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.86,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,

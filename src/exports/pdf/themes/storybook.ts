@@ -38,6 +38,7 @@ export const storybook: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,

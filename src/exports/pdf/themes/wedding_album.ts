@@ -37,6 +37,7 @@ export const weddingAlbum: PdfLook = {
   inlinePhotos: 1,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
