@@ -8,7 +8,7 @@ import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
-import { BAR_INDENT, hangingX } from './swiss-grid.js';
+import { BAR_INDENT, gridWidth, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -24,6 +24,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
 import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
@@ -224,6 +225,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const bookText = bookWords(input.language);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
+  /** A face's capitals' height as a share of its size (its font's metrics; 0.7 when it does not say). */
+  const capHeightOf = (face: string) => {
+    const font = (doc.font(face) as unknown as { _font?: { font?: { capHeight?: number; unitsPerEm?: number } } })._font?.font;
+    return font?.capHeight && font.unitsPerEm ? font.capHeight / font.unitsPerEm : 0.7;
+  };
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
   // What the memories' dates tell (see DateMode): the months a book spans open chapters.
@@ -992,6 +998,14 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /** A photo's box narrowed to the Swiss grid's fixed widths (gridWidths), its shape kept; as it is in other themes, or beside words or in a half page's slot. */
+  function onGridWidth(box: { w: number; h: number }, aside: boolean): { w: number; h: number } {
+    if (!look.gridWidths || aside) return box;
+    const grid = gridOn(1);
+    const w = gridWidth(box.w, grid.photos, grid.column, barIndent);
+    return w >= box.w ? box : { w, h: (box.h * w) / box.w };
+  }
+
   /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
   async function layBlock(copies: Copy[], beside = false): Promise<Block> {
     const { photos: box, live } = gridOn(1);
@@ -1005,7 +1019,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
       const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
       const size = await uprightSize(copy.path);
-      const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+      const box = onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
@@ -1272,7 +1286,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
+      const box = plate ? fit : onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), !!slot);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1505,7 +1519,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
-    const lines = breakLines(measure, text, qs, textWidth);
+    const lines = (long && columns === 1 && look.dropCap && dropCapLines(measure, text, qs, textWidth, [faces.title, faces.text].map((face) => ({ face, capHeight: capHeightOf(face) })), capHeightOf(faces.text))) || breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = bookText.day(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
@@ -1852,8 +1866,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const line = lines[j];
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
-        const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
-        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
+        const indent = line.indent ?? 0;
+        const justifyTo = long && look.justify && !line.last ? textWidth - indent : undefined;
+        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, (justifyTo ? column().x : lineX(line, column(), align)) + indent];
         const col = column();
         if (look.quoteMark === 'bar' && j < barredLines)
           paint((dy) => {
@@ -1861,6 +1876,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.trace?.bar?.(pageNo, memory.id, { x: bx, y: ly + 1 + dy, column: col });
           });
         const first = j === 0 || line.paragraphStart;
+        const initial = line.initial;
+        if (initial) {
+          // The drop cap, its baseline on the last line it sinks into, drawn before the words beside it (the text layer reads it first).
+          const capLine = breakLines(measure, initial.text, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, Number.MAX_SAFE_INTEGER)[0];
+          const capBaseline = ly + baselineOffset(qs) + (DROP_LINES - 1) * pitch;
+          paint((dy) => drawLine(capLine, col.x, capBaseline + dy, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, p.accent));
+        }
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
           input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), long, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });

@@ -26,3 +26,14 @@ export function hangingBox(live: Box, column: Box, outerOnRight: boolean, h: num
 export function hangingX(box: Box, column: Box, w: number, indent: number): number {
   return Math.max(box.x, Math.min(column.x + indent, box.x + box.w - w));
 }
+
+/**
+ * The width a Swiss grid gives a photo that may be at most `most` wide: the widest of its few fixed widths
+ * that fits (the photo box, across the type and the outer field; the type's own measure; half of it), so
+ * photos stacked or on facing pages share the grid's lines rather than each its own odd width. A photo
+ * narrower than half the measure keeps its own (it has no pixels for more).
+ */
+export function gridWidth(most: number, box: Box, column: Box, indent: number): number {
+  const measure = column.w - indent;
+  return [box.w, measure, measure / 2].find((w) => w <= most + 0.5) ?? most;
+}

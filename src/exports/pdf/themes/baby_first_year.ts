@@ -20,6 +20,7 @@ export const babyFirstYear: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 13,
   longLeading: 1.45,
@@ -41,6 +42,7 @@ export const babyFirstYear: PdfLook = {
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

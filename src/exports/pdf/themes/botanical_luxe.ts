@@ -20,6 +20,7 @@ export const botanicalLuxe: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.55,
@@ -41,6 +42,7 @@ export const botanicalLuxe: PdfLook = {
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,

@@ -22,6 +22,7 @@ export const dailyJournal: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0.4,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 12,
   longLeading: 1.42,
@@ -43,6 +44,7 @@ export const dailyJournal: PdfLook = {
   onePerPage: false,
   textRun: 5,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

@@ -56,6 +56,11 @@ export interface PdfLook {
    * left edge, captions flush left under them), rather than placed by photoSpan and photoAlign.
    */
   photoHang: boolean;
+  /**
+   * A Swiss grid's fixed photo widths: a photo takes the widest of the hanging box, the type's measure or half
+   * of it that its pixels fill at 200 ppi (see swiss-grid.ts gridWidth), never an odd width of its own.
+   */
+  gridWidths: boolean;
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
@@ -101,6 +106,11 @@ export interface PdfLook {
   textRun: number;
   /** A long letter opens with a pull quote: a line of it set large before it begins. */
   pullQuote: boolean;
+  /**
+   * A long letter opens with a drop cap: its first letter large in the display face, sunk into its first two
+   * lines (a classic book's chapter opening; only where the letter opens with a Latin, Greek or Cyrillic letter).
+   */
+  dropCap: boolean;
   /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
   /**

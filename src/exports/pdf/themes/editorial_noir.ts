@@ -20,6 +20,7 @@ export const editorialNoir: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -41,6 +42,7 @@ export const editorialNoir: PdfLook = {
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

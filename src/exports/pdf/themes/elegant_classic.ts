@@ -21,6 +21,7 @@ export const elegantClassic: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -42,6 +43,7 @@ export const elegantClassic: PdfLook = {
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: true,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

@@ -20,6 +20,7 @@ export const heirloomGallery: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.5,
@@ -41,6 +42,7 @@ export const heirloomGallery: PdfLook = {
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

@@ -21,6 +21,7 @@ export const memorialService: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -42,6 +43,7 @@ export const memorialService: PdfLook = {
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 3,
   photoSpread: false,

@@ -21,6 +21,7 @@ export const modernClean: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: true,
+  gridWidths: true,
   // type
   longSize: 10,
   longLeading: 1.55,
@@ -42,6 +43,7 @@ export const modernClean: PdfLook = {
   onePerPage: false,
   textRun: 6,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

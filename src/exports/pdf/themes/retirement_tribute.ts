@@ -22,6 +22,7 @@ export const retirementTribute: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -43,6 +44,7 @@ export const retirementTribute: PdfLook = {
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

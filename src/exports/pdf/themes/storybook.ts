@@ -21,6 +21,7 @@ export const storybook: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 13.5,
   longLeading: 1.55,
@@ -42,6 +43,7 @@ export const storybook: PdfLook = {
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,

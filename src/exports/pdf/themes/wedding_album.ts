@@ -20,6 +20,7 @@ export const weddingAlbum: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.45,
@@ -41,6 +42,7 @@ export const weddingAlbum: PdfLook = {
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: true,
   quoteEvery: 2,
   photoSpread: true,
