@@ -25,6 +25,7 @@ import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
+import { ornamentHalfWidth } from './themes/ornaments.js';
 import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
@@ -587,8 +588,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const top = content.y + Math.max(0, (content.h - total) / 2);
     const cx = area.x + area.w / 2;
     if (card) doc.save().roundedRect(card.x, top - mm(7), card.w, total + mm(14), mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
-    look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
-    look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
+    // (Flush left, they start where the words' bar does.)
+    const ox = look.ornamentFlush && q.align !== 'center' ? box.x - barIndent + ornamentHalfWidth(look.ornament) : cx;
+    look.ornament(doc, ox, Math.max(content.y + 8, top - gap), 1, p);
+    look.ornament(doc, ox, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
     if (heading.length) {
       drawBlock(heading, dateStyle, box, at, 'left', p.accent);
@@ -998,7 +1001,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  /** A photo's box narrowed to the Swiss grid's fixed widths (gridWidths), its shape kept; as it is in other themes, or beside words or in a half page's slot. */
+  /** A photo's box narrowed to the Swiss grid's fixed widths (gridWidths), its shape kept (two to a page too); as it is in other themes, or beside words. */
   function onGridWidth(box: { w: number; h: number }, aside: boolean): { w: number; h: number } {
     if (!look.gridWidths || aside) return box;
     const grid = gridOn(1);
@@ -1286,7 +1289,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), !!slot);
+      const box = plate ? fit : onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1519,7 +1522,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
-    const lines = (long && columns === 1 && look.dropCap && dropCapLines(measure, text, qs, textWidth, [faces.title, faces.text].map((face) => ({ face, capHeight: capHeightOf(face) })), capHeightOf(faces.text))) || breakLines(measure, text, qs, textWidth);
+    const lines = (long && columns === 1 && look.dropCap && dropCapLines(measure, text, qs, textWidth, [faces.title, faces.text, ...fb.text].map((face) => ({ face, capHeight: capHeightOf(face) })), capHeightOf(faces.text))) || breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = bookText.day(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.

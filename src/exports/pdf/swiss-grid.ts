@@ -29,11 +29,11 @@ export function hangingX(box: Box, column: Box, w: number, indent: number): numb
 
 /**
  * The width a Swiss grid gives a photo that may be at most `most` wide: the widest of its few fixed widths
- * that fits (the photo box, across the type and the outer field; the type's own measure; half of it), so
+ * that fits (the photo box, across the type and the outer field; the type's own measure; three quarters or half of it), so
  * photos stacked or on facing pages share the grid's lines rather than each its own odd width. A photo
  * narrower than half the measure keeps its own (it has no pixels for more).
  */
 export function gridWidth(most: number, box: Box, column: Box, indent: number): number {
   const measure = column.w - indent;
-  return [box.w, measure, measure / 2].find((w) => w <= most + 0.5) ?? most;
+  return [box.w, measure, (measure * 3) / 4, measure / 2].find((w) => w <= most + 0.5) ?? most;
 }

@@ -28,7 +28,7 @@ export function dropCapLines(m: TextMeasurer, text: string, style: TextStyle, wi
   const normalized = normalizeText(text);
   const [first, second] = [...graphemes.segment(normalized)].map((s) => s.segment);
   if (!first || !second || !CAPITALS.test(first) || !/\p{L}/u.test(second)) return null;
-  // The display face, or the text face where the display face has no such letter (a Greek or Cyrillic one).
+  // The display face, or the text face (or its fallback) where the display face has no such letter (a Greek or Cyrillic one).
   const cap = faces.find((f) => [...first].every((ch) => m.has(f.face, ch.codePointAt(0)!)));
   if (!cap) return null;
   const initial = first;

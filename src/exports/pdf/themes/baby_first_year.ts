@@ -66,6 +66,7 @@ export const babyFirstYear: PdfLook = {
   quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

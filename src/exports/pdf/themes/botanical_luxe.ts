@@ -66,6 +66,7 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
+  ornamentFlush: false,
   ornamentBetween: false,
   photoTilt: 0,
 };

@@ -68,6 +68,7 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 1.6,
 };

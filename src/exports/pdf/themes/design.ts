@@ -57,8 +57,8 @@ export interface PdfLook {
    */
   photoHang: boolean;
   /**
-   * A Swiss grid's fixed photo widths: a photo takes the widest of the hanging box, the type's measure or half
-   * of it that its pixels fill at 200 ppi (see swiss-grid.ts gridWidth), never an odd width of its own.
+   * A Swiss grid's fixed photo widths: a photo takes the widest of the hanging box, the type's measure, three
+   * quarters or half of it that its pixels fill at 200 ppi (see swiss-grid.ts gridWidth), never an odd width of its own.
    */
   gridWidths: boolean;
 
@@ -179,6 +179,8 @@ export interface PdfLook {
   quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
+  /** On a quote page set flush left, the ornaments above and below the words stand flush with their left edge (the accent bar's), not centred on the page. */
+  ornamentFlush: boolean;
   /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
   ornamentBetween: boolean;
   /** Degrees a photo is turned on its page, alternately one way and the other (a print taped in by hand); 0: square. */

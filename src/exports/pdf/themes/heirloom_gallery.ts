@@ -66,6 +66,7 @@ export const heirloomGallery: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

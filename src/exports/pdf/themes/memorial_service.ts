@@ -67,6 +67,7 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

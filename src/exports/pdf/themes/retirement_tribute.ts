@@ -68,6 +68,7 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -67,6 +67,7 @@ export const storybook: PdfLook = {
   quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

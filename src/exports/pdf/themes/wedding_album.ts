@@ -66,6 +66,7 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
