@@ -1320,7 +1320,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
       photo.jpeg = Buffer.alloc(0);
       // The caption flush left on the paper beside it: under a band at its head, at the foot beside a column.
-      const paper = edgeBleedCaptionBox(box, g.content(pageNo), recto, mm(6));
+      const under = edgeBleedCaptionBox(box, g.content(pageNo), recto, mm(6));
+      // (A Swiss grid's caption under a band starts where its type does.)
+      const type = gridOn(pageNo).column;
+      const paper = look.photoHang && photo.edge.side === 'head' ? { ...under, x: type.x + barIndent, w: type.w - barIndent } : under;
       const lines = breakLines(measure, caption, captionStyle, paper.w);
       const lineH = captionStyle.size * captionStyle.leading;
       const top = photo.edge.side === 'head' ? paper.y : paper.y + paper.h - lines.length * lineH;
