@@ -39,7 +39,7 @@ export const elegantClassic: PdfLook = {
   // pacing
   inlinePhotos: 1,
   breather: 'page',
-  breatherSpan: 0.86,
+  breatherSpan: 1,
   bleedEdges: false,
   onePerPage: false,
   textRun: 5,
