@@ -2,7 +2,7 @@
  * A long letter's drop cap (a theme's `dropCap`: a classic book's chapter opening): its first letter set large
  * in the display face, sunk into its first lines (its cap height from the first line's capitals down to the
  * last sunk line's baseline), the lines beside it indented by its width; the rest of the letter at the full
- * measure. Only for a letter that opens with a letter of an alphabet of capitals (Latin, Greek, Cyrillic), in
+ * measure. Only for a letter that opens with a capital of an alphabet of capitals (Latin, Greek, Cyrillic), in
  * a paragraph long enough to run past it: a Chinese, Arabic or Hindi letter opens as it is.
  */
 import { breakLines, normalizeText, type Line, type TextMeasurer, type TextStyle } from '../text-layout.js';
@@ -27,7 +27,8 @@ export interface DropCapFace {
 export function dropCapLines(m: TextMeasurer, text: string, style: TextStyle, width: number, faces: DropCapFace[], textCapHeight: number): Line[] | null {
   const normalized = normalizeText(text);
   const [first, second] = [...graphemes.segment(normalized)].map((s) => s.segment);
-  if (!first || !second || !CAPITALS.test(first) || !/\p{L}/u.test(second)) return null;
+  // (A capital: a letter written in lower case from its first word opens as it is.)
+  if (!first || !second || !CAPITALS.test(first) || !/^\p{Lu}$/u.test(first) || !/\p{L}/u.test(second)) return null;
   // The display face, or the text face (or its fallback) where the display face has no such letter (a Greek or Cyrillic one).
   const cap = faces.find((f) => [...first].every((ch) => m.has(f.face, ch.codePointAt(0)!)));
   if (!cap) return null;
