@@ -8,7 +8,7 @@ import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
-import { BAR_INDENT, gridWidth, hangingX } from './swiss-grid.js';
+import { BAR_INDENT, gridBox, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -20,7 +20,7 @@ import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
-import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
@@ -1001,12 +1001,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
-  /** A photo's box narrowed to the Swiss grid's fixed widths (gridWidths), its shape kept (two to a page too); as it is in other themes, or beside words. */
-  function onGridWidth(box: { w: number; h: number }, aside: boolean): { w: number; h: number } {
-    if (!look.gridWidths || aside) return box;
+  /**
+   * A photo's box on the Swiss grid's fixed widths (gridWidths, see swiss-grid.ts gridBox): widened and cropped
+   * to the nearer when that keeps its subject and 200 ppi, else narrowed; as it is in other themes, or beside words.
+   */
+  async function onGridWidth(box: { w: number; h: number }, aside: boolean, file: string, size: { w: number; h: number } | null): Promise<{ w: number; h: number }> {
+    if (!look.gridWidths || aside || !size) return box;
     const grid = gridOn(1);
-    const w = gridWidth(box.w, grid.photos, grid.column, barIndent);
-    return w >= box.w ? box : { w, h: (box.h * w) / box.w };
+    const subject = (await detectSubject(file)).box;
+    const aspect = size.w / size.h;
+    // Cropped to a wider shape, the photo keeps its whole width.
+    return gridBox(box, grid.photos, grid.column, barIndent, size.w, MIN_PRINT_PPI, (cell) => cell <= aspect || holdsSubject(aspect, subject, cell));
   }
 
   /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
@@ -1022,7 +1027,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
       const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
       const size = await uprightSize(copy.path);
-      const box = onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside);
+      const box = await onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside, copy.path, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
@@ -1289,7 +1294,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false);
+      const box = plate ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy.path, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');

@@ -28,12 +28,16 @@ export function hangingX(box: Box, column: Box, w: number, indent: number): numb
 }
 
 /**
- * The width a Swiss grid gives a photo that may be at most `most` wide: the widest of its few fixed widths
- * that fits (the photo box, across the type and the outer field; the type's own measure; three quarters or half of it), so
- * photos stacked or on facing pages share the grid's lines rather than each its own odd width. A photo
- * narrower than half the measure keeps its own (it has no pixels for more).
+ * The box a Swiss grid gives a photo whose own box is `box` (its cell, as large as its pixels allow): one of
+ * the grid's two fixed widths, the type's measure or the whole hanging box, never a small box of its own. It
+ * widens to the nearer of them at the same height (the photo cropped to the wider shape) when its pixels
+ * print that wide at `minPpi` and the crop keeps its subject (`holds`); else it narrows to the measure at its
+ * own shape; a photo too small even for that keeps its box.
  */
-export function gridWidth(most: number, box: Box, column: Box, indent: number): number {
-  const measure = column.w - indent;
-  return [box.w, measure, (measure * 3) / 4, measure / 2].find((w) => w <= most + 0.5) ?? most;
+export function gridBox(box: { w: number; h: number }, hanging: Box, column: Box, indent: number, pixelsWide: number, minPpi: number, holds: (aspect: number) => boolean): { w: number; h: number } {
+  const widths = [column.w - indent, hanging.w];
+  const up = widths.find((w) => w >= box.w - 0.5);
+  if (up !== undefined && (pixelsWide / up) * 72 >= minPpi && holds(up / box.h)) return { w: up, h: box.h };
+  const down = [...widths].reverse().find((w) => w <= box.w + 0.5);
+  return down === undefined ? box : { w: down, h: (box.h * down) / box.w };
 }

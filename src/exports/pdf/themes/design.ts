@@ -57,8 +57,8 @@ export interface PdfLook {
    */
   photoHang: boolean;
   /**
-   * A Swiss grid's fixed photo widths: a photo takes the widest of the hanging box, the type's measure, three
-   * quarters or half of it that its pixels fill at 200 ppi (see swiss-grid.ts gridWidth), never an odd width of its own.
+   * A Swiss grid's fixed photo widths: a photo takes the type's measure or the whole hanging box (widened and
+   * cropped to the nearer when its subject and 200 ppi allow, see swiss-grid.ts gridBox), never a small box.
    */
   gridWidths: boolean;
 

@@ -2,8 +2,8 @@
  * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 62-character column set
  * nearer the fold than the fore-edge (the outer field under the hanging photo, never a block adrift); one large photo a memory, hanging from the top line towards the fore-edge over
  * the live area from where the type starts to the outer edge (photoHang: on the column's line), the rest later
- * one to a page on the same hanging line; every photo in one of the grid's few widths (the hanging box, the
- * measure, three quarters or half of it), and a held photo wide or tall enough bled off the page's edges; names in spaced capitals, an accent bar beside short memories; no running head
+ * one to a page on the same hanging line; every photo in one of the grid's two widths (the hanging box or the
+ * measure), and a held photo wide or tall enough bled off the page's edges; names in spaced capitals, an accent bar beside short memories; no running head
  * (nothing to fight the flush-left grid), the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
