@@ -22,6 +22,7 @@ export const botanicalLuxe: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.55,
@@ -40,9 +41,11 @@ export const botanicalLuxe: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
@@ -69,6 +72,7 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'tipped',
   ornament: ORNAMENTS.botanical,
+  ornamentFlush: false,
   ornamentBetween: false,
   photoTilt: 0,
 };

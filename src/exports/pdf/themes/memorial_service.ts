@@ -22,6 +22,7 @@ export const memorialService: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 12.5,
   longLeading: 1.45,
@@ -40,9 +41,11 @@ export const memorialService: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 3,
   photoSpread: false,
@@ -69,6 +72,7 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

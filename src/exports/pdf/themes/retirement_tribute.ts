@@ -24,6 +24,7 @@ export const retirementTribute: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10,
   longLeading: 1.5,
@@ -42,9 +43,11 @@ export const retirementTribute: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -71,6 +74,7 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
