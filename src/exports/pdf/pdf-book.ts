@@ -24,7 +24,7 @@ import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
-import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, evenLines as evenLinesOf, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
 import { besideApplies, besideLayout } from './pages/beside.js';
@@ -573,7 +573,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const pitch = s.size * s.leading;
       textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
       markH = (look.quoteMark === 'glyph' ? size * 1.5 : 0) + headingH;
-      if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
+      // (Nor so large that a word is wider than the measure and splits without a hyphen.)
+      if ((markH + textH + sigH + 2 * gap <= content.h && !lines.some((l) => l.splitWord)) || size <= base.size) break;
       size = Math.max(base.size, size - 1);
     }
     const total = markH + textH + sigH;
@@ -611,18 +612,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
-  /** The narrowest measure that still gives as many lines: the lines even out, none left with a word or two. */
-  function evenLines(text: string, s: TextStyle, width: number): Line[] {
-    const lines = breakLines(measure, text, s, width);
-    if (lines.length < 2) return lines;
-    let [lo, hi] = [width / 2, width];
-    for (let i = 0; i < 10; i++) {
-      const mid = (lo + hi) / 2;
-      if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
-      else hi = mid;
-    }
-    return breakLines(measure, text, s, hi);
-  }
+  const evenLines = (text: string, s: TextStyle, width: number): Line[] => evenLinesOf(measure, text, s, width);
 
   /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
   function paintHeading(heading: Line[], hx: number, width: number, height: number, ink = p.accent) {
