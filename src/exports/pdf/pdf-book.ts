@@ -19,7 +19,7 @@ import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
-import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
+import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
@@ -136,6 +136,11 @@ export interface BookTrace {
   breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
+  /**
+   * A card pasted over its memory's photo (a baby book's note on a print), on page n: its top, the photo as drawn
+   * (points from the page's top edge) and the photo's subject (fractions of it), when known.
+   */
+  card?(n: number, memoryId: string, card: { top: number; photo: { y: number; h: number }; subject: { x: number; y: number; w: number; h: number } | null }): void;
   /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
   bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
 }
@@ -221,7 +226,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
   const bookText = bookWords(input.language);
-  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
+  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese, text: look.textFace });
   /** Whether a registered face is an italic (the trace says so of each line). */
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
@@ -1746,8 +1751,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (look.cards && look.cardOverlap) {
         // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
         const group = groups.at(-1)!;
-        const foot = one ? (one.cell.y + top + one.dy + one.height) * k : block.height * k;
-        [group.cardAt, group.cardTop] = [group.ops.length, oy + foot - mm(8)];
+        // (At most its foot, never a face: see cardTopOver.)
+        const drawn = one ? { y: oy + (one.cell.y + top + one.dy) * k, h: one.height * k } : { y: oy, h: block.height * k };
+        [group.cardAt, group.cardTop] = [group.ops.length, cardTopOver(drawn, one?.subject)];
+        const [n, cardTop] = [pageNo, group.cardTop];
+        paint((dy) => input.trace?.card?.(n, memory.id, { top: cardTop + dy, photo: { y: drawn.y + dy, h: drawn.h }, subject: one?.subject ?? null }));
         y = group.cardTop + CARD_PAD;
       }
     }

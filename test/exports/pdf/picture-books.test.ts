@@ -38,13 +38,14 @@ describe('picture books', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function render(theme: string, memories: PdfMemory[], dates: { first: string; last: string }) {
+  async function render(theme: string, memories: PdfMemory[], dates: { first: string; last: string }, subjects: Record<string, unknown> = {}) {
     const file = path.join(dir, `${theme}.pdf`);
     const kinds: PageKind[] = [];
     const pictures: { page: number; id: string }[] = [];
     const breathers: { page: number; id: string }[] = [];
     const lines: { page: number; id: string }[] = [];
     const opens = new Map<number, string>();
+    const cards: { page: number; id: string; top: number; photo: { y: number; h: number }; subject: { y: number; h: number } | null }[] = [];
     await renderPdfBook({
       title: 'Our year',
       subtitle: '',
@@ -53,7 +54,7 @@ describe('picture books', () => {
       gutterMm: 10,
       memoryCount: memories.length,
       memories: iterate(memories),
-      openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {} }),
+      openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {}, subject: subjects[key] }),
       output: createWriteStream(file),
       dates,
       trace: {
@@ -61,10 +62,11 @@ describe('picture books', () => {
         line: (n, id) => (lines.push({ page: n, id }), opens.has(n) || opens.set(n, id)),
         picture: (n, id) => (pictures.push({ page: n, id }), opens.has(n) || opens.set(n, id)),
         breather: (n, id) => breathers.push({ page: n, id }),
+        card: (n, id, c) => cards.push({ page: n, id, ...c }),
       },
     });
     const text = async (n: number) => (await run('pdftotext', ['-f', String(n), '-l', String(n), '-enc', 'UTF-8', file, '-'])).stdout.replace(/\s+/g, ' ');
-    return { kinds, pictures, breathers, lines, opens, text };
+    return { kinds, pictures, breathers, lines, opens, text, cards };
   }
 
   it.each(['storybook', 'baby_first_year'])('%s: a memory with a photo opens a page with its picture over its words; held photos a page each', async (theme) => {
@@ -107,5 +109,26 @@ describe('picture books', () => {
       expect(await text(first(id))).not.toContain(name);
     }
     expect(kinds[first('jan2') - 2], 'no chapter page within a month').not.toBe('quote');
+  }, 60_000);
+
+  it('baby_first_year: a note pasted on a print covers at most its foot (a fifth of it), never a face', async () => {
+    // Stored findings (as a processed photo's media row has them): a face high in one photo, one low in another.
+    const face = (y: number) => ({ version: 1, faces: [{ x: 0.42, y, w: 0.16, h: 0.2, score: 0.9 }], attention: null });
+    const subjects = { a: face(0.15), b: face(0.7) };
+    const memories = [
+      memory('high', '2026-05-01T10:00:00Z', 'Your first smile, the morning the sun came out.', ['a']),
+      memory('low', '2026-05-02T10:00:00Z', 'Sitting up on the blanket in the garden.', ['b']),
+      memory('none', '2026-05-03T10:00:00Z', 'Bath time, and all the bubbles.', ['c']),
+    ];
+    const { cards } = await render('baby_first_year', memories, { first: memories[0].date, last: memories.at(-1)!.date }, subjects);
+    expect(cards.map((c) => c.id).sort()).toEqual(['high', 'low', 'none']);
+    for (const c of cards) {
+      const foot = c.photo.y + c.photo.h;
+      const covered = Math.max(0, foot - c.top) / c.photo.h;
+      expect(covered, `${c.id}: the card covers ${Math.round(covered * 100)}% of its photo`).toBeLessThanOrEqual(0.2);
+      if (c.subject) expect(c.top, `${c.id}: the card starts above the face's foot`).toBeGreaterThanOrEqual(c.photo.y + (c.subject.y + c.subject.h) * c.photo.h);
+    }
+    // Pasted on, not set apart: where the face allows, the card reaches a little way up the print.
+    expect(cards.find((c) => c.id === 'high')!.top).toBeLessThan(cards.find((c) => c.id === 'high')!.photo.y + cards.find((c) => c.id === 'high')!.photo.h);
   }, 60_000);
 });

@@ -21,6 +21,7 @@ export const babyFirstYear: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 13,
   longLeading: 1.45,
   quoteSize: 17,

@@ -21,6 +21,7 @@ export const botanicalLuxe: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.55,
   quoteSize: 14,

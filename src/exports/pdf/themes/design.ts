@@ -5,6 +5,7 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
+import type { FontFace } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
@@ -58,6 +59,11 @@ export interface PdfLook {
   photoHang: boolean;
 
   // ---- the type ----
+  /**
+   * The face long memories are read in, when not the body face upright (null): a diary's hand is for its dates,
+   * names, captions and short notes; pages of a long entry in it at a size that keeps the measure read small.
+   */
+  textFace: FontFace | null;
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
   longSize: number;
   longLeading: number;

@@ -21,6 +21,7 @@ export const editorialNoir: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 10.5,
   longLeading: 1.5,
   quoteSize: 18,

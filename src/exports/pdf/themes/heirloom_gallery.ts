@@ -21,6 +21,7 @@ export const heirloomGallery: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.5,
   quoteSize: 11.5,

@@ -22,6 +22,7 @@ export const memorialService: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 11,
   longLeading: 1.5,
   quoteSize: 13,

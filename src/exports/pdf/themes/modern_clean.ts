@@ -22,6 +22,7 @@ export const modernClean: PdfLook = {
   photoBeside: 0,
   photoHang: true,
   // type
+  textFace: null,
   longSize: 10,
   longLeading: 1.55,
   quoteSize: 11,

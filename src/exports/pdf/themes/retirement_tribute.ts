@@ -23,6 +23,7 @@ export const retirementTribute: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 10.5,
   longLeading: 1.5,
   quoteSize: 12.5,

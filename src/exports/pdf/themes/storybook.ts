@@ -22,6 +22,7 @@ export const storybook: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 13.5,
   longLeading: 1.55,
   quoteSize: 13.5,

@@ -21,6 +21,7 @@ export const weddingAlbum: PdfLook = {
   photoBeside: 0,
   photoHang: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.45,
   quoteSize: 13.5,
