@@ -19,6 +19,7 @@ import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { drawScene, SCENE_SHARE } from './pages/illustration.js';
 import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
@@ -132,6 +133,8 @@ export interface BookTrace {
   picture?(n: number, memoryId: string, at?: { x: number; w: number; y?: number; h?: number; beside?: boolean }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
+  /** A picture book's drawn picture page (see PdfLook.illustrationRun), page n. */
+  illustration?(n: number): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
   breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
@@ -293,6 +296,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (due.length) wordPages = 0;
     while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
     // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
+    // (A picture book breaks it sooner, with a drawn picture: see PdfLook.illustrationRun.)
+    if (look.illustrationRun && wordPages >= look.illustrationRun && illustrationPage()) wordPages = 0;
     if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
     content = g.content(n);
@@ -1219,6 +1224,32 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     decorateDue = n;
     decorate();
     quotePage({ ...reading.design, text, pulled: true });
+    return true;
+  }
+
+  /** Drawn pictures set so far (each page turns to the next scene). */
+  let scenesDrawn = 0;
+  /**
+   * A picture book's drawn picture page breaking a run of its words (see pages/illustration.ts): the scene over a
+   * line of the letter being read, set large; false when a designed page would come too soon after the last.
+   */
+  function illustrationPage(): boolean {
+    if (!reading || !quotePageAllowed(pageNo + 1, lastQuotePage, look.quoteEvery)) return false;
+    const text = reading.sentences.shift();
+    const n = newPage('quote');
+    content = g.content(n);
+    decorateDue = n;
+    decorate();
+    const scene = { x: content.x, y: content.y, w: content.w, h: content.h * (text ? SCENE_SHARE : 1) };
+    drawScene(doc, scene, scenesDrawn++, p);
+    input.trace?.illustration?.(n);
+    [pagePictured, lastQuotePage] = [true, n];
+    if (text) {
+      const page = content;
+      content = { ...content, y: scene.y + scene.h + mm(6), h: content.h - scene.h - mm(6) };
+      quotePage({ ...reading.design, text, pulled: true });
+      content = page;
+    }
     return true;
   }
 

@@ -49,6 +49,7 @@ export const babyFirstYear: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: true,
+  illustrationRun: 3,
   breatherPairs: false,
   chapterPages: true,
   quotesApart: false,

@@ -49,6 +49,7 @@ export const botanicalLuxe: PdfLook = {
   plates: 'none',
   hangHeld: true,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,

@@ -137,6 +137,12 @@ export interface PdfLook {
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
    */
   pictureOpens: boolean;
+  /**
+   * A picture book's drawn pictures (pages/illustration.ts): where no photo is at hand, a run of so many pages of
+   * words is broken by a page of a drawn scene in the theme's colours over a line of the letter being read (rather
+   * than a quote page alone, after the book's longer run); 0: none.
+   */
+  illustrationRun: number;
   /** Three or more held photos go two to a page; without, each is a page of its own (a picture book's full-page pictures). */
   breatherPairs: boolean;
   /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */

@@ -49,6 +49,7 @@ export const editorialNoir: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,

@@ -49,6 +49,7 @@ export const heirloomGallery: PdfLook = {
   plates: 'recto',
   hangHeld: true,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,

@@ -50,6 +50,7 @@ export const memorialService: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,

@@ -51,6 +51,7 @@ export const retirementTribute: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: true,

@@ -49,6 +49,7 @@ export const weddingAlbum: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,
