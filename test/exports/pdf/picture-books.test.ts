@@ -43,7 +43,8 @@ describe('picture books', () => {
     const kinds: PageKind[] = [];
     const pictures: { page: number; id: string }[] = [];
     const breathers: { page: number; id: string }[] = [];
-    const lines: { page: number; id: string }[] = [];
+    const lines: { page: number; id: string; size: number; long: boolean }[] = [];
+    const drawn: number[] = [];
     const opens = new Map<number, string>();
     const cards: { page: number; id: string; top: number; photo: { y: number; h: number }; subject: { y: number; h: number } | null }[] = [];
     await renderPdfBook({
@@ -59,14 +60,16 @@ describe('picture books', () => {
       dates,
       trace: {
         page: (n, kind) => (kinds[n - 1] = kind),
-        line: (n, id) => (lines.push({ page: n, id }), opens.has(n) || opens.set(n, id)),
+        line: (n, id, l) => (lines.push({ page: n, id, size: l.size, long: l.long }), opens.has(n) || opens.set(n, id)),
+        illustration: (n) => drawn.push(n),
         picture: (n, id) => (pictures.push({ page: n, id }), opens.has(n) || opens.set(n, id)),
         breather: (n, id) => breathers.push({ page: n, id }),
         card: (n, id, c) => cards.push({ page: n, id, ...c }),
       },
     });
     const text = async (n: number) => (await run('pdftotext', ['-f', String(n), '-l', String(n), '-enc', 'UTF-8', file, '-'])).stdout.replace(/\s+/g, ' ');
-    return { kinds, pictures, breathers, lines, opens, text, cards };
+    const fonts = async (n: number) => (await run('pdffonts', ['-f', String(n), '-l', String(n), file])).stdout;
+    return { kinds, pictures, breathers, lines, opens, text, cards, drawn, fonts };
   }
 
   it.each(['storybook', 'baby_first_year'])('%s: a memory with a photo opens a page with its picture over its words; held photos a page each', async (theme) => {
@@ -130,5 +133,32 @@ describe('picture books', () => {
     }
     // Pasted on, not set apart: where the face allows, the card reaches a little way up the print.
     expect(cards.find((c) => c.id === 'high')!.top).toBeLessThan(cards.find((c) => c.id === 'high')!.photo.y + cards.find((c) => c.id === 'high')!.photo.h);
+  }, 60_000);
+
+  it('storybook: a long letter without photos is read aloud in large type, a drawn picture on all but one spread in a row', async () => {
+    const memories = [memory('letter', '2026-05-01T10:00:00Z', words(160, 'summer'), [])];
+    const { lines, drawn } = await render('storybook', memories, { first: memories[0].date, last: memories[0].date });
+    const letter = lines.filter((l) => l.id === 'letter');
+    expect(Math.min(...letter.map((l) => l.size))).toBeGreaterThanOrEqual(16);
+    // Spreads (a verso and the recto facing it) from the letter's first to its last: a drawn picture on all but one in a row.
+    const [first, last] = [letter[0].page, letter.at(-1)!.page];
+    let run = 0;
+    let longest = 0;
+    for (let verso = first - (first % 2); verso <= last; verso += 2) {
+      run = drawn.includes(verso) || drawn.includes(verso + 1) ? 0 : run + 1;
+      longest = Math.max(longest, run);
+    }
+    expect(drawn.length).toBeGreaterThan(0);
+    expect(longest, `drawn pictures on pages ${drawn.join(', ')} of ${first}–${last}`).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('daily_journal: a long entry is read in a book face at 10 pt or more, the hand kept for its day and name', async () => {
+    const memories = [memory('entry', '2026-05-01T10:00:00Z', words(30, 'garden'), []), memory('note', '2026-05-02T10:00:00Z', 'See you on Sunday!', [])];
+    const { lines, fonts } = await render('daily_journal', memories, { first: memories[0].date, last: memories[1].date });
+    const entry = lines.filter((l) => l.id === 'entry');
+    expect(entry.every((l) => l.long && l.size >= 10)).toBe(true);
+    const used = await fonts(entry[0].page);
+    expect(used).toMatch(/Lora/);
+    expect(used).toMatch(/PatrickHand/);
   }, 60_000);
 });
