@@ -11,7 +11,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const storybook: PdfLook = {
   // grid
   margins: { inner: 16, top: 20, outer: 24, bottom: 32 },
-  longMeasure: 40,
+  longMeasure: 50,
   longColumns: 1,
   column: 'centre',
   justify: false,
