@@ -10,7 +10,7 @@ import type { Box } from '../geometry.js';
 import type { Pen } from '../themes/ornaments.js';
 
 /** The share of the live area's height the scene takes; the line of the letter sits in the rest. */
-export const SCENE_SHARE = 0.58;
+export const SCENE_SHARE = 0.52;
 
 /** A colour between `a` and `b` (hex), t of the way to b. */
 export function mix(a: string, b: string, t: number): string {
