@@ -1241,7 +1241,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     decorateDue = n;
     decorate();
     const scene = { x: content.x, y: content.y, w: content.w, h: content.h * (text ? SCENE_SHARE : 1) };
-    drawScene(doc, scene, scenesDrawn++, p);
+    // (A theme that tapes its prints in tapes its drawn pictures in too, askew as they are.)
+    const taped = look.mount === 'tape' ? { tilt: scenesDrawn % 2 ? -look.photoTilt : look.photoTilt } : undefined;
+    drawScene(doc, taped ? { x: scene.x + mm(6), y: scene.y + mm(6), w: scene.w - mm(12), h: scene.h - mm(6) } : scene, scenesDrawn++, p, taped);
     input.trace?.illustration?.(n);
     [pagePictured, lastQuotePage] = [true, n];
     if (text) {

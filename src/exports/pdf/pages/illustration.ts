@@ -3,7 +3,8 @@
  * photo left near to break it, a page of its own carries a drawn scene in the theme's colours (a sun over hills,
  * a moon among stars, a balloon in the clouds, a boat on the waves, a house under a tree, one after another, never
  * the same twice in a row) over a line of the letter being read, set large. Flat shapes, as a picture book's
- * endpapers are drawn, so they print cleanly at any size.
+ * endpapers are drawn, so they print cleanly at any size. A scrapbook (a diary's taped prints) tapes its scene in
+ * as a card, a little askew, as it does its photos.
  */
 import type { ThemePalette } from '../../../media-tools/themes.js';
 import type { Box } from '../geometry.js';
@@ -142,11 +143,33 @@ const houseAndTree: Scene = (pen, b, p) => {
 /** The scenes, in the order a book turns to them. */
 export const SCENES: readonly Scene[] = [sunOverHills, moonAndStars, balloon, boat, houseAndTree];
 
-/** Draws the book's `index`-th scene (they come round again after the last) in a rounded frame filling `box`. */
-export function drawScene(pen: Pen, box: Box, index: number, p: ThemePalette) {
+/**
+ * Draws the book's `index`-th scene (they come round again after the last) filling `box`: in a rounded frame, or
+ * (`taped`, a scrapbook's) as a white card taped in by its top corners, turned `tilt` degrees, as its prints are.
+ */
+export function drawScene(pen: Pen, box: Box, index: number, p: ThemePalette, taped?: { tilt: number }) {
+  const scene = SCENES[index % SCENES.length];
+  if (taped) {
+    // A card with a print's border (wider at its foot), its shadow, and two strips of tape across its top corners.
+    const inner = { x: box.x + 8, y: box.y + 8, w: box.w - 16, h: box.h - 32 };
+    pen.save().rotate(taped.tilt, { origin: [box.x + box.w / 2, box.y + box.h / 2] });
+    pen.save().fillOpacity(0.14).rect(box.x + 2, box.y + 3, box.w, box.h).fill('#000000').restore();
+    pen.save().rect(box.x, box.y, box.w, box.h).fill('#FFFFFF').restore();
+    pen.save().rect(inner.x, inner.y, inner.w, inner.h).clip();
+    pen.rect(inner.x, inner.y, inner.w, inner.h).fill(mix(p.background, '#FFFFFF', 0.3));
+    scene(pen, inner, p);
+    pen.restore();
+    for (const [tx, angle] of [
+      [box.x + 4, -9],
+      [box.x + box.w - 40, 8],
+    ] as const)
+      pen.save().rotate(angle, { origin: [tx + 18, box.y - 6] }).fillOpacity(0.45).rect(tx, box.y - 13, 38, 14).fill(p.accent).restore();
+    pen.restore();
+    return;
+  }
   const r = Math.min(box.w, box.h) * 0.08;
   pen.save().roundedRect(box.x, box.y, box.w, box.h, r).clip();
   pen.rect(box.x, box.y, box.w, box.h).fill(mix(p.background, '#FFFFFF', 0.55));
-  SCENES[index % SCENES.length](pen, box, p);
+  scene(pen, box, p);
   pen.restore();
 }

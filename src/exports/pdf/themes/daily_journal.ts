@@ -56,7 +56,7 @@ export const dailyJournal: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
-  illustrationRun: 0,
+  illustrationRun: 3,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: true,
