@@ -1469,6 +1469,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /** A drawn picture (see illustrationPage) in the room under a letter's tail alone at a page's head, to the live area's foot. */
+  function sceneUnderTail() {
+    const start = y + BETWEEN_MIN;
+    const col = gridOn(pageNo).column;
+    const h = Math.min(content.y + content.h - start, col.w * 0.75);
+    if (h < content.h * 0.3) return;
+    const [n, index] = [pageNo, scenesDrawn++];
+    groups.push({ ops: [], top: start, bottom: start + h, continued: false, flowsOn: false, closed: true, quote: null });
+    const taped = look.mount === 'tape' ? { tilt: look.photoTilt } : undefined;
+    paint((dy) => drawScene(doc, { x: col.x, y: start + dy, w: col.w, h }, index, p, taped));
+    input.trace?.illustration?.(n);
+    [pagePictured, y] = [true, start + h];
+  }
+
   async function placeMemory(ready: Ready) {
     await breathe();
     if (ownPage === pageNo && !atTop() && !pageShort() && !quoteTooSoon()) memoryPage();
@@ -1923,6 +1937,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
+    // (A picture book's last letter ending in a few lines at a page's head: a drawn picture under them, not a page left mostly empty.)
+    if (look.illustrationRun && tailAlone() && pageShort()) sceneUnderTail();
     flushPage();
     // The last memory's held photos follow it as the others do (its pages end where they do).
     await prepareHeld();
