@@ -66,6 +66,10 @@ export interface Line {
   hyphenated?: boolean;
   /** It ends inside a word longer than the line, broken between two letters without a hyphen (a URL, or a word at display size in too narrow a column). */
   splitWord?: boolean;
+  /** Set in from the column's start by so many points (beside a drop cap, see pages/drop-cap.ts). */
+  indent?: number;
+  /** A drop cap drawn at the column's start, its baseline on the last line it sinks into (its width includes the gap after it). */
+  initial?: { text: string; face: string; size: number; width: number };
 }
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });

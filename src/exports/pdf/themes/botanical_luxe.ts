@@ -20,6 +20,7 @@ export const botanicalLuxe: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   textFace: null,
   longSize: 11.5,
@@ -38,9 +39,11 @@ export const botanicalLuxe: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
@@ -65,6 +68,7 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
+  ornamentFlush: false,
   ornamentBetween: false,
   photoTilt: 0,
 };

@@ -27,6 +27,7 @@ export const dailyJournal: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0.4,
   photoHang: false,
+  gridWidths: false,
   // type
   textFace: JOURNAL_TEXT,
   longSize: 11,
@@ -45,9 +46,11 @@ export const dailyJournal: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 3,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -72,6 +75,7 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 1.6,
 };

@@ -22,6 +22,7 @@ export const retirementTribute: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   textFace: null,
   longSize: 10.5,
@@ -40,9 +41,11 @@ export const retirementTribute: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.86,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -67,6 +70,7 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -20,6 +20,7 @@ export const weddingAlbum: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   textFace: null,
   longSize: 11.5,
@@ -38,9 +39,11 @@ export const weddingAlbum: PdfLook = {
   inlinePhotos: 1,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: true,
   quoteEvery: 2,
   photoSpread: true,
@@ -65,6 +68,7 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
