@@ -170,7 +170,9 @@ function themeRules(): string {
   }).join('\n');
 }
 
-export const BOOK_CSS = `
+/** The contributor pages' stylesheet. Made on first use: each theme's fallback chain measures its title face's stems (fontkit), 100+ ms. */
+export function bookCss(): string {
+  return `
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 body {
@@ -270,3 +272,4 @@ select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 ${fallbackRules()}
 ${themeRules()}
 `;
+}
