@@ -9,9 +9,10 @@ type AsyncMembers<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Prom
  * A service made on first use: `make` imports its module and builds it the
  * first time one of its members is called, so a process loads only the
  * services it uses, when it first uses them (the start loads none of them).
- * Until then a member is a function that waits for the service and calls it;
- * once it is made, a member is the service's own (bound), so a hot path pays
- * one property lookup, not a promise. A service that fails to load is tried
+ * Until then a member is a function that waits for the service and calls it
+ * (and, kept, calls it directly once it is made); once it is made, a member
+ * is the service's own (bound), so a hot path pays one property lookup, not
+ * a promise. A service that fails to load is tried
  * again on the next call.
  */
 export function lazyService<T extends AsyncMembers<T>>(make: () => Promise<T>): T {
@@ -36,8 +37,9 @@ export function lazyService<T extends AsyncMembers<T>>(make: () => Promise<T>): 
         const own = service[key as keyof T] as unknown;
         member = typeof own === 'function' ? own.bind(service) : own;
       } else {
-        const deferred = (...args: unknown[]) =>
-          load().then((s) => (s[key as keyof T] as (...a: unknown[]) => Promise<unknown>)(...args));
+        // Kept by a caller (a hook handed the member at build time), it calls the service directly once it is made.
+        const call = (s: T, args: unknown[]) => (s[key as keyof T] as (...a: unknown[]) => Promise<unknown>)(...args);
+        const deferred = (...args: unknown[]) => (service ? call(service, args) : load().then((s) => call(s, args)));
         return deferred;
       }
       members.set(key, member);
