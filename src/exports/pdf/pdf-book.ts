@@ -1,14 +1,15 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
-import { themeStyle } from '../../media-tools/themes.js';
+import { themeStyle, type ThemePalette } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
-import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { drawFrame, drawPhotoCorners, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { frond } from './themes/ornaments.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
-import { BAR_INDENT, hangingX } from './swiss-grid.js';
+import { BAR_INDENT, gridBox, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -20,10 +21,14 @@ import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
-import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { honouredOf, portraitBox } from './pages/frontispiece.js';
+import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
+import { ornamentHalfWidth } from './themes/ornaments.js';
+import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
@@ -114,7 +119,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'contents' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
+export type PageKind = 'cover' | 'verso' | 'contents' | 'frontispiece' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -196,7 +201,9 @@ export function dateModeOf(dates: { first: string; last: string } | null | undef
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
   const look = PDF_LOOKS[style.theme];
-  const p = style.palette;
+  // The theme's ground, and the palette of the page being drawn: its paper on pages of words (see PdfLook.paper).
+  const ground = style.palette;
+  const p: ThemePalette = { ...ground };
   const g = bookGeometry(input.bleedMm, input.gutterMm, look.margins);
   const doc = new PDFDocument({
     size: [g.page, g.page],
@@ -211,9 +218,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   });
   const printX4 = input.printReady ? makePdfX4(doc as unknown as PdfKitDoc, { title: input.title, now: input.now ?? new Date(), documentId: randomUUID() }) : null;
   // Dark pages: small print there is set larger and in the text colour, as thin grey type reversed out of ink fills in on press.
-  const reversed = luminance(p.background) < 0.35;
+  let reversed = luminance(p.background) < 0.35;
   const smallest = (size: number) => (input.printReady && reversed ? Math.max(size, 9) : size);
-  const smallColour = input.printReady && reversed ? p.text : p.muted;
+  let smallColour = input.printReady && reversed ? p.text : p.muted;
+  /** Sets the palette for a page of this kind: the theme's paper where its words are read, else its ground. */
+  function inkFor(kind: PageKind) {
+    const onPaper = !!look.paper && kind !== 'cover' && (look.paper.pages === 'all' || PAPER_PAGES.has(kind));
+    Object.assign(p, onPaper ? look.paper!.palette : ground);
+    reversed = luminance(p.background) < 0.35;
+    smallColour = input.printReady && reversed ? p.text : p.muted;
+  }
   const written = finished(input.output);
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
@@ -223,6 +237,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const bookText = bookWords(input.language);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
+  /** A face's capitals' height as a share of its size (its font's metrics; 0.7 when it does not say). */
+  const capHeightOf = (face: string) => {
+    const font = (doc.font(face) as unknown as { _font?: { font?: { capHeight?: number; unitsPerEm?: number } } })._font?.font;
+    return font?.capHeight && font.unitsPerEm ? font.capHeight / font.unitsPerEm : 0.7;
+  };
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
   // What the memories' dates tell (see DateMode): the months a book spans open chapters.
@@ -262,8 +281,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     dict.BleedBox = g.bleedBox;
     printX4?.onPage();
     // The background runs into the bleed, so nothing white shows at a trimmed edge.
+    inkFor(kind);
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     return pageNo;
+  }
+
+  /**
+   * A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's
+   * ground, its folio again; more than a line or two (GROUND_QUOTE_CHARS) is read, and stays on the paper.
+   */
+  function quoteOnGround(q: QuoteDesign) {
+    if (!look.paper || look.paper.pages === 'all' || normalizeText(q.text).length > GROUND_QUOTE_CHARS) return;
+    inkFor('quote');
+    doc.rect(0, 0, g.page, g.page).fill(p.background);
+    folio(pageNo);
   }
 
   function memoryPage() {
@@ -282,7 +313,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
     // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
     const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
-    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
+    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate && !next.photos[0].photo.edge ? next : null;
     if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
@@ -300,7 +331,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
-    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre', look.hungShare);
     placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
@@ -325,13 +356,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // even that is long (a running head is a reminder, not a second title page).
     if (runningHead && head) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, head.x, head.y, smallColour, head.w);
     if (look.cornerOrnament) {
-      // A sprig in the outer corners of the wide margins, turned towards the page.
-      const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
-      for (const [cy, angle] of [[t.y + mm(16), g.isRecto(n) ? 35 : -35], [t.y + t.h - mm(16), g.isRecto(n) ? -35 : 35]] as const) {
-        doc.save().rotate(angle, { origin: [outerX, cy] });
-        look.ornament(doc, outerX, cy, 0.45, p);
-        doc.restore();
-      }
+      // A spray of fronds in the outer head corner of the wide margins, growing in towards the page (clear of the live area).
+      const recto = g.isRecto(n);
+      const [ox, oy] = [recto ? t.x + t.w - mm(11) : t.x + mm(11), t.y + mm(10)];
+      for (const [length, angle] of [[mm(25), 38], [mm(17), 12], [mm(13), 66]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
     }
     folio(n);
   }
@@ -430,6 +458,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const shifts = balance(list);
     if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
+      quoteOnGround(list[0].quote!);
       quotePage(list[0].quote!);
       return;
     }
@@ -562,7 +591,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
     const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
-    let size = quoteTypeSize(base.size, chars);
+    let size = look.displayQuotes || q.pulled ? quoteTypeSize(base.size, chars) : base.size;
     let s: TextStyle = base;
     let lines: Line[] = [];
     let markH = 0;
@@ -580,8 +609,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const top = content.y + Math.max(0, (content.h - total) / 2);
     const cx = area.x + area.w / 2;
     if (card) doc.save().roundedRect(card.x, top - mm(7), card.w, total + mm(14), mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
-    look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
-    look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
+    // (Flush left, they start where the words' bar does.)
+    const ox = look.ornamentFlush && q.align !== 'center' ? box.x - barIndent + ornamentHalfWidth(look.ornament) : cx;
+    look.ornament(doc, ox, Math.max(content.y + 8, top - gap), 1, p);
+    look.ornament(doc, ox, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
     if (heading.length) {
       drawBlock(heading, dateStyle, box, at, 'left', p.accent);
@@ -822,6 +853,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const current = kit().page;
     kit().page = contentsHeld.page;
     const n = contentsHeld.n;
+    inkFor('contents');
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
@@ -991,6 +1023,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /**
+   * A photo's box on the Swiss grid's fixed widths (gridWidths, see swiss-grid.ts gridBox): widened and cropped
+   * to the nearer when that keeps its subject and 200 ppi, else narrowed; as it is in other themes, or beside words.
+   */
+  async function onGridWidth(box: { w: number; h: number }, aside: boolean, file: string, size: { w: number; h: number } | null): Promise<{ w: number; h: number }> {
+    if (!look.gridWidths || aside || !size) return box;
+    const grid = gridOn(1);
+    const subject = (await detectSubject(file)).box;
+    const aspect = size.w / size.h;
+    // Cropped to a wider shape, the photo keeps its whole width.
+    return gridBox(box, grid.photos, grid.column, barIndent, size.w, MIN_PRINT_PPI, (cell) => cell <= aspect || holdsSubject(aspect, subject, cell));
+  }
+
   /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
   async function layBlock(copies: Copy[], beside = false): Promise<Block> {
     const { photos: box, live } = gridOn(1);
@@ -1004,7 +1049,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
       const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
       const size = await uprightSize(copy.path);
-      const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+      const box = await onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside, copy.path, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
@@ -1122,6 +1167,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().fillOpacity(0.14).rect(x - 6, top - 5, w + 16, h + 32).fill('#000000').restore();
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
+      case 'tipped':
+        // The print on its own sheet, a little lighter than the page, casting a soft shadow.
+        doc.save().fillOpacity(0.18).rect(x - 3.5, top - 3, w + 9, h + 10).fill('#000000').restore();
+        doc.save().rect(x - 5, top - 5, w + 10, h + 10).fill('#FFFDF6').restore();
+        break;
       case 'mat':
         doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
         doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
@@ -1136,6 +1186,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       doc.image(pic.jpeg, x, top, { width: w, height: h });
     }
+    if (look.mount === 'tipped') drawPhotoCorners(doc, { x: x - 5, y: top - 5, w: w + 10, h: h + 10 }, p.accent);
     if (look.mount === 'tape') {
       for (const [tx, angle] of [
         [x + 4, -9],
@@ -1173,7 +1224,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
+  type Breather = { photo: Placed & { plate: boolean; edge?: EdgeBleed | null }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
   const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
@@ -1249,7 +1300,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
+  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean; edge?: EdgeBleed | null }) | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
@@ -1263,9 +1314,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const captionRoom = mm(16);
       // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
       const subject = await detectSubject(copy.path);
+      // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
+      const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
+      if (edge) {
+        const bled = await prepareCroppedPicture(copy, edge, p.background);
+        if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, edge };
+      }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
+      const box = plate ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy.path, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1286,11 +1343,25 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: Placed & { plate: boolean; edge?: EdgeBleed | null }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.edge ? 'plate' : 'breather');
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.plate) {
+    if (photo.edge && !slot) {
+      const recto = g.isRecto(pageNo);
+      const box = edgeBleedBox(photo.edge, g.page, recto);
+      doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
+      photo.jpeg = Buffer.alloc(0);
+      // The caption flush left on the paper beside it: under a band at its head, at the foot beside a column.
+      const under = edgeBleedCaptionBox(box, g.content(pageNo), recto, mm(6));
+      // (A Swiss grid's caption under a band starts where its type does.)
+      const type = gridOn(pageNo).column;
+      const paper = look.photoHang && photo.edge.side === 'head' ? { ...under, x: type.x + barIndent, w: type.w - barIndent } : under;
+      const lines = breakLines(measure, caption, captionStyle, paper.w);
+      const lineH = captionStyle.size * captionStyle.leading;
+      const top = photo.edge.side === 'head' ? paper.y : paper.y + paper.h - lines.length * lineH;
+      drawBlock(lines, captionStyle, paper, top, 'left', smallColour);
+    } else if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
       photo.jpeg = Buffer.alloc(0);
       const t = g.trimmed();
@@ -1335,7 +1406,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breatherBelow(): Promise<boolean> {
     const next = due[0];
-    if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
+    if (!next || next.pair || next.recto || next.photos[0].photo.plate || next.photos[0].photo.edge) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
@@ -1487,7 +1558,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
-    const lines = breakLines(measure, text, qs, textWidth);
+    const lines = (long && columns === 1 && look.dropCap && dropCapLines(measure, text, qs, textWidth, [faces.title, faces.text, ...fb.text].map((face) => ({ face, capHeight: capHeightOf(face) })), capHeightOf(faces.text))) || breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = bookText.day(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
@@ -1553,7 +1624,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         return { x: t.x + barIndent, w: textWidth };
       }
       const at = gridOn(pageNo).column.x;
-      const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
+      // (A Swiss grid's narrower column keeps to the line its photos hang from: the fold's side, its room going to the fore-edge.)
+      const againstFold = look.column === 'inner' || look.photoHang;
+      const inset = look.column === 'centre' ? spare / 2 : againstFold === g.isRecto(pageNo) ? 0 : spare;
       const seen = rtl && columns === 2 ? 1 - col : col;
       return { x: at + barIndent + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
     };
@@ -1832,8 +1905,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const line = lines[j];
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
-        const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
-        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
+        const indent = line.indent ?? 0;
+        const justifyTo = long && look.justify && !line.last ? textWidth - indent : undefined;
+        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, (justifyTo ? column().x : lineX(line, column(), align)) + indent];
         const col = column();
         if (look.quoteMark === 'bar' && j < barredLines)
           paint((dy) => {
@@ -1841,6 +1915,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.trace?.bar?.(pageNo, memory.id, { x: bx, y: ly + 1 + dy, column: col });
           });
         const first = j === 0 || line.paragraphStart;
+        const initial = line.initial;
+        if (initial) {
+          // The drop cap, its baseline on the last line it sinks into, drawn before the words beside it (the text layer reads it first).
+          const capLine = breakLines(measure, initial.text, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, Number.MAX_SAFE_INTEGER)[0];
+          const capBaseline = ly + baselineOffset(qs) + (DROP_LINES - 1) * pitch;
+          paint((dy) => drawLine(capLine, col.x, capBaseline + dy, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, p.accent));
+        }
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
           input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), long, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });
@@ -1889,6 +1970,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   try {
     await cover();
+    if (look.frontispiece) await frontispiece();
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
@@ -1980,6 +2062,54 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();
+    }
+  }
+
+  /**
+   * A memorial's frontispiece, the book's first spread (see pages/frontispiece.ts): on the verso the cover photo
+   * cropped upright round its subject as a portrait, large, in the theme's mount, at 200 ppi or more (a small
+   * original smaller); facing it on the recto the theme's ornament, the name as the title names them and their
+   * years when it gives them. Without a photo, the verso is left plain paper and the name faces it.
+   */
+  async function frontispiece() {
+    newPage('frontispiece');
+    const key = input.coverPicture;
+    const copy = key ? await openOrSkip(key) : null;
+    if (copy) {
+      let photo: PreparedPicture | null = null;
+      try {
+        const size = await uprightSize(copy.path);
+        const frame = portraitBox(g.trimmed());
+        const box = size ? cellAtLeast(size, frame, MIN_PRINT_PPI) : null;
+        photo = box ? await prepareCroppedPicture(copy, box, p.background, input.coverFocal ?? undefined) : null;
+      } finally {
+        await copy.release();
+      }
+      if (photo) {
+        const frame = portraitBox(g.trimmed());
+        const [x, top] = [frame.x + (frame.w - photo.width) / 2, frame.y + (frame.h - photo.height) / 2];
+        placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, x, top, false);
+      }
+    }
+    const n = newPage('frontispiece');
+    const live = g.content(n);
+    const cx = live.x + live.w / 2;
+    const honoured = honouredOf(input.title, input.subtitle);
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 14, leading: 1.2, characterSpacing: style.titleUppercase ? 3 : 0, features: LINING_FIGURES };
+    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 4, leading: 1.3, characterSpacing: 1.5, features: LINING_FIGURES };
+    const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
+    const nameLines = evenLines(name, nameStyle, live.w);
+    const nameH = nameLines.length * nameStyle.size * nameStyle.leading;
+    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(5) : 0;
+    const ornamentH = mm(16);
+    // The ornament, the name and the years a little above the middle of the page (its optical centre), level with the portrait's.
+    let at = live.y + Math.max(0, (live.h - (ornamentH + nameH + yearsH)) * 0.44);
+    look.ornament(doc, cx, at + mm(4), 1.3, p);
+    at += ornamentH;
+    at = drawBlock(nameLines, nameStyle, { x: live.x, w: live.w }, at, 'center', p.text);
+    if (honoured.years) {
+      const [line] = breakLines(measure, honoured.years, yearsStyle, live.w);
+      drawLine(line, cx - line.width / 2, at + mm(5) + baselineOffset(yearsStyle), yearsStyle, p.muted);
     }
   }
 
@@ -2153,6 +2283,10 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A short memory set as a quote page longer than this (characters, a line or two) keeps to a theme's paper: words reversed out of a dark page are hard to read. */
+const GROUND_QUOTE_CHARS = 120;
+/** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
+const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
 const TINY_WORDS = 2;
 const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });

@@ -5,11 +5,13 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
+import type { ThemePalette } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
 export type Frame = 'none' | 'hairline' | 'double' | 'corners' | 'rounded';
-export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape';
+/** How a photo sits on its page (`tipped`: tipped in as a plate, its corners held in photo corners, a soft shadow under it). */
+export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape' | 'tipped';
 
 export interface PdfLook {
   // ---- the grid ----
@@ -56,6 +58,11 @@ export interface PdfLook {
    * left edge, captions flush left under them), rather than placed by photoSpan and photoAlign.
    */
   photoHang: boolean;
+  /**
+   * A Swiss grid's fixed photo widths: a photo takes the type's measure or the whole hanging box (widened and
+   * cropped to the nearer when its subject and 200 ppi allow, see swiss-grid.ts gridBox), never a small box.
+   */
+  gridWidths: boolean;
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
@@ -65,6 +72,11 @@ export interface PdfLook {
   quoteSize: number;
   leading: number;
   align: 'left' | 'center';
+  /**
+   * A short memory alone on its page set large, scaled up the shorter it is (display type); false: at its own
+   * size, quietly (a memorial's note: a line of condolence is not a poster). A sentence pulled from a letter is set large either way.
+   */
+  displayQuotes: boolean;
   /** Size of the signature line; set in spaced capitals when `captionCaps`. */
   captionSize: number;
   captionCaps: boolean;
@@ -87,6 +99,12 @@ export interface PdfLook {
   inlinePhotos: number;
   /** A breather: a photo alone on a page, captioned (`page`), or bled off every edge, its caption on the page after (`plate`). */
   breather: 'page' | 'plate';
+  /**
+   * A held photo too small to fill the whole page at 200 ppi still bleeds, off the edges its pixels reach (a
+   * magazine's or a Swiss book's bleed): a wide one across the page's width from its head, a tall one down the
+   * page's height at the fore-edge, its caption on the paper beside it. false: such a photo is a page breather.
+   */
+  bleedEdges: boolean;
   /** The share of the live area's width a page breather takes (a gallery leaves generous white round its print), placed as photoAlign says. */
   breatherSpan: number;
   /** Each memory opens a page of its own (a memorial's one memory a page), unless the page it would leave is mostly empty. */
@@ -95,6 +113,11 @@ export interface PdfLook {
   textRun: number;
   /** A long letter opens with a pull quote: a line of it set large before it begins. */
   pullQuote: boolean;
+  /**
+   * A long letter opens with a drop cap: its first letter large in the display face, sunk into its first two
+   * lines (a classic book's chapter opening; only where the letter opens with a Latin, Greek or Cyrillic letter).
+   */
+  dropCap: boolean;
   /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
   /**
@@ -126,6 +149,8 @@ export interface PdfLook {
    * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
    */
   hangHeld: boolean;
+  /** The most of the live area's height a photo hung at the top of a page of words takes (see pages/hung-photo.ts). */
+  hungShare: number;
   /**
    * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
@@ -148,7 +173,19 @@ export interface PdfLook {
   tailFill: boolean;
 
   // ---- the look ----
-  /** The ornament drawn in the page's corners as well as between memories. */
+  /**
+   * The paper the book's words are read on, when the theme's own ground (its palette's background) is dark or
+   * tinted: long text light on dark is hard to read. `text`: pages of running words (memories, the contents,
+   * ruled notes) are set on this paper, in its ink; the ground is kept for what it flatters (the cover, quote
+   * pages, photo pages and plates, the ending). `all`: every page but the cover. null: every page on the ground.
+   */
+  paper: { palette: ThemePalette; pages: 'text' | 'all' } | null;
+  /**
+   * The book opens with a frontispiece (a memorial's), its first spread: the cover photo as a portrait, large on
+   * the verso, facing the person's name and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
+   */
+  frontispiece: boolean;
+  /** A spray of fronds (see ornaments.ts) drawn in the outer head corner of each page of memories: a botanical plate's margin. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
@@ -163,6 +200,8 @@ export interface PdfLook {
   quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
+  /** On a quote page set flush left, the ornaments above and below the words stand flush with their left edge (the accent bar's), not centred on the page. */
+  ornamentFlush: boolean;
   /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
   ornamentBetween: boolean;
   /** Degrees a photo is turned on its page, alternately one way and the other (a print taped in by hand); 0: square. */

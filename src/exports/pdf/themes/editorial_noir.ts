@@ -1,7 +1,8 @@
 /**
  * editorial_noir: a magazine. Narrow margins (the outer still wider than the inner, so text never runs off the page), long pieces in two
  * ragged columns of about 50 characters across the whole live area, large display type flush left with a red bar, photos big and unmounted
- * across both columns (two with a memory, the others bled off the page as plates), every long piece
+ * across both columns (two with a memory, the others one to a page, bled off the page as plates,
+ * or off the edges they reach when too small for the whole page at 200 ppi: a band across the head, a column at the fore-edge), every long piece
  * opening with a pull quote; a short running head, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
@@ -20,12 +21,14 @@ export const editorialNoir: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,
   quoteSize: 18,
   leading: 1.28,
   align: 'left',
+  displayQuotes: true,
   captionSize: 9,
   captionCaps: true,
   quoteMark: 'bar',
@@ -37,9 +40,11 @@ export const editorialNoir: PdfLook = {
   inlinePhotos: 2,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: true,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -47,12 +52,15 @@ export const editorialNoir: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
@@ -63,6 +71,7 @@ export const editorialNoir: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
