@@ -22,6 +22,7 @@ export const weddingAlbum: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.45,
   quoteSize: 13.5,
@@ -53,6 +54,7 @@ export const weddingAlbum: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,
