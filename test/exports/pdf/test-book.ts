@@ -18,7 +18,8 @@
  * - the ending is a spread: "With love from" ends on a verso (even page) and the colophon's page faces it;
  * - pacing, as a reader counts it: no run of more than four spreads of words only anywhere, when the book has
  *   photos enough to break every run (see photosToBreakRuns); a spread breaks a run only when it carries a photo
- *   (a memory's, a held photo, a plate, the closing photo); a quote page or a pull quote is still words;
+ *   (a memory's, a held photo, a plate, the closing photo) or a picture book's drawn picture page; a quote page or
+ *   a pull quote is still words;
  * - justified lines fill their column, right-to-left paragraphs end at the right, and no line of words or
  *   signature runs past its column (by more than half a point, read from the word boxes);
  * - Japanese is set in the Japanese face, Chinese in the Chinese one, and no line of either starts
@@ -367,7 +368,8 @@ export function describeTestBook(intent: ExportIntent) {
         // ---- pacing, as a reader counts it: no run of more than four spreads of words only, photos allowing ----
         // (A spread breaks a run only when a photo is on it: a memory's, a held photo's, a plate; a quote page is words.)
         const photoKinds: PageKind[] = ['plate', 'breather', 'closing'];
-        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...kinds.flatMap((k, i) => (photoKinds.includes(k) ? [i + 1] : []))]);
+        // (A picture book's drawn picture page is a designed picture page: it breaks a run too.)
+        const pictured = new Set([...pictures.map((x) => x.page), ...breathers.map((b) => b.page), ...drawnPictures, ...kinds.flatMap((k, i) => (photoKinds.includes(k) ? [i + 1] : []))]);
         const lastMemoryPage = Math.max(...[...lines, ...signatures, ...pictures].map((x) => x.page));
         const firstMemoryPage = kinds.indexOf('memories') + 1;
         const spreadRuns = wordOnlySpreadRuns(firstMemoryPage, pictured, lastMemoryPage);
