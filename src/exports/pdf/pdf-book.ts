@@ -18,11 +18,11 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
-import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { ALBUM_MAT_INSET_MM, albumMat, albumWindow, bledAcross, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
-import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
-import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
+import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
@@ -689,11 +689,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** An album's spread: the photo of a memory waiting for the recto that faces its words (see pages/album-spread.ts). */
-  let facingPhoto: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string } | null = null;
+  let facingPhoto: SpreadPhoto | null = null;
+  /** A memory's photo for its album spread: its plate (bled), else its page's own print (`album`), else its block's. */
+  type SpreadPhoto = { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string; album?: PagePicture };
 
-  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge, or in the theme's mount, centred a little above the middle. */
-  function spreadPhotoPage(s: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string }, onCurrent = false) {
-    const kind: PageKind = s.bleed ? 'plate' : 'breather';
+  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge or across the page's width, or on the album's mat, centred a little above the middle. */
+  function spreadPhotoPage(s: SpreadPhoto, onCurrent = false) {
+    const kind: PageKind = s.bleed || s.album?.across ? 'plate' : 'breather';
     if (onCurrent) {
       input.trace?.page?.(pageNo, kind);
       [pageKind, decorateDue] = [kind, null];
@@ -705,12 +707,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.image(s.pic.jpeg, 0, 0, { width: g.page, height: g.page });
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
+    } else if (s.album?.across) {
+      pagePictured = true;
+      drawBledAcross(s.album);
+      pictureCount++;
     } else {
-      // (On its mat, as an album's picture page, without a folio.)
-      const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
-      placePicture(s.pic as Placed, at.x, at.y);
+      // (On its mat, as an album's picture page, without a folio; in its own print, as large as the mat allows.)
+      const pic = s.album ?? (s.pic as Placed);
+      const at = spreadPhotoAt(albumWindow(drawAlbumMat()), pic, mountPadding(look.mount));
+      placePicture(pic, at.x, at.y);
     }
     input.trace?.picture?.(n, s.memoryId);
+  }
+
+  /** A photo bled across the page's width: off the top and both sides into the bleed. */
+  function drawBledAcross(pic: PagePicture) {
+    doc.image(pic.jpeg, 0, 0, { width: pic.width, height: pic.height });
+    pic.jpeg = Buffer.alloc(0);
   }
 
   /** An album's page for a photo: a white mat board filling the page but an even margin, its edge ruled; returns it. */
@@ -931,6 +944,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
+  /** A photo prepared for a page of its own: bled off every edge (`plate`), across an album page's width (`across`), or neither. */
+  type PagePicture = Placed & { plate: boolean; across: boolean };
   type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string; /** Where the picture sits in its cell when it was made smaller than it (points). */ dx: number; dy: number };
   interface Block {
     pictures: Placed[];
@@ -939,6 +954,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     bleed?: PreparedPicture;
     /** The memory's one photo goes beside its words (see pages/beside.ts): its box's width and height, mount included (height is then 0). */
     beside?: { w: number; h: number };
+    /** An album's one photo prepared for a page of its own (see spreadPhotoPage), as large as that page lets it print. */
+    album?: PagePicture;
   }
   interface Ready {
     memory: PdfMemory;
@@ -1069,7 +1086,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        return await layBlock(copies, beside);
+        const laid = await layBlock(copies, beside);
+        // An album's one photo, should it get a page of its own facing its words: prepared for that page too.
+        if (look.photoSpread && copies.length === 1 && laid.pictures.length === 1) laid.album = (await pagePicture(copies[0].copy, copies[0].pic.key)) ?? undefined;
+        return laid;
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
@@ -1173,16 +1193,31 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
+  type Breather = { photo: PagePicture; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean; /** An album's pair side by side at one height (not both landscape): their shapes. */ row?: number[] }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
-  const halfSlot = (i: number, n: number): Box => {
-    const live = gridOn(n).live;
+  const halfSlot = (i: number, n: number, row?: number[]): Box => {
+    // (An album's pair on its mat, one over the other in its window, or side by side at one height when not both
+    // landscape, each as wide as its shape asks; one caption under both: see drawDuePage.)
+    const live = look.photoSpread ? albumPairWindow() : gridOn(n).live;
+    if (row) {
+      const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
+      const x = live.x + (live.w - mm(4) - h * (row[0] + row[1])) / 2 + (i ? h * row[0] + mm(4) : 0);
+      return { x, y: live.y, w: h * row[i], h };
+    }
     // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
     const across = look.photoHang ? gridOn(n).breather : live;
     return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
+
+  /** An album's window for a pair of prints: its mat's, less a line under them for their one caption. */
+  const albumPairWindow = (): Box => {
+    const w = albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM)));
+    return { ...w, h: w.h - ALBUM_PAIR_CAPTION };
+  };
+  /** The line under an album's pair of prints that carries their caption, points. */
+  const ALBUM_PAIR_CAPTION = mm(9);
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
   async function prepareHeld() {
@@ -1202,9 +1237,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
-      const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
+      // (An album's pair goes side by side unless both are landscape: a portrait over a landscape would be a thumbnail.)
+      const shapes = pair && look.photoSpread ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
+      const row = shapes && shapes.some((a) => a < 1.2) ? shapes : undefined;
+      const photos = await Promise.all(page.map((h, i) => breatherPicture(h.key, pair ? halfSlot(row ? i : 0, pageNo + 1, row) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate });
+      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate, row: ready.length === 2 ? row : undefined });
     }
     return pages;
   }
@@ -1233,8 +1271,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     decorateDue = null;
     if (!page.pair) return drawBreather(page.photos[0].photo, page.photos[0].h);
     input.trace?.page?.(pageNo, 'breather');
-    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo)));
-    folio(pageNo);
+    if (look.photoSpread) drawAlbumMat();
+    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo, page.row)));
+    if (!look.photoSpread) return folio(pageNo);
+    // An album's pair: one caption under both prints (they are one memory's).
+    const [{ h }] = page.photos;
+    const w = albumPairWindow();
+    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, w.y + w.h + ALBUM_PAIR_CAPTION * 0.7, smallColour, w.w);
   }
 
   /**
@@ -1248,33 +1291,70 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
   }
 
-  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
+  /** The width over the height of a stored photo, as seen (null when it is gone or undecodable). */
+  async function aspectOfKey(key: string): Promise<number | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
-      const size = await uprightSize(copy.path);
-      if (!size) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
-      const area = slot ?? gridOn(3).breather;
-      const captionRoom = mm(16);
-      // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
-      const subject = await detectSubject(copy.path);
-      const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
-      const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
-      const ready = await prepareCroppedPicture(copy, box, p.background);
-      if (!ready) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate };
+      return await aspectOf(copy.path);
     } finally {
       await copy.release();
     }
+  }
+
+  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
+  async function breatherPicture(key: string, slot?: Box): Promise<PagePicture | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      return await pagePicture(copy, key, slot);
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /**
+   * A photo prepared for a page of its own (or a slot of one): bled off every edge when the theme bleeds them and
+   * it is sharp enough; an album's bled across the page's width when it is wide enough (see pages/album-spread.ts);
+   * else in the breather's box (an album's on its mat, a catalogue's plate as large as its mat allows).
+   */
+  async function pagePicture(copy: { path: string }, key: string, slot?: Box): Promise<PagePicture | null> {
+    const size = await uprightSize(copy.path);
+    if (!size) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
+    // (An album's pair shares one caption, under both: see drawDuePage.)
+    const captionRoom = slot && look.photoSpread ? 0 : mm(16);
+    // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+    const subject = await detectSubject(copy.path);
+    const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
+    const across = band && holdsSubject(size.w / size.h, subject.box, band.w / band.h) ? band : null;
+    const area = slot ?? singlePhotoRoom(3);
+    const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
+    const fit = plate ? { w: g.page, h: g.page } : across ? across : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
+    const box = plate || across ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
+    const ready = await prepareCroppedPicture(copy, box, p.background);
+    if (!ready) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate, across: !!across };
+  }
+
+  /**
+   * The room a photo alone on page n takes, its mount and caption included: an album's window on its mat, a
+   * catalogue's plate room less the mat beyond its mount (see pages/catalogue.ts), else the grid's breather box.
+   */
+  function singlePhotoRoom(n: number): Box {
+    if (look.photoSpread) return albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM)));
+    if (look.plates === 'recto') {
+      const room = plateRoom(g.trimmed(), g.gutter, g.isRecto(n));
+      const deeper = PLATE_MAT - mountPadding(look.mount)[2];
+      return { x: room.x + deeper, y: room.y + deeper, w: room.w - 2 * deeper, h: room.h - 2 * deeper };
+    }
+    return gridOn(n).breather;
   }
 
   /** A held photo's caption: small in the body face, or (a diary's, see datedEntries) written under it in the hand, larger. */
@@ -1286,11 +1366,17 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: PagePicture, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.across ? 'plate' : 'breather');
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.plate) {
+    if (photo.across) {
+      // Off the top and both sides, its caption in the white under it, a little above the middle of what is left.
+      const t = g.trimmed();
+      drawBledAcross(photo);
+      const under = t.y + t.h - photo.height;
+      drawCentredLine(caption, captionStyle, t.x + t.w / 2, photo.height + under * 0.42 + captionStyle.size * 0.35, p.text, t.w - mm(40));
+    } else if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
       photo.jpeg = Buffer.alloc(0);
       const t = g.trimmed();
@@ -1300,12 +1386,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       if (look.photoSpread && !slot) drawAlbumMat();
       const grid = gridOn(pageNo);
-      const area = slot ?? grid.breather;
+      const area = slot ?? singlePhotoRoom(pageNo);
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
       const x = (look.photoHang ? hangingX(area, grid.column, w, barIndent) : area.x + (area.w - w) / 2) + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
-      const band = slot ?? grid.live;
+      const band = slot ?? (look.plates === 'recto' ? plateRoom(g.trimmed(), g.gutter, g.isRecto(pageNo)) : look.photoSpread ? area : grid.live);
       // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
@@ -1319,7 +1405,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       } else {
         // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
         const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-        drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+        if (!(slot && look.photoSpread)) drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
       }
       if (!slot && !look.photoSpread) folio(pageNo);
     }
@@ -1598,14 +1684,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     }
     const spreadBleed = !!block.bleed;
+    const album = block.album;
     if (spreadPic && move !== 'inline') {
       const bleed = spreadBleed;
-      [block.pictures, block.height, block.bleed] = [[], 0, undefined];
+      [block.pictures, block.height, block.bleed, block.album] = [[], 0, undefined, undefined];
       [total, picturesHeight] = [total - picturesHeight, 0];
       whole = Math.max(total, opening(1));
       quote = quoteDesign();
       if (move !== 'facing') {
-        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id }, true);
+        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id, album }, true);
         memoryPage();
       }
     }
@@ -1691,9 +1778,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (spreadPic && move === 'facing') {
       // Its words open on the verso it was placed from: the photo takes the recto facing it, at the turn. (Gone
       // overleaf after all, they open on a page of their own after the photo's.)
-      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id };
+      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album };
       else {
-        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id }, fresh());
+        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album }, fresh());
         memoryPage();
       }
     }
