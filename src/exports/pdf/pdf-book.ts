@@ -1204,7 +1204,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (row) {
       const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
       const x = live.x + (live.w - mm(4) - h * (row[0] + row[1])) / 2 + (i ? h * row[0] + mm(4) : 0);
-      return { x, y: live.y, w: h * row[i], h };
+      return { x, y: live.y + (live.h - h) * 0.45, w: h * row[i], h };
     }
     // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
     const across = look.photoHang ? gridOn(n).breather : live;
@@ -1277,7 +1277,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // An album's pair: one caption under both prints (they are one memory's).
     const [{ h }] = page.photos;
     const w = albumPairWindow();
-    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, w.y + w.h + ALBUM_PAIR_CAPTION * 0.7, smallColour, w.w);
+    // (Under a row, close under it; under a pair one over the other, on the window's last line.)
+    const under = page.row ? halfSlot(0, pageNo, page.row) : w;
+    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, under.y + under.h + ALBUM_PAIR_CAPTION * 0.7, smallColour, w.w);
   }
 
   /**
