@@ -1199,7 +1199,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number, row?: number[]): Box => {
     // (An album's pair on its mat, one over the other in its window, or side by side at one height when not both
-    // landscape, each as wide as its shape asks; one caption under both: see drawDuePage.)
+    // landscape, each as wide as its shape asks (a catalogue's too, in the live area); an album's has one caption under both: see drawDuePage.)
     const live = look.photoSpread ? albumPairWindow() : gridOn(n).live;
     if (row) {
       const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
@@ -1237,8 +1237,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
-      // (An album's pair goes side by side unless both are landscape: a portrait over a landscape would be a thumbnail.)
-      const shapes = pair && look.photoSpread ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
+      // (An album's or a catalogue's pair goes side by side unless both are landscape: a portrait over a landscape would be a thumbnail.)
+      const shapes = pair && (look.photoSpread || look.plates === 'recto') ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
       const row = shapes && shapes.some((a) => a < 1.2) ? shapes : undefined;
       const photos = await Promise.all(page.map((h, i) => breatherPicture(h.key, pair ? halfSlot(row ? i : 0, pageNo + 1, row) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));

@@ -1,8 +1,10 @@
 /**
- * wedding_album: an album. Photos lead: a memory with one sharp photo opens on it bled off every edge,
- * the others show one matted print across the live area with the words centred under it as its caption in
- * a justified 60-character column; held photos bled off the page as plates, their caption after; no frame on
- * the pages (the cover's corner brackets are the album's only ornament).
+ * wedding_album: an album. Photos lead, one to a page: a memory with one photo has it alone on a page facing
+ * the page its words open on, bled off every edge when it has the pixels for the whole page, bled across the
+ * page's width when it has them for that (a landscape), else as large as its pixels allow on a white mat; its
+ * other photos a page each the same way (two at most side by side on one mat, one caption under them). The
+ * words centred under a quote mark in a justified 60-character column; no frame on the pages (the cover's
+ * corner brackets are the album's only ornament).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
