@@ -3,14 +3,15 @@
  * (Latin with every diacritic, Vietnamese, Polish, Turkish, Romanian and
  * Czech among them; Greek; Cyrillic; Arabic and Hebrew; Devanagari;
  * Chinese; Japanese; Korean; emoji), from one-liners to letters of 1,500
- * words, with 0 to 5 photos of every orientation (an EXIF-turned one too).
+ * words, with 0 to 5 photos of every orientation (an EXIF-turned one too): real photos of people,
+ * 1,920 px phone shots cut to each shape around their faces.
  * The words are drawn from small vocabularies by a seeded generator, so the
  * book is the same on every run.
  */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import type { PdfMemory } from '../../src/exports/pdf/pdf-book.js';
+import type { SubjectFindings } from '../../src/media-tools/focal-crop.js';
+import { cutsOf, ORIENTATIONS, writeCut, type Cut, type Orientation } from './real-photos.js';
 
 type Script = keyof typeof VOCABULARY;
 
@@ -95,25 +96,40 @@ export function writing(script: Script, count: number, seed: number): string {
   return paragraphs.join('\n\n');
 }
 
-/** The photos, one of each orientation: the file names the memories refer to. */
-export const PHOTOS = {
-  landscape: [1200, 800],
-  portrait: [800, 1200],
-  square: [900, 900],
-  panorama: [1800, 600],
-  tall: [560, 1200],
-  turned: [1200, 800], // stored landscape, EXIF orientation 6: seen upright as portrait
-} as const;
-export type Photo = keyof typeof PHOTOS;
+/** The photos' orientations (their shapes: ORIENTATIONS): what each memory's photos are. */
+export type Photo = Orientation;
 
-/** Writes the photos into `dir`; `openPicture` reads them by name. */
-export async function makePhotos(dir: string): Promise<void> {
-  for (const [name, [w, h]] of Object.entries(PHOTOS)) {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="100%" height="100%" fill="#6fa8dc"/><circle cx="${w * 0.7}" cy="${h * 0.3}" r="${Math.min(w, h) * 0.12}" fill="#ffe599"/><rect y="${h * 0.68}" width="${w}" height="${h * 0.32}" fill="#38761d"/></svg>`;
-    let img = sharp(Buffer.from(svg));
-    if (name === 'turned') img = img.withMetadata({ orientation: 6 });
-    await writeFile(path.join(dir, `${name}.jpg`), await img.jpeg({ quality: 80 }).toBuffer());
-  }
+/** Each photo of the book in order: its key (the file name openPicture reads) and orientation; the n-th of an orientation is `<orientation>-<n>`. */
+function photoKeys(): { memory: number; key: string; orientation: Photo }[] {
+  const seen = new Map<Photo, number>();
+  return SPECS.flatMap((spec, memory) =>
+    (spec.photos ?? []).map((orientation) => {
+      const n = (seen.get(orientation) ?? 0) + 1;
+      seen.set(orientation, n);
+      return { memory, key: `${orientation}-${n}`, orientation };
+    }),
+  );
+}
+
+/**
+ * Writes the book's photos into `dir` (real photos of people, cut from face-api's samples: see real-photos.ts):
+ * the n-th photo of an orientation is the n-th cut of that shape (mirrored once the cuts run out), so
+ * neighbouring memories show different people. Returns each photo's subject findings by key, as the export
+ * service keeps them with a photo's media row (openPicture hands them to the renderer).
+ */
+export async function makePhotos(dir: string): Promise<Map<string, SubjectFindings>> {
+  const cuts = new Map<Photo, Cut[]>();
+  for (const o of Object.keys(ORIENTATIONS) as Photo[]) cuts.set(o, await cutsOf(ORIENTATIONS[o]));
+  const found = new Map<string, SubjectFindings>();
+  await Promise.all(
+    photoKeys().map(async ({ key, orientation }) => {
+      const shapes = cuts.get(orientation)!;
+      const n = Number(key.split('-')[1]) - 1;
+      const cut = { ...shapes[n % shapes.length], mirrored: Math.floor(n / shapes.length) % 2 === 1 };
+      found.set(key, await writeCut(path.join(dir, `${key}.jpg`), cut, orientation === 'turned'));
+    }),
+  );
+  return found;
 }
 
 interface Spec {
@@ -163,6 +179,7 @@ export interface TestMemory extends PdfMemory {
 }
 
 export function testBookMemories(): TestMemory[] {
+  const keys = photoKeys();
   return SPECS.map((spec, i) => ({
     id: `m${i}`,
     script: spec.script,
@@ -170,7 +187,7 @@ export function testBookMemories(): TestMemory[] {
     signature: SIGNATURES[spec.script],
     date: new Date(Date.UTC(2026, 4, 1 + i, 10)).toISOString(),
     pinned: !!spec.pinned,
-    pictures: (spec.photos ?? []).map((p) => ({ key: p, kind: 'photo' as const })),
+    pictures: keys.filter((k) => k.memory === i).map(({ key }) => ({ key, kind: 'photo' as const })),
     // The voice note carries a completed transcript, in another script than the memory's words.
     recordings: spec.recording ? [{ kind: 'audio' as const, url: 'https://memorybook.example/play/0123456789abcdefghijklmnopqrstuv/', duration: 83, transcript: writing('cyrillic', 45, 77) }] : [],
   }));

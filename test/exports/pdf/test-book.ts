@@ -46,6 +46,7 @@ import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/theme
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
 import { blankGlyphs, charactersByPage, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
+import type { SubjectFindings } from '../../../src/media-tools/focal-crop.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
 import { picturePageProblems } from './catalogue-checks.js';
 
@@ -130,10 +131,13 @@ export function describeTestBook(intent: ExportIntent) {
 
   describe(`the test book, ${intent} intent, in every theme`, () => {
     let dir: string;
+    let subjects: Map<string, SubjectFindings>;
     const memories = testBookMemories();
+    // As the export service does when the book has no cover of its own: its first photo (book-export-variant.ts).
+    const coverPicture = memories.flatMap((m) => m.pictures).find((x) => x.kind === 'photo')?.key;
     beforeAll(async () => {
       dir = await mkdtemp(path.join(tmpdir(), `memorybook-testbook-${intent}-`));
-      await makePhotos(dir);
+      subjects = await makePhotos(dir);
     });
     afterAll(async () => {
       if (process.env.MEMORYBOOK_KEEP_PDFS) await cp(dir, path.join(process.env.MEMORYBOOK_KEEP_PDFS, intent), { recursive: true });
@@ -158,13 +162,13 @@ export function describeTestBook(intent: ExportIntent) {
           gutterMm,
           memoryCount: memories.length,
           memories: iterate(memories),
-          openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {} }),
+          // With the faces found when each photo was processed, as the export service reads them from its media row.
+          openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), subject: subjects.get(key), release: async () => {} }),
           output: createWriteStream(file),
           now: new Date('2026-06-01T00:00:00Z'),
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
-          // As the export service does when the book has no cover of its own: its first photo (book-export-variant.ts).
-          coverPicture: memories.flatMap((m) => m.pictures).find((x) => x.kind === 'photo')?.key,
+          coverPicture,
           trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
         });
         const bytes = await readFile(file);
@@ -183,7 +187,7 @@ export function describeTestBook(intent: ExportIntent) {
           for (const p of await preflightPdfX4(bytes, { outputConditionIdentifier: 'FOGRA39' })) problems.push(`preflight of the interior: ${p}`);
           const coverFile = path.join(dir, `${theme}-cover.pdf`);
           const caliperMm = DEFAULT_PAPER_CALIPER_UM / 1000;
-          const wrap = await renderCoverWrap({ title: 'Bà nội 90 — 奶奶 — جدتي', subtitle: 'Cảm ơn bà ❤️', theme, bleedMm, pageCount: result.pageCount, caliperMm, memoryCount: result.memories, photo: { path: path.join(dir, 'landscape.jpg') }, back: result.back, output: createWriteStream(coverFile), now: new Date('2026-06-01T00:00:00Z') });
+          const wrap = await renderCoverWrap({ title: 'Bà nội 90 — 奶奶 — جدتي', subtitle: 'Cảm ơn bà ❤️', theme, bleedMm, pageCount: result.pageCount, caliperMm, memoryCount: result.memories, photo: { path: path.join(dir, `${coverPicture}.jpg`) }, back: result.back, output: createWriteStream(coverFile), now: new Date('2026-06-01T00:00:00Z') });
           const coverBytes = await readFile(coverFile);
           for (const p of await preflightPdfX4(coverBytes, { outputConditionIdentifier: 'FOGRA39' })) problems.push(`preflight of the cover wrap: ${p}`);
           const [coverPage] = (await PDFDocument.load(coverBytes, { updateMetadata: false })).getPages();
