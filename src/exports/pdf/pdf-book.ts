@@ -1195,11 +1195,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   type Breather = { photo: PagePicture; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean; /** An album's pair side by side at one height (not both landscape): their shapes. */ row?: number[] }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean; /** An album's or a catalogue's pair of portraits side by side at one height: their shapes. */ row?: number[] }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number, row?: number[]): Box => {
-    // (An album's pair on its mat, one over the other in its window, or side by side at one height when not both
-    // landscape, each as wide as its shape asks (a catalogue's too, in the live area); an album's has one caption under both: see drawDuePage.)
+    // (An album's pair on its mat, one over the other in its window, or side by side at one height when both are
+    // portraits, each as wide as its shape asks (a catalogue's too, in the live area); an album's has one caption under both: see drawDuePage.)
     const live = look.photoSpread ? albumPairWindow() : gridOn(n).live;
     if (row) {
       const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
@@ -1237,9 +1237,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
-      // (An album's or a catalogue's pair goes side by side unless both are landscape: a portrait over a landscape would be a thumbnail.)
+      // (An album's or a catalogue's pair of portraits goes side by side, larger than one over the other; any other pair one over the other.)
       const shapes = pair && (look.photoSpread || look.plates === 'recto') ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
-      const row = shapes && shapes.some((a) => a < 1.2) ? shapes : undefined;
+      const row = shapes && shapes.every((a) => a < 1) ? shapes : undefined;
       const photos = await Promise.all(page.map((h, i) => breatherPicture(h.key, pair ? halfSlot(row ? i : 0, pageNo + 1, row) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
       if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate, row: ready.length === 2 ? row : undefined });
@@ -1377,7 +1377,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const t = g.trimmed();
       drawBledAcross(photo);
       const under = t.y + t.h - photo.height;
-      drawCentredLine(caption, captionStyle, t.x + t.w / 2, photo.height + under * 0.42 + captionStyle.size * 0.35, p.text, t.w - mm(40));
+      // (A size up from a print's caption: it is the page's only words.)
+      const label = { ...captionStyle, size: captionStyle.size + 2 };
+      drawCentredLine(caption, label, t.x + t.w / 2, photo.height + under * 0.42 + label.size * 0.35, p.text, t.w - mm(40));
     } else if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
       photo.jpeg = Buffer.alloc(0);

@@ -1,7 +1,7 @@
 /**
  * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat: a memory's first its plate, alone
  * on a recto as large as its mat allows on the page (the page's subject), captioned in spaced capitals, facing
- * its words; the others with its words (80% of the live area's width, centred) or, past those, side by side on
+ * its words; the others with its words (80% of the live area's width, centred) or, past those, on
  * a page after it; the words under them like a wall label, in a narrow ragged 54-character column set as a
  * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the
  * foot's outer corner. Nothing bled: a gallery hangs prints. The title page is the exhibition's title wall.

@@ -2,7 +2,7 @@
  * wedding_album: an album. Photos lead, one to a page: a memory with one photo has it alone on a page facing
  * the page its words open on, bled off every edge when it has the pixels for the whole page, bled across the
  * page's width when it has them for that (a landscape), else as large as its pixels allow on a white mat; its
- * other photos a page each the same way (two at most side by side on one mat, one caption under them). The
+ * other photos a page each the same way (or two on one mat, one caption under them). The
  * words centred under a quote mark in a justified 60-character column; no frame on the pages (the cover's
  * corner brackets are the album's only ornament).
  */
