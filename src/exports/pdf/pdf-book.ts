@@ -1088,7 +1088,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         }
         const laid = await layBlock(copies, beside);
         // An album's one photo, should it get a page of its own facing its words: prepared for that page too.
-        if (look.photoSpread && copies.length === 1 && laid.pictures.length === 1) laid.album = (await pagePicture(copies[0].copy, copies[0].pic.key)) ?? undefined;
+        if (look.photoSpread && copies.length === 1 && laid.pictures.length === 1) laid.album = (await pagePicture(copies[0].copy, copies[0].pic.key, undefined, false)) ?? undefined;
         return laid;
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
@@ -1320,7 +1320,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * it is sharp enough; an album's bled across the page's width when it is wide enough (see pages/album-spread.ts);
    * else in the breather's box (an album's on its mat, a catalogue's plate as large as its mat allows).
    */
-  async function pagePicture(copy: { path: string }, key: string, slot?: Box): Promise<PagePicture | null> {
+  async function pagePicture(copy: { path: string }, key: string, slot?: Box, captioned = true): Promise<PagePicture | null> {
     const size = await uprightSize(copy.path);
     if (!size) {
       input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1328,7 +1328,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
     // (An album's pair shares one caption, under both: see drawDuePage.)
-    const captionRoom = slot && look.photoSpread ? 0 : mm(16);
+    // (An album's spread photo has none: its words face it.)
+    const captionRoom = (slot && look.photoSpread) || !captioned ? 0 : mm(16);
     // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
     const subject = await detectSubject(copy.path);
     const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
