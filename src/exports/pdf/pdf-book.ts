@@ -1199,8 +1199,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
   const halfSlot = (i: number, n: number, row?: number[]): Box => {
     // (An album's pair on its mat, one over the other in its window, or side by side at one height when both are
-    // portraits, each as wide as its shape asks (a catalogue's too, in the live area); an album's has one caption under both: see drawDuePage.)
-    const live = look.photoSpread ? albumPairWindow() : gridOn(n).live;
+    // portraits, each as wide as its shape asks (a catalogue's too, in the live area); one caption under both: see drawDuePage.)
+    const live = pairWindow(n) ?? gridOn(n).live;
     if (row) {
       const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
       const x = live.x + (live.w - mm(4) - h * (row[0] + row[1])) / 2 + (i ? h * row[0] + mm(4) : 0);
@@ -1211,13 +1211,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
 
-  /** An album's window for a pair of prints: its mat's, less a line under them for their one caption. */
-  const albumPairWindow = (): Box => {
-    const w = albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM)));
-    return { ...w, h: w.h - ALBUM_PAIR_CAPTION };
+  /** An album's or a catalogue's pair of prints share one caption, under both (they are one memory's). */
+  const sharedPairCaption = look.photoSpread || look.plates === 'recto';
+  /**
+   * The window a pair of prints sharing a caption takes on page n (an album's on its mat, a catalogue's the live
+   * area), less a line under them for that caption; null where each has its own.
+   */
+  const pairWindow = (n: number): Box | null => {
+    if (!sharedPairCaption) return null;
+    const w = look.photoSpread ? albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM))) : gridOn(n).live;
+    return { ...w, h: w.h - PAIR_CAPTION };
   };
-  /** The line under an album's pair of prints that carries their caption, points. */
-  const ALBUM_PAIR_CAPTION = mm(9);
+  /** The line under a pair of prints that carries their one caption, points. */
+  const PAIR_CAPTION = mm(9);
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
   async function prepareHeld() {
@@ -1273,13 +1279,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     input.trace?.page?.(pageNo, 'breather');
     if (look.photoSpread) drawAlbumMat();
     page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo, page.row)));
-    if (!look.photoSpread) return folio(pageNo);
-    // An album's pair: one caption under both prints (they are one memory's).
+    if (!look.photoSpread) folio(pageNo);
+    const w = pairWindow(pageNo);
+    if (!w) return;
+    // One caption under both prints (they are one memory's): close under a row; under a pair one over the other, on the window's last line.
     const [{ h }] = page.photos;
-    const w = albumPairWindow();
-    // (Under a row, close under it; under a pair one over the other, on the window's last line.)
     const under = page.row ? halfSlot(0, pageNo, page.row) : w;
-    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, under.y + under.h + ALBUM_PAIR_CAPTION * 0.7, smallColour, w.w);
+    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, under.y + under.h + PAIR_CAPTION * 0.7, smallColour, w.w);
   }
 
   /**
@@ -1329,7 +1335,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
     // (An album's pair shares one caption, under both: see drawDuePage.)
     // (An album's spread photo has none: its words face it.)
-    const captionRoom = (slot && look.photoSpread) || !captioned ? 0 : mm(16);
+    const captionRoom = (slot && sharedPairCaption) || !captioned ? 0 : mm(16);
     // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
     const subject = await detectSubject(copy.path);
     const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
@@ -1410,7 +1416,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       } else {
         // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
         const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-        if (!(slot && look.photoSpread)) drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+        if (!(slot && sharedPairCaption)) drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
       }
       if (!slot && !look.photoSpread) folio(pageNo);
     }
