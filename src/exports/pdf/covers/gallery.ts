@@ -40,8 +40,8 @@ export const galleryCover: CoverDesign = {
     // (The title's block a little above the page's middle, the keyline a step over it.)
     const top = t.y + t.h * 0.42 - titleH / 2;
     doc.save().lineWidth(0.75).strokeColor(p.accent).moveTo(plate.x, top - mm(12)).lineTo(plate.x + mm(40), top - mm(12)).stroke().restore();
-    let at = ts.block(title.lines, title.style, { x: plate.x, w: width }, top, 'left', p.text);
-    if (kit.subtitle) at = ts.block(ts.subtitleLines(ts.subtitle(16), width, 2), ts.subtitle(16), { x: plate.x, w: width }, at + mm(4), 'left', p.muted);
+    const at = ts.block(title.lines, title.style, { x: plate.x, w: width }, top, 'left', p.text);
+    if (kit.subtitle) ts.block(ts.subtitleLines(ts.subtitle(16), width, 2), ts.subtitle(16), { x: plate.x, w: width }, at + mm(4), 'left', p.muted);
     look.ornament(doc, plate.x + plate.w - mm(16), t.y + t.h - mm(21), 0.6, p);
     ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), plate.x, t.y + t.h - mm(20), p.muted, width / 2, 'left');
   },
