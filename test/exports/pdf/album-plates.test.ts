@@ -118,9 +118,9 @@ describe('photos as the book’s heart', () => {
     for (const im of plates) {
       const ppi = Math.min(im.xPpi, im.yPpi);
       const share = (im.wMm * im.hMm) / (TRIM_MM * TRIM_MM);
-      // With the pixels for more, its mat limits it one way: across, 13 mm of page, the gutter and 12 mm of mat a side;
+      // With the pixels for more, its mat limits it one way: across, 10 mm of page, the gutter and 12 mm of mat a side;
       // down, the page and the mat, and a line for its caption.
-      const [across, down] = [TRIM_MM - 2 * 13 - 10 - 2 * 12, TRIM_MM - 2 * 13 - 2 * 12 - 16];
+      const [across, down] = [TRIM_MM - 2 * 10 - 10 - 2 * 12, TRIM_MM - 2 * 10 - 2 * 12 - 16];
       if (ppi >= MIN_PRINT_PPI * 1.05 && im.wMm < across - 1 && im.hMm < down - 1) problems.push(`page ${im.page}: a plate of ${im.wMm.toFixed(0)}×${im.hMm.toFixed(0)} mm at ${ppi} ppi`);
       if (ppi >= MIN_PRINT_PPI * 1.05 && share < 1 / 3) problems.push(`page ${im.page}: a plate over ${(share * 100).toFixed(0)}% of the page`);
     }

@@ -29,8 +29,8 @@ export function mayDrawOn(page: { recto?: boolean }, n: number): boolean {
   return !page.recto || n % 2 === 1;
 }
 
-/** The white between the trimmed page and a plate's mat, points (13 mm; on the fold's side the gutter as well). */
-export const PLATE_MARGIN = (13 * 72) / 25.4;
+/** The white between the trimmed page and a plate's mat, points (10 mm; on the fold's side the gutter as well). */
+export const PLATE_MARGIN = (10 * 72) / 25.4;
 
 /**
  * The room a plate takes on its page, its mat and caption included: the whole trimmed page but PLATE_MARGIN
