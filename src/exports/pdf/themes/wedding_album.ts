@@ -23,6 +23,7 @@ export const weddingAlbum: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 12,
   longLeading: 1.6,
@@ -40,9 +41,11 @@ export const weddingAlbum: PdfLook = {
   inlinePhotos: 1,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: true,
   quoteEvery: 2,
   photoSpread: true,
@@ -66,6 +69,7 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
