@@ -1,10 +1,11 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
-import { themeStyle } from '../../media-tools/themes.js';
+import { themeStyle, type ThemePalette } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
-import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { drawFrame, drawPhotoCorners, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { frond } from './themes/ornaments.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
@@ -24,6 +25,7 @@ import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/c
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { honouredOf, portraitBox } from './pages/frontispiece.js';
 import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
 import { ornamentHalfWidth } from './themes/ornaments.js';
 import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
@@ -117,7 +119,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'contents' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
+export type PageKind = 'cover' | 'verso' | 'contents' | 'frontispiece' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -199,7 +201,9 @@ export function dateModeOf(dates: { first: string; last: string } | null | undef
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
   const look = PDF_LOOKS[style.theme];
-  const p = style.palette;
+  // The theme's ground, and the palette of the page being drawn: its paper on pages of words (see PdfLook.paper).
+  const ground = style.palette;
+  const p: ThemePalette = { ...ground };
   const g = bookGeometry(input.bleedMm, input.gutterMm, look.margins);
   const doc = new PDFDocument({
     size: [g.page, g.page],
@@ -214,9 +218,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   });
   const printX4 = input.printReady ? makePdfX4(doc as unknown as PdfKitDoc, { title: input.title, now: input.now ?? new Date(), documentId: randomUUID() }) : null;
   // Dark pages: small print there is set larger and in the text colour, as thin grey type reversed out of ink fills in on press.
-  const reversed = luminance(p.background) < 0.35;
+  let reversed = luminance(p.background) < 0.35;
   const smallest = (size: number) => (input.printReady && reversed ? Math.max(size, 9) : size);
-  const smallColour = input.printReady && reversed ? p.text : p.muted;
+  let smallColour = input.printReady && reversed ? p.text : p.muted;
+  /** Sets the palette for a page of this kind: the theme's paper where its words are read, else its ground. */
+  function inkFor(kind: PageKind) {
+    const onPaper = !!look.paper && kind !== 'cover' && (look.paper.pages === 'all' || PAPER_PAGES.has(kind));
+    Object.assign(p, onPaper ? look.paper!.palette : ground);
+    reversed = luminance(p.background) < 0.35;
+    smallColour = input.printReady && reversed ? p.text : p.muted;
+  }
   const written = finished(input.output);
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
@@ -270,8 +281,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     dict.BleedBox = g.bleedBox;
     printX4?.onPage();
     // The background runs into the bleed, so nothing white shows at a trimmed edge.
+    inkFor(kind);
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     return pageNo;
+  }
+
+  /**
+   * A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's
+   * ground, its folio again; more than a line or two (GROUND_QUOTE_CHARS) is read, and stays on the paper.
+   */
+  function quoteOnGround(q: QuoteDesign) {
+    if (!look.paper || look.paper.pages === 'all' || normalizeText(q.text).length > GROUND_QUOTE_CHARS) return;
+    inkFor('quote');
+    doc.rect(0, 0, g.page, g.page).fill(p.background);
+    folio(pageNo);
   }
 
   function memoryPage() {
@@ -308,7 +331,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
-    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre', look.hungShare);
     placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
@@ -333,13 +356,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // even that is long (a running head is a reminder, not a second title page).
     if (runningHead && head) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, head.x, head.y, smallColour, head.w);
     if (look.cornerOrnament) {
-      // A sprig in the outer corners of the wide margins, turned towards the page.
-      const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
-      for (const [cy, angle] of [[t.y + mm(16), g.isRecto(n) ? 35 : -35], [t.y + t.h - mm(16), g.isRecto(n) ? -35 : 35]] as const) {
-        doc.save().rotate(angle, { origin: [outerX, cy] });
-        look.ornament(doc, outerX, cy, 0.45, p);
-        doc.restore();
-      }
+      // A spray of fronds in the outer head corner of the wide margins, growing in towards the page (clear of the live area).
+      const recto = g.isRecto(n);
+      const [ox, oy] = [recto ? t.x + t.w - mm(11) : t.x + mm(11), t.y + mm(10)];
+      for (const [length, angle] of [[mm(25), 38], [mm(17), 12], [mm(13), 66]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
     }
     folio(n);
   }
@@ -438,6 +458,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const shifts = balance(list);
     if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
+      quoteOnGround(list[0].quote!);
       quotePage(list[0].quote!);
       return;
     }
@@ -570,7 +591,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
     const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
-    let size = quoteTypeSize(base.size, chars);
+    let size = look.displayQuotes || q.pulled ? quoteTypeSize(base.size, chars) : base.size;
     let s: TextStyle = base;
     let lines: Line[] = [];
     let markH = 0;
@@ -845,6 +866,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const current = kit().page;
     kit().page = contentsHeld.page;
     const n = contentsHeld.n;
+    inkFor('contents');
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
@@ -1165,6 +1187,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().fillOpacity(0.14).rect(x - 6, top - 5, w + 16, h + 32).fill('#000000').restore();
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
+      case 'tipped':
+        // The print on its own sheet, a little lighter than the page, casting a soft shadow.
+        doc.save().fillOpacity(0.18).rect(x - 3.5, top - 3, w + 9, h + 10).fill('#000000').restore();
+        doc.save().rect(x - 5, top - 5, w + 10, h + 10).fill('#FFFDF6').restore();
+        break;
       case 'mat':
         doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
         doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
@@ -1179,6 +1206,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       doc.image(pic.jpeg, x, top, { width: w, height: h });
     }
+    if (look.mount === 'tipped') drawPhotoCorners(doc, { x: x - 5, y: top - 5, w: w + 10, h: h + 10 }, p.accent);
     if (look.mount === 'tape') {
       for (const [tx, angle] of [
         [x + 4, -9],
@@ -2040,6 +2068,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   try {
     await cover();
+    if (look.frontispiece) await frontispiece();
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
@@ -2131,6 +2160,54 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();
+    }
+  }
+
+  /**
+   * A memorial's frontispiece, the book's first spread (see pages/frontispiece.ts): on the verso the cover photo
+   * cropped upright round its subject as a portrait, large, in the theme's mount, at 200 ppi or more (a small
+   * original smaller); facing it on the recto the theme's ornament, the name as the title names them and their
+   * years when it gives them. Without a photo, the verso is left plain paper and the name faces it.
+   */
+  async function frontispiece() {
+    newPage('frontispiece');
+    const key = input.coverPicture;
+    const copy = key ? await openOrSkip(key) : null;
+    if (copy) {
+      let photo: PreparedPicture | null = null;
+      try {
+        const size = await uprightSize(copy.path);
+        const frame = portraitBox(g.trimmed());
+        const box = size ? cellAtLeast(size, frame, MIN_PRINT_PPI) : null;
+        photo = box ? await prepareCroppedPicture(copy, box, p.background, input.coverFocal ?? undefined) : null;
+      } finally {
+        await copy.release();
+      }
+      if (photo) {
+        const frame = portraitBox(g.trimmed());
+        const [x, top] = [frame.x + (frame.w - photo.width) / 2, frame.y + (frame.h - photo.height) / 2];
+        placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, x, top, false);
+      }
+    }
+    const n = newPage('frontispiece');
+    const live = g.content(n);
+    const cx = live.x + live.w / 2;
+    const honoured = honouredOf(input.title, input.subtitle);
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 14, leading: 1.2, characterSpacing: style.titleUppercase ? 3 : 0, features: LINING_FIGURES };
+    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 4, leading: 1.3, characterSpacing: 1.5, features: LINING_FIGURES };
+    const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
+    const nameLines = evenLines(name, nameStyle, live.w);
+    const nameH = nameLines.length * nameStyle.size * nameStyle.leading;
+    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(5) : 0;
+    const ornamentH = mm(16);
+    // The ornament, the name and the years a little above the middle of the page (its optical centre), level with the portrait's.
+    let at = live.y + Math.max(0, (live.h - (ornamentH + nameH + yearsH)) * 0.44);
+    look.ornament(doc, cx, at + mm(4), 1.3, p);
+    at += ornamentH;
+    at = drawBlock(nameLines, nameStyle, { x: live.x, w: live.w }, at, 'center', p.text);
+    if (honoured.years) {
+      const [line] = breakLines(measure, honoured.years, yearsStyle, live.w);
+      drawLine(line, cx - line.width / 2, at + mm(5) + baselineOffset(yearsStyle), yearsStyle, p.muted);
     }
   }
 
@@ -2304,6 +2381,10 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A short memory set as a quote page longer than this (characters, a line or two) keeps to a theme's paper: words reversed out of a dark page are hard to read. */
+const GROUND_QUOTE_CHARS = 120;
+/** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
+const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
 const TINY_WORDS = 2;
 const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });

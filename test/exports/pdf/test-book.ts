@@ -310,7 +310,8 @@ export function describeTestBook(intent: ExportIntent) {
         }
         // Long memories (their lines) are set upright, at 10.5 pt or more reversed out of a dark page,
         // to a measure of 75 characters or fewer on average (a book typographer's 45–75).
-        const dark = luminance(THEME_STYLES[theme as Theme].palette.background) < 0.35;
+        // (A theme that sets its words on paper, PdfLook.paper, reads them there: its long text is not reversed.)
+        const dark = luminance((PDF_LOOKS[theme as Theme].paper?.palette ?? THEME_STYLES[theme as Theme].palette).background) < 0.35;
         const measures = new Map<string, number[]>();
         for (const l of lines) {
           if (!l.long) continue;

@@ -5,11 +5,13 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
+import type { ThemePalette } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
 export type Frame = 'none' | 'hairline' | 'double' | 'corners' | 'rounded';
-export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape';
+/** How a photo sits on its page (`tipped`: tipped in as a plate, its corners held in photo corners, a soft shadow under it). */
+export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape' | 'tipped';
 
 export interface PdfLook {
   // ---- the grid ----
@@ -70,6 +72,11 @@ export interface PdfLook {
   quoteSize: number;
   leading: number;
   align: 'left' | 'center';
+  /**
+   * A short memory alone on its page set large, scaled up the shorter it is (display type); false: at its own
+   * size, quietly (a memorial's note: a line of condolence is not a poster). A sentence pulled from a letter is set large either way.
+   */
+  displayQuotes: boolean;
   /** Size of the signature line; set in spaced capitals when `captionCaps`. */
   captionSize: number;
   captionCaps: boolean;
@@ -142,6 +149,8 @@ export interface PdfLook {
    * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
    */
   hangHeld: boolean;
+  /** The most of the live area's height a photo hung at the top of a page of words takes (see pages/hung-photo.ts). */
+  hungShare: number;
   /**
    * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
@@ -164,7 +173,19 @@ export interface PdfLook {
   tailFill: boolean;
 
   // ---- the look ----
-  /** The ornament drawn in the page's corners as well as between memories. */
+  /**
+   * The paper the book's words are read on, when the theme's own ground (its palette's background) is dark or
+   * tinted: long text light on dark is hard to read. `text`: pages of running words (memories, the contents,
+   * ruled notes) are set on this paper, in its ink; the ground is kept for what it flatters (the cover, quote
+   * pages, photo pages and plates, the ending). `all`: every page but the cover. null: every page on the ground.
+   */
+  paper: { palette: ThemePalette; pages: 'text' | 'all' } | null;
+  /**
+   * The book opens with a frontispiece (a memorial's), its first spread: the cover photo as a portrait, large on
+   * the verso, facing the person's name and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
+   */
+  frontispiece: boolean;
+  /** A spray of fronds (see ornaments.ts) drawn in the outer head corner of each page of memories: a botanical plate's margin. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;
