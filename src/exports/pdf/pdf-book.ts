@@ -20,7 +20,8 @@ import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, albumWindow, bledAcross, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
-import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
+import { drawScene, SCENE_SHARE } from './pages/illustration.js';
+import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
@@ -29,7 +30,7 @@ import { honouredOf, portraitBox } from './pages/frontispiece.js';
 import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
 import { ornamentHalfWidth } from './themes/ornaments.js';
 import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
-import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, evenLines as evenLinesOf, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
 import { besideApplies, besideLayout } from './pages/beside.js';
@@ -137,10 +138,17 @@ export interface BookTrace {
   picture?(n: number, memoryId: string, at?: { x: number; w: number; y?: number; h?: number; beside?: boolean }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
+  /** A picture book's drawn picture page (see PdfLook.illustrationRun), page n. */
+  illustration?(n: number): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
   breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
+  /**
+   * A card pasted over its memory's photo (a baby book's note on a print), on page n: its top, the photo as drawn
+   * (points from the page's top edge) and the photo's subject (fractions of it), when known.
+   */
+  card?(n: number, memoryId: string, card: { top: number; photo: { y: number; h: number }; subject: { x: number; y: number; w: number; h: number } | null }): void;
   /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
   bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
 }
@@ -235,7 +243,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
   const bookText = bookWords(input.language);
-  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
+  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese, text: look.textFace });
   /** Whether a registered face is an italic (the trace says so of each line). */
   /** A face's capitals' height as a share of its size (its font's metrics; 0.7 when it does not say). */
   const capHeightOf = (face: string) => {
@@ -319,6 +327,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (due.length) wordPages = 0;
     while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
     // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
+    // (A picture book breaks it sooner, with a drawn picture: see PdfLook.illustrationRun.)
+    if (look.illustrationRun && wordPages >= look.illustrationRun && illustrationPage()) wordPages = 0;
     if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
     content = g.content(n);
@@ -602,7 +612,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const pitch = s.size * s.leading;
       textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
       markH = (look.quoteMark === 'glyph' ? size * 1.5 : 0) + headingH;
-      if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
+      // (Nor so large that a word is wider than the measure and splits without a hyphen.)
+      if ((markH + textH + sigH + 2 * gap <= content.h && !lines.some((l) => l.splitWord)) || size <= base.size) break;
       size = Math.max(base.size, size - 1);
     }
     const total = markH + textH + sigH;
@@ -642,18 +653,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
-  /** The narrowest measure that still gives as many lines: the lines even out, none left with a word or two. */
-  function evenLines(text: string, s: TextStyle, width: number): Line[] {
-    const lines = breakLines(measure, text, s, width);
-    if (lines.length < 2) return lines;
-    let [lo, hi] = [width / 2, width];
-    for (let i = 0; i < 10; i++) {
-      const mid = (lo + hi) / 2;
-      if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
-      else hi = mid;
-    }
-    return breakLines(measure, text, s, hi);
-  }
+  const evenLines = (text: string, s: TextStyle, width: number): Line[] => evenLinesOf(measure, text, s, width);
 
   /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
   function paintHeading(heading: Line[], hx: number, width: number, height: number, ink = p.accent) {
@@ -1322,6 +1322,34 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /** Drawn pictures set so far (each page turns to the next scene). */
+  let scenesDrawn = 0;
+  /**
+   * A picture book's drawn picture page breaking a run of its words (see pages/illustration.ts): the scene over a
+   * line of the letter being read, set large; false when a designed page would come too soon after the last.
+   */
+  function illustrationPage(): boolean {
+    if (!reading || !quotePageAllowed(pageNo + 1, lastQuotePage, look.quoteEvery)) return false;
+    const text = reading.sentences.shift();
+    const n = newPage('quote');
+    content = g.content(n);
+    decorateDue = n;
+    decorate();
+    const scene = { x: content.x, y: content.y, w: content.w, h: content.h * (text ? SCENE_SHARE : 1) };
+    // (A theme that tapes its prints in tapes its drawn pictures in too, askew as they are.)
+    const taped = look.mount === 'tape' ? { tilt: scenesDrawn % 2 ? -look.photoTilt : look.photoTilt } : undefined;
+    drawScene(doc, taped ? { x: scene.x + mm(6), y: scene.y + mm(6), w: scene.w - mm(12), h: scene.h - mm(6) } : scene, scenesDrawn++, p, taped);
+    input.trace?.illustration?.(n);
+    [pagePictured, lastQuotePage] = [true, n];
+    if (text) {
+      const page = content;
+      content = { ...content, y: scene.y + scene.h + mm(6), h: content.h - scene.h - mm(6) };
+      quotePage({ ...reading.design, text, pulled: true });
+      content = page;
+    }
+    return true;
+  }
+
   /** A page of held photos, on a new page or the memory page just begun: one large, or two in the halves of the live area. */
   function drawDuePage(page: (typeof due)[number], onCurrent: boolean) {
     if (!onCurrent) content = g.content(newPage('breather'));
@@ -1607,6 +1635,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     y = start + height + GAP * 1.6;
     return true;
+  }
+
+  /** A drawn picture (see illustrationPage) in the room under a letter's tail alone at a page's head, to the live area's foot. */
+  function sceneUnderTail() {
+    const start = y + BETWEEN_MIN;
+    const col = gridOn(pageNo).column;
+    const h = Math.min(content.y + content.h - start, col.w * 0.75);
+    if (h < content.h * 0.3) return;
+    const [n, index] = [pageNo, scenesDrawn++];
+    groups.push({ ops: [], top: start, bottom: start + h, continued: false, flowsOn: false, closed: true, quote: null });
+    const taped = look.mount === 'tape' ? { tilt: look.photoTilt } : undefined;
+    paint((dy) => drawScene(doc, { x: col.x, y: start + dy, w: col.w, h }, index, p, taped));
+    input.trace?.illustration?.(n);
+    [pagePictured, y] = [true, start + h];
   }
 
   async function placeMemory(ready: Ready) {
@@ -1927,8 +1969,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (look.cards && look.cardOverlap) {
         // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
         const group = groups.at(-1)!;
-        const foot = one ? (one.cell.y + top + one.dy + one.height) * k : block.height * k;
-        [group.cardAt, group.cardTop] = [group.ops.length, oy + foot - mm(8)];
+        // (At most its foot, never a face: see cardTopOver.)
+        const drawn = one ? { y: oy + (one.cell.y + top + one.dy) * k, h: one.height * k } : { y: oy, h: block.height * k };
+        [group.cardAt, group.cardTop] = [group.ops.length, cardTopOver(drawn, one?.subject)];
+        const [n, cardTop] = [pageNo, group.cardTop];
+        paint((dy) => input.trace?.card?.(n, memory.id, { top: cardTop + dy, photo: { y: drawn.y + dy, h: drawn.h }, subject: one?.subject ?? null }));
         y = group.cardTop + CARD_PAD;
       }
     }
@@ -2072,6 +2117,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
+    // (A picture book's last letter ending in a few lines at a page's head: a drawn picture under them, not a page left mostly empty.)
+    if (look.illustrationRun && tailAlone() && pageShort()) sceneUnderTail();
     flushPage();
     // The last memory's held photos follow it as the others do (its pages end where they do).
     await prepareHeld();

@@ -22,6 +22,7 @@ export const babyFirstYear: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 13,
   longLeading: 1.45,
   quoteSize: 17,
@@ -53,6 +54,7 @@ export const babyFirstYear: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: true,
+  illustrationRun: 3,
   breatherPairs: false,
   chapterPages: true,
   quotesApart: false,

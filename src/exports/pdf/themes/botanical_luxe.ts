@@ -24,6 +24,7 @@ export const botanicalLuxe: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.55,
   quoteSize: 14,
@@ -55,6 +56,7 @@ export const botanicalLuxe: PdfLook = {
   hangHeld: true,
   hungShare: 0.64,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: false,

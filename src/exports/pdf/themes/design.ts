@@ -5,7 +5,7 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
-import type { ThemePalette } from '../../../media-tools/themes.js';
+import type { FontFace, ThemePalette } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
@@ -65,6 +65,11 @@ export interface PdfLook {
   gridWidths: boolean;
 
   // ---- the type ----
+  /**
+   * The face long memories are read in, when not the body face upright (null): a diary's hand is for its dates,
+   * names, captions and short notes; pages of a long entry in it at a size that keeps the measure read small.
+   */
+  textFace: FontFace | null;
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
   longSize: number;
   longLeading: number;
@@ -156,6 +161,12 @@ export interface PdfLook {
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
    */
   pictureOpens: boolean;
+  /**
+   * A picture book's drawn pictures (pages/illustration.ts): where no photo is at hand, a run of so many pages of
+   * words is broken by a page of a drawn scene in the theme's colours over a line of the letter being read (rather
+   * than a quote page alone, after the book's longer run); 0: none.
+   */
+  illustrationRun: number;
   /** Three or more held photos go two to a page; without, each is a page of its own (a picture book's full-page pictures). */
   breatherPairs: boolean;
   /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */

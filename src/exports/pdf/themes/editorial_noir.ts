@@ -23,6 +23,7 @@ export const editorialNoir: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 10.5,
   longLeading: 1.5,
   quoteSize: 18,
@@ -54,6 +55,7 @@ export const editorialNoir: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: false,

@@ -24,6 +24,7 @@ export const elegantClassic: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11,
   longLeading: 1.5,
   quoteSize: 12.5,
@@ -55,6 +56,7 @@ export const elegantClassic: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: false,

@@ -24,6 +24,7 @@ export const heirloomGallery: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.5,
   quoteSize: 11.5,
@@ -55,6 +56,7 @@ export const heirloomGallery: PdfLook = {
   hangHeld: true,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,

@@ -24,6 +24,7 @@ export const memorialService: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 12.5,
   longLeading: 1.45,
   quoteSize: 14,
@@ -55,6 +56,7 @@ export const memorialService: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: false,

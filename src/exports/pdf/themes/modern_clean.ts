@@ -24,6 +24,7 @@ export const modernClean: PdfLook = {
   photoHang: true,
   gridWidths: true,
   // type
+  textFace: null,
   longSize: 10,
   longLeading: 1.55,
   quoteSize: 11,
@@ -55,6 +56,7 @@ export const modernClean: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: false,

@@ -26,6 +26,7 @@ export const retirementTribute: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 10,
   longLeading: 1.5,
   quoteSize: 12.5,
@@ -57,6 +58,7 @@ export const retirementTribute: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: false,
   chapterPages: false,
   quotesApart: true,

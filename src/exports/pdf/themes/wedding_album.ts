@@ -25,6 +25,7 @@ export const weddingAlbum: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 12,
   longLeading: 1.6,
   quoteSize: 13.5,
@@ -56,6 +57,7 @@ export const weddingAlbum: PdfLook = {
   hangHeld: false,
   hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,
