@@ -19,12 +19,12 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { breathersWanted, keptHeld, photoInterval, quotableSentences, quotePageAllowed, reserveDue, RUN_PAGES_BREATHER, WORD_PAGES_MAX } from './pacing.js';
-import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { ALBUM_MAT_INSET_MM, albumMat, albumWindow, bledAcross, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { drawScene, SCENE_SHARE } from './pages/illustration.js';
 import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { detectSubject } from '../../media-tools/focal-crop.js';
-import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
+import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { honouredOf, portraitBox } from './pages/frontispiece.js';
 import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
@@ -729,11 +729,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** An album's spread: the photo of a memory waiting for the recto that faces its words (see pages/album-spread.ts). */
-  let facingPhoto: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string } | null = null;
+  let facingPhoto: SpreadPhoto | null = null;
+  /** A memory's photo for its album spread: its plate (bled), else its page's own print (`album`), else its block's. */
+  type SpreadPhoto = { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string; album?: PagePicture };
 
-  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge, or in the theme's mount, centred a little above the middle. */
-  function spreadPhotoPage(s: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string }, onCurrent = false) {
-    const kind: PageKind = s.bleed ? 'plate' : 'breather';
+  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge or across the page's width, or on the album's mat, centred a little above the middle. */
+  function spreadPhotoPage(s: SpreadPhoto, onCurrent = false) {
+    const kind: PageKind = s.bleed || s.album?.across ? 'plate' : 'breather';
     if (onCurrent) {
       input.trace?.page?.(pageNo, kind);
       [pageKind, decorateDue] = [kind, null];
@@ -745,12 +747,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.image(s.pic.jpeg, 0, 0, { width: g.page, height: g.page });
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
+    } else if (s.album?.across) {
+      pagePictured = true;
+      drawBledAcross(s.album);
+      pictureCount++;
     } else {
-      // (On its mat, as an album's picture page, without a folio.)
-      const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
-      placePicture(s.pic as Placed, at.x, at.y);
+      // (On its mat, as an album's picture page, without a folio; in its own print, as large as the mat allows.)
+      const pic = s.album ?? (s.pic as Placed);
+      const at = spreadPhotoAt(albumWindow(drawAlbumMat()), pic, mountPadding(look.mount));
+      placePicture(pic, at.x, at.y);
     }
     input.trace?.picture?.(n, s.memoryId);
+  }
+
+  /** A photo bled across the page's width: off the top and both sides into the bleed. */
+  function drawBledAcross(pic: PagePicture) {
+    doc.image(pic.jpeg, 0, 0, { width: pic.width, height: pic.height });
+    pic.jpeg = Buffer.alloc(0);
   }
 
   /** An album's page for a photo: a white mat board filling the page but an even margin, its edge ruled; returns it. */
@@ -972,6 +985,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
+  /** A photo prepared for a page of its own: bled off every edge (`plate`), across an album page's width (`across`), off the edges it reaches (`edge`), or none. */
+  type PagePicture = Placed & { plate: boolean; across: boolean; /** Bled off the edges its pixels reach (see pages/edge-bleed.ts). */ edge?: EdgeBleed | null };
   type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string; /** Where the picture sits in its cell when it was made smaller than it (points). */ dx: number; dy: number };
   interface Block {
     pictures: Placed[];
@@ -980,6 +995,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     bleed?: PreparedPicture;
     /** The memory's one photo goes beside its words (see pages/beside.ts): its box's width and height, mount included (height is then 0). */
     beside?: { w: number; h: number };
+    /** An album's one photo prepared for a page of its own (see spreadPhotoPage), as large as that page lets it print. */
+    album?: PagePicture;
   }
   interface Ready {
     memory: PdfMemory;
@@ -1123,7 +1140,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        return await layBlock(copies, beside);
+        const laid = await layBlock(copies, beside);
+        // An album's one photo, should it get a page of its own facing its words: prepared for that page too.
+        if (look.photoSpread && copies.length === 1 && laid.pictures.length === 1) laid.album = (await pagePicture(copies[0].copy, copies[0].pic.key, undefined, false)) ?? undefined;
+        return laid;
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
@@ -1235,9 +1255,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean; edge?: EdgeBleed | null }; h: HeldPhoto };
+  type Breather = { photo: PagePicture; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean; /** An album's or a catalogue's pair of portraits side by side at one height: their shapes. */ row?: number[] }[] = [];
   /** The book's reserve of breathers (see pacing.ts): held photos prepared a page each, for the runs of words that need one. */
   const reserve: (typeof due)[number][] = [];
   /** Held photos into the reserve, captioned with whose photos they are (they print away from their memory): a page each, a catalogue's on rectos. */
@@ -1256,12 +1276,33 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
-  const halfSlot = (i: number, n: number): Box => {
-    const live = gridOn(n).live;
+  const halfSlot = (i: number, n: number, row?: number[]): Box => {
+    // (An album's pair on its mat, one over the other in its window, or side by side at one height when both are
+    // portraits, each as wide as its shape asks (a catalogue's too, in the live area); one caption under both: see drawDuePage.)
+    const live = pairWindow(n) ?? gridOn(n).live;
+    if (row) {
+      const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
+      const x = live.x + (live.w - mm(4) - h * (row[0] + row[1])) / 2 + (i ? h * row[0] + mm(4) : 0);
+      return { x, y: live.y + (live.h - h) * 0.45, w: h * row[i], h };
+    }
     // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
     const across = look.photoHang ? gridOn(n).breather : live;
     return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
+
+  /** An album's or a catalogue's pair of prints share one caption, under both (they are one memory's). */
+  const sharedPairCaption = look.photoSpread || look.plates === 'recto';
+  /**
+   * The window a pair of prints sharing a caption takes on page n (an album's on its mat, a catalogue's the live
+   * area), less a line under them for that caption; null where each has its own.
+   */
+  const pairWindow = (n: number): Box | null => {
+    if (!sharedPairCaption) return null;
+    const w = look.photoSpread ? albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM))) : gridOn(n).live;
+    return { ...w, h: w.h - PAIR_CAPTION };
+  };
+  /** The line under a pair of prints that carries their one caption, points. */
+  const PAIR_CAPTION = mm(9);
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
   async function prepareHeld() {
@@ -1281,9 +1322,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
-      const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
+      // (An album's or a catalogue's pair of portraits goes side by side, larger than one over the other; any other pair one over the other.)
+      const shapes = pair && (look.photoSpread || look.plates === 'recto') ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
+      const row = shapes && shapes.every((a) => a < 1) ? shapes : undefined;
+      const photos = await Promise.all(page.map((h, i) => breatherPicture(h.key, pair ? halfSlot(row ? i : 0, pageNo + 1, row) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate });
+      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate, row: ready.length === 2 ? row : undefined });
     }
     return pages;
   }
@@ -1340,8 +1384,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     decorateDue = null;
     if (!page.pair) return drawBreather(page.photos[0].photo, page.photos[0].h);
     input.trace?.page?.(pageNo, 'breather');
-    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo)));
-    folio(pageNo);
+    if (look.photoSpread) drawAlbumMat();
+    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo, page.row)));
+    if (!look.photoSpread) folio(pageNo);
+    const w = pairWindow(pageNo);
+    if (!w) return;
+    // One caption under both prints (they are one memory's): close under a row; under a pair one over the other, on the window's last line.
+    const [{ h }] = page.photos;
+    const under = page.row ? halfSlot(0, pageNo, page.row) : w;
+    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, under.y + under.h + PAIR_CAPTION * 0.7, smallColour, w.w);
   }
 
   /**
@@ -1355,39 +1406,77 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
   }
 
-  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean; edge?: EdgeBleed | null }) | null> {
+  /** The width over the height of a stored photo, as seen (null when it is gone or undecodable). */
+  async function aspectOfKey(key: string): Promise<number | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
-      const size = await uprightSize(copy.path);
-      if (!size) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
-      const area = slot ?? gridOn(3).breather;
-      const captionRoom = mm(16);
-      // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
-      const subject = await detectSubject(copy.path);
-      // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
-      const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
-      if (edge) {
-        const bled = await prepareCroppedPicture(copy, edge, p.background);
-        if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, edge };
-      }
-      const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
-      const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy.path, size);
-      const ready = await prepareCroppedPicture(copy, box, p.background);
-      if (!ready) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate };
+      return await aspectOf(copy.path);
     } finally {
       await copy.release();
     }
+  }
+
+  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
+  async function breatherPicture(key: string, slot?: Box): Promise<PagePicture | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      return await pagePicture(copy, key, slot);
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /**
+   * A photo prepared for a page of its own (or a slot of one): bled off every edge when the theme bleeds them and
+   * it is sharp enough; an album's bled across the page's width when it is wide enough (see pages/album-spread.ts);
+   * else in the breather's box (an album's on its mat, a catalogue's plate as large as its mat allows).
+   */
+  async function pagePicture(copy: { path: string }, key: string, slot?: Box, captioned = true): Promise<PagePicture | null> {
+    const size = await uprightSize(copy.path);
+    if (!size) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
+    // (An album's pair shares one caption, under both: see drawDuePage.)
+    // (An album's spread photo has none: its words face it.)
+    const captionRoom = (slot && sharedPairCaption) || !captioned ? 0 : mm(16);
+    // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+    const subject = await detectSubject(copy.path);
+    // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
+    const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
+    if (edge) {
+      const bled = await prepareCroppedPicture(copy, edge, p.background);
+      if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, across: false, edge };
+    }
+    const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
+    const across = band && holdsSubject(size.w / size.h, subject.box, band.w / band.h) ? band : null;
+    const area = slot ?? singlePhotoRoom(3);
+    const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
+    const fit = plate ? { w: g.page, h: g.page } : across ? across : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
+    const box = plate || across ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy.path, size);
+    const ready = await prepareCroppedPicture(copy, box, p.background);
+    if (!ready) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate, across: !!across };
+  }
+
+  /**
+   * The room a photo alone on page n takes, its mount and caption included: an album's window on its mat, a
+   * catalogue's plate room less the mat beyond its mount (see pages/catalogue.ts), else the grid's breather box.
+   */
+  function singlePhotoRoom(n: number): Box {
+    if (look.photoSpread) return albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM)));
+    if (look.plates === 'recto') {
+      const room = plateRoom(g.trimmed(), g.gutter, g.isRecto(n));
+      const deeper = PLATE_MAT - mountPadding(look.mount)[2];
+      return { x: room.x + deeper, y: room.y + deeper, w: room.w - 2 * deeper, h: room.h - 2 * deeper };
+    }
+    return gridOn(n).breather;
   }
 
   /** A held photo's caption: small in the body face, or (a diary's, see datedEntries) written under it in the hand, larger. */
@@ -1399,12 +1488,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean; edge?: EdgeBleed | null }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.edge ? 'plate' : 'breather');
+  function drawBreather(photo: PagePicture, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.across || photo.edge ? 'plate' : 'breather');
     pagePictured = pagePhoto = true;
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.edge && !slot) {
+    if (photo.across) {
+      // Off the top and both sides, its caption in the white under it, a little above the middle of what is left.
+      const t = g.trimmed();
+      drawBledAcross(photo);
+      const under = t.y + t.h - photo.height;
+      // (A size up from a print's caption: it is the page's only words.)
+      const label = { ...captionStyle, size: captionStyle.size + 2 };
+      drawCentredLine(caption, label, t.x + t.w / 2, photo.height + under * 0.42 + label.size * 0.35, p.text, t.w - mm(40));
+    } else if (photo.edge && !slot) {
       const recto = g.isRecto(pageNo);
       const box = edgeBleedBox(photo.edge, g.page, recto);
       doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
@@ -1428,12 +1525,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       if (look.photoSpread && !slot) drawAlbumMat();
       const grid = gridOn(pageNo);
-      const area = slot ?? grid.breather;
+      const area = slot ?? singlePhotoRoom(pageNo);
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
       const x = (look.photoHang ? hangingX(area, grid.column, w, barIndent) : area.x + (area.w - w) / 2) + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
-      const band = slot ?? grid.live;
+      const band = slot ?? (look.plates === 'recto' ? plateRoom(g.trimmed(), g.gutter, g.isRecto(pageNo)) : look.photoSpread ? area : grid.live);
       // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
@@ -1447,7 +1544,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       } else {
         // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
         const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-        drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+        if (!(slot && sharedPairCaption)) drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
       }
       if (!slot && !look.photoSpread) folio(pageNo);
     }
@@ -1752,14 +1849,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     }
     const spreadBleed = !!block.bleed;
+    const album = block.album;
     if (spreadPic && move !== 'inline') {
       const bleed = spreadBleed;
-      [block.pictures, block.height, block.bleed] = [[], 0, undefined];
+      [block.pictures, block.height, block.bleed, block.album] = [[], 0, undefined, undefined];
       [total, picturesHeight] = [total - picturesHeight, 0];
       whole = Math.max(total, opening(1));
       quote = quoteDesign();
       if (move !== 'facing') {
-        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id }, true);
+        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id, album }, true);
         memoryPage();
       }
     }
@@ -1845,9 +1943,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (spreadPic && move === 'facing') {
       // Its words open on the verso it was placed from: the photo takes the recto facing it, at the turn. (Gone
       // overleaf after all, they open on a page of their own after the photo's.)
-      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id };
+      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album };
       else {
-        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id }, fresh());
+        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album }, fresh());
         memoryPage();
       }
     }

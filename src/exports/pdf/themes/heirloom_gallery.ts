@@ -1,8 +1,10 @@
 /**
- * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat, centred with generous
- * white round it (the mat 70% of the live area's width, a breather's two thirds), one with a memory, the
- * others a page each; the words under it like a wall label, in a narrow ragged 54-character column set as a
- * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
+ * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat: a memory's first its plate, alone
+ * on a recto as large as its mat allows on the page (the page's subject), captioned in spaced capitals, facing
+ * its words; the others with its words (80% of the live area's width, centred) or, past those, on
+ * a page after it; the words under them like a wall label, in a narrow ragged 54-character column set as a
+ * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the
+ * foot's outer corner. Nothing bled: a gallery hangs prints. The title page is the exhibition's title wall.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -16,7 +18,7 @@ export const heirloomGallery: PdfLook = {
   justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
-  photoSpan: 0.7,
+  photoSpan: 0.8,
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
