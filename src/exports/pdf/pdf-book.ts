@@ -138,6 +138,8 @@ export interface BookTrace {
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
   /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
   bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
+  /** The rules above and below a long letter's pull quote, on page n: their left edge and width (points), and the box the quote is set in. */
+  pullRule?(n: number, memoryId: string, rule: { x: number; w: number; box: { x: number; w: number } }): void;
 }
 
 export interface PdfBookResult {
@@ -1772,9 +1774,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (memory.signature) contributed(memory.signature, pageNo, japanese);
       }
       if (pullLines.length) {
-        const box = { x: gridOn(pageNo).column.x + barIndent, w: pullWidth };
+        // Right to left, the quote's indent (a bar theme's) and its rules mirror: drawn from the column's right edge, where its lines start.
+        const pullRtl = pullLines[0]?.dir === 'rtl' && align !== 'center';
+        const box = { x: gridOn(pageNo).column.x + (pullRtl ? 0 : barIndent), w: pullWidth };
         const [top, ls, ruleW] = [y + mm(4), pullLines, Math.min(pullWidth, mm(30))];
-        const ruleX = align === 'center' ? box.x + (box.w - ruleW) / 2 : box.x;
+        const ruleX = align === 'center' ? box.x + (box.w - ruleW) / 2 : pullRtl ? box.x + box.w - ruleW : box.x;
+        input.trace?.pullRule?.(pageNo, memory.id, { x: ruleX, w: ruleW, box });
         const end = top + ls.length * pullStyle.size * pullStyle.leading + mm(3);
         paint((dy) => {
           doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(ruleX, top - mm(1) + dy).lineTo(ruleX + ruleW, top - mm(1) + dy).stroke();
