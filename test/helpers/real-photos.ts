@@ -133,3 +133,37 @@ export async function writeCut(file: string, cut: Cut, turned = false): Promise<
     .filter((f) => f.x >= 0 && f.y >= 0 && f.x + f.w <= 1 && f.y + f.h <= 1);
   return { version: SUBJECT_VERSION, faces, attention: null };
 }
+
+/** A photo to write: its key (`<key>.jpg`), its shape (width / height, upright) and whether it is stored turned. */
+export interface WantedPhoto {
+  key: string;
+  aspect: number;
+  turned?: boolean;
+}
+
+/**
+ * Writes each wanted photo into `dir` as `<key>.jpg`: the photos of one shape take that shape's cuts in
+ * turn (mirrored once the cuts run out, so a repeat reads as another photo), so neighbours show different
+ * people. Returns each photo's subject findings by key, as the export service keeps them with a photo's
+ * media row (an openPicture hands them to the renderer).
+ */
+export async function writePhotos(dir: string, wanted: WantedPhoto[]): Promise<Map<string, SubjectFindings>> {
+  const cuts = new Map<number, Promise<Cut[]>>();
+  const used = new Map<number, number>();
+  const found = new Map<string, SubjectFindings>();
+  const jobs = wanted.map((photo) => {
+    if (!cuts.has(photo.aspect)) cuts.set(photo.aspect, cutsOf(photo.aspect));
+    const n = used.get(photo.aspect) ?? 0;
+    used.set(photo.aspect, n + 1);
+    return { photo, n };
+  });
+  await Promise.all(
+    jobs.map(async ({ photo, n }) => {
+      const shapes = await cuts.get(photo.aspect)!;
+      if (!shapes.length) throw new Error(`no sample can be cut to ${photo.aspect.toFixed(2)}:1 without slicing a head`);
+      const cut = { ...shapes[n % shapes.length], mirrored: Math.floor(n / shapes.length) % 2 === 1 };
+      found.set(photo.key, await writeCut(path.join(dir, `${photo.key}.jpg`), cut, photo.turned));
+    }),
+  );
+  return found;
+}
