@@ -10,9 +10,12 @@
  * cut): what the export service stores on a photo's media row when it is
  * processed, so a renderer given them does not look for the faces again.
  */
+import { createHash } from 'node:crypto';
+import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { cropRectAround, findSubject, subjectOf, SUBJECT_VERSION, type CropRect, type SubjectFindings } from '../../src/media-tools/focal-crop.js';
 import type { Box } from '../../src/media-tools/face-detect.js';
@@ -148,6 +151,24 @@ export interface WantedPhoto {
  * media row (an openPicture hands them to the renderer).
  */
 export async function writePhotos(dir: string, wanted: WantedPhoto[]): Promise<Map<string, SubjectFindings>> {
+  // Cut once per machine (the faces found and the JPEGs encoded cost seconds of CPU), then copied: each test
+  // file (a worker of its own) and the gallery get the same photos. Keyed by this file, the package and the wanted list.
+  const source = await readFile(fileURLToPath(import.meta.url));
+  const key = createHash('sha1').update(source).update(await readFile(path.join(DEMO, '..', 'package.json'))).update(JSON.stringify(wanted)).digest('hex').slice(0, 16);
+  const cache = path.join(tmpdir(), `memorybook-real-photos-${key}`);
+  const stored = await readFile(path.join(cache, 'findings.json'), 'utf8').catch(() => null);
+  if (!stored) {
+    const fresh = await mkdtemp(`${cache}-`);
+    const found = await cutPhotos(fresh, wanted);
+    await writeFile(path.join(fresh, 'findings.json'), JSON.stringify([...found]));
+    // (Another process may have stored the same meanwhile: its copy is as good.)
+    await rename(fresh, cache).catch(() => rm(fresh, { recursive: true, force: true }));
+  }
+  await Promise.all(wanted.map((w) => copyFile(path.join(cache, `${w.key}.jpg`), path.join(dir, `${w.key}.jpg`))));
+  return new Map(JSON.parse(await readFile(path.join(cache, 'findings.json'), 'utf8')) as [string, SubjectFindings][]);
+}
+
+async function cutPhotos(dir: string, wanted: WantedPhoto[]): Promise<Map<string, SubjectFindings>> {
   const cuts = new Map<number, Promise<Cut[]>>();
   const used = new Map<number, number>();
   const found = new Map<string, SubjectFindings>();

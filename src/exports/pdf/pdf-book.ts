@@ -21,7 +21,7 @@ import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } fr
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
-import { detectSubject } from '../../media-tools/focal-crop.js';
+import { subjectOfPhoto } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
@@ -1264,7 +1264,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const area = slot ?? gridOn(3).breather;
       const captionRoom = mm(16);
       // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
-      const subject = await detectSubject(copy.path);
+      // (Its stored subject when its media row has one: a processed photo is not looked at again.)
+      const subject = await subjectOfPhoto(copy);
       const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
