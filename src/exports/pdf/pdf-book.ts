@@ -9,7 +9,7 @@ import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, t
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
 import { BAR_INDENT, hangingX } from './swiss-grid.js';
-import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, cellForPhoto, ownShapeIn, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
@@ -1250,6 +1250,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
   }
 
+  /**
+   * Where a plate theme's photo without the pixels for a plate goes (its breather box is the whole page): as wide
+   * as the page still, but no taller than the live area, where drawBreather sets it; inside an album's mat.
+   */
+  function unbledBreather(): Box {
+    const { breather, live } = gridOn(3);
+    const mat = look.photoSpread ? albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM + 4)) : null;
+    return mat ? { ...mat, h: Math.min(mat.h, live.h) } : { ...breather, h: Math.min(breather.h, live.h) };
+  }
+
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
   async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
     const copy = await openOrSkip(key);
@@ -1261,12 +1271,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         return null;
       }
       const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
-      const area = slot ?? gridOn(3).breather;
+      const area = slot ?? (look.breather === 'plate' && !plate ? unbledBreather() : gridOn(3).breather);
       const captionRoom = mm(16);
-      // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+      // Its own shape within 4:5 and 3:2 (a panorama's or a tall photo's within 2:1 and 1:2 when that prints it larger: ownShapeIn),
+      // unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
       // (Its stored subject when its media row has one: a processed photo is not looked at again.)
       const subject = await subjectOfPhoto(copy);
-      const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
+      const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
       const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
       const ready = await prepareCroppedPicture(copy, box, p.background);
