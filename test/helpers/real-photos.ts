@@ -65,24 +65,27 @@ export function samplePhotos(): Promise<Sample[]> {
  */
 const UNCUT_ONLY = new Set([1]);
 
-/** Whether `rect` slices none of the sample's heads and holds one whole. */
-function keepsHeads(sample: Sample, rect: CropRect): boolean {
+/** How many of the sample's heads `rect` holds whole; 0 when it slices one. */
+function headsHeld(sample: Sample, rect: CropRect): number {
   const [x0, y0, x1, y1] = [rect.left / sample.width, rect.top / sample.height, (rect.left + rect.width) / sample.width, (rect.top + rect.height) / sample.height];
   const slack = 1e-3;
   let whole = 0;
   for (const h of sample.heads) {
     const inside = h.x >= x0 - slack && h.y >= y0 - slack && h.x + h.w <= x1 + slack && h.y + h.h <= y1 + slack;
     const outside = h.x + h.w <= x0 || h.x >= x1 || h.y + h.h <= y0 || h.y >= y1;
-    if (!inside && !outside) return false;
+    if (!inside && !outside) return 0;
     if (inside) whole++;
   }
-  return whole > 0;
+  return whole;
 }
 
 /** A cut of a sample: which one, and the rectangle (pixels of the sample). */
 export interface Cut {
   sample: number;
   rect: CropRect;
+  /** How many of the sample's heads it holds whole, and how many the sample has. */
+  held: number;
+  of: number;
   /** Mirrored left to right (a cut used a second time, so it reads as another photo). */
   mirrored?: boolean;
 }
@@ -106,12 +109,17 @@ export async function cutsOf(aspect: number): Promise<Cut[]> {
       const rect = { ...group, left: Math.round(Math.min(Math.max(left, 0), size.w - group.width)) };
       // (Cuts that differ by less than a fifth of the sample's width are the same picture.)
       if (cuts.some((c) => Math.abs(c.rect.left - rect.left) < 0.2 * size.w)) continue;
-      if (keepsHeads(sample, rect)) cuts.push({ sample: index, rect });
+      const held = headsHeld(sample, rect);
+      if (held) cuts.push({ sample: index, rect, held, of: sample.heads.length });
     }
     return cuts;
   });
+  // A cut of two people or half the group reads as a photo of them; one person of five and the others' knees
+  // does not (but a tall strip holds one person of any group).
+  const groupCuts = perSample.map((cuts) => cuts.filter((c) => c.held >= Math.min(2, c.of / 2)));
+  const usable = groupCuts.some((c) => c.length) ? groupCuts : perSample;
   const turns: Cut[] = [];
-  for (let round = 0; perSample.some((c) => c.length > round); round++) for (const cuts of perSample) if (cuts[round]) turns.push(cuts[round]);
+  for (let round = 0; usable.some((c) => c.length > round); round++) for (const cuts of usable) if (cuts[round]) turns.push(cuts[round]);
   return turns;
 }
 
