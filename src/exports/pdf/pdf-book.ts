@@ -8,7 +8,7 @@ import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
-import { BAR_INDENT, hangingX } from './swiss-grid.js';
+import { BAR_INDENT, gridBox, hangingX } from './swiss-grid.js';
 import { aspectOf, cellAtLeast, cellForPhoto, ownShapeIn, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
@@ -20,10 +20,13 @@ import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
 import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
 import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
-import { chooseCellShape, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
-import { subjectOfPhoto } from '../../media-tools/focal-crop.js';
+import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
+import { subjectOfPhoto, type PhotoFile } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
+import { ornamentHalfWidth } from './themes/ornaments.js';
+import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
 import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
@@ -225,6 +228,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   const bookText = bookWords(input.language);
   const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
   /** Whether a registered face is an italic (the trace says so of each line). */
+  /** A face's capitals' height as a share of its size (its font's metrics; 0.7 when it does not say). */
+  const capHeightOf = (face: string) => {
+    const font = (doc.font(face) as unknown as { _font?: { font?: { capHeight?: number; unitsPerEm?: number } } })._font?.font;
+    return font?.capHeight && font.unitsPerEm ? font.capHeight / font.unitsPerEm : 0.7;
+  };
   const italicFace = (face: string) => (face === faces.quote ? style.quote : face === faces.title ? style.title : face === faces.body ? style.body : null)?.style === 'italic';
 
   // What the memories' dates tell (see DateMode): the months a book spans open chapters.
@@ -284,7 +292,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // A long memory's own held photos come through its pages: the next after a page or two of its words.
     // (In a theme that hangs them, a single one hangs at the top of the next page of its words instead.)
     const next = spread?.pages.length && spread.from <= pageNo && wordPages >= spread.every ? spread.pages.shift()! : null;
-    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate ? next : null;
+    const hang = next && look.hangHeld && !next.pair && !next.photos[0].photo.plate && !next.photos[0].photo.edge ? next : null;
     if (next && !hang) due.push(next);
     // Photos the memory before held back come at the first turn of a page after it (in the middle of a long letter too).
     if (due.length) wordPages = 0;
@@ -582,8 +590,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const top = content.y + Math.max(0, (content.h - total) / 2);
     const cx = area.x + area.w / 2;
     if (card) doc.save().roundedRect(card.x, top - mm(7), card.w, total + mm(14), mm(5)).fillOpacity(0.85).fill('#FFFFFF').restore();
-    look.ornament(doc, cx, Math.max(content.y + 8, top - gap), 1, p);
-    look.ornament(doc, cx, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
+    // (Flush left, they start where the words' bar does.)
+    const ox = look.ornamentFlush && q.align !== 'center' ? box.x - barIndent + ornamentHalfWidth(look.ornament) : cx;
+    look.ornament(doc, ox, Math.max(content.y + 8, top - gap), 1, p);
+    look.ornament(doc, ox, Math.min(content.y + content.h - 8, top + total + gap), 1, p);
     let at = top;
     if (heading.length) {
       drawBlock(heading, dateStyle, box, at, 'left', p.accent);
@@ -993,6 +1003,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
   }
 
+  /**
+   * A photo's box on the Swiss grid's fixed widths (gridWidths, see swiss-grid.ts gridBox): widened and cropped
+   * to the nearer when that keeps its subject and 200 ppi, else narrowed; as it is in other themes, or beside words.
+   */
+  async function onGridWidth(box: { w: number; h: number }, aside: boolean, photo: PhotoFile, size: { w: number; h: number } | null): Promise<{ w: number; h: number }> {
+    if (!look.gridWidths || aside || !size) return box;
+    const grid = gridOn(1);
+    // (Its stored subject when its media row has one: a processed photo is not looked at again.)
+    const subject = (await subjectOfPhoto(photo)).box;
+    const aspect = size.w / size.h;
+    // Cropped to a wider shape, the photo keeps its whole width.
+    return gridBox(box, grid.photos, grid.column, barIndent, size.w, MIN_PRINT_PPI, (cell) => cell <= aspect || holdsSubject(aspect, subject, cell));
+  }
+
   /** A memory's photo block: its pictures cropped to their cells in the theme's photo box. */
   async function layBlock(copies: Copy[], beside = false): Promise<Block> {
     const { photos: box, live } = gridOn(1);
@@ -1006,7 +1030,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
       const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
       const size = await uprightSize(copy.path);
-      const box = size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full;
+      const box = await onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside, copy, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
@@ -1175,7 +1199,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean }; h: HeldPhoto };
+  type Breather = { photo: Placed & { plate: boolean; edge?: EdgeBleed | null }; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
   const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
@@ -1261,7 +1285,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean }) | null> {
+  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean; edge?: EdgeBleed | null }) | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
@@ -1277,9 +1301,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
       // (Its stored subject when its media row has one: a processed photo is not looked at again.)
       const subject = await subjectOfPhoto(copy);
+      // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
+      const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
+      if (edge) {
+        const bled = await prepareCroppedPicture(copy, edge, p.background);
+        if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, edge };
+      }
       const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
       const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI);
+      const box = plate ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1300,11 +1330,25 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate ? 'plate' : 'breather');
+  function drawBreather(photo: Placed & { plate: boolean; edge?: EdgeBleed | null }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.edge ? 'plate' : 'breather');
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.plate) {
+    if (photo.edge && !slot) {
+      const recto = g.isRecto(pageNo);
+      const box = edgeBleedBox(photo.edge, g.page, recto);
+      doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
+      photo.jpeg = Buffer.alloc(0);
+      // The caption flush left on the paper beside it: under a band at its head, at the foot beside a column.
+      const under = edgeBleedCaptionBox(box, g.content(pageNo), recto, mm(6));
+      // (A Swiss grid's caption under a band starts where its type does.)
+      const type = gridOn(pageNo).column;
+      const paper = look.photoHang && photo.edge.side === 'head' ? { ...under, x: type.x + barIndent, w: type.w - barIndent } : under;
+      const lines = breakLines(measure, caption, captionStyle, paper.w);
+      const lineH = captionStyle.size * captionStyle.leading;
+      const top = photo.edge.side === 'head' ? paper.y : paper.y + paper.h - lines.length * lineH;
+      drawBlock(lines, captionStyle, paper, top, 'left', smallColour);
+    } else if (photo.plate) {
       doc.image(photo.jpeg, 0, 0, { width: g.page, height: g.page });
       photo.jpeg = Buffer.alloc(0);
       const t = g.trimmed();
@@ -1349,7 +1393,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    */
   async function breatherBelow(): Promise<boolean> {
     const next = due[0];
-    if (!next || next.pair || next.recto || next.photos[0].photo.plate) return false;
+    if (!next || next.pair || next.recto || next.photos[0].photo.plate || next.photos[0].photo.edge) return false;
     const { photo, h } = next.photos[0];
     const [top, right, bottom, left] = mountPadding(look.mount);
     const captionH = mm(12);
@@ -1501,7 +1545,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const textWidth = columns === 2 ? grid.text[0].w - barIndent : long ? Math.min(grid.column.w - barIndent, longMeasureWidth(text, qs)) : grid.column.w - barIndent - besideW;
     const spare = columns === 1 ? grid.column.w - barIndent - textWidth : 0;
     let col = 0;
-    const lines = breakLines(measure, text, qs, textWidth);
+    const lines = (long && columns === 1 && look.dropCap && dropCapLines(measure, text, qs, textWidth, [faces.title, faces.text, ...fb.text].map((face) => ({ face, capHeight: capHeightOf(face) })), capHeightOf(faces.text))) || breakLines(measure, text, qs, textWidth);
     const pitch = qs.size * qs.leading;
     const when = bookText.day(new Date(memory.date));
     // A caption theme sets the date in capitals; a name always prints as its writer spelt it.
@@ -1567,7 +1611,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         return { x: t.x + barIndent, w: textWidth };
       }
       const at = gridOn(pageNo).column.x;
-      const inset = look.column === 'centre' ? spare / 2 : (look.column === 'inner') === g.isRecto(pageNo) ? 0 : spare;
+      // (A Swiss grid's narrower column keeps to the line its photos hang from: the fold's side, its room going to the fore-edge.)
+      const againstFold = look.column === 'inner' || look.photoHang;
+      const inset = look.column === 'centre' ? spare / 2 : againstFold === g.isRecto(pageNo) ? 0 : spare;
       const seen = rtl && columns === 2 ? 1 - col : col;
       return { x: at + barIndent + inset + seen * (textWidth + barIndent + colGap), w: textWidth };
     };
@@ -1849,8 +1895,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         const line = lines[j];
         if (line.paragraphStart && !(j === i && columnTop)) y += pitch * 0.45;
         // Every line of a long memory but a paragraph's last is set flush on both sides (from the column's left, whatever its direction).
-        const justifyTo = long && look.justify && !line.last ? textWidth : undefined;
-        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, justifyTo ? column().x : lineX(line, column(), align)];
+        const indent = line.indent ?? 0;
+        const justifyTo = long && look.justify && !line.last ? textWidth - indent : undefined;
+        const [bx, ly, lx] = [rtl ? column().x + column().w + barIndent - 2.6 : column().x - barIndent, y, (justifyTo ? column().x : lineX(line, column(), align)) + indent];
         const col = column();
         if (look.quoteMark === 'bar' && j < barredLines)
           paint((dy) => {
@@ -1858,6 +1905,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
             input.trace?.bar?.(pageNo, memory.id, { x: bx, y: ly + 1 + dy, column: col });
           });
         const first = j === 0 || line.paragraphStart;
+        const initial = line.initial;
+        if (initial) {
+          // The drop cap, its baseline on the last line it sinks into, drawn before the words beside it (the text layer reads it first).
+          const capLine = breakLines(measure, initial.text, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, Number.MAX_SAFE_INTEGER)[0];
+          const capBaseline = ly + baselineOffset(qs) + (DROP_LINES - 1) * pitch;
+          paint((dy) => drawLine(capLine, col.x, capBaseline + dy, { face: initial.face, fallbacks: [], size: initial.size, leading: 1 }, p.accent));
+        }
         paint((dy) => {
           drawLine(line, lx, ly + baselineOffset(qs) + dy, qs, p.text, justifyTo);
           input.trace?.line?.(pageNo, memory.id, { baseline: ly + baselineOffset(qs) + dy, column: col, size: qs.size, italic: italicFace(qs.face), long, justified: !!justifyTo, first, last: !!line.last, dir: line.dir, align });

@@ -26,3 +26,18 @@ export function hangingBox(live: Box, column: Box, outerOnRight: boolean, h: num
 export function hangingX(box: Box, column: Box, w: number, indent: number): number {
   return Math.max(box.x, Math.min(column.x + indent, box.x + box.w - w));
 }
+
+/**
+ * The box a Swiss grid gives a photo whose own box is `box` (its cell, as large as its pixels allow): one of
+ * the grid's two fixed widths, the type's measure or the whole hanging box, never a small box of its own. It
+ * widens to the nearer of them at the same height (the photo cropped to the wider shape) when its pixels
+ * print that wide at `minPpi` and the crop keeps its subject (`holds`); else it narrows to the measure at its
+ * own shape; a photo too small even for that keeps its box.
+ */
+export function gridBox(box: { w: number; h: number }, hanging: Box, column: Box, indent: number, pixelsWide: number, minPpi: number, holds: (aspect: number) => boolean): { w: number; h: number } {
+  const widths = [column.w - indent, hanging.w];
+  const up = widths.find((w) => w >= box.w - 0.5);
+  if (up !== undefined && (pixelsWide / up) * 72 >= minPpi && holds(up / box.h)) return { w: up, h: box.h };
+  const down = [...widths].reverse().find((w) => w <= box.w + 0.5);
+  return down === undefined ? box : { w: down, h: (box.h * down) / box.w };
+}

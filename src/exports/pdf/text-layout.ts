@@ -64,6 +64,10 @@ export interface Line {
   last?: boolean;
   /** It ends in a hyphen this layout added (the word goes on on the next line). */
   hyphenated?: boolean;
+  /** Set in from the column's start by so many points (beside a drop cap, see pages/drop-cap.ts). */
+  indent?: number;
+  /** A drop cap drawn at the column's start, its baseline on the last line it sinks into (its width includes the gap after it). */
+  initial?: { text: string; face: string; size: number; width: number };
 }
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });

@@ -8,6 +8,7 @@ import type { CoverDesign } from './design.js';
 import { image, printBox } from './drawing.js';
 import { bled, countLine, typesetter } from './kit.js';
 import { standardSpine } from './spine.js';
+import { ornamentHalfWidth } from '../themes/ornaments.js';
 
 export const editorialCover: CoverDesign = {
   // Full bleed across the top three fifths.
@@ -44,7 +45,8 @@ export const editorialCover: CoverDesign = {
     const title = ts.fitTitle(width, 4, 46, 22);
     let at = ts.block(title.lines, title.style, { x: left, w: width }, t.y + mm(96), 'left', p.text);
     at += mm(5);
-    look.ornament(doc, left + 45 * 0.5, at, 0.5, p);
+    // The rule flush with the title's left edge.
+    look.ornament(doc, left + ornamentHalfWidth(look.ornament) * 0.5, at, 0.5, p);
     at += mm(8);
     if (kit.subtitle) ts.block(ts.subtitleLines(ts.subtitle(15), width), ts.subtitle(15), { x: left, w: width }, at, 'left', p.muted);
   },

@@ -20,6 +20,7 @@ export const babyFirstYear: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 13,
   longLeading: 1.45,
@@ -37,9 +38,11 @@ export const babyFirstYear: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -63,6 +66,7 @@ export const babyFirstYear: PdfLook = {
   quoteFrame: 'none',
   mount: 'rounded',
   ornament: ORNAMENTS.hearts,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

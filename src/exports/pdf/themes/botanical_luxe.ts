@@ -20,6 +20,7 @@ export const botanicalLuxe: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.55,
@@ -37,9 +38,11 @@ export const botanicalLuxe: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   quoteEvery: 2,
   photoSpread: false,
   perPage: 0,
@@ -63,6 +66,7 @@ export const botanicalLuxe: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.sprig,
+  ornamentFlush: false,
   ornamentBetween: false,
   photoTilt: 0,
 };

@@ -22,6 +22,7 @@ export const dailyJournal: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0.4,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 12,
   longLeading: 1.42,
@@ -39,9 +40,11 @@ export const dailyJournal: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.8,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -65,6 +68,7 @@ export const dailyJournal: PdfLook = {
   quoteFrame: 'none',
   mount: 'tape',
   ornament: ORNAMENTS.squiggle,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 1.6,
 };

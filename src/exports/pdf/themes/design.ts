@@ -56,6 +56,11 @@ export interface PdfLook {
    * left edge, captions flush left under them), rather than placed by photoSpan and photoAlign.
    */
   photoHang: boolean;
+  /**
+   * A Swiss grid's fixed photo widths: a photo takes the type's measure or the whole hanging box (widened and
+   * cropped to the nearer when its subject and 200 ppi allow, see swiss-grid.ts gridBox), never a small box.
+   */
+  gridWidths: boolean;
 
   // ---- the type ----
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
@@ -87,6 +92,12 @@ export interface PdfLook {
   inlinePhotos: number;
   /** A breather: a photo alone on a page, captioned (`page`), or bled off every edge, its caption on the page after (`plate`). */
   breather: 'page' | 'plate';
+  /**
+   * A held photo too small to fill the whole page at 200 ppi still bleeds, off the edges its pixels reach (a
+   * magazine's or a Swiss book's bleed): a wide one across the page's width from its head, a tall one down the
+   * page's height at the fore-edge, its caption on the paper beside it. false: such a photo is a page breather.
+   */
+  bleedEdges: boolean;
   /** The share of the live area's width a page breather takes (a gallery leaves generous white round its print), placed as photoAlign says. */
   breatherSpan: number;
   /** Each memory opens a page of its own (a memorial's one memory a page), unless the page it would leave is mostly empty. */
@@ -95,6 +106,11 @@ export interface PdfLook {
   textRun: number;
   /** A long letter opens with a pull quote: a line of it set large before it begins. */
   pullQuote: boolean;
+  /**
+   * A long letter opens with a drop cap: its first letter large in the display face, sunk into its first two
+   * lines (a classic book's chapter opening; only where the letter opens with a Latin, Greek or Cyrillic letter).
+   */
+  dropCap: boolean;
   /** A memory with one sharp photo gets a plate (then three matted prints before the next): the photo alone on a page, bled off every edge, its words following. */
   fullBleed: boolean;
   /**
@@ -163,6 +179,8 @@ export interface PdfLook {
   quoteFrame: Frame;
   mount: Mount;
   ornament: Ornament;
+  /** On a quote page set flush left, the ornaments above and below the words stand flush with their left edge (the accent bar's), not centred on the page. */
+  ornamentFlush: boolean;
   /** The ornament drawn in the space between two memories on a page (else only on quote and designed pages: used sparingly). */
   ornamentBetween: boolean;
   /** Degrees a photo is turned on its page, alternately one way and the other (a print taped in by hand); 0: square. */

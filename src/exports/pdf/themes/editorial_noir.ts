@@ -1,7 +1,8 @@
 /**
  * editorial_noir: a magazine. Narrow margins (the outer still wider than the inner, so text never runs off the page), long pieces in two
  * ragged columns of about 50 characters across the whole live area, large display type flush left with a red bar, photos big and unmounted
- * across both columns (two with a memory, the others bled off the page as plates), every long piece
+ * across both columns (two with a memory, the others one to a page, bled off the page as plates,
+ * or off the edges they reach when too small for the whole page at 200 ppi: a band across the head, a column at the fore-edge), every long piece
  * opening with a pull quote; a short running head, the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
@@ -20,6 +21,7 @@ export const editorialNoir: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -37,9 +39,11 @@ export const editorialNoir: PdfLook = {
   inlinePhotos: 2,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: true,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -48,7 +52,7 @@ export const editorialNoir: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
@@ -63,6 +67,7 @@ export const editorialNoir: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.rule,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -1,9 +1,10 @@
 /**
- * elegant_classic: a hardback novel's page. A single justified column of 62 characters centred on a
- * generous page, margins in the classic progression; photos set within the text column (never wider than
- * the words), two at most with a memory, the rest later one to a page; memories run on, several to a page,
- * parted by a flourish; the folio centred at the foot between dashes, no running head, no page frame
- * (the double frame is the cover's).
+ * elegant_classic: a hardback novel's page. A single justified column of 66 characters (wide enough to justify
+ * without rivers) centred on a generous page, margins in the classic progression; a memory's one photo set
+ * within the text column (never wider than the words), the others later as plates, one to a page, mounted
+ * and captioned as a gift book's tipped-in plates; a long letter opens with a drop cap; memories run on,
+ * several to a page, parted by a flourish; the folio centred at the foot between dashes, no running head, no
+ * page frame (the double frame is the cover's).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -11,7 +12,7 @@ import { ORNAMENTS } from './ornaments.js';
 export const elegantClassic: PdfLook = {
   // grid
   margins: { inner: 18, top: 22, outer: 28, bottom: 36 },
-  longMeasure: 62,
+  longMeasure: 66,
   longColumns: 1,
   column: 'centre',
   justify: true,
@@ -21,6 +22,7 @@ export const elegantClassic: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -35,12 +37,14 @@ export const elegantClassic: PdfLook = {
   folio: 'dashes',
   folioAt: 'foot-centre',
   // pacing
-  inlinePhotos: 2,
+  inlinePhotos: 1,
   breather: 'page',
-  breatherSpan: 0.86,
+  breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 5,
   pullQuote: true,
+  dropCap: true,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -49,7 +53,7 @@ export const elegantClassic: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
@@ -64,6 +68,7 @@ export const elegantClassic: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.flourish,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

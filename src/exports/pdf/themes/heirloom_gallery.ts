@@ -20,6 +20,7 @@ export const heirloomGallery: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.5,
@@ -37,9 +38,11 @@ export const heirloomGallery: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.78,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: false,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -63,6 +66,7 @@ export const heirloomGallery: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.diamonds,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

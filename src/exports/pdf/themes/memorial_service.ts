@@ -21,6 +21,7 @@ export const memorialService: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11,
   longLeading: 1.5,
@@ -38,9 +39,11 @@ export const memorialService: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 3,
   photoSpread: false,
@@ -64,6 +67,7 @@ export const memorialService: PdfLook = {
   quoteFrame: 'none',
   mount: 'border',
   ornament: ORNAMENTS.laurel,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

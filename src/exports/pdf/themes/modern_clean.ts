@@ -2,7 +2,8 @@
  * modern_clean: a Swiss grid, asymmetric. Small sans type, ragged-right in a 62-character column set
  * nearer the fold than the fore-edge (the outer field under the hanging photo, never a block adrift); one large photo a memory, hanging from the top line towards the fore-edge over
  * the live area from where the type starts to the outer edge (photoHang: on the column's line), the rest later
- * one to a page on the same hanging line; names in spaced capitals, an accent bar beside short memories; no running head
+ * one to a page on the same hanging line; every photo in one of the grid's two widths (the hanging box or the
+ * measure), and a held photo wide or tall enough bled off the page's edges; names in spaced capitals, an accent bar beside short memories; no running head
  * (nothing to fight the flush-left grid), the folio at the foot's outer corner.
  */
 import type { PdfLook } from './design.js';
@@ -21,6 +22,7 @@ export const modernClean: PdfLook = {
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: true,
+  gridWidths: true,
   // type
   longSize: 10,
   longLeading: 1.55,
@@ -38,9 +40,11 @@ export const modernClean: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 0.72,
+  bleedEdges: true,
   onePerPage: false,
   textRun: 6,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -49,7 +53,7 @@ export const modernClean: PdfLook = {
   plates: 'none',
   hangHeld: false,
   pictureOpens: false,
-  breatherPairs: true,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
@@ -64,6 +68,7 @@ export const modernClean: PdfLook = {
   quoteFrame: 'none',
   mount: 'plain',
   ornament: ORNAMENTS.bar,
+  ornamentFlush: true,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -151,3 +151,10 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
 };
 
 export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
+
+/** Half an ornament's width at scale 1, points (about 45 for those not listed): to set one flush with a text's edge. */
+const HALF_WIDTHS = new Map<Ornament, number>([
+  [bar, 16],
+  [rule, 40],
+]);
+export const ornamentHalfWidth = (o: Ornament): number => HALF_WIDTHS.get(o) ?? 45;

@@ -22,6 +22,7 @@ export const retirementTribute: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 10.5,
   longLeading: 1.5,
@@ -39,9 +40,11 @@ export const retirementTribute: PdfLook = {
   inlinePhotos: 2,
   breather: 'page',
   breatherSpan: 0.86,
+  bleedEdges: false,
   onePerPage: true,
   textRun: 5,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -65,6 +68,7 @@ export const retirementTribute: PdfLook = {
   quoteFrame: 'double',
   mount: 'border',
   ornament: ORNAMENTS.star,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -21,6 +21,7 @@ export const storybook: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 13.5,
   longLeading: 1.55,
@@ -38,9 +39,11 @@ export const storybook: PdfLook = {
   inlinePhotos: 1,
   breather: 'page',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: false,
   quoteEvery: 2,
   photoSpread: false,
@@ -64,6 +67,7 @@ export const storybook: PdfLook = {
   quoteFrame: 'none',
   mount: 'polaroid',
   ornament: ORNAMENTS.dots,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };

@@ -20,6 +20,7 @@ export const weddingAlbum: PdfLook = {
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
+  gridWidths: false,
   // type
   longSize: 11.5,
   longLeading: 1.45,
@@ -37,9 +38,11 @@ export const weddingAlbum: PdfLook = {
   inlinePhotos: 1,
   breather: 'plate',
   breatherSpan: 1,
+  bleedEdges: false,
   onePerPage: false,
   textRun: 4,
   pullQuote: true,
+  dropCap: false,
   fullBleed: true,
   quoteEvery: 2,
   photoSpread: true,
@@ -63,6 +66,7 @@ export const weddingAlbum: PdfLook = {
   quoteFrame: 'none',
   mount: 'mat',
   ornament: ORNAMENTS.rings,
+  ornamentFlush: false,
   ornamentBetween: true,
   photoTilt: 0,
 };
