@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -33,8 +32,6 @@ export interface CommandContext {
   stderr(text: string): void;
 }
 
-export const commandContext = new AsyncLocalStorage<CommandContext>();
-
 export function adminSocketPath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'admin.sock');
 }
@@ -50,7 +47,7 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 
 /**
  * Listens on DATA_DIR/admin.sock for the running server; `run` is the CLI's
- * own entry point, called inside a CommandContext. A socket file left by a
+ * own entry point, handed the CommandContext. A socket file left by a
  * server that died is replaced (the data folder's lock says this process
  * owns the folder).
  */
@@ -58,7 +55,7 @@ export async function startAdminSocket(o: {
   config: Pick<Config, 'dataDir'>;
   db: Db;
   services: Services;
-  run: (argv: string[]) => Promise<number>;
+  run: (argv: string[], server: CommandContext) => Promise<number>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }): Promise<{ path: string; close(): Promise<void> }> {
   const file = adminSocketPath(o.config);
@@ -94,7 +91,7 @@ export async function startAdminSocket(o: {
     let stderr = '';
     const ctx: CommandContext = { db: o.db, services: o.services, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) };
     try {
-      const code = await commandContext.run(ctx, () => o.run(argv as string[]));
+      const code = await o.run(argv as string[], ctx);
       o.log?.info({ command: (argv as string[]).slice(0, 2).join(' '), code }, 'operator command run through the admin socket');
       return { code, stdout, stderr };
     } catch (err) {

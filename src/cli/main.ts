@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { parseTimestampParam } from '../lib/time.js';
 import { startTracing, tracingSettings, type Tracing } from '../lib/tracing.js';
 import type { Services } from '../services/index.js';
-import { commandContext, FORWARDED_COMMANDS, forwardToAdminSocket, startAdminSocket } from './admin-socket.js';
+import { FORWARDED_COMMANDS, type CommandContext, forwardToAdminSocket, startAdminSocket } from './admin-socket.js';
 
 // The app, the services and the job queue are loaded by the commands that use
 // them (`await import`), not here: loading all of it takes a good part of a
@@ -63,25 +63,40 @@ function exitIfStuck(config: Config, log: { error(obj: object, msg: string): voi
   }, graceMs).unref();
 }
 
-/** Prints one JSON object: what a command created or found (to the admin socket's caller when the server runs it). */
-function out(value: unknown) {
-  const line = JSON.stringify(value) + '\n';
-  const ctx = commandContext.getStore();
-  if (ctx) ctx.stdout(line);
-  else process.stdout.write(line);
+/**
+ * Where a command's output goes and what it runs against: this process's own
+ * stdout, stderr and database, or, when the running server runs the command
+ * for its admin socket, the caller's answer and the server's database and
+ * services (the CommandContext, handed in: no AsyncLocalStorage, whose hooks
+ * would stay on for every promise of the server once one command ran).
+ */
+interface CommandIo {
+  /** Prints one JSON object: what a command created or found. */
+  out(value: unknown): void;
+  /** A message for the operator, on stderr. */
+  complain(message: string): void;
+  /** The server's own database and services, already migrated and open; undefined in a command's own process. */
+  server: CommandContext | undefined;
 }
 
-/** A message for the operator, on stderr (the admin socket's caller's when the server runs the command). */
-function complain(message: string) {
-  const ctx = commandContext.getStore();
-  if (ctx) ctx.stderr(message + '\n');
-  else console.error(message);
+function commandIo(server: CommandContext | undefined): CommandIo {
+  return {
+    out: (value) => {
+      const line = JSON.stringify(value) + '\n';
+      if (server) server.stdout(line);
+      else process.stdout.write(line);
+    },
+    complain: (message) => {
+      if (server) server.stderr(message + '\n');
+      else console.error(message);
+    },
+    server,
+  };
 }
 
-async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+async function withDb<T>(config: Config, io: CommandIo, fn: (db: Db) => Promise<T>): Promise<T> {
   // Run by the server for its admin socket: its own database, already migrated and open.
-  const ctx = commandContext.getStore();
-  if (ctx) return fn(ctx.db);
+  if (io.server) return fn(io.server.db);
   const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
   const db = await createDb(config);
   try {
@@ -100,17 +115,17 @@ async function installQueues(config: Config, db: Db): Promise<void> {
 }
 
 /** Commands go through the same services as the API, so every rule holds for them too. */
-async function withServices<T>(config: Config, fn: (services: Services, db: Db) => Promise<T>): Promise<T> {
-  const ctx = commandContext.getStore();
-  if (ctx) return fn(ctx.services, ctx.db);
+async function withServices<T>(config: Config, io: CommandIo, fn: (services: Services, db: Db) => Promise<T>): Promise<T> {
+  if (io.server) return fn(io.server.services, io.server.db);
   const { createServices } = await import('../services/index.js');
   const { NoJobQueue } = await import('../jobs/no-job-queue.js');
-  return withDb(config, (db) => fn(createServices({ config, db, queue: new NoJobQueue('this command') }), db));
+  return withDb(config, io, (db) => fn(createServices({ config, db, queue: new NoJobQueue('this command') }), db));
 }
 
 /** What a command's handler gets: the parsed configuration, its words, and how to flush traces on the way out. */
 interface CommandInput {
   config: Config;
+  io: CommandIo;
   argv: string[];
   sub: string | undefined;
   rest: string[];
@@ -205,20 +220,20 @@ async function mailInbound({ config, argv, flushTraces }: CommandInput): Promise
   });
 }
 
-async function migrateCommand({ config }: CommandInput): Promise<number> {
+async function migrateCommand({ config, io }: CommandInput): Promise<number> {
   const [{ createDb }, { migrate }] = await Promise.all([import('../db/client.js'), import('../db/migrate.js')]);
   const db = await createDb(config);
   try {
     const applied = await migrate(db);
     await installQueues(config, db);
-    out({ applied });
+    io.out({ applied });
   } finally {
     await db.close();
   }
   return 0;
 }
 
-async function userCreate({ config, rest }: CommandInput): Promise<number> {
+async function userCreate({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -232,7 +247,7 @@ async function userCreate({ config, rest }: CommandInput): Promise<number> {
   });
   if (!values.email || !values.password) throw new UsageError('user create needs --email and --password');
   const { toProfile } = await import('../services/users/user-mapper.js');
-  const user = await withServices(config, (services) =>
+  const user = await withServices(config, io, (services) =>
     services.users.createUser({
       email: values.email!,
       password: values.password!,
@@ -241,23 +256,23 @@ async function userCreate({ config, rest }: CommandInput): Promise<number> {
       isStaff: values.staff,
     }),
   );
-  out(toProfile(user));
+  io.out(toProfile(user));
   return 0;
 }
 
-async function tokenIssue({ config, rest }: CommandInput): Promise<number> {
+async function tokenIssue({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } }, strict: true });
   if (!values.email || !values.name) throw new UsageError('token issue needs --email and --name');
-  const result = await withServices(config, async (services, db) => {
+  const result = await withServices(config, io, async (services, db) => {
     const user = await mustFindUser(services, values.email!);
     const { token, plaintext } = await services.tokens.issueToken(db, user.id, values.name!);
     return { id: token.id, name: token.name, user_id: user.id, email: user.email, plaintext, created_at: token.created_at };
   });
-  out(result);
+  io.out(result);
   return 0;
 }
 
-async function slotsGrant({ config, rest }: CommandInput): Promise<number> {
+async function slotsGrant({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { email: { type: 'string' }, plan: { type: 'string' }, count: { type: 'string', default: '1' } },
@@ -266,8 +281,8 @@ async function slotsGrant({ config, rest }: CommandInput): Promise<number> {
   if (!values.email || !values.plan) throw new UsageError('slots grant needs --email and --plan');
   const count = Number(values.count);
   if (!Number.isInteger(count) || count < 1 || count > 10000) throw new UsageError('--count must be a whole number from 1 to 10000');
-  out(
-    await withServices(config, async (services) => {
+  io.out(
+    await withServices(config, io, async (services) => {
       const user = await mustFindUser(services, values.email!);
       return { email: user.email, ...(await services.billingCheckout.grantSlotsAsOperator(user.id, values.plan!, count)) };
     }),
@@ -275,7 +290,7 @@ async function slotsGrant({ config, rest }: CommandInput): Promise<number> {
   return 0;
 }
 
-async function memberAdd({ config, rest }: CommandInput): Promise<number> {
+async function memberAdd({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { book: { type: 'string' }, email: { type: 'string' }, role: { type: 'string', default: 'admin' } },
@@ -283,8 +298,8 @@ async function memberAdd({ config, rest }: CommandInput): Promise<number> {
   });
   if (!values.book || !values.email) throw new UsageError('member add needs --book and --email');
   if (values.role !== 'admin' && values.role !== 'contributor') throw new UsageError('--role must be admin or contributor');
-  out(
-    await withServices(config, async (services) => {
+  io.out(
+    await withServices(config, io, async (services) => {
       const m = await services.members.addMemberAsOwner(values.book!, { email: values.email! }, values.role as 'admin' | 'contributor');
       return { book: values.book, user_id: m.user_id, email: m.email, role: m.role, joined_at: m.joined_at };
     }),
@@ -292,7 +307,7 @@ async function memberAdd({ config, rest }: CommandInput): Promise<number> {
   return 0;
 }
 
-async function subscriptionCreate({ config, rest }: CommandInput): Promise<number> {
+async function subscriptionCreate({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { book: { type: 'string' }, email: { type: 'string' }, kind: { type: 'string' }, channel: { type: 'string', default: 'email' } },
@@ -301,8 +316,8 @@ async function subscriptionCreate({ config, rest }: CommandInput): Promise<numbe
   if (!values.book || !values.email || !values.kind) throw new UsageError('subscription create needs --book, --email and --kind');
   if (values.kind !== 'new_submission' && values.kind !== 'digest') throw new UsageError('--kind must be new_submission or digest');
   if (!['email', 'sms', 'telegram', 'whatsapp', 'push'].includes(values.channel!)) throw new UsageError('--channel must be email, sms, telegram, whatsapp or push');
-  out(
-    await withServices(config, (services) =>
+  io.out(
+    await withServices(config, io, (services) =>
       services.subscriptions.createSubscription({
         slug: values.book!,
         email: values.email!,
@@ -315,7 +330,7 @@ async function subscriptionCreate({ config, rest }: CommandInput): Promise<numbe
 }
 
 /** `book set-plan` and `book grace`, audited. */
-async function book({ config, sub, rest }: CommandInput): Promise<number | undefined> {
+async function book({ config, io, sub, rest }: CommandInput): Promise<number | undefined> {
   const { values } = parseArgs({
     args: rest,
     options: { slug: { type: 'string' }, plan: { type: 'string' }, until: { type: 'string' }, off: { type: 'boolean', default: false } },
@@ -324,8 +339,8 @@ async function book({ config, sub, rest }: CommandInput): Promise<number | undef
   if (!values.slug) throw new UsageError(`book ${sub ?? ''} needs --slug`);
   if (sub === 'set-plan') {
     if (!values.plan) throw new UsageError('book set-plan needs --plan');
-    out(
-      await withServices(config, async (services) => {
+    io.out(
+      await withServices(config, io, async (services) => {
         const result = await services.billing.setPlan(values.slug!, values.plan!);
         await services.audit.record('operator_book_plan_set', { userId: null, requestId: null, data: { book: values.slug, plan: values.plan } });
         return result;
@@ -337,8 +352,8 @@ async function book({ config, sub, rest }: CommandInput): Promise<number | undef
     if (values.off === Boolean(values.until)) throw new UsageError('book grace needs exactly one of --until ISO8601 or --off');
     const until = values.off ? 'off' : parseTimestampParam(values.until!);
     if (!until) throw new UsageError(`--until is not an ISO 8601 timestamp: ${values.until}`);
-    out(
-      await withServices(config, async (services) => {
+    io.out(
+      await withServices(config, io, async (services) => {
         const result = await services.billing.setGracePeriod(values.slug!, until);
         await services.audit.record('operator_book_grace_set', { userId: null, requestId: null, data: { book: values.slug, until } });
         return result;
@@ -349,34 +364,34 @@ async function book({ config, sub, rest }: CommandInput): Promise<number | undef
   return undefined;
 }
 
-async function auditList({ config, rest }: CommandInput): Promise<number> {
+async function auditList({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({
     args: rest,
     options: { email: { type: 'string' }, event: { type: 'string' }, limit: { type: 'string' } },
     strict: true,
   });
-  await withServices(config, async (services) => {
+  await withServices(config, io, async (services) => {
     const user = values.email ? await mustFindUser(services, values.email) : undefined;
-    for (const e of await services.audit.list({ userId: user?.id, event: values.event, limit: Number(values.limit ?? 100) })) out(e);
+    for (const e of await services.audit.list({ userId: user?.id, event: values.event, limit: Number(values.limit ?? 100) })) io.out(e);
   });
   return 0;
 }
 
-async function jobsFailed({ config, rest }: CommandInput): Promise<number> {
+async function jobsFailed({ config, io, rest }: CommandInput): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, limit: { type: 'string' } }, strict: true });
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
   const { listFailedJobs } = await import('../jobs/failed-jobs.js');
-  for (const job of await withDb(config, (db) => listFailedJobs(db, config, { name: values.name, limit }))) out(job);
+  for (const job of await withDb(config, io, (db) => listFailedJobs(db, config, { name: values.name, limit }))) io.out(job);
   return 0;
 }
 
-async function demo({ config, argv }: CommandInput): Promise<number> {
+async function demo({ config, io, argv }: CommandInput): Promise<number> {
   const { values } = parseArgs({ args: argv.slice(1), options: { force: { type: 'boolean', default: false } }, strict: true });
   const { runDemo, DemoRefused } = await import('./demo.js');
   try {
     const made = await runDemo(config, { force: values.force });
-    out(made.output);
+    io.out(made.output);
     for (const line of made.hints) console.error(line);
     return 0;
   } catch (err) {
@@ -443,24 +458,26 @@ function configFrom(env: Record<string, string | undefined>): Config | null {
 }
 
 /** The exit code for a command's failure: a usage or an operator's mistake is told plainly; anything else is thrown. */
-function failureCode(err: unknown): number {
+function failureCode(err: unknown, io: CommandIo): number {
   if (err instanceof UsageError) {
-    complain(`memorybook: ${err.message}`);
+    io.complain(`memorybook: ${err.message}`);
     return 2;
   }
   if (err instanceof AppError) {
-    complain(`memorybook: ${err.message}`);
+    io.complain(`memorybook: ${err.message}`);
     return 1;
   }
   const code = (err as { code?: string }).code;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    complain(`memorybook: ${(err as Error).message}`);
+    io.complain(`memorybook: ${(err as Error).message}`);
     return 2;
   }
   throw err;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** The CLI; `server` when the running server runs the command for its admin socket (startAdminSocket). */
+export async function main(argv: string[], server?: CommandContext): Promise<number> {
+  const io = commandIo(server);
   const [command, sub, ...rest] = argv;
   const env = readDotEnv(process.env);
   const config = configFrom(env);
@@ -471,7 +488,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   // Beside a running embedded server (which holds DATA_DIR), an operator's command is run by that server, through its admin socket.
-  if (FORWARDED_COMMANDS.has(command) && config.database.kind === 'pglite' && !commandContext.getStore()) {
+  if (FORWARDED_COMMANDS.has(command) && config.database.kind === 'pglite' && !server) {
     const forwarded = await forwardToAdminSocket(config, argv);
     if (forwarded) {
       process.stdout.write(forwarded.stdout);
@@ -492,12 +509,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     // Loading wrote nothing: a command that serves or writes keeps a generated SECRET_KEY now (help and the document export need none kept).
     const kept = handler && !NO_SECRET_KEPT.has(command) ? ensureSecretKey(config) : config;
-    const code = handler ? await handler({ config: kept, argv, sub, rest, flushTraces }) : undefined;
+    const code = handler ? await handler({ config: kept, io, argv, sub, rest, flushTraces }) : undefined;
     if (code !== undefined) return code;
   } catch (err) {
-    return failureCode(err);
+    return failureCode(err, io);
   }
-  complain(USAGE);
+  io.complain(USAGE);
   return 2;
 }
 

@@ -1,5 +1,10 @@
 import { createHash, createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import { hash as argon2Hash, parseOptions, verify as argon2Verify, type Algorithm, type Version } from '@node-rs/argon2';
+import { createRequire } from 'node:module';
+import type { Algorithm, Version } from '@node-rs/argon2';
+
+/** The argon2 binding, loaded on the first password: its native library takes tens of ms to load, and most processes (and starts) hash none. */
+let argon2Binding: typeof import('@node-rs/argon2') | undefined;
+const argon2 = () => (argon2Binding ??= createRequire(import.meta.url)('@node-rs/argon2') as typeof import('@node-rs/argon2'));
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -44,7 +49,7 @@ const ARGON2 = { algorithm: ARGON2ID, version: ARGON2_V19, memoryCost: 19456, ti
 const normalisePassword = (password: string) => password.normalize('NFKC');
 
 export function hashPassword(password: string): Promise<string> {
-  return argon2Hash(normalisePassword(password), ARGON2);
+  return argon2().hash(normalisePassword(password), ARGON2);
 }
 
 /**
@@ -62,7 +67,7 @@ export async function verifyPassword(password: string, stored: string | null | u
   let ok: boolean;
   if (hash.startsWith('$argon2')) {
     // A stored string the library cannot decode matches no password.
-    ok = await argon2Verify(hash, normalisePassword(password)).catch(() => false);
+    ok = await argon2().verify(hash, normalisePassword(password)).catch(() => false);
   } else if (hash.startsWith('scrypt$')) {
     ok = await verifyScryptPassword(password, hash);
   } else {
@@ -78,7 +83,7 @@ export async function verifyPassword(password: string, stored: string | null | u
 export function passwordNeedsRehash(stored: string): boolean {
   if (!stored.startsWith('$argon2id$')) return true;
   try {
-    const o = parseOptions(stored);
+    const o = argon2().parseOptions(stored);
     return o.version !== ARGON2.version || o.memoryCost < ARGON2.memoryCost || o.timeCost < ARGON2.timeCost || o.outputLen < 32;
   } catch {
     return true;

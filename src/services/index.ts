@@ -3,55 +3,18 @@ import type { Db, Tx } from '../db/client.js';
 import { createCursorCodec } from '../db/pagination.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { JobSender } from '../jobs/job-catalog.js';
-import { createAccountService } from './account/account-service.js';
-import { createMailStreamService } from './mail-streams/mail-stream-service.js';
-import { createAuditService } from './audit/audit-service.js';
-import { createBillingService } from './books/billing-service.js';
+import { lazyService } from './lazy-service.js';
+import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
+import { createUrlGuard, type Resolver } from './webhook-endpoints/url-guard.js';
+import { createSecretBox } from './webhook-endpoints/signing.js';
+import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
 import { createBillingCheckoutService, PORTAL_PATH } from './billing-checkout/billing-checkout-service.js';
 import { createStripeGateway } from './billing-checkout/stripe-gateway.js';
-import { createBookAccess } from './books/book-access.js';
-import { createBookDeletion } from './books/book-deletion.js';
-import { createBookService } from './books/book-service.js';
-import { createQuotaService } from './books/quota-service.js';
-import { createHealthService } from './health/health-service.js';
-import { createIdempotencyStore } from './idempotency/idempotency-store.js';
-import { createMemberService } from './members/member-service.js';
-import { createInvitationDispatch } from './invitations/invitation-dispatch.js';
-import { createInvitationService } from './invitations/invitation-service.js';
-import { createChannelService } from './channels/channel-service.js';
-import { createChannelMediaService } from './inbound/channel-media-service.js';
-import { createInboundService } from './inbound/inbound-service.js';
-import { createInboundEmailService } from './inbound-email/inbound-email-service.js';
-import { createNotificationService } from './subscriptions/notification-service.js';
-import { createMeListsService } from './me/me-lists-service.js';
-import { createSubscriptionService } from './subscriptions/subscription-service.js';
-import { createPlanService } from './plans/plan-service.js';
-import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSessionService } from './sessions/session-service.js';
-import { createSubmissionService } from './submissions/submission-service.js';
-import { createTokenService } from './tokens/token-service.js';
-import { createUserService } from './users/user-service.js';
-import { createMediaService } from './media/media-service.js';
-import { createMediaProcessing } from './media/media-processing.js';
+import { createIdempotencyStore } from './idempotency/idempotency-store.js';
+import { createBookAccess } from './books/book-access.js';
 import { createMediaViews } from './media/media-views.js';
-import { createShareCards } from './media/share-cards.js';
-import { createExportService } from './exports/export-service.js';
-import { createAccountExportService } from './exports/account-export-service.js';
-import { createAccountExportVariant } from './exports/account-export-variant.js';
-import { createBookExportVariant } from './exports/book-export-variant.js';
-import { createExportPipeline } from './exports/export-pipeline.js';
-import { createEventService } from './events/event-service.js';
-import { createWebhookDispatcher, type DispatcherOptions } from './webhook-endpoints/dispatcher.js';
-import { createWebhookEndpointService } from './webhook-endpoints/endpoint-service.js';
-import { createSecretBox } from './webhook-endpoints/signing.js';
-import { createUrlGuard, type Resolver } from './webhook-endpoints/url-guard.js';
-import { createDeviceService } from './devices/device-service.js';
-import { createTranscriptionService } from './transcriptions/transcription-service.js';
-import { createWebUploadService } from './web-uploads/web-upload-service.js';
-import { createPlayLinks } from './exports/play-links.js';
 import { createObjectStore } from '../storage/index.js';
-import { createClamavScanner } from '../media-tools/virus-scanner.js';
-import { createTranscriber } from '../media-tools/transcriber.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
 /** What the services are built from: the process entry creates these, tests create their own. */
@@ -79,30 +42,45 @@ export function createServices(deps: ServiceDeps) {
   // The services' clock (a required argument of those that read the time).
   const now = () => new Date();
   const enqueueMail = (message: MailMessage, tx: Tx) => queue.send('mail.send', message, { tx }).then(() => undefined);
+  // Made at once: the routes import these modules anyway, and their members answer at once (no promise).
   const access = createBookAccess({ db });
-  const tokens = createTokenService({ db });
-  const audit = createAuditService({ db });
   const store = deps.store ?? createObjectStore(config);
   const views = createMediaViews({ store });
-  const media = createMediaService({ db, config, access, store, views, queue });
-  const transcriptions = createTranscriptionService({ db, config, access, store, queue, transcriber: config.transcription ? createTranscriber(config.transcription) : null });
-  // One pipeline for both kinds of export; each kind renders its own file.
-  const exportPipeline = createExportPipeline({
-    db,
-    store,
-    queue,
-    now,
-    variants: {
-      book: createBookExportVariant({ db, store, now, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
-      account: createAccountExportVariant({ db, store, now }),
-    },
+  // Every other service is made on first use (lazyService): its module loads then, not before listen.
+  const webhookGuard = createUrlGuard(config.webhookAllowPrivate, deps.webhooks?.resolver);
+  const webhookSecrets = createSecretBox(config.secretKey);
+  const tokens = lazyService(() => import('./tokens/token-service.js').then((m) => m.createTokenService({ db })));
+  const audit = lazyService(() => import('./audit/audit-service.js').then((m) => m.createAuditService({ db })));
+  const media = lazyService(() => import('./media/media-service.js').then((m) => m.createMediaService({ db, config, access, store, views, queue })));
+  const transcriptions = lazyService(async () => {
+    const [{ createTranscriptionService }, { createTranscriber }] = await Promise.all([import('./transcriptions/transcription-service.js'), import('../media-tools/transcriber.js')]);
+    return createTranscriptionService({ db, config, access, store, queue, transcriber: config.transcription ? createTranscriber(config.transcription) : null });
   });
-  const exports = createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue });
+  // One pipeline for both kinds of export; each kind renders its own file.
+  const exportPipeline = lazyService(async () => {
+    const [{ createExportPipeline }, { createBookExportVariant }, { createAccountExportVariant }] = await Promise.all([
+      import('./exports/export-pipeline.js'),
+      import('./exports/book-export-variant.js'),
+      import('./exports/account-export-variant.js'),
+    ]);
+    return createExportPipeline({
+      db,
+      store,
+      queue,
+      now,
+      variants: {
+        book: createBookExportVariant({ db, store, now, paperCaliperUm: config.printPaperCaliperUm, publicUrl: config.http.publicUrl }),
+        account: createAccountExportVariant({ db, store, now }),
+      },
+    });
+  });
+  const exports = lazyService(() => import('./exports/export-service.js').then((m) => m.createExportService({ db, access, store, pipeline: exportPipeline, cursors, queue })));
   // A purge removes the book's media files and its export artifacts.
   const releaseBookFiles = async (q: Tx, bookId: string) => {
     await media.releaseBookFiles(q, bookId);
     await exports.releaseBookFiles(q, bookId);
   };
+  // Made at once, as the ones above: these answer some members at once too (settings, signatures, cookies).
   const billingCheckout = createBillingCheckoutService({
     db,
     config,
@@ -112,54 +90,68 @@ export function createServices(deps: ServiceDeps) {
     gateway: config.billing.stripe ? createStripeGateway(config.billing.stripe) : null,
     clock: () => new Date(),
   });
-  const bookDeletion = createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook });
-  const webhookGuard = createUrlGuard(config.webhookAllowPrivate, deps.webhooks?.resolver);
-  const webhookSecrets = createSecretBox(config.secretKey);
-  const devices = createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets });
-  const notifications = createNotificationService({ db, config, queue, push: devices });
-  const webUploads = createWebUploadService({ db, config, media });
-  const submissions = createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce, webUploads });
-  const accountExports = createAccountExportService({ db, pipeline: exportPipeline, queue, now });
-  const rateLimiter = createRateLimiter({ db });
+  const bookDeletion = lazyService(() => import('./books/book-deletion.js').then((m) => m.createBookDeletion({ db, config, queue, releaseBookFiles, onDeleted: billingCheckout.endForDeletedBook })));
+  const devices = lazyService(() => import('./devices/device-service.js').then((m) => m.createDeviceService({ db, config, guard: webhookGuard, secrets: webhookSecrets })));
+  const notifications = lazyService(() => import('./subscriptions/notification-service.js').then((m) => m.createNotificationService({ db, config, queue, push: devices })));
+  const webUploads = lazyService(() => import('./web-uploads/web-upload-service.js').then((m) => m.createWebUploadService({ db, config, media })));
+  const submissions = lazyService(() =>
+    import('./submissions/submission-service.js').then((m) => m.createSubmissionService({ db, cursors, access, views, media, queue, enqueueMail, announce: notifications.announce, webUploads })),
+  );
+  const accountExports = lazyService(() => import('./exports/account-export-service.js').then((m) => m.createAccountExportService({ db, pipeline: exportPipeline, queue, now })));
+  const rateLimiter = lazyService(() => import('./rate-limit/rate-limiter.js').then((m) => m.createRateLimiter({ db })));
   return {
     store,
     access,
-    users: createUserService({ db, config, queue }),
+    users: lazyService(() => import('./users/user-service.js').then((m) => m.createUserService({ db, config, queue }))),
     tokens,
     sessions: createSessionService({ db, config }),
     audit,
-    account: createAccountService({ db, config, queue: jobs, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
+    account: lazyService(() =>
+      import('./account/account-service.js').then((m) =>
+        m.createAccountService({ db, config, queue: jobs, tokens, audit, bookDeletion, submissions, releaseExports: accountExports.releaseUserExports, forgetBilling: billingCheckout.forgetUser }),
+      ),
+    ),
     accountExports,
-    mailStreams: createMailStreamService({ db, config, queue }),
+    mailStreams: lazyService(() => import('./mail-streams/mail-stream-service.js').then((m) => m.createMailStreamService({ db, config, queue }))),
     rateLimiter,
     idempotency: createIdempotencyStore({ db }),
-    health: createHealthService({ db }),
-    plans: createPlanService({ db }),
-    books: createBookService({ db, config, cursors, access, deletion: bookDeletion, store, queue, onPaidBookCreated: billingCheckout.bindNewBook }),
-    billing: createBillingService({ db, access, store, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }),
+    health: lazyService(() => import('./health/health-service.js').then((m) => m.createHealthService({ db }))),
+    plans: lazyService(() => import('./plans/plan-service.js').then((m) => m.createPlanService({ db }))),
+    books: lazyService(() =>
+      import('./books/book-service.js').then((m) => m.createBookService({ db, config, cursors, access, deletion: bookDeletion, store, queue, onPaidBookCreated: billingCheckout.bindNewBook })),
+    ),
+    billing: lazyService(() => import('./books/billing-service.js').then((m) => m.createBillingService({ db, access, store, manageUrl: `${config.http.publicUrl}${PORTAL_PATH}` }))),
     billingCheckout,
-    quotas: createQuotaService({ db }),
+    quotas: lazyService(() => import('./books/quota-service.js').then((m) => m.createQuotaService({ db }))),
     bookDeletion,
-    members: createMemberService({ db, access, cursors }),
-    invitations: createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue: jobs }) }),
-    channels: createChannelService({ db, config, access, store }),
-    subscriptions: createSubscriptionService({ db, cursors, access }),
-    meLists: createMeListsService({ db, cursors, views }),
+    members: lazyService(() => import('./members/member-service.js').then((m) => m.createMemberService({ db, access, cursors }))),
+    invitations: lazyService(async () => {
+      const [{ createInvitationService }, { createInvitationDispatch }] = await Promise.all([import('./invitations/invitation-service.js'), import('./invitations/invitation-dispatch.js')]);
+      return createInvitationService({ db, config, cursors, access, dispatch: createInvitationDispatch({ config, queue: jobs }) });
+    }),
+    channels: lazyService(() => import('./channels/channel-service.js').then((m) => m.createChannelService({ db, config, access, store }))),
+    subscriptions: lazyService(() => import('./subscriptions/subscription-service.js').then((m) => m.createSubscriptionService({ db, cursors, access }))),
+    meLists: lazyService(() => import('./me/me-lists-service.js').then((m) => m.createMeListsService({ db, cursors, views }))),
     notifications,
     devices,
-    inbound: createInboundService({ db, config, submissions, queue: jobs }),
-    channelMedia: createChannelMediaService({ db, config, media, queue }),
-    inboundEmail: createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue: jobs, enqueueMail }),
+    inbound: lazyService(() => import('./inbound/inbound-service.js').then((m) => m.createInboundService({ db, config, submissions, queue: jobs }))),
+    channelMedia: lazyService(() => import('./inbound/channel-media-service.js').then((m) => m.createChannelMediaService({ db, config, media, queue }))),
+    inboundEmail: lazyService(() =>
+      import('./inbound-email/inbound-email-service.js').then((m) => m.createInboundEmailService({ db, config, store, media, submissions, rateLimiter, queue: jobs, enqueueMail })),
+    ),
     submissions,
     media,
     webUploads,
-    mediaProcessing: createMediaProcessing({ db, config, store, scanner: config.media.clamav ? createClamavScanner(config.media.clamav) : null, onProcessed: transcriptions.onMediaProcessed }),
+    mediaProcessing: lazyService(async () => {
+      const [{ createMediaProcessing }, { createClamavScanner }] = await Promise.all([import('./media/media-processing.js'), import('../media-tools/virus-scanner.js')]);
+      return createMediaProcessing({ db, config, store, scanner: config.media.clamav ? createClamavScanner(config.media.clamav) : null, onProcessed: transcriptions.onMediaProcessed });
+    }),
     transcriptions,
-    shareCards: createShareCards({ db, store }),
+    shareCards: lazyService(() => import('./media/share-cards.js').then((m) => m.createShareCards({ db, store }))),
     exports,
     exportPipeline,
-    playLinks: createPlayLinks({ db, store, now }),
-    events: createEventService({ db, cursors }),
+    playLinks: lazyService(() => import('./exports/play-links.js').then((m) => m.createPlayLinks({ db, store, now }))),
+    events: lazyService(() => import('./events/event-service.js').then((m) => m.createEventService({ db, cursors }))),
     webhookEndpoints: createWebhookEndpointService({ db, config, cursors, guard: webhookGuard, secrets: webhookSecrets }),
     webhookDispatcher: createWebhookDispatcher({ db, config, queue: jobs, guard: webhookGuard, secrets: webhookSecrets, clock: deps.webhooks?.now ?? (() => new Date()) }, deps.webhooks),
   };

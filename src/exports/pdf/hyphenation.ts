@@ -46,6 +46,24 @@ const COMMON: Record<string, string[]> = {
   uk: ['і', 'в', 'не', 'на', 'я', 'що', 'ти', 'ми', 'з', 'як'],
 };
 
+/**
+ * Letters only one of the Latin-script languages with patterns writes: a text made of words not in COMMON (a
+ * Polish letter of names and nouns) is still told by them, rather than hyphenated by English patterns
+ * ("dz-iękujemy").
+ */
+const OWN_LETTERS: Record<string, RegExp> = {
+  pl: /[ąęłńśźż]/gu,
+  cs: /[ěřůťď]/gu,
+  tr: /[ğış]/gu,
+  de: /ß/gu,
+  sv: /å/gu,
+  pt: /[ãõ]/gu,
+  es: /[ñ¿¡]/gu,
+  fr: /[œëîû]/gu,
+};
+/** The share of a text's Latin letters that are one language's own for its letters to settle the language. */
+const OWN_LETTERS_SHARE = 0.01;
+
 /** The text's language (a code of MODULES), or null when it is one without patterns (Vietnamese, CJK, Arabic…). */
 export function guessLanguage(text: string): string | null {
   const sample = text.slice(0, 4000).toLowerCase();
@@ -61,6 +79,11 @@ export function guessLanguage(text: string): string | null {
   // Vietnamese: its tone marks on vowels are its own.
   if (latin && letters(/[ạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹđơư]/gu) > latin * 0.03) return null;
   const words = sample.split(/[^\p{L}]+/u).filter(Boolean);
+  if (top === latin) {
+    // (A few borrowed names do not: their letters must be a real share of the text.)
+    const [own, hits] = Object.entries(OWN_LETTERS).map(([lang, re]) => [lang, letters(re)] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
+    if (hits > latin * OWN_LETTERS_SHARE) return own;
+  }
   const candidates = top === cyrillic ? ['ru', 'uk'] : Object.keys(COMMON).filter((l) => l !== 'ru' && l !== 'uk');
   let best = top === cyrillic ? 'ru' : 'en';
   let bestScore = 0;

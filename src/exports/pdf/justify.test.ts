@@ -168,6 +168,12 @@ describe('hyphenation by language', () => {
     expect(guessLanguage('Кожного літа ми їздили на озеро, і ти вчила нас плавати.')).toBe('uk');
     expect(guessLanguage('Chúc mừng sinh nhật bà! Cháu yêu bà nhiều lắm, mùa hè nào chúng cháu cũng về quê.')).toBeNull();
     expect(guessLanguage('我们每年夏天都在湖边度过')).toBeNull();
+    // Without a common word, a language's own letters tell it (not English patterns: "dz-iękujemy", "świętowal-iśmy").
+    expect(guessLanguage('Gęślą ogród dziękujemy, zażółć. Nad źródło pamiętam pierogi nad świętowaliśmy ćma.')).toBe('pl');
+    expect(guessLanguage('Příliš žluťoučký kůň úpěl ďábelské ódy, babička děkujeme.')).toBe('cs');
+    expect(guessLanguage('Ağabeyim ışığı söndürdü, Şükrü güldü; babaannem çay.')).toBe('tr');
+    // (A borrowed name's letters do not.)
+    expect(guessLanguage(`${'We spent every summer at the lake and you taught us to swim. '.repeat(5)}Łukasz came too.`)).toBe('en');
   });
 
   it('breaks words by the language’s patterns, and leaves numbers and short words whole', () => {
@@ -177,5 +183,6 @@ describe('hyphenation by language', () => {
     expect(hyphenatorFor('en')!('1234567890')).toEqual(['1234567890']);
     expect(hyphenatorFor('en')!('https://example.com/long')).toEqual(['https://example.com/long']);
     expect(hyphenatorFor(null)).toBeNull();
+    expect(hyphenatorFor(guessLanguage('Gęślą ogród dziękujemy, nad świętowaliśmy ćma.'))!('świętowaliśmy')).toEqual(['świę', 'to', 'wa', 'li', 'śmy']);
   });
 });

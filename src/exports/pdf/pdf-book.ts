@@ -1,10 +1,11 @@
 import PDFDocument from 'pdfkit';
 import { finished } from 'node:stream/promises';
 import { isJapanese } from '../../media-tools/font-fallback.js';
-import { themeStyle } from '../../media-tools/themes.js';
+import { themeStyle, type ThemePalette } from '../../media-tools/themes.js';
 import { coverPhotoBox, drawFrontCover, luminance, splitTitle, type BackText, type Panel } from './covers.js';
 import { bookGeometry, mm, type Box } from './geometry.js';
-import { drawFrame, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { drawFrame, drawPhotoCorners, mountPadding, PDF_LOOKS } from './pdf-themes.js';
+import { frond } from './themes/ornaments.js';
 import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, type PageGrid } from './grid.js';
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
@@ -18,16 +19,18 @@ import { guessLanguage, hyphenatorFor } from './hyphenation.js';
 import { contentsEntries, type ContentsEntry } from './contents.js';
 import { albumCaption, type HeldPhoto } from './held-photos.js';
 import { photoInterval, quotableSentences, quotePageAllowed, WORD_PAGES_MAX } from './pacing.js';
-import { ALBUM_MAT_INSET_MM, albumMat, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
-import { centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
+import { ALBUM_MAT_INSET_MM, albumMat, albumWindow, bledAcross, spreadMove, spreadPhotoAt } from './pages/album-spread.js';
+import { drawScene, SCENE_SHARE } from './pages/illustration.js';
+import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
 import { subjectOfPhoto, type PhotoFile } from '../../media-tools/focal-crop.js';
-import { afterPlatePages, mayDrawOn, PLATE_MAT, splitPlate } from './pages/catalogue.js';
+import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
+import { honouredOf, portraitBox } from './pages/frontispiece.js';
 import { dropCapLines, DROP_LINES } from './pages/drop-cap.js';
 import { ornamentHalfWidth } from './themes/ornaments.js';
 import { edgeBleed, edgeBleedBox, edgeBleedCaptionBox, type EdgeBleed } from './pages/edge-bleed.js';
-import { breakLines, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
+import { breakLines, evenLines as evenLinesOf, LINING_FIGURES, normalizeText, runsOf, smartPunctuation, type Line, type TextStyle } from './text-layout.js';
 import { baselineOffset, drawLine as drawLineOn, emojiCredit, registerThemeFaces } from './typeset.js';
 import { bookWords } from './book-words.js';
 import { besideApplies, besideLayout } from './pages/beside.js';
@@ -117,7 +120,7 @@ export interface PdfBookInput {
  * What each page is: designed pages (the cover and its verso, a quote page, notes pages, the last
  * page) are not filled with memories and may be mostly empty.
  */
-export type PageKind = 'cover' | 'verso' | 'contents' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
+export type PageKind = 'cover' | 'verso' | 'contents' | 'frontispiece' | 'memories' | 'quote' | 'plate' | 'breather' | 'notes' | 'blank' | 'contributors' | 'closing' | 'end';
 
 export interface BookTrace {
   /** A page as it is begun, or again when what it is becomes known (a quote page). */
@@ -135,10 +138,17 @@ export interface BookTrace {
   picture?(n: number, memoryId: string, at?: { x: number; w: number; y?: number; h?: number; beside?: boolean }): void;
   /** The theme's page grid (on a recto): the live area, text columns and photo cells per page type. */
   grid?(cells: GridCells): void;
+  /** A picture book's drawn picture page (see PdfLook.illustrationRun), page n. */
+  illustration?(n: number): void;
   /** A held photo set as a breather (alone on its page, or a plate) on page n, with its memory. */
   breather?(n: number, memoryId: string): void;
   /** A line of a memory's signature (who wrote it, when) as it is drawn, on page n, in its column. */
   signature?(n: number, memoryId: string, line: { baseline: number; column: { x: number; w: number } }): void;
+  /**
+   * A card pasted over its memory's photo (a baby book's note on a print), on page n: its top, the photo as drawn
+   * (points from the page's top edge) and the photo's subject (fractions of it), when known.
+   */
+  card?(n: number, memoryId: string, card: { top: number; photo: { y: number; h: number }; subject: { x: number; y: number; w: number; h: number } | null }): void;
   /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
   bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
   /** The rules above and below a long letter's pull quote, on page n: their left edge and width (points), and the box the quote is set in. */
@@ -201,7 +211,9 @@ export function dateModeOf(dates: { first: string; last: string } | null | undef
 export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult> {
   const style = themeStyle(input.theme);
   const look = PDF_LOOKS[style.theme];
-  const p = style.palette;
+  // The theme's ground, and the palette of the page being drawn: its paper on pages of words (see PdfLook.paper).
+  const ground = style.palette;
+  const p: ThemePalette = { ...ground };
   const g = bookGeometry(input.bleedMm, input.gutterMm, look.margins);
   const doc = new PDFDocument({
     size: [g.page, g.page],
@@ -216,9 +228,16 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   });
   const printX4 = input.printReady ? makePdfX4(doc as unknown as PdfKitDoc, { title: input.title, now: input.now ?? new Date(), documentId: randomUUID() }) : null;
   // Dark pages: small print there is set larger and in the text colour, as thin grey type reversed out of ink fills in on press.
-  const reversed = luminance(p.background) < 0.35;
+  let reversed = luminance(p.background) < 0.35;
   const smallest = (size: number) => (input.printReady && reversed ? Math.max(size, 9) : size);
-  const smallColour = input.printReady && reversed ? p.text : p.muted;
+  let smallColour = input.printReady && reversed ? p.text : p.muted;
+  /** Sets the palette for a page of this kind: the theme's paper where its words are read, else its ground. */
+  function inkFor(kind: PageKind) {
+    const onPaper = !!look.paper && kind !== 'cover' && (look.paper.pages === 'all' || PAPER_PAGES.has(kind));
+    Object.assign(p, onPaper ? look.paper!.palette : ground);
+    reversed = luminance(p.background) < 0.35;
+    smallColour = input.printReady && reversed ? p.text : p.muted;
+  }
   const written = finished(input.output);
   written.catch(() => {});
   doc.pipe(input.output as NodeJS.WritableStream);
@@ -226,7 +245,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   // Each memory takes the Japanese face for its kanji when it is Japanese; the book's own lines when its title is.
   const bookIsJapanese = isJapanese(input.title, input.subtitle);
   const bookText = bookWords(input.language);
-  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese });
+  const { faces, fallbacks, fallbacksFor, measure } = registerThemeFaces(doc, style, { japanese: bookIsJapanese, text: look.textFace });
   /** Whether a registered face is an italic (the trace says so of each line). */
   /** A face's capitals' height as a share of its size (its font's metrics; 0.7 when it does not say). */
   const capHeightOf = (face: string) => {
@@ -272,8 +291,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     dict.BleedBox = g.bleedBox;
     printX4?.onPage();
     // The background runs into the bleed, so nothing white shows at a trimmed edge.
+    inkFor(kind);
     doc.rect(0, 0, g.page, g.page).fill(p.background);
     return pageNo;
+  }
+
+  /**
+   * A page of memories that turned out a quote page, in a theme that sets its words on paper: back on the theme's
+   * ground, its folio again; more than a line or two (GROUND_QUOTE_CHARS) is read, and stays on the paper.
+   */
+  function quoteOnGround(q: QuoteDesign) {
+    if (!look.paper || look.paper.pages === 'all' || normalizeText(q.text).length > GROUND_QUOTE_CHARS) return;
+    inkFor('quote');
+    doc.rect(0, 0, g.page, g.page).fill(p.background);
+    folio(pageNo);
   }
 
   function memoryPage() {
@@ -298,6 +329,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (due.length) wordPages = 0;
     while (due.length && mayDrawOn(due[0], pageNo + 1)) drawDuePage(due.shift()!, false);
     // No photo at hand after a run of words: a sentence of the memory being read, set as a quote page.
+    // (A picture book breaks it sooner, with a drawn picture: see PdfLook.illustrationRun.)
+    if (look.illustrationRun && wordPages >= look.illustrationRun && illustrationPage()) wordPages = 0;
     if (wordPages >= WORD_PAGES_MAX && pacingQuote()) wordPages = 0;
     const n = newPage('memories');
     content = g.content(n);
@@ -310,7 +343,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
-    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre');
+    const box = hungBox({ w: photo.width, h: photo.height }, gridOn(n).photos, content, g.isRecto(n), { top, right, left }, look.photoAlign === 'centre', look.hungShare);
     placePicture({ ...photo, width: box.w, height: box.h }, box.x, box.y, false);
     const captionStyle: TextStyle = { face: faces.body, fallbacks: fallbacksFor(h.japanese).body, size: smallest(look.captionSize), leading: 1.3, characterSpacing: look.captionCaps ? 0.6 : 0, features: LINING_FIGURES };
     const [line] = breakLines(measure, look.captionCaps ? h.caption.toUpperCase() : h.caption, captionStyle, box.w);
@@ -335,13 +368,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // even that is long (a running head is a reminder, not a second title page).
     if (runningHead && head) drawCentredLine(runningHead, { face: faces.body, fallbacks: fallbacks.body, size: smallest(7.5), leading: 1, characterSpacing: 0.3, features: LINING_FIGURES }, head.x, head.y, smallColour, head.w);
     if (look.cornerOrnament) {
-      // A sprig in the outer corners of the wide margins, turned towards the page.
-      const outerX = g.isRecto(n) ? t.x + t.w - mm(18) : t.x + mm(18);
-      for (const [cy, angle] of [[t.y + mm(16), g.isRecto(n) ? 35 : -35], [t.y + t.h - mm(16), g.isRecto(n) ? -35 : 35]] as const) {
-        doc.save().rotate(angle, { origin: [outerX, cy] });
-        look.ornament(doc, outerX, cy, 0.45, p);
-        doc.restore();
-      }
+      // A spray of fronds in the outer head corner of the wide margins, growing in towards the page (clear of the live area).
+      const recto = g.isRecto(n);
+      const [ox, oy] = [recto ? t.x + t.w - mm(11) : t.x + mm(11), t.y + mm(10)];
+      for (const [length, angle] of [[mm(25), 38], [mm(17), 12], [mm(13), 66]] as const) frond(doc, ox, oy, length, recto ? 180 - angle : angle, p, 7);
     }
     folio(n);
   }
@@ -440,6 +470,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const shifts = balance(list);
     if (isQuotePage(list)) {
       input.trace?.page?.(pageNo, 'quote');
+      quoteOnGround(list[0].quote!);
       quotePage(list[0].quote!);
       return;
     }
@@ -572,7 +603,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const sigH = 6 + q.sigLines.length * q.sigStyle.size * q.sigStyle.leading + codesHeight(q.codes);
     const heading = q.heading ? breakLines(measure, q.heading, dateStyle, width) : [];
     const headingH = heading.length ? heading.length * dateStyle.size * dateStyle.leading + 6 : 0;
-    let size = quoteTypeSize(base.size, chars);
+    let size = look.displayQuotes || q.pulled ? quoteTypeSize(base.size, chars) : base.size;
     let s: TextStyle = base;
     let lines: Line[] = [];
     let markH = 0;
@@ -583,7 +614,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       const pitch = s.size * s.leading;
       textH = lines.reduce((n, l) => n + pitch + (l.paragraphStart ? pitch * 0.45 : 0), 0);
       markH = (look.quoteMark === 'glyph' ? size * 1.5 : 0) + headingH;
-      if (markH + textH + sigH + 2 * gap <= content.h || size <= base.size) break;
+      // (Nor so large that a word is wider than the measure and splits without a hyphen.)
+      if ((markH + textH + sigH + 2 * gap <= content.h && !lines.some((l) => l.splitWord)) || size <= base.size) break;
       size = Math.max(base.size, size - 1);
     }
     const total = markH + textH + sigH;
@@ -623,18 +655,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     layCodes(q.codes, box, at, q.align, (op) => op(0));
   }
 
-  /** The narrowest measure that still gives as many lines: the lines even out, none left with a word or two. */
-  function evenLines(text: string, s: TextStyle, width: number): Line[] {
-    const lines = breakLines(measure, text, s, width);
-    if (lines.length < 2) return lines;
-    let [lo, hi] = [width / 2, width];
-    for (let i = 0; i < 10; i++) {
-      const mid = (lo + hi) / 2;
-      if (breakLines(measure, text, s, mid).length > lines.length) lo = mid;
-      else hi = mid;
-    }
-    return breakLines(measure, text, s, hi);
-  }
+  const evenLines = (text: string, s: TextStyle, width: number): Line[] => evenLinesOf(measure, text, s, width);
 
   /** A journal entry's date at y, written in the accent colour and underlined like a diary's. */
   function paintHeading(heading: Line[], hx: number, width: number, height: number, ink = p.accent) {
@@ -701,11 +722,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** An album's spread: the photo of a memory waiting for the recto that faces its words (see pages/album-spread.ts). */
-  let facingPhoto: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string } | null = null;
+  let facingPhoto: SpreadPhoto | null = null;
+  /** A memory's photo for its album spread: its plate (bled), else its page's own print (`album`), else its block's. */
+  type SpreadPhoto = { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string; album?: PagePicture };
 
-  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge, or in the theme's mount, centred a little above the middle. */
-  function spreadPhotoPage(s: { pic: Placed | PreparedPicture; bleed: boolean; memoryId: string }, onCurrent = false) {
-    const kind: PageKind = s.bleed ? 'plate' : 'breather';
+  /** A memory's photo alone on a new page (or the memory page just begun): bled off every edge or across the page's width, or on the album's mat, centred a little above the middle. */
+  function spreadPhotoPage(s: SpreadPhoto, onCurrent = false) {
+    const kind: PageKind = s.bleed || s.album?.across ? 'plate' : 'breather';
     if (onCurrent) {
       input.trace?.page?.(pageNo, kind);
       [pageKind, decorateDue] = [kind, null];
@@ -717,12 +740,23 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       doc.image(s.pic.jpeg, 0, 0, { width: g.page, height: g.page });
       s.pic.jpeg = Buffer.alloc(0);
       pictureCount++;
+    } else if (s.album?.across) {
+      pagePictured = true;
+      drawBledAcross(s.album);
+      pictureCount++;
     } else {
-      // (On its mat, as an album's picture page, without a folio.)
-      const at = spreadPhotoAt(drawAlbumMat(), s.pic, mountPadding(look.mount));
-      placePicture(s.pic as Placed, at.x, at.y);
+      // (On its mat, as an album's picture page, without a folio; in its own print, as large as the mat allows.)
+      const pic = s.album ?? (s.pic as Placed);
+      const at = spreadPhotoAt(albumWindow(drawAlbumMat()), pic, mountPadding(look.mount));
+      placePicture(pic, at.x, at.y);
     }
     input.trace?.picture?.(n, s.memoryId);
+  }
+
+  /** A photo bled across the page's width: off the top and both sides into the bleed. */
+  function drawBledAcross(pic: PagePicture) {
+    doc.image(pic.jpeg, 0, 0, { width: pic.width, height: pic.height });
+    pic.jpeg = Buffer.alloc(0);
   }
 
   /** An album's page for a photo: a white mat board filling the page but an even margin, its edge ruled; returns it. */
@@ -834,6 +868,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     const current = kit().page;
     kit().page = contentsHeld.page;
     const n = contentsHeld.n;
+    inkFor('contents');
     content = g.content(n);
     const headStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 7, leading: 1.2 };
     const entryStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: smallest(Math.max(9.5, look.captionSize + 0.5)), leading: 1.6, features: LINING_FIGURES };
@@ -943,6 +978,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (!input.printReady) doc.link(x, top, QR_SIZE, QR_SIZE, url);
   }
 
+  /** A photo prepared for a page of its own: bled off every edge (`plate`), across an album page's width (`across`), off the edges it reaches (`edge`), or none. */
+  type PagePicture = Placed & { plate: boolean; across: boolean; /** Bled off the edges its pixels reach (see pages/edge-bleed.ts). */ edge?: EdgeBleed | null };
   type Placed = PreparedPicture & { ppi: number; kind: PdfPicture['kind']; cell: Cell; key: string; /** Where the picture sits in its cell when it was made smaller than it (points). */ dx: number; dy: number };
   interface Block {
     pictures: Placed[];
@@ -951,6 +988,8 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     bleed?: PreparedPicture;
     /** The memory's one photo goes beside its words (see pages/beside.ts): its box's width and height, mount included (height is then 0). */
     beside?: { w: number; h: number };
+    /** An album's one photo prepared for a page of its own (see spreadPhotoPage), as large as that page lets it print. */
+    album?: PagePicture;
   }
   interface Ready {
     memory: PdfMemory;
@@ -1095,7 +1134,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
           (settle as Settle)(!!bleed);
           if (bleed) return { pictures: [], height: 0, bleed };
         }
-        return await layBlock(copies, beside);
+        const laid = await layBlock(copies, beside);
+        // An album's one photo, should it get a page of its own facing its words: prepared for that page too.
+        if (look.photoSpread && copies.length === 1 && laid.pictures.length === 1) laid.album = (await pagePicture(copies[0].copy, copies[0].pic.key, undefined, false)) ?? undefined;
+        return laid;
       } finally {
         (settle as Settle | null)?.(false); // a photo gone or unreadable is no plate (a settled promise ignores this)
         for (const c of copies) await c.copy.release();
@@ -1148,6 +1190,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         doc.save().fillOpacity(0.14).rect(x - 6, top - 5, w + 16, h + 32).fill('#000000').restore();
         doc.save().rect(x - 8, top - 8, w + 16, h + 32).fill('#FFFFFF').restore();
         break;
+      case 'tipped':
+        // The print on its own sheet, a little lighter than the page, casting a soft shadow.
+        doc.save().fillOpacity(0.18).rect(x - 3.5, top - 3, w + 9, h + 10).fill('#000000').restore();
+        doc.save().rect(x - 5, top - 5, w + 10, h + 10).fill('#FFFDF6').restore();
+        break;
       case 'mat':
         doc.save().fillOpacity(0.6).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).fill('#FFFFFF').restore();
         doc.save().lineWidth(0.5).strokeColor(p.accent).rect(x - mat, top - mat, w + 2 * mat, h + 2 * mat).stroke().rect(x - 1.5, top - 1.5, w + 3, h + 3).stroke().restore();
@@ -1162,6 +1209,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       doc.image(pic.jpeg, x, top, { width: w, height: h });
     }
+    if (look.mount === 'tipped') drawPhotoCorners(doc, { x: x - 5, y: top - 5, w: w + 10, h: h + 10 }, p.accent);
     if (look.mount === 'tape') {
       for (const [tx, angle] of [
         [x + 4, -9],
@@ -1199,16 +1247,37 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   /** Whether the page being set is a memory page just begun, with nothing on it yet. */
   const freshPage = () => decorateDue === pageNo && atTop() && !groups.some((gr) => gr.ops.length);
 
-  type Breather = { photo: Placed & { plate: boolean; edge?: EdgeBleed | null }; h: HeldPhoto };
+  type Breather = { photo: PagePicture; h: HeldPhoto };
   /** Held photos prepared, a page each (one large, or two one above the other), printed at the next turn of a page. */
-  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean }[] = [];
+  const due: { photos: Breather[]; pair: boolean; /** A catalogue's plate: drawn only on a recto. */ recto?: boolean; /** An album's or a catalogue's pair of portraits side by side at one height: their shapes. */ row?: number[] }[] = [];
   /** The half of page n's live area a photo of a two-photo page takes (0 above, 1 below). */
-  const halfSlot = (i: number, n: number): Box => {
-    const live = gridOn(n).live;
+  const halfSlot = (i: number, n: number, row?: number[]): Box => {
+    // (An album's pair on its mat, one over the other in its window, or side by side at one height when both are
+    // portraits, each as wide as its shape asks (a catalogue's too, in the live area); one caption under both: see drawDuePage.)
+    const live = pairWindow(n) ?? gridOn(n).live;
+    if (row) {
+      const h = Math.min(live.h, (live.w - mm(4)) / (row[0] + row[1]));
+      const x = live.x + (live.w - mm(4) - h * (row[0] + row[1])) / 2 + (i ? h * row[0] + mm(4) : 0);
+      return { x, y: live.y + (live.h - h) * 0.45, w: h * row[i], h };
+    }
     // A Swiss grid's pair hangs in the breather's box (from the text column's line), one over the other.
     const across = look.photoHang ? gridOn(n).breather : live;
     return { x: across.x, y: live.y + i * (live.h / 2 + mm(2)), w: across.w, h: live.h / 2 - mm(2) };
   };
+
+  /** An album's or a catalogue's pair of prints share one caption, under both (they are one memory's). */
+  const sharedPairCaption = look.photoSpread || look.plates === 'recto';
+  /**
+   * The window a pair of prints sharing a caption takes on page n (an album's on its mat, a catalogue's the live
+   * area), less a line under them for that caption; null where each has its own.
+   */
+  const pairWindow = (n: number): Box | null => {
+    if (!sharedPairCaption) return null;
+    const w = look.photoSpread ? albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM))) : gridOn(n).live;
+    return { ...w, h: w.h - PAIR_CAPTION };
+  };
+  /** The line under a pair of prints that carries their one caption, points. */
+  const PAIR_CAPTION = mm(9);
 
   /** The held photos prepared for their pages (see breatherPages), in the order they were held. */
   async function prepareHeld() {
@@ -1228,9 +1297,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     for (const size of single ? mine.map(() => 1) : look.plates === 'recto' ? afterPlatePages(mine.length) : heldPageSizes(mine.length, look.breatherPairs, !!opts.carried)) {
       const page = mine.splice(0, size);
       const pair = size === 2;
-      const photos = await Promise.all(page.map((h) => breatherPicture(h.key, pair ? halfSlot(0, pageNo + 1) : undefined)));
+      // (An album's or a catalogue's pair of portraits goes side by side, larger than one over the other; any other pair one over the other.)
+      const shapes = pair && (look.photoSpread || look.plates === 'recto') ? (await Promise.all(page.map((h) => aspectOfKey(h.key)))).map((a) => Math.min(1.5, Math.max(0.8, a ?? 1.5))) : null;
+      const row = shapes && shapes.every((a) => a < 1) ? shapes : undefined;
+      const photos = await Promise.all(page.map((h, i) => breatherPicture(h.key, pair ? halfSlot(row ? i : 0, pageNo + 1, row) : undefined)));
       const ready = page.flatMap((h, i) => (photos[i] ? [{ photo: photos[i]!, h }] : []));
-      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate });
+      if (ready.length) pages.push({ photos: ready, pair, recto: !!opts.plate, row: ready.length === 2 ? row : undefined });
     }
     return pages;
   }
@@ -1253,14 +1325,49 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     return true;
   }
 
+  /** Drawn pictures set so far (each page turns to the next scene). */
+  let scenesDrawn = 0;
+  /**
+   * A picture book's drawn picture page breaking a run of its words (see pages/illustration.ts): the scene over a
+   * line of the letter being read, set large; false when a designed page would come too soon after the last.
+   */
+  function illustrationPage(): boolean {
+    if (!reading || !quotePageAllowed(pageNo + 1, lastQuotePage, look.quoteEvery)) return false;
+    const text = reading.sentences.shift();
+    const n = newPage('quote');
+    content = g.content(n);
+    decorateDue = n;
+    decorate();
+    const scene = { x: content.x, y: content.y, w: content.w, h: content.h * (text ? SCENE_SHARE : 1) };
+    // (A theme that tapes its prints in tapes its drawn pictures in too, askew as they are.)
+    const taped = look.mount === 'tape' ? { tilt: scenesDrawn % 2 ? -look.photoTilt : look.photoTilt } : undefined;
+    drawScene(doc, taped ? { x: scene.x + mm(6), y: scene.y + mm(6), w: scene.w - mm(12), h: scene.h - mm(6) } : scene, scenesDrawn++, p, taped);
+    input.trace?.illustration?.(n);
+    [pagePictured, lastQuotePage] = [true, n];
+    if (text) {
+      const page = content;
+      content = { ...content, y: scene.y + scene.h + mm(6), h: content.h - scene.h - mm(6) };
+      quotePage({ ...reading.design, text, pulled: true });
+      content = page;
+    }
+    return true;
+  }
+
   /** A page of held photos, on a new page or the memory page just begun: one large, or two in the halves of the live area. */
   function drawDuePage(page: (typeof due)[number], onCurrent: boolean) {
     if (!onCurrent) content = g.content(newPage('breather'));
     decorateDue = null;
     if (!page.pair) return drawBreather(page.photos[0].photo, page.photos[0].h);
     input.trace?.page?.(pageNo, 'breather');
-    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo)));
-    folio(pageNo);
+    if (look.photoSpread) drawAlbumMat();
+    page.photos.forEach((b, i) => drawBreather(b.photo, b.h, halfSlot(i, pageNo, page.row)));
+    if (!look.photoSpread) folio(pageNo);
+    const w = pairWindow(pageNo);
+    if (!w) return;
+    // One caption under both prints (they are one memory's): close under a row; under a pair one over the other, on the window's last line.
+    const [{ h }] = page.photos;
+    const under = page.row ? halfSlot(0, pageNo, page.row) : w;
+    drawCentredLine(look.captionCaps ? h.caption.toUpperCase() : h.caption, heldCaptionStyle(h.japanese), w.x + w.w / 2, under.y + under.h + PAIR_CAPTION * 0.7, smallColour, w.w);
   }
 
   /**
@@ -1274,51 +1381,81 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     memoryPage();
   }
 
-  /**
-   * Where a plate theme's photo without the pixels for a plate goes (its breather box is the whole page): as wide
-   * as the page still, but no taller than the live area, where drawBreather sets it; inside an album's mat.
-   */
-  function unbledBreather(): Box {
-    const { breather, live } = gridOn(3);
-    const mat = look.photoSpread ? albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM + 4)) : null;
-    return mat ? { ...mat, h: Math.min(mat.h, live.h) } : { ...breather, h: Math.min(breather.h, live.h) };
-  }
-
-  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
-  async function breatherPicture(key: string, slot?: Box): Promise<(Placed & { plate: boolean; edge?: EdgeBleed | null }) | null> {
+  /** The width over the height of a stored photo, as seen (null when it is gone or undecodable). */
+  async function aspectOfKey(key: string): Promise<number | null> {
     const copy = await openOrSkip(key);
     if (!copy) return null;
     try {
-      const size = await uprightSize(copy.path);
-      if (!size) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
-      const area = slot ?? (look.breather === 'plate' && !plate ? unbledBreather() : gridOn(3).breather);
-      const captionRoom = mm(16);
-      // Its own shape within 4:5 and 3:2 (a panorama's or a tall photo's within 2:1 and 1:2 when that prints it larger: ownShapeIn),
-      // unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
-      // (Its stored subject when its media row has one: a processed photo is not looked at again.)
-      const subject = await subjectOfPhoto(copy);
-      // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
-      const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
-      if (edge) {
-        const bled = await prepareCroppedPicture(copy, edge, p.background);
-        if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, edge };
-      }
-      const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
-      const fit = plate ? { w: g.page, h: g.page } : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-      const box = plate ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy, size);
-      const ready = await prepareCroppedPicture(copy, box, p.background);
-      if (!ready) {
-        input.onPictureSkipped?.(key, 'not a picture that can be decoded');
-        return null;
-      }
-      return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate };
+      return await aspectOf(copy.path);
     } finally {
       await copy.release();
     }
+  }
+
+  /** A held photo, prepared for a breather: the whole page and its bleed when the theme bleeds them and it is sharp enough, else the breather's box. */
+  async function breatherPicture(key: string, slot?: Box): Promise<PagePicture | null> {
+    const copy = await openOrSkip(key);
+    if (!copy) return null;
+    try {
+      return await pagePicture(copy, key, slot);
+    } finally {
+      await copy.release();
+    }
+  }
+
+  /**
+   * A photo prepared for a page of its own (or a slot of one): bled off every edge when the theme bleeds them and
+   * it is sharp enough; an album's bled across the page's width when it is wide enough (see pages/album-spread.ts);
+   * else in the breather's box (an album's on its mat, a catalogue's plate as large as its mat allows).
+   */
+  async function pagePicture(copy: PhotoFile, key: string, slot?: Box, captioned = true): Promise<PagePicture | null> {
+    const size = await uprightSize(copy.path);
+    if (!size) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    const plate = !slot && look.breather === 'plate' && Math.min(size.w, size.h) >= (g.page / 72) * MIN_PRINT_PPI;
+    // (An album's pair shares one caption, under both: see drawDuePage.)
+    // (An album's spread photo has none: its words face it.)
+    const captionRoom = (slot && sharedPairCaption) || !captioned ? 0 : mm(16);
+    // Its own shape within 4:5 and 3:2 (a panorama's or a tall photo's within 2:1 and 1:2 when that prints it larger: ownShapeIn),
+    // unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+    // (Its stored subject when its media row has one: a processed photo is not looked at again.)
+    const subject = await subjectOfPhoto(copy);
+    // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
+    const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
+    if (edge) {
+      const bled = await prepareCroppedPicture(copy, edge, p.background);
+      if (bled) return { ...bled, kind: 'photo', key, cell: { x: 0, y: 0, w: edge.w, h: edge.h }, dx: 0, dy: 0, plate: false, across: false, edge };
+    }
+    const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
+    const across = band && holdsSubject(size.w / size.h, subject.box, band.w / band.h) ? band : null;
+    // (A plate theme's photo without the pixels for a plate: no taller than the live area, where drawBreather sets it, though its breather box is the page.)
+    const room = slot ?? singlePhotoRoom(3);
+    const area = !slot && !plate && look.breather === 'plate' ? { ...room, h: Math.min(room.h, gridOn(3).live.h) } : room;
+    const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
+    const fit = plate ? { w: g.page, h: g.page } : across ? across : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
+    const box = plate || across ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy, size);
+    const ready = await prepareCroppedPicture(copy, box, p.background);
+    if (!ready) {
+      input.onPictureSkipped?.(key, 'not a picture that can be decoded');
+      return null;
+    }
+    return { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: fit.w, h: fit.h }, dx: 0, dy: 0, plate, across: !!across };
+  }
+
+  /**
+   * The room a photo alone on page n takes, its mount and caption included: an album's window on its mat, a
+   * catalogue's plate room less the mat beyond its mount (see pages/catalogue.ts), else the grid's breather box.
+   */
+  function singlePhotoRoom(n: number): Box {
+    if (look.photoSpread) return albumWindow(albumMat(g.trimmed(), mm(ALBUM_MAT_INSET_MM)));
+    if (look.plates === 'recto') {
+      const room = plateRoom(g.trimmed(), g.gutter, g.isRecto(n));
+      const deeper = PLATE_MAT - mountPadding(look.mount)[2];
+      return { x: room.x + deeper, y: room.y + deeper, w: room.w - 2 * deeper, h: room.h - 2 * deeper };
+    }
+    return gridOn(n).breather;
   }
 
   /** A held photo's caption: small in the body face, or (a diary's, see datedEntries) written under it in the hand, larger. */
@@ -1330,11 +1467,19 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   }
 
   /** A breather on the page just begun: the photo alone, centred in the breather's box with its caption under it, or bled off the page with its caption on a band at the foot. */
-  function drawBreather(photo: Placed & { plate: boolean; edge?: EdgeBleed | null }, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
-    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.edge ? 'plate' : 'breather');
+  function drawBreather(photo: PagePicture, h: HeldPhoto, slot?: Box, /** It opens its memory (an album's spread): traced as the memory's picture. */ opening = false) {
+    if (!slot) input.trace?.page?.(pageNo, photo.plate || photo.across || photo.edge ? 'plate' : 'breather');
     const captionStyle = heldCaptionStyle(h.japanese);
     const caption = look.captionCaps ? h.caption.toUpperCase() : h.caption;
-    if (photo.edge && !slot) {
+    if (photo.across) {
+      // Off the top and both sides, its caption in the white under it, a little above the middle of what is left.
+      const t = g.trimmed();
+      drawBledAcross(photo);
+      const under = t.y + t.h - photo.height;
+      // (A size up from a print's caption: it is the page's only words.)
+      const label = { ...captionStyle, size: captionStyle.size + 2 };
+      drawCentredLine(caption, label, t.x + t.w / 2, photo.height + under * 0.42 + label.size * 0.35, p.text, t.w - mm(40));
+    } else if (photo.edge && !slot) {
       const recto = g.isRecto(pageNo);
       const box = edgeBleedBox(photo.edge, g.page, recto);
       doc.image(photo.jpeg, box.x, box.y, { width: box.w, height: box.h });
@@ -1358,12 +1503,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     } else {
       if (look.photoSpread && !slot) drawAlbumMat();
       const grid = gridOn(pageNo);
-      const area = slot ?? grid.breather;
+      const area = slot ?? singlePhotoRoom(pageNo);
       const [top, right, bottom, left] = mountPadding(look.mount);
       const [w, hh] = [photo.width + left + right, photo.height + top + bottom];
       const x = (look.photoHang ? hangingX(area, grid.column, w, barIndent) : area.x + (area.w - w) / 2) + left;
       // The photo and its caption a little above the middle of its area (its optical centre).
-      const band = slot ?? grid.live;
+      const band = slot ?? (look.plates === 'recto' ? plateRoom(g.trimmed(), g.gutter, g.isRecto(pageNo)) : look.photoSpread ? area : grid.live);
       // A catalogue's plate sits in a deeper mat (see pages/catalogue.ts).
       const deeper = look.plates === 'recto' && !slot ? PLATE_MAT - bottom : 0;
       const y0 = band.y + Math.max(0, (band.h - mm(12) - hh - 2 * deeper) * (slot ? 0.5 : 0.45)) + top + deeper;
@@ -1377,7 +1522,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       } else {
         // (A plate's caption a point larger, in the text colour: a museum label is read; a hand caption in ink too.)
         const label = deeper ? { ...captionStyle, size: captionStyle.size + 1 } : captionStyle;
-        drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
+        if (!(slot && sharedPairCaption)) drawCentredLine(caption, label, area.x + area.w / 2, y0 + photo.height + bottom + deeper + mm(look.handCaptions ? 10 : 8), deeper || look.handCaptions ? p.text : smallColour, area.w);
       }
       if (!slot && !look.photoSpread) folio(pageNo);
     }
@@ -1497,6 +1642,20 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     });
     y = start + height + GAP * 1.6;
     return true;
+  }
+
+  /** A drawn picture (see illustrationPage) in the room under a letter's tail alone at a page's head, to the live area's foot. */
+  function sceneUnderTail() {
+    const start = y + BETWEEN_MIN;
+    const col = gridOn(pageNo).column;
+    const h = Math.min(content.y + content.h - start, col.w * 0.75);
+    if (h < content.h * 0.3) return;
+    const [n, index] = [pageNo, scenesDrawn++];
+    groups.push({ ops: [], top: start, bottom: start + h, continued: false, flowsOn: false, closed: true, quote: null });
+    const taped = look.mount === 'tape' ? { tilt: look.photoTilt } : undefined;
+    paint((dy) => drawScene(doc, { x: col.x, y: start + dy, w: col.w, h }, index, p, taped));
+    input.trace?.illustration?.(n);
+    [pagePictured, y] = [true, start + h];
   }
 
   async function placeMemory(ready: Ready) {
@@ -1658,14 +1817,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       }
     }
     const spreadBleed = !!block.bleed;
+    const album = block.album;
     if (spreadPic && move !== 'inline') {
       const bleed = spreadBleed;
-      [block.pictures, block.height, block.bleed] = [[], 0, undefined];
+      [block.pictures, block.height, block.bleed, block.album] = [[], 0, undefined, undefined];
       [total, picturesHeight] = [total - picturesHeight, 0];
       whole = Math.max(total, opening(1));
       quote = quoteDesign();
       if (move !== 'facing') {
-        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id }, true);
+        spreadPhotoPage({ pic: spreadPic, bleed, memoryId: memory.id, album }, true);
         memoryPage();
       }
     }
@@ -1751,9 +1911,9 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     if (spreadPic && move === 'facing') {
       // Its words open on the verso it was placed from: the photo takes the recto facing it, at the turn. (Gone
       // overleaf after all, they open on a page of their own after the photo's.)
-      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id };
+      if (pageNo === movedFrom) facingPhoto = { pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album };
       else {
-        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id }, fresh());
+        spreadPhotoPage({ pic: spreadPic, bleed: spreadBleed, memoryId: memory.id, album }, fresh());
         memoryPage();
       }
     }
@@ -1816,8 +1976,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       if (look.cards && look.cardOverlap) {
         // The card is pasted over the photo's foot: the words start on it, a card's margin below its top.
         const group = groups.at(-1)!;
-        const foot = one ? (one.cell.y + top + one.dy + one.height) * k : block.height * k;
-        [group.cardAt, group.cardTop] = [group.ops.length, oy + foot - mm(8)];
+        // (At most its foot, never a face: see cardTopOver.)
+        const drawn = one ? { y: oy + (one.cell.y + top + one.dy) * k, h: one.height * k } : { y: oy, h: block.height * k };
+        [group.cardAt, group.cardTop] = [group.ops.length, cardTopOver(drawn, one?.subject)];
+        const [n, cardTop] = [pageNo, group.cardTop];
+        paint((dy) => input.trace?.card?.(n, memory.id, { top: cardTop + dy, photo: { y: drawn.y + dy, h: drawn.h }, subject: one?.subject ?? null }));
         y = group.cardTop + CARD_PAD;
       }
     }
@@ -1960,9 +2123,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
 
   try {
     await cover();
+    if (look.frontispiece) await frontispiece();
     coverVerso();
     memoryPage();
     for await (const ready of ahead(input.memories)) await placeMemory(ready);
+    // (A picture book's last letter ending in a few lines at a page's head: a drawn picture under them, not a page left mostly empty.)
+    if (look.illustrationRun && tailAlone() && pageShort()) sceneUnderTail();
     flushPage();
     // The last memory's held photos follow it as the others do (its pages end where they do).
     await prepareHeld();
@@ -2051,6 +2217,54 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       return ready ? { ...ready, kind: 'photo', key, cell: { x: 0, y: 0, w: box.w, h: box.h }, dx: 0, dy: 0 } : null;
     } finally {
       await copy.release();
+    }
+  }
+
+  /**
+   * A memorial's frontispiece, the book's first spread (see pages/frontispiece.ts): on the verso the cover photo
+   * cropped upright round its subject as a portrait, large, in the theme's mount, at 200 ppi or more (a small
+   * original smaller); facing it on the recto the theme's ornament, the name as the title names them and their
+   * years when it gives them. Without a photo, the verso is left plain paper and the name faces it.
+   */
+  async function frontispiece() {
+    newPage('frontispiece');
+    const key = input.coverPicture;
+    const copy = key ? await openOrSkip(key) : null;
+    if (copy) {
+      let photo: PreparedPicture | null = null;
+      try {
+        const size = await uprightSize(copy.path);
+        const frame = portraitBox(g.trimmed());
+        const box = size ? cellAtLeast(size, frame, MIN_PRINT_PPI) : null;
+        photo = box ? await prepareCroppedPicture(copy, box, p.background, input.coverFocal ?? undefined) : null;
+      } finally {
+        await copy.release();
+      }
+      if (photo) {
+        const frame = portraitBox(g.trimmed());
+        const [x, top] = [frame.x + (frame.w - photo.width) / 2, frame.y + (frame.h - photo.height) / 2];
+        placePicture({ ...photo, kind: 'photo', key: key!, cell: { x: 0, y: 0, w: photo.width, h: photo.height }, dx: 0, dy: 0, ppi: photo.widthPx / (photo.width / 72) }, x, top, false);
+      }
+    }
+    const n = newPage('frontispiece');
+    const live = g.content(n);
+    const cx = live.x + live.w / 2;
+    const honoured = honouredOf(input.title, input.subtitle);
+    const nameStyle: TextStyle = { face: faces.title, fallbacks: fallbacks.title, size: look.quoteSize + 14, leading: 1.2, characterSpacing: style.titleUppercase ? 3 : 0, features: LINING_FIGURES };
+    const yearsStyle: TextStyle = { face: faces.body, fallbacks: fallbacks.body, size: look.captionSize + 4, leading: 1.3, characterSpacing: 1.5, features: LINING_FIGURES };
+    const name = style.titleUppercase ? honoured.name.toLocaleUpperCase() : honoured.name;
+    const nameLines = evenLines(name, nameStyle, live.w);
+    const nameH = nameLines.length * nameStyle.size * nameStyle.leading;
+    const yearsH = honoured.years ? yearsStyle.size * yearsStyle.leading + mm(5) : 0;
+    const ornamentH = mm(16);
+    // The ornament, the name and the years a little above the middle of the page (its optical centre), level with the portrait's.
+    let at = live.y + Math.max(0, (live.h - (ornamentH + nameH + yearsH)) * 0.44);
+    look.ornament(doc, cx, at + mm(4), 1.3, p);
+    at += ornamentH;
+    at = drawBlock(nameLines, nameStyle, { x: live.x, w: live.w }, at, 'center', p.text);
+    if (honoured.years) {
+      const [line] = breakLines(measure, honoured.years, yearsStyle, live.w);
+      drawLine(line, cx - line.width / 2, at + mm(5) + baselineOffset(yearsStyle), yearsStyle, p.muted);
     }
   }
 
@@ -2224,6 +2438,10 @@ export function splitsParagraph(lines: readonly Line[], k: number): boolean {
  */
 /** Books of this many memories or more open with a contents page (the title page's verso). */
 const CONTENTS_MIN_MEMORIES = 12;
+/** A short memory set as a quote page longer than this (characters, a line or two) keeps to a theme's paper: words reversed out of a dark page are hard to read. */
+const GROUND_QUOTE_CHARS = 120;
+/** The pages a theme with paper (PdfLook.paper, `text`) sets on it: those its words are read on. */
+const PAPER_PAGES: ReadonlySet<PageKind> = new Set<PageKind>(['verso', 'contents', 'memories', 'notes']);
 /** A memory of this many words or fewer is never display type (a quote page, a tail quote) nor a page of its own, in any theme. */
 const TINY_WORDS = 2;
 const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });

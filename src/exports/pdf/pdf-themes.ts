@@ -20,6 +20,8 @@ export function mountPadding(mount: Mount): [number, number, number, number] {
       return [8, 8, 24, 8];
     case 'mat':
       return [12, 12, 12, 12];
+    case 'tipped':
+      return [6, 7, 10, 6];
     default:
       return [0, 0, 0, 0];
   }
@@ -60,5 +62,21 @@ export function drawFrame(pen: Pen, kind: Frame, box: { x: number; y: number; w:
     default:
       break;
   }
+  pen.restore();
+}
+
+/**
+ * A tipped-in plate's photo corners: a small triangular pocket over each corner of the print (the box), in the
+ * colour given, as an album's corners hold a print on its page.
+ */
+export function drawPhotoCorners(pen: Pen, box: { x: number; y: number; w: number; h: number }, colour: string) {
+  const c = Math.max(9, Math.min(18, Math.min(box.w, box.h) * 0.09));
+  const o = 1.5;
+  const [l, t, r, b] = [box.x - o, box.y - o, box.x + box.w + o, box.y + box.h + o];
+  pen.save().fillColor(colour);
+  pen.polygon([l, t], [l + c, t], [l, t + c]).fill();
+  pen.polygon([r, t], [r - c, t], [r, t + c]).fill();
+  pen.polygon([l, b], [l + c, b], [l, b - c]).fill();
+  pen.polygon([r, b], [r - c, b], [r, b - c]).fill();
   pen.restore();
 }

@@ -44,3 +44,21 @@ export function centreOverCard(pic: { x: number; w: number }, column: { x: numbe
   const want = column.x + column.w / 2 - (pic.x + pic.w / 2);
   return Math.min(live.x + live.w - (pic.x + pic.w), Math.max(live.x - pic.x, want));
 }
+
+/** The most of a photo's height a card pasted over its foot covers (a note on a print, never over it). */
+export const CARD_OVER_SHARE = 0.2;
+/** How far a card pasted over a photo reaches up it when the photo allows, and the least that still reads as pasted on. */
+const CARD_OVER = (8 * 72) / 25.4;
+const CARD_OVER_LEAST = (3 * 72) / 25.4;
+
+/**
+ * Where a card pasted over a photo's foot starts (PdfLook.cardOverlap), points, given the photo as drawn (`y`, `h`)
+ * and its subject (the heads' box, fractions of the printed picture, when known): a little up the photo, never more
+ * than CARD_OVER_SHARE of it, never over its subject; when the subject reaches the foot, just under the photo instead.
+ */
+export function cardTopOver(photo: { y: number; h: number }, subject: { y: number; h: number } | null | undefined): number {
+  const foot = photo.y + photo.h;
+  const clear = subject ? foot - (photo.y + Math.min(1, subject.y + subject.h) * photo.h) - CARD_OVER_LEAST : Infinity;
+  const over = Math.min(CARD_OVER, photo.h * CARD_OVER_SHARE, clear);
+  return over >= CARD_OVER_LEAST ? foot - over : foot + CARD_OVER_LEAST;
+}

@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { EMOJI_FONT, fontFilePath, THEME_STYLES } from '../../media-tools/themes.js';
 import { bookGeometry, mm } from './geometry.js';
-import { breakLines, normalizeText, TextMeasurer, type TextStyle } from './text-layout.js';
+import { breakLines, evenLines, normalizeText, TextMeasurer, type TextStyle } from './text-layout.js';
 
 const doc = new PDFDocument({ autoFirstPage: false });
 doc.registerFont('quote', fontFilePath(THEME_STYLES.elegant_classic.quote));
@@ -54,10 +54,22 @@ describe('line breaking', () => {
     ]);
   });
 
+  it('evens a quote page’s lines out without ever splitting a word between its letters (no “świętowali / śmy”)', () => {
+    const quote = 'Nad źródło pamiętam pierogi nad świętowaliśmy ćma.';
+    // Display type on a quote page (baby_first_year's face at 28 pt): evening out narrows past the long word.
+    doc.registerFont('baby', fontFilePath(THEME_STYLES.baby_first_year.quote));
+    const lines = evenLines(measure, quote, { face: 'baby', fallbacks: [], size: 28, leading: 1.2 }, 240);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.some((l) => l.splitWord)).toBe(false);
+    // Every line ends at a word's end: the words read back whole.
+    expect(text(lines).join(' ')).toBe(quote);
+  });
+
   it('breaks a word longer than the line between graphemes, and ideographs anywhere', () => {
     const long = breakLines(measure, 'x'.repeat(400), style, 100);
     expect(long.length).toBeGreaterThan(3);
     expect(long.every((l) => l.width <= 100)).toBe(true);
+    expect(long.slice(0, -1).every((l) => l.splitWord)).toBe(true);
     const cjk = breakLines(measure, '我们在湖边学会了游泳。'.repeat(8), { ...style, fallbacks: [] }, 120);
     expect(cjk.length).toBeGreaterThan(1);
     // A closing full stop never starts a line.

@@ -64,6 +64,8 @@ export interface Line {
   last?: boolean;
   /** It ends in a hyphen this layout added (the word goes on on the next line). */
   hyphenated?: boolean;
+  /** It ends inside a word longer than the line, broken between two letters without a hyphen (a URL, or a word at display size in too narrow a column). */
+  splitWord?: boolean;
   /** Set in from the column's start by so many points (beside a drop cap, see pages/drop-cap.ts). */
   indent?: number;
   /** A drop cap drawn at the column's start, its baseline on the last line it sinks into (its width includes the gap after it). */
@@ -322,7 +324,10 @@ export function breakLines(m: TextMeasurer, text: string, given: TextStyle, maxW
       for (const { segment } of graphemes.segment(unit.text)) {
         const piece = runsOf(m, segment, style);
         const w = piece.reduce((n, r) => n + r.width, 0);
-        if (!fits(line.width + w) && line.runs.length) push();
+        if (!fits(line.width + w) && line.runs.length) {
+          line.splitWord = true;
+          push();
+        }
         append(piece, w);
       }
     }
@@ -354,6 +359,26 @@ export function keepNumbersWithWords(title: string): string {
   return title
     .replace(/(\S) +(?=\p{Nd}[\p{Nd}\p{L}\p{P}\p{S}]*(?: |$))/gu, '$1\u00a0')
     .replace(/^([\p{P}\p{S}]*\p{Nd}[\p{Nd}\p{P}\p{S}]*) +/u, '$1\u00a0');
+}
+
+/**
+ * The narrowest measure that still gives as many lines: the lines even out, none left with a word or two. Never so
+ * narrow that a word no longer fits a line and is split between its letters without a hyphen ("świętowali / śmy"
+ * on a quote page set large).
+ */
+export function evenLines(m: TextMeasurer, text: string, s: TextStyle, width: number): Line[] {
+  const lines = breakLines(m, text, s, width);
+  if (lines.length < 2) return lines;
+  const splits = (ls: Line[]) => ls.filter((l) => l.splitWord).length;
+  const splitAtWidth = splits(lines);
+  let [lo, hi] = [width / 2, width];
+  for (let i = 0; i < 10; i++) {
+    const mid = (lo + hi) / 2;
+    const at = breakLines(m, text, s, mid);
+    if (at.length > lines.length || splits(at) > splitAtWidth) lo = mid;
+    else hi = mid;
+  }
+  return breakLines(m, text, s, hi);
 }
 
 /**

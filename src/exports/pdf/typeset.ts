@@ -7,9 +7,10 @@ import { IDEOGRAPHIC, SHAPE_WHOLE, TextMeasurer, type Line, type TextStyle } fro
  * The theme's three faces and their fallback chains registered on a PDFKit
  * document (`japanese`: the book's own text, its title, is Japanese), and
  * lines drawn run by run: shared by the book and its cover. `text` is the
- * body face upright, for long text (a long letter in italic is hard to read).
+ * body face upright, for long text (a long letter in italic is hard to read),
+ * unless the theme gives one of its own (`o.text`).
  */
-export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o: { japanese?: boolean } = {}) {
+export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o: { japanese?: boolean; text?: FontFace | null } = {}) {
   // One name per font file, whatever role it plays (a face of the theme, another's upright, a fallback):
   // PDFKit keeps a loaded font under the name it was first asked for, and a second name for the same file
   // would read and parse the file again at every switch to it. PDFKit loads (and embeds) a file only when a page uses it.
@@ -22,7 +23,8 @@ export function registerThemeFaces(doc: PDFKit.PDFDocument, style: ThemeStyle, o
     }
     return name;
   };
-  const text = textFaceOf(style.body);
+  // (A theme may read its long text in a face of its own: see PdfLook.textFace.)
+  const text = o.text ?? textFaceOf(style.body);
   const faces = { quote: nameOf(style.quote), title: nameOf(style.title), body: nameOf(style.body), text: nameOf(text) };
   const chainOf = (f: FontFace, japanese: boolean): string[] => fallbackFaces(f, { japanese }).map(nameOf);
   const chains = (japanese: boolean) => ({ quote: chainOf(style.quote, japanese), title: chainOf(style.title, japanese), body: chainOf(style.body, japanese), text: chainOf(text, japanese) });

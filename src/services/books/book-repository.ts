@@ -149,6 +149,10 @@ export interface ActivityHead {
   where: string[];
 }
 
+/** The book columns a page row's JSON (bookJsonSql) and its cover are made from. */
+const PAGE_COLUMNS = `b.id, b.slug, b.title, b.subtitle, b.theme, b.settings, b.use_case_slug, b.is_public, b.status, b.plan_slug,
+  b.created_at, b.updated_at, b.archived_at, b.cover_media_id, b.cover_focal_x, b.cover_focal_y`;
+
 /** Below every bucket (book_activity_bucket is an int4): no lower bound. */
 const NO_BUCKET = -2147483648;
 
@@ -179,8 +183,11 @@ export function selectBookPageOfMember(
 ) {
   const params = [...o.params, o.limit];
   const limit = `$${params.length}`;
-  const keys = o.keys.map((k) => `${k.sql} AS "${k.field}"`).join(', ');
-  const json = bookJsonSql('b', 'm.role');
+  // The page's keys under names no book column has; the outer query gives them their fields' names and keeps their order.
+  const keys = o.keys.map((k, i) => `${k.sql} AS page_key_${i}`).join(', ');
+  const keyFields = o.keys.map((k, i) => `b.page_key_${i} AS "${k.field}"`).join(', ');
+  const pageOrder = o.keys.map((k, i) => `b.page_key_${i} ${k.dir.toUpperCase()}`).join(', ');
+  const json = bookJsonSql('b', 'b.member_role');
   const where = head
     ? [
         ...o.where,
@@ -191,12 +198,19 @@ export function selectBookPageOfMember(
            ORDER BY m.book_activity_bucket DESC, m.book_id DESC OFFSET ${limit} - 1 LIMIT 1), ${NO_BUCKET})`,
       ]
     : o.where;
+  // The JSON is made in the outer query, over the page's rows only: made in the inner one, it is
+  // made for every row the sort reads (the rest of the last bucket too). The inner page's order
+  // carries through the subquery, so the outer ORDER BY adds no sort.
   return sharedQuery<BookPageRow>(
     q,
-    `SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keys}
-     FROM book_members m JOIN books b ON b.id = m.book_id
-     WHERE ${where.join(' AND ')}
-     ORDER BY ${o.orderBy} LIMIT ${limit}`,
+    `SELECT ${json.head} AS json_head, ${json.tail} AS json_tail, b.id, b.cover_media_id, b.cover_focal_x, b.cover_focal_y, ${keyFields}
+     FROM (
+       SELECT ${PAGE_COLUMNS}, m.role AS member_role, ${keys}
+       FROM book_members m JOIN books b ON b.id = m.book_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY ${o.orderBy} LIMIT ${limit}
+     ) AS b
+     ORDER BY ${pageOrder}`,
     params,
   );
 }

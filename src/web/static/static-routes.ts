@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadFontFile } from '../../media-tools/themes.js';
-import { BOOK_CSS, FALLBACK_FONTS, THEME_TITLE_FONTS } from './book-css.js';
+import { bookCss, FALLBACK_FONTS, THEME_TITLE_FONTS } from './book-css.js';
 import { TOKENS_JS } from './tokens-js.js';
 import { WEB_CSS } from './web-css.js';
 import { WEB_FORM_JS } from './web-form-js.js';
@@ -11,28 +11,39 @@ import { WEB_FORM_JS } from './web-form-js.js';
 interface Asset {
   path: string;
   contentType: string;
-  body: string;
+  readonly body: string;
   /** The URL pages link to: the content hash in the query, so a new release is never served from a stale cache. */
-  href: string;
+  readonly href: string;
 }
 
-function asset(path: string, contentType: string, body: string): Asset {
-  const version = createHash('sha256').update(body).digest('base64url').slice(0, 12);
-  return { path, contentType, body, href: `${path}?v=${version}` };
+/** An asset whose body (and so its hash) is made on first use, not at start: the book stylesheet measures the themes' fonts. */
+function asset(path: string, contentType: string, makeBody: () => string): Asset {
+  let body: string | undefined;
+  let href: string | undefined;
+  return {
+    path,
+    contentType,
+    get body() {
+      return (body ??= makeBody());
+    },
+    get href() {
+      return (href ??= `${path}?v=${createHash('sha256').update(this.body).digest('base64url').slice(0, 12)}`);
+    },
+  };
 }
 
 /**
  * tus-js-client's browser build (MIT), served from our own origin: the form's
  * resumable uploads need no CDN. Read once from the installed package.
  */
-const TUS_JS = readFileSync(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8');
+const tusJs = () => readFileSync(createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js'), 'utf8');
 
 export const ASSETS = {
-  css: asset('/static/web.css', 'text/css; charset=utf-8', WEB_CSS),
-  tokensJs: asset('/static/tokens.js', 'text/javascript; charset=utf-8', TOKENS_JS),
-  bookCss: asset('/static/book.css', 'text/css; charset=utf-8', BOOK_CSS),
-  webFormJs: asset('/static/web-form.js', 'text/javascript; charset=utf-8', WEB_FORM_JS),
-  tusJs: asset('/static/tus.min.js', 'text/javascript; charset=utf-8', TUS_JS),
+  css: asset('/static/web.css', 'text/css; charset=utf-8', () => WEB_CSS),
+  tokensJs: asset('/static/tokens.js', 'text/javascript; charset=utf-8', () => TOKENS_JS),
+  bookCss: asset('/static/book.css', 'text/css; charset=utf-8', bookCss),
+  webFormJs: asset('/static/web-form.js', 'text/javascript; charset=utf-8', () => WEB_FORM_JS),
+  tusJs: asset('/static/tus.min.js', 'text/javascript; charset=utf-8', tusJs),
 } as const;
 
 export function registerStaticRoutes(web: FastifyInstance) {

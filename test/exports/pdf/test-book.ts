@@ -152,6 +152,8 @@ export function describeTestBook(intent: ExportIntent) {
         const signatures: TracedSignature[] = [];
         const pictures: { page: number; id: string; x?: number; w?: number }[] = [];
         const breathers: { page: number; id: string }[] = [];
+        /** A picture book's drawn picture pages (PdfLook.illustrationRun). */
+        const drawnPictures: number[] = [];
         /** Which memory is drawn first on each page (lines and pictures, in the order they are drawn). */
         const opensPage = new Map<number, string>();
         const result = await renderPdfBook({
@@ -169,7 +171,7 @@ export function describeTestBook(intent: ExportIntent) {
           printReady: shop,
           dates: { first: memories[0].date, last: memories.at(-1)!.date },
           coverPicture,
-          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }) },
+          trace: { page: (n, kind) => (kinds[n - 1] = kind), line: (n, id, l) => (lines.push({ ...l, page: n, id }), opensPage.has(n) || opensPage.set(n, id)), signature: (n, id, l) => signatures.push({ ...l, page: n, id }), picture: (n, id, at) => (pictures.push({ page: n, id, ...at }), opensPage.has(n) || opensPage.set(n, id)), breather: (n, id) => breathers.push({ page: n, id }), illustration: (n) => drawnPictures.push(n) },
         });
         const bytes = await readFile(file);
         expect(result.memories).toBe(memories.length);
@@ -310,7 +312,8 @@ export function describeTestBook(intent: ExportIntent) {
         }
         // Long memories (their lines) are set upright, at 10.5 pt or more reversed out of a dark page,
         // to a measure of 75 characters or fewer on average (a book typographer's 45–75).
-        const dark = luminance(THEME_STYLES[theme as Theme].palette.background) < 0.35;
+        // (A theme that sets its words on paper, PdfLook.paper, reads them there: its long text is not reversed.)
+        const dark = luminance((PDF_LOOKS[theme as Theme].paper?.palette ?? THEME_STYLES[theme as Theme].palette).background) < 0.35;
         const measures = new Map<string, number[]>();
         for (const l of lines) {
           if (!l.long) continue;
@@ -411,7 +414,8 @@ export function describeTestBook(intent: ExportIntent) {
             if (held.length === 2 && breathers.filter((b) => b.id === held[0].id).length <= 2) problems.push(`page ${page}: two held photos of ${held[0].id}, which holds two (a page each)`);
           }
           const memoryPages = kinds.flatMap((k, i) => (['memories', 'quote', 'breather', 'plate'].includes(k) && i + 1 <= lastMemoryPage ? [i + 1] : []));
-          const share = memoryPages.filter((n) => perPage.has(n)).length / memoryPages.length;
+          // (A drawn picture is a picture book's picture where it has no photo left near.)
+          const share = memoryPages.filter((n) => perPage.has(n) || drawnPictures.includes(n)).length / memoryPages.length;
           // (The test book is mostly long letters without photos: 26 photos over some 75 pages of memories.)
           if (share < PICTURE_BOOK_SHARE) problems.push(`photos on ${Math.round(share * 100)}% of the ${memoryPages.length} pages of memories`);
         }

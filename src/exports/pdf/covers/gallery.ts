@@ -1,7 +1,7 @@
 /**
  * The gallery cover (heirloom_gallery's): a museum plate, the photograph on a wide white mat with a keyline,
- * the title beneath like a wall label. Without a photo: an exhibition's title wall, the matted window in the
- * accent colour carrying the title itself.
+ * the title beneath like a wall label. Without a photo: an exhibition's title wall, the title set large on
+ * the paper under a keyline, with the same label at the foot (never an empty window).
  */
 import { mm, type Box } from '../geometry.js';
 import type { CoverDesign } from './design.js';
@@ -28,24 +28,22 @@ export const galleryCover: CoverDesign = {
     look.ornament(doc, box.x + box.w - mm(16), t.y + t.h - mm(21), 0.6, p);
     ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), box.x, t.y + t.h - mm(20), p.muted, width / 2, 'left');
   },
-  // The title set in the page's colour between two ornaments on the accent plate; the subtitle and the count
-  // beneath it like a museum label.
+  // A gallery's title wall, set in type on the paper (no mat or panel: an empty window reads as a missing
+  // photo): a keyline in the accent, the title large and flush left under it as an exhibition's title, the
+  // subtitle beneath, and at the foot a label with the count, the front's own foot line.
   titlePage(kit, { trim: t }, look) {
     const { doc, style } = kit;
     const [p, ts, plate] = [style.palette, typesetter(kit), photoBox(t)];
-    doc.save().rect(plate.x - mm(6), plate.y - mm(6), plate.w + mm(12), plate.h + mm(12)).fill('#FFFFFF').restore();
-    doc.save().rect(plate.x, plate.y, plate.w, plate.h).fill(p.accent).restore();
-    const reversedInk = { ...p, accent: p.background, muted: p.background };
-    const width = plate.w - mm(24);
-    const title = ts.fitTitle(width, 3, 34, 18);
+    const width = plate.w;
+    const title = ts.fitTitle(width, 3, 40, 22);
     const titleH = title.lines.length * title.style.size * title.style.leading;
-    const top = plate.y + (plate.h - titleH) / 2;
-    look.ornament(doc, plate.x + plate.w / 2, top - mm(10), 0.9, reversedInk);
-    const end = ts.block(title.lines, title.style, { x: plate.x + mm(12), w: width }, top, 'center', p.background);
-    look.ornament(doc, plate.x + plate.w / 2, end + mm(8), 0.9, reversedInk);
-    let at = plate.y + plate.h + mm(14);
-    if (kit.subtitle) at = ts.block(ts.subtitleLines(ts.subtitle(15), plate.w, 2), ts.subtitle(15), { x: plate.x, w: plate.w }, at, 'left', p.text);
-    ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), plate.x, Math.max(at + mm(8), t.y + t.h - mm(20)), p.muted, plate.w, 'left');
+    // (The title's block a little above the page's middle, the keyline a step over it.)
+    const top = t.y + t.h * 0.42 - titleH / 2;
+    doc.save().lineWidth(0.75).strokeColor(p.accent).moveTo(plate.x, top - mm(12)).lineTo(plate.x + mm(40), top - mm(12)).stroke().restore();
+    const at = ts.block(title.lines, title.style, { x: plate.x, w: width }, top, 'left', p.text);
+    if (kit.subtitle) ts.block(ts.subtitleLines(ts.subtitle(16), width, 2), ts.subtitle(16), { x: plate.x, w: width }, at + mm(4), 'left', p.muted);
+    look.ornament(doc, plate.x + plate.w - mm(16), t.y + t.h - mm(21), 0.6, p);
+    ts.line(countLine(kit.memoryCount).toUpperCase(), ts.smallCaps(), plate.x, t.y + t.h - mm(20), p.muted, width / 2, 'left');
   },
   backTexture: (kit, { trim: t }) => void kit.doc.save().lineWidth(0.5).strokeColor(kit.style.palette.accent).moveTo(t.x + mm(24), t.y + mm(20)).lineTo(t.x + t.w - mm(24), t.y + mm(20)).stroke().restore(),
   spine: standardSpine,

@@ -48,3 +48,31 @@ export const ALBUM_MAT_INSET_MM = 13;
 export function albumMat(trim: { x: number; y: number; w: number; h: number }, inset: number): { x: number; y: number; w: number; h: number } {
   return { x: trim.x + inset, y: trim.y + inset, w: trim.w - 2 * inset, h: trim.h - 2 * inset };
 }
+
+/** The shapes a photo bled across an album page's width is cut to (a landscape band, never a sliver). */
+const ACROSS_SHAPES = { least: 1.3, most: 1.6 } as const;
+
+/**
+ * An album's photo bled across its page (a landscape photo too small for the whole page but wide enough for its
+ * width): the picture runs off the top and both sides into the bleed, cut to its own shape between 1.3:1 and
+ * 1.6:1, its caption in the white under it. Returns its box (points, from the page's top left, `page` the full
+ * page side, bleed included) when the photo of `size` pixels prints it at `ppi` or more, else null.
+ */
+export function bledAcross(size: { w: number; h: number }, page: number, ppi: number): { w: number; h: number } | null {
+  const aspect = size.w / size.h;
+  if (aspect < 1.2) return null;
+  const shape = Math.min(ACROSS_SHAPES.most, Math.max(ACROSS_SHAPES.least, aspect));
+  // (The pixels across the band: all of the width, or what the height leaves once cut to the shape.)
+  const across = Math.min(size.w, size.h * shape);
+  if ((across / page) * 72 < ppi) return null;
+  return { w: page, h: page / shape };
+}
+
+/** The window an album page's photo (its mount and caption included) is centred in: its mat less an even margin inside the mat's rule. */
+export function albumWindow(mat: { x: number; y: number; w: number; h: number }): { x: number; y: number; w: number; h: number } {
+  const inside = ALBUM_WINDOW_MARGIN;
+  return { x: mat.x + inside, y: mat.y + inside, w: mat.w - 2 * inside, h: mat.h - 2 * inside };
+}
+
+/** The white between an album mat's edge and the mount of the print on it, points (9 mm). */
+export const ALBUM_WINDOW_MARGIN = (9 * 72) / 25.4;

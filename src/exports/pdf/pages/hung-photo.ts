@@ -11,11 +11,11 @@ export const HUNG_SHARE = 0.5;
 
 /**
  * Where a photo of w × h points (its prepared size) hangs on a page: scaled to the photo box's width and at
- * most HUNG_SHARE of the live area's height (never enlarged), flush with the box's outer edge (the fore-edge's
+ * most `share` (HUNG_SHARE unless the theme says) of the live area's height (never enlarged), flush with the box's outer edge (the fore-edge's
  * side: the right of a recto, the left of a verso) or centred in it, its top on the live area's.
  */
-export function hungBox(photo: { w: number; h: number }, photos: Box, live: Box, recto: boolean, pad: { top: number; right: number; left: number }, centre = false): Box {
-  const k = Math.min(1, (photos.w - pad.left - pad.right) / photo.w, (live.h * HUNG_SHARE) / photo.h);
+export function hungBox(photo: { w: number; h: number }, photos: Box, live: Box, recto: boolean, pad: { top: number; right: number; left: number }, centre = false, share = HUNG_SHARE): Box {
+  const k = Math.min(1, (photos.w - pad.left - pad.right) / photo.w, (live.h * share) / photo.h);
   const [w, h] = [photo.w * k, photo.h * k];
   const x = centre ? photos.x + (photos.w - w) / 2 : recto ? photos.x + photos.w - pad.right - w : photos.x + pad.left;
   return { x, y: live.y + pad.top, w, h };

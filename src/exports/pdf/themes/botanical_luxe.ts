@@ -1,8 +1,10 @@
 /**
- * botanical_luxe: a botanical print folio. Very wide margins with sprigs in the outer corners, text flush
- * left and ragged in a 56-character column nearer the fold than the fore-edge (the margins' proportion), photos bordered within that column (two with
- * a memory, never out into the wide outer margin), a breather a plate-sized print; the folio centred
- * between dashes.
+ * botanical_luxe: a botanical print folio. Its words on cream paper in deep green ink, its dark green ground
+ * kept for the cover, quote pages, photo pages and the ending. A drawn family of fronds: a spray in the outer
+ * head corner of each page of words, two fronds from a flower between memories and on quote pages. Very wide
+ * margins, text flush left and ragged in a 52-character column nearer the fold than the fore-edge (the
+ * margins' proportion); photos tipped in as plates (a lighter sheet, photo corners, a soft shadow), hung at
+ * the top of a letter's pages; a breather a plate-sized print; the folio centred between dashes.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -16,17 +18,19 @@ export const botanicalLuxe: PdfLook = {
   justify: false,
   photoShare: 0.6,
   photoWidth: 'live',
-  photoSpan: 0.9,
+  photoSpan: 1,
   photoAlign: 'outer',
   photoBeside: 0,
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.55,
   quoteSize: 14,
   leading: 1.6,
   align: 'left',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'none',
@@ -50,13 +54,17 @@ export const botanicalLuxe: PdfLook = {
   fullBleed: true,
   plates: 'none',
   hangHeld: true,
+  hungShare: 0.64,
   pictureOpens: false,
-  breatherPairs: true,
+  illustrationRun: 0,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
   // look
-  cornerOrnament: false,
+  paper: { palette: { background: '#F6F1E4', text: '#1F2B24', muted: '#56675A', accent: '#4E7355' }, pages: 'text' },
+  frontispiece: false,
+  cornerOrnament: true,
   cards: false,
   cardOverlap: false,
   handCaptions: false,
@@ -64,8 +72,8 @@ export const botanicalLuxe: PdfLook = {
   coverFrame: 'corners',
   pageFrame: 'none',
   quoteFrame: 'none',
-  mount: 'border',
-  ornament: ORNAMENTS.sprig,
+  mount: 'tipped',
+  ornament: ORNAMENTS.botanical,
   ornamentFlush: false,
   ornamentBetween: false,
   photoTilt: 0,

@@ -1,13 +1,18 @@
 /**
- * daily_journal: a diary. Dated entries written on the page in a hand, ragged-right in a 58-character
+ * daily_journal: a diary. Dated entries, their days, names, captions and short notes written on the page in a
+ * hand; a long entry's pages in a book face (Lora) at a reading size, as a hand at the measure reads small; ragged-right in a 58-character
  * column nearer the fold than the fore-edge (a wider outer side for the reader's own notes, never a block adrift), photos taped in
  * from that column out across the wide outer margin, a little askew one way then the other as a hand sticks them (two with an
  * entry; a short entry's one print taped beside its words, the words running down beside it; the rest a
  * taped print a page, off-centre the same way); the page number at the head's outer corner, as a diary
  * has it; ruled pages for notes at the end (on light paper).
  */
+import type { FontFace } from '../../../media-tools/themes.js';
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
+
+/** The face a long entry is read in: Lora, regular (see PdfLook.textFace). */
+const JOURNAL_TEXT: FontFace = { family: 'Lora', weight: 400, style: 'normal', package: '@expo-google-fonts/lora', file: '400Regular/Lora_400Regular.ttf' };
 
 export const dailyJournal: PdfLook = {
   // grid
@@ -24,12 +29,14 @@ export const dailyJournal: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
-  longSize: 12,
-  longLeading: 1.42,
+  textFace: JOURNAL_TEXT,
+  longSize: 11,
+  longLeading: 1.5,
   quoteSize: 15,
   leading: 1.35,
   align: 'left',
-  captionSize: 11,
+  displayQuotes: true,
+  captionSize: 14,
   captionCaps: false,
   quoteMark: 'none',
   datedEntries: true,
@@ -42,7 +49,7 @@ export const dailyJournal: PdfLook = {
   breatherSpan: 0.8,
   bleedEdges: false,
   onePerPage: false,
-  textRun: 5,
+  textRun: 3,
   pullQuote: false,
   dropCap: false,
   fullBleed: false,
@@ -52,12 +59,16 @@ export const dailyJournal: PdfLook = {
   tailQuote: false,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 3,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: true,
   tailFill: true,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

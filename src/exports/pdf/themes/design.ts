@@ -5,11 +5,13 @@
  * memory shows with its words, what the rest become, how long a run of words goes before a photo breaks
  * it, whether a long letter opens with a pull quote) and its look (mounts, frames, ornament, cover).
  */
+import type { FontFace, ThemePalette } from '../../../media-tools/themes.js';
 import type { MarginsMm } from '../geometry.js';
 import type { Ornament } from './ornaments.js';
 
 export type Frame = 'none' | 'hairline' | 'double' | 'corners' | 'rounded';
-export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape';
+/** How a photo sits on its page (`tipped`: tipped in as a plate, its corners held in photo corners, a soft shadow under it). */
+export type Mount = 'plain' | 'border' | 'polaroid' | 'rounded' | 'mat' | 'tape' | 'tipped';
 
 export interface PdfLook {
   // ---- the grid ----
@@ -63,6 +65,11 @@ export interface PdfLook {
   gridWidths: boolean;
 
   // ---- the type ----
+  /**
+   * The face long memories are read in, when not the body face upright (null): a diary's hand is for its dates,
+   * names, captions and short notes; pages of a long entry in it at a size that keeps the measure read small.
+   */
+  textFace: FontFace | null;
   /** Size of a long memory's text face (the body face, upright, regular), points, and its leading. */
   longSize: number;
   longLeading: number;
@@ -70,6 +77,11 @@ export interface PdfLook {
   quoteSize: number;
   leading: number;
   align: 'left' | 'center';
+  /**
+   * A short memory alone on its page set large, scaled up the shorter it is (display type); false: at its own
+   * size, quietly (a memorial's note: a line of condolence is not a poster). A sentence pulled from a letter is set large either way.
+   */
+  displayQuotes: boolean;
   /** Size of the signature line; set in spaced capitals when `captionCaps`. */
   captionSize: number;
   captionCaps: boolean;
@@ -142,11 +154,19 @@ export interface PdfLook {
    * side when photoAlign says so), its words going on beneath, rather than each taking a page of its own.
    */
   hangHeld: boolean;
+  /** The most of the live area's height a photo hung at the top of a page of words takes (see pages/hung-photo.ts). */
+  hungShare: number;
   /**
    * A memory with a photo opens a page of its own (a picture book's page): its photo large over the top of
    * the page, its words under it. The page before keeps its place unless a held photo can fill it.
    */
   pictureOpens: boolean;
+  /**
+   * A picture book's drawn pictures (pages/illustration.ts): where no photo is at hand, a run of so many pages of
+   * words is broken by a page of a drawn scene in the theme's colours over a line of the letter being read (rather
+   * than a quote page alone, after the book's longer run); 0: none.
+   */
+  illustrationRun: number;
   /** Three or more held photos go two to a page; without, each is a page of its own (a picture book's full-page pictures). */
   breatherPairs: boolean;
   /** A book that spans months opens each month's first memory with a chapter page of its own (a baby book's: the month's number large, its name under it), rather than a heading over the memory. */
@@ -164,7 +184,19 @@ export interface PdfLook {
   tailFill: boolean;
 
   // ---- the look ----
-  /** The ornament drawn in the page's corners as well as between memories. */
+  /**
+   * The paper the book's words are read on, when the theme's own ground (its palette's background) is dark or
+   * tinted: long text light on dark is hard to read. `text`: pages of running words (memories, the contents,
+   * ruled notes) are set on this paper, in its ink; the ground is kept for what it flatters (the cover, quote
+   * pages, photo pages and plates, the ending). `all`: every page but the cover. null: every page on the ground.
+   */
+  paper: { palette: ThemePalette; pages: 'text' | 'all' } | null;
+  /**
+   * The book opens with a frontispiece (a memorial's), its first spread: the cover photo as a portrait, large on
+   * the verso, facing the person's name and, when the title or subtitle gives them, their years (see pages/frontispiece.ts).
+   */
+  frontispiece: boolean;
+  /** A spray of fronds (see ornaments.ts) drawn in the outer head corner of each page of memories: a botanical plate's margin. */
   cornerOrnament: boolean;
   /** Each memory sits on a rounded white card (a baby book's pasted-in notes), sized to the text column. */
   cards: boolean;

@@ -1,8 +1,10 @@
 /**
- * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat, centred with generous
- * white round it (the mat 70% of the live area's width, a breather's two thirds), one with a memory, the
- * others a page each; the words under it like a wall label, in a narrow ragged 54-character column set as a
- * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the foot's outer corner. Nothing bled: a gallery hangs prints.
+ * heirloom_gallery: a gallery catalogue. Every photo a print on a museum mat: a memory's first its plate, alone
+ * on a recto as large as its mat allows on the page (the page's subject), captioned in spaced capitals, facing
+ * its words; the others with its words (80% of the live area's width, centred) or, past those, on
+ * a page after it; the words under them like a wall label, in a narrow ragged 54-character column set as a
+ * book's text block (nearer the fold: no channel down a spread) over a deep foot margin; a small folio at the
+ * foot's outer corner. Nothing bled: a gallery hangs prints. The title page is the exhibition's title wall.
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -16,17 +18,19 @@ export const heirloomGallery: PdfLook = {
   justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
-  photoSpan: 0.7,
+  photoSpan: 0.8,
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,
   gridWidths: false,
   // type
+  textFace: null,
   longSize: 11.5,
   longLeading: 1.5,
   quoteSize: 11.5,
   leading: 1.5,
   align: 'left',
+  displayQuotes: true,
   captionSize: 8.5,
   captionCaps: true,
   quoteMark: 'none',
@@ -50,12 +54,16 @@ export const heirloomGallery: PdfLook = {
   tailQuote: false,
   plates: 'recto',
   hangHeld: true,
+  hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

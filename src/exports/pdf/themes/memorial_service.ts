@@ -1,9 +1,10 @@
 /**
- * memorial_service: an order of service, a tribute. One memory a page (a short one set as an epigraph
- * in the middle of its page), the widest margins of all, a justified 60-character column centred; the
- * memory's one photo large and in place above its words, across the live area (wider than the words), the
- * others given a page each; every long letter opens with a pull quote; laurels between memories; no
- * frame on the page (the cover carries it).
+ * memorial_service: an order of service, a tribute. It opens with a portrait frontispiece (the cover photo
+ * upright, the name and, when the title gives them, the years under it). One memory a page (a short note set
+ * quietly, at its own size, in the middle of its page), the widest margins of all, a ragged-right 60-character
+ * column centred, in near-black 12.5 pt on ivory paper; the memory's one photo large and in place above its
+ * words, across the live area (wider than the words), the others given a page each; every long letter opens
+ * with a pull quote; laurels between memories; no frame on the page (the cover carries it).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
@@ -14,7 +15,7 @@ export const memorialService: PdfLook = {
   longMeasure: 60,
   longColumns: 1,
   column: 'centre',
-  justify: true,
+  justify: false,
   photoShare: 0.62,
   photoWidth: 'live',
   photoSpan: 1,
@@ -23,12 +24,14 @@ export const memorialService: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
-  longSize: 11,
-  longLeading: 1.5,
-  quoteSize: 13,
+  textFace: null,
+  longSize: 12.5,
+  longLeading: 1.45,
+  quoteSize: 14,
   leading: 1.5,
   align: 'center',
-  captionSize: 9.5,
+  displayQuotes: false,
+  captionSize: 10.5,
   captionCaps: false,
   quoteMark: 'none',
   datedEntries: false,
@@ -51,12 +54,16 @@ export const memorialService: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
-  breatherPairs: true,
+  illustrationRun: 0,
+  breatherPairs: false,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
   // look
+  paper: { palette: { background: '#FBF9F4', text: '#1D2027', muted: '#4D535F', accent: '#6F6386' }, pages: 'all' },
+  frontispiece: true,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,

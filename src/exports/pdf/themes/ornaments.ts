@@ -130,6 +130,46 @@ const sprig: Ornament = (pen, cx, cy, s, p) => {
   pen.restore();
 };
 
+/** A leaf of a botanical drawing: filled in the ink, its midrib drawn in the page's colour. */
+function veinedLeaf(pen: Pen, x: number, y: number, length: number, angle: number, ink: string, paper: string) {
+  leaf(pen, x, y, length, angle, ink);
+  pen.save().translate(x, y).rotate(angle, { origin: [0, 0] });
+  pen.lineWidth(Math.max(0.25, length * 0.045)).strokeColor(paper).moveTo(length * 0.1, 0).lineTo(length * 0.82, 0).stroke();
+  pen.restore();
+}
+
+/**
+ * A frond, as a botanical plate draws one: a stem curving gently from (x, y) `length` long, at `angle` degrees
+ * (0: to the right, clockwise on the page), veined leaves alternating along it and smaller towards its tip, a bud
+ * at its end. botanical_luxe's family of marks is made of it: the ornament between memories and on quote pages,
+ * and the spray in the outer corners of its pages.
+ */
+export function frond(pen: Pen, x: number, y: number, length: number, angle: number, p: ThemePalette, leaves = 7) {
+  const bow = -length * 0.1;
+  pen.save().translate(x, y).rotate(angle, { origin: [0, 0] });
+  pen.lineWidth(Math.max(0.45, length * 0.012)).strokeColor(p.accent).lineCap('round');
+  pen.moveTo(0, 0).quadraticCurveTo(length / 2, bow, length, 0).stroke();
+  for (let i = 0; i < leaves; i++) {
+    const t = 0.14 + (i * 0.8) / leaves;
+    // The point t of the way along the stem, and its leaf leaning towards the tip, on one side then the other.
+    const [px, py] = [length * t, 2 * (1 - t) * t * bow];
+    const side = i % 2 ? 1 : -1;
+    veinedLeaf(pen, px, py, length * 0.24 * (1 - t * 0.55), side * 38, p.accent, p.background);
+  }
+  veinedLeaf(pen, length, 0, length * 0.12, 0, p.accent, p.background);
+  pen.restore();
+}
+
+/** botanical_luxe's mark: two fronds growing out from a small five-petalled flower. */
+const botanical: Ornament = (pen, cx, cy, s, p) => {
+  frond(pen, cx - 6 * s, cy, 40 * s, 180, p, 6);
+  frond(pen, cx + 6 * s, cy, 40 * s, 0, p, 6);
+  pen.save();
+  for (let k = 0; k < 5; k++) leaf(pen, cx, cy, 6.5 * s, -90 + k * 72, p.accent);
+  pen.circle(cx, cy, 1.5 * s).fill(p.background);
+  pen.restore();
+};
+
 const diamonds: Ornament = (pen, cx, cy, s, p) => {
   pen.save().lineWidth(0.7 * s).strokeColor(p.accent);
   const d = (x: number, r: number, fill: boolean) => {
@@ -150,7 +190,7 @@ const rule: Ornament = (pen, cx, cy, s, p) => {
   pen.restore();
 };
 
-export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, diamonds, rule } as const;
+export const ORNAMENTS = { flourish, bar, dots, laurel, rings, hearts, squiggle, star, sprig, botanical, diamonds, rule } as const;
 
 /** Half an ornament's width at scale 1, points (about 45 for those not listed): to set one flush with a text's edge. */
 const HALF_WIDTHS = new Map<Ornament, number>([

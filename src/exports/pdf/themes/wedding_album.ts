@@ -1,16 +1,19 @@
 /**
- * wedding_album: an album. Photos lead: a memory with one sharp photo opens on it bled off every edge,
- * the others show one matted print across the live area with the words centred under it as its caption in
- * a justified 60-character column; held photos bled off the page as plates, their caption after; no frame on
- * the pages (the cover's corner brackets are the album's only ornament).
+ * wedding_album: an album. Photos lead, one to a page: a memory with one photo has it alone on a page facing
+ * the page its words open on, bled off every edge when it has the pixels for the whole page, bled across the
+ * page's width when it has them for that (a landscape), else as large as its pixels allow on a white mat; its
+ * other photos a page each the same way (or two on one mat, one caption under them). The words centred
+ * under a quote mark; a long letter in a justified 56-character column at 12 pt, open leading and deep margins
+ * (an album sets few words a page); no frame on the pages (the cover's corner brackets are the album's only
+ * ornament).
  */
 import type { PdfLook } from './design.js';
 import { ORNAMENTS } from './ornaments.js';
 
 export const weddingAlbum: PdfLook = {
   // grid
-  margins: { inner: 17, top: 21, outer: 27, bottom: 35 },
-  longMeasure: 60,
+  margins: { inner: 17, top: 24, outer: 27, bottom: 36 },
+  longMeasure: 56,
   longColumns: 1,
   column: 'centre',
   justify: true,
@@ -22,11 +25,13 @@ export const weddingAlbum: PdfLook = {
   photoHang: false,
   gridWidths: false,
   // type
-  longSize: 11.5,
-  longLeading: 1.45,
+  textFace: null,
+  longSize: 12,
+  longLeading: 1.6,
   quoteSize: 13.5,
   leading: 1.45,
   align: 'center',
+  displayQuotes: true,
   captionSize: 9.5,
   captionCaps: false,
   quoteMark: 'glyph',
@@ -50,12 +55,16 @@ export const weddingAlbum: PdfLook = {
   tailQuote: true,
   plates: 'none',
   hangHeld: false,
+  hungShare: 0.5,
   pictureOpens: false,
+  illustrationRun: 0,
   breatherPairs: true,
   chapterPages: false,
   quotesApart: false,
   tailFill: false,
   // look
+  paper: null,
+  frontispiece: false,
   cornerOrnament: false,
   cards: false,
   cardOverlap: false,
