@@ -24,120 +24,31 @@ import { THEMES } from '../src/services/books/book-types.js';
 import { THEME_STYLES } from '../src/media-tools/themes.js';
 import { PDF_LOOKS } from '../src/exports/pdf/pdf-themes.js';
 import { writeFile } from 'node:fs/promises';
+import { writePhotos } from '../test/helpers/real-photos.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'docs/themes');
 
 /**
- * A made-up photograph (no photo files ship with the repository): a scene drawn in SVG, softened and grained
- * so it prints like a snapshot rather than a flat graphic.
+ * The sample's pictures, by key: their shapes (width / height), as a family's phones take them. Real photos of
+ * people, cut from face-api's samples around their faces, as in the test book (test/helpers/real-photos.ts).
  */
-async function photo(file: string, width: number, height: number, scene: Scene, hue: number) {
-  const [w, h] = [width, height];
-  const body = SCENES[scene](w, h, hue);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
-    <defs>
-      <filter id="grain" x="0" y="0" width="100%" height="100%"><feTurbulence type="fractalNoise" baseFrequency="0.9" numOctaves="2" seed="${hue}"/><feColorMatrix values="0 0 0 0 0.5  0 0 0 0 0.5  0 0 0 0 0.5  0 0 0 0.16 0"/></filter>
-      <radialGradient id="vignette" cx="0.5" cy="0.5" r="0.75"><stop offset="0.6" stop-color="#000" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity="0.35"/></radialGradient>
-      <linearGradient id="fade" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fff" stop-opacity="0.25"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></linearGradient>
-    </defs>
-    ${body}
-    <rect width="100%" height="100%" filter="url(#grain)"/>
-    <rect width="100%" height="100%" fill="url(#vignette)"/></svg>`;
-  await sharp(Buffer.from(svg)).blur(Math.max(0.6, w / 1400)).modulate({ saturation: 0.9 }).jpeg({ quality: 88 }).toFile(file);
-}
-
-type Scene = 'lake' | 'portrait' | 'beach' | 'forest' | 'cake' | 'garden' | 'city';
-const SCENES: Record<Scene, (w: number, h: number, hue: number) => string> = {
-  // Sky, sun, hills and their reflection in still water.
-  lake: (w, h, hue) => `
-    <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},55%,58%)"/><stop offset="1" stop-color="hsl(${hue + 30},60%,86%)"/></linearGradient>
-    <linearGradient id="water" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},40%,55%)"/><stop offset="1" stop-color="hsl(${hue + 10},45%,30%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#sky)"/>
-    <circle cx="${w * 0.72}" cy="${h * 0.28}" r="${h * 0.08}" fill="hsl(45,95%,85%)"/>
-    <path d="M0 ${h * 0.58} Q ${w * 0.2} ${h * 0.36} ${w * 0.45} ${h * 0.55} T ${w} ${h * 0.5} V ${h * 0.62} H 0 Z" fill="hsl(${hue + 140},30%,36%)"/>
-    <rect y="${h * 0.62}" width="100%" height="${h * 0.38}" fill="url(#water)"/>
-    <path d="M0 ${h * 0.62} Q ${w * 0.2} ${h * 0.8} ${w * 0.45} ${h * 0.66} T ${w} ${h * 0.72} V ${h * 0.62} H 0 Z" fill="hsl(${hue + 140},25%,30%)" opacity="0.5"/>
-    <rect x="${w * 0.3}" y="${h * 0.7}" width="${w * 0.12}" height="${h * 0.012}" fill="hsl(30,40%,25%)"/>`,
-  // Head and shoulders against a soft, out-of-focus background.
-  portrait: (w, h, hue) => `
-    <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},35%,70%)"/><stop offset="1" stop-color="hsl(${hue + 40},30%,40%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#bg)"/>
-    ${[0.15, 0.3, 0.8, 0.9, 0.62].map((f, i) => `<circle cx="${w * f}" cy="${h * (0.12 + i * 0.09)}" r="${w * 0.07}" fill="hsl(${hue + 60 * i},70%,85%)" opacity="0.35"/>`).join('')}
-    <path d="M${w * 0.12} ${h} Q ${w * 0.16} ${h * 0.7} ${w * 0.5} ${h * 0.68} Q ${w * 0.84} ${h * 0.7} ${w * 0.88} ${h} Z" fill="hsl(${hue + 180},35%,32%)"/>
-    <rect x="${w * 0.44}" y="${h * 0.52}" width="${w * 0.12}" height="${h * 0.18}" fill="hsl(25,45%,62%)"/>
-    <ellipse cx="${w * 0.5}" cy="${h * 0.42}" rx="${w * 0.17}" ry="${h * 0.16}" fill="hsl(25,50%,68%)"/>
-    <path d="M${w * 0.32} ${h * 0.42} Q ${w * 0.3} ${h * 0.2} ${w * 0.5} ${h * 0.22} Q ${w * 0.72} ${h * 0.2} ${w * 0.68} ${h * 0.44} Q ${w * 0.62} ${h * 0.3} ${w * 0.5} ${h * 0.3} Q ${w * 0.38} ${h * 0.3} ${w * 0.32} ${h * 0.42} Z" fill="hsl(30,15%,88%)"/>`,
-  // Sea, sand and a striped parasol.
-  beach: (w, h, hue) => `
-    <linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(200,70%,62%)"/><stop offset="1" stop-color="hsl(195,60%,88%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#sky)"/>
-    <rect y="${h * 0.45}" width="100%" height="${h * 0.2}" fill="hsl(190,55%,42%)"/>
-    <path d="M0 ${h * 0.62} Q ${w * 0.5} ${h * 0.58} ${w} ${h * 0.64} V ${h} H 0 Z" fill="hsl(40,55%,78%)"/>
-    <path d="M${w * 0.6} ${h * 0.9} L ${w * 0.62} ${h * 0.42}" stroke="hsl(30,20%,30%)" stroke-width="${w * 0.008}"/>
-    <path d="M${w * 0.44} ${h * 0.48} Q ${w * 0.62} ${h * 0.28} ${w * 0.8} ${h * 0.48} Z" fill="hsl(${hue},75%,55%)"/>
-    <path d="M${w * 0.56} ${h * 0.48} Q ${w * 0.62} ${h * 0.3} ${w * 0.68} ${h * 0.48} Z" fill="hsl(0,0%,96%)"/>
-    <ellipse cx="${w * 0.3}" cy="${h * 0.82}" rx="${w * 0.09}" ry="${h * 0.03}" fill="hsl(${hue + 120},60%,50%)"/>`,
-  // Pines against a misty sky.
-  forest: (w, h, hue) => `
-    <linearGradient id="mist" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},25%,78%)"/><stop offset="1" stop-color="hsl(${hue},20%,92%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#mist)"/>
-    ${Array.from({ length: 14 }, (_, i) => {
-      const x = ((i * 0.37) % 1) * w;
-      const s = 0.5 + ((i * 0.53) % 0.5);
-      const l = 18 + i * 2;
-      return `<path d="M${x} ${h * (1 - 0.75 * s)} L ${x + w * 0.09 * s} ${h} L ${x - w * 0.09 * s} ${h} Z" fill="hsl(${hue + 130},30%,${l}%)"/>`;
-    }).join('')}
-    <rect y="${h * 0.93}" width="100%" height="${h * 0.07}" fill="hsl(${hue + 100},25%,22%)"/>`,
-  // A birthday cake and its candles on a table, warm light.
-  cake: (w, h, hue) => `
-    <radialGradient id="warm" cx="0.5" cy="0.3" r="0.8"><stop offset="0" stop-color="hsl(35,80%,70%)"/><stop offset="1" stop-color="hsl(20,50%,25%)"/></radialGradient>
-    <rect width="100%" height="100%" fill="url(#warm)"/>
-    <rect y="${h * 0.7}" width="100%" height="${h * 0.3}" fill="hsl(${hue},30%,86%)"/>
-    <ellipse cx="${w * 0.5}" cy="${h * 0.72}" rx="${w * 0.3}" ry="${h * 0.05}" fill="hsl(0,0%,97%)"/>
-    <rect x="${w * 0.3}" y="${h * 0.48}" width="${w * 0.4}" height="${h * 0.22}" fill="hsl(${hue},55%,78%)"/>
-    <ellipse cx="${w * 0.5}" cy="${h * 0.48}" rx="${w * 0.2}" ry="${h * 0.04}" fill="hsl(${hue},45%,90%)"/>
-    <rect x="${w * 0.3}" y="${h * 0.56}" width="${w * 0.4}" height="${h * 0.025}" fill="hsl(${hue + 180},45%,60%)"/>
-    ${Array.from({ length: 9 }, (_, i) => `<rect x="${w * (0.34 + i * 0.04)}" y="${h * 0.38}" width="${w * 0.008}" height="${h * 0.09}" fill="hsl(${i * 40},60%,70%)"/><ellipse cx="${w * (0.344 + i * 0.04)}" cy="${h * 0.36}" rx="${w * 0.007}" ry="${h * 0.018}" fill="hsl(45,100%,80%)"/>`).join('')}`,
-  // Flowers in a bed before a hedge.
-  garden: (w, h, hue) => `
-    <linearGradient id="hedge" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(110,30%,30%)"/><stop offset="1" stop-color="hsl(100,35%,45%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#hedge)"/>
-    <rect y="${h * 0.6}" width="100%" height="${h * 0.4}" fill="hsl(95,35%,38%)"/>
-    ${Array.from({ length: 40 }, (_, i) => {
-      const x = ((i * 0.618) % 1) * w;
-      const y = h * (0.45 + ((i * 0.377) % 1) * 0.5);
-      const r = w * (0.012 + ((i * 0.29) % 1) * 0.02);
-      return `<line x1="${x}" y1="${y}" x2="${x}" y2="${h}" stroke="hsl(100,40%,28%)" stroke-width="${w * 0.003}"/><circle cx="${x}" cy="${y}" r="${r}" fill="hsl(${hue + (i % 4) * 25},70%,${60 + (i % 3) * 8}%)"/><circle cx="${x}" cy="${y}" r="${r * 0.3}" fill="hsl(48,90%,60%)"/>`;
-    }).join('')}`,
-  // Old town roofs at dusk.
-  city: (w, h, hue) => `
-    <linearGradient id="dusk" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},50%,35%)"/><stop offset="1" stop-color="hsl(${hue + 50},70%,75%)"/></linearGradient>
-    <rect width="100%" height="100%" fill="url(#dusk)"/>
-    ${Array.from({ length: 9 }, (_, i) => {
-      const x = (i / 9) * w;
-      const top = h * (0.45 + ((i * 0.41) % 1) * 0.25);
-      return `<rect x="${x}" y="${top}" width="${w / 9 + 2}" height="${h - top}" fill="hsl(${20 + i * 6},35%,${42 + (i % 3) * 8}%)"/><path d="M${x} ${top} L ${x + w / 18} ${top - h * 0.06} L ${x + w / 9} ${top} Z" fill="hsl(10,45%,35%)"/>${Array.from({ length: 3 }, (_, j) => `<rect x="${x + w * 0.02 + j * w * 0.03}" y="${top + h * 0.06}" width="${w * 0.015}" height="${h * 0.03}" fill="hsl(45,90%,75%)"/>`).join('')}`;
-    }).join('')}`,
-};
-
-/** The sample's pictures: scene, pixel size, hue. Landscape and portrait, as a family's phones take them. */
-const PICTURES: Record<string, [Scene, number, number, number]> = {
-  lake: ['lake', 3000, 2000, 205],
-  coast: ['beach', 1600, 2000, 15],
-  drive: ['city', 1920, 1080, 260],
-  grandma: ['portrait', 1500, 2000, 30],
-  cake: ['cake', 2400, 1800, 340],
-  garden: ['garden', 2000, 1500, 330],
-  garden2: ['garden', 1500, 2000, 20],
-  forest: ['forest', 2400, 1600, 200],
-  cousins: ['portrait', 2000, 1500, 170],
-  beach2: ['beach', 2400, 1600, 45],
-  hanoi: ['city', 1600, 2000, 220],
-  hanoi2: ['portrait', 1500, 2000, 300],
-  wedding: ['portrait', 1600, 2000, 45],
-  rhodes: ['beach', 2400, 1600, 200],
+const PICTURES: Record<string, number> = {
+  lake: 3 / 2,
+  coast: 4 / 5,
+  drive: 16 / 9,
+  grandma: 3 / 4,
+  cake: 4 / 3,
+  garden: 4 / 3,
+  garden2: 3 / 4,
+  forest: 3 / 2,
+  cousins: 4 / 3,
+  beach2: 3 / 2,
+  hanoi: 4 / 5,
+  hanoi2: 3 / 4,
+  wedding: 4 / 5,
+  rhodes: 3 / 2,
 };
 
 /** A memory of the sample book, and what the gallery's captions call its words and its pictures. */
@@ -296,7 +207,7 @@ function galleryIndex(spreads: Map<string, Spread[]>): string {
     '',
     'The sample mixes a one-liner, short memories that share a page, a long letter (hyphenated, justified or ragged by the theme), one to four',
     'photos a memory in landscape and portrait, a voice recording and a video message (printed as QR codes), and memories in',
-    'Vietnamese and Greek. The photos are drawn for the gallery (no photo files ship with the repository).',
+    'Vietnamese and Greek. The photos are real phone photos of people (face-api’s samples, read from the package), cut to each shape around their faces.',
     'Made by `npx tsx scripts/theme-gallery.ts [theme…]`; run it again after changing a theme or the composer.',
     'Typefaces are OFL fonts shipped in `@expo-google-fonts` packages and embedded in the PDF.',
     '',
@@ -408,11 +319,8 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'memorybook-gallery-'));
   const spreads = new Map<string, Spread[]>();
   try {
-    const files: Record<string, string> = {};
-    for (const [key, [scene, w, h, hue]] of Object.entries(PICTURES)) {
-      files[key] = path.join(dir, `${key}.jpg`);
-      await photo(files[key], w, h, scene, hue);
-    }
+    const subjects = await writePhotos(dir, Object.entries(PICTURES).map(([key, aspect]) => ({ key, aspect })));
+    const files = Object.fromEntries(Object.keys(PICTURES).map((key) => [key, path.join(dir, `${key}.jpg`)]));
     await mkdir(OUT, { recursive: true });
     for (const theme of themes) {
       const pdf = path.join(dir, `${theme}.pdf`);
@@ -431,7 +339,7 @@ async function main() {
         gutterMm: 0,
         memoryCount: MEMORIES.length,
         memories: memories(),
-        openPicture: async (key) => ({ path: files[key], release: async () => {} }),
+        openPicture: async (key) => ({ path: files[key], subject: subjects.get(key), release: async () => {} }),
         output: createWriteStream(pdf),
         now: new Date(Date.UTC(2026, 10, 21)),
         coverPicture: 'lake',

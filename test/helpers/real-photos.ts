@@ -10,9 +10,12 @@
  * cut): what the export service stores on a photo's media row when it is
  * processed, so a renderer given them does not look for the faces again.
  */
+import { createHash } from 'node:crypto';
+import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { cropRectAround, findSubject, subjectOf, SUBJECT_VERSION, type CropRect, type SubjectFindings } from '../../src/media-tools/focal-crop.js';
 import type { Box } from '../../src/media-tools/face-detect.js';
@@ -62,24 +65,27 @@ export function samplePhotos(): Promise<Sample[]> {
  */
 const UNCUT_ONLY = new Set([1]);
 
-/** Whether `rect` slices none of the sample's heads and holds one whole. */
-function keepsHeads(sample: Sample, rect: CropRect): boolean {
+/** How many of the sample's heads `rect` holds whole; 0 when it slices one. */
+function headsHeld(sample: Sample, rect: CropRect): number {
   const [x0, y0, x1, y1] = [rect.left / sample.width, rect.top / sample.height, (rect.left + rect.width) / sample.width, (rect.top + rect.height) / sample.height];
   const slack = 1e-3;
   let whole = 0;
   for (const h of sample.heads) {
     const inside = h.x >= x0 - slack && h.y >= y0 - slack && h.x + h.w <= x1 + slack && h.y + h.h <= y1 + slack;
     const outside = h.x + h.w <= x0 || h.x >= x1 || h.y + h.h <= y0 || h.y >= y1;
-    if (!inside && !outside) return false;
+    if (!inside && !outside) return 0;
     if (inside) whole++;
   }
-  return whole > 0;
+  return whole;
 }
 
 /** A cut of a sample: which one, and the rectangle (pixels of the sample). */
 export interface Cut {
   sample: number;
   rect: CropRect;
+  /** How many of the sample's heads it holds whole, and how many the sample has. */
+  held: number;
+  of: number;
   /** Mirrored left to right (a cut used a second time, so it reads as another photo). */
   mirrored?: boolean;
 }
@@ -103,12 +109,17 @@ export async function cutsOf(aspect: number): Promise<Cut[]> {
       const rect = { ...group, left: Math.round(Math.min(Math.max(left, 0), size.w - group.width)) };
       // (Cuts that differ by less than a fifth of the sample's width are the same picture.)
       if (cuts.some((c) => Math.abs(c.rect.left - rect.left) < 0.2 * size.w)) continue;
-      if (keepsHeads(sample, rect)) cuts.push({ sample: index, rect });
+      const held = headsHeld(sample, rect);
+      if (held) cuts.push({ sample: index, rect, held, of: sample.heads.length });
     }
     return cuts;
   });
+  // A cut of two people or half the group reads as a photo of them; one person of five and the others' knees
+  // does not (but a tall strip holds one person of any group).
+  const groupCuts = perSample.map((cuts) => cuts.filter((c) => c.held >= Math.min(2, c.of / 2)));
+  const usable = groupCuts.some((c) => c.length) ? groupCuts : perSample;
   const turns: Cut[] = [];
-  for (let round = 0; perSample.some((c) => c.length > round); round++) for (const cuts of perSample) if (cuts[round]) turns.push(cuts[round]);
+  for (let round = 0; usable.some((c) => c.length > round); round++) for (const cuts of usable) if (cuts[round]) turns.push(cuts[round]);
   return turns;
 }
 
@@ -132,4 +143,56 @@ export async function writeCut(file: string, cut: Cut, turned = false): Promise<
     })
     .filter((f) => f.x >= 0 && f.y >= 0 && f.x + f.w <= 1 && f.y + f.h <= 1);
   return { version: SUBJECT_VERSION, faces, attention: null };
+}
+
+/** A photo to write: its key (`<key>.jpg`), its shape (width / height, upright) and whether it is stored turned. */
+export interface WantedPhoto {
+  key: string;
+  aspect: number;
+  turned?: boolean;
+}
+
+/**
+ * Writes each wanted photo into `dir` as `<key>.jpg`: the photos of one shape take that shape's cuts in
+ * turn (mirrored once the cuts run out, so a repeat reads as another photo), so neighbours show different
+ * people. Returns each photo's subject findings by key, as the export service keeps them with a photo's
+ * media row (an openPicture hands them to the renderer).
+ */
+export async function writePhotos(dir: string, wanted: WantedPhoto[]): Promise<Map<string, SubjectFindings>> {
+  // Cut once per machine (the faces found and the JPEGs encoded cost seconds of CPU), then copied: each test
+  // file (a worker of its own) and the gallery get the same photos. Keyed by this file, the package and the wanted list.
+  const source = await readFile(fileURLToPath(import.meta.url));
+  const key = createHash('sha1').update(source).update(await readFile(path.join(DEMO, '..', 'package.json'))).update(JSON.stringify(wanted)).digest('hex').slice(0, 16);
+  const cache = path.join(tmpdir(), `memorybook-real-photos-${key}`);
+  const stored = await readFile(path.join(cache, 'findings.json'), 'utf8').catch(() => null);
+  if (!stored) {
+    const fresh = await mkdtemp(`${cache}-`);
+    const found = await cutPhotos(fresh, wanted);
+    await writeFile(path.join(fresh, 'findings.json'), JSON.stringify([...found]));
+    // (Another process may have stored the same meanwhile: its copy is as good.)
+    await rename(fresh, cache).catch(() => rm(fresh, { recursive: true, force: true }));
+  }
+  await Promise.all(wanted.map((w) => copyFile(path.join(cache, `${w.key}.jpg`), path.join(dir, `${w.key}.jpg`))));
+  return new Map(JSON.parse(await readFile(path.join(cache, 'findings.json'), 'utf8')) as [string, SubjectFindings][]);
+}
+
+async function cutPhotos(dir: string, wanted: WantedPhoto[]): Promise<Map<string, SubjectFindings>> {
+  const cuts = new Map<number, Promise<Cut[]>>();
+  const used = new Map<number, number>();
+  const found = new Map<string, SubjectFindings>();
+  const jobs = wanted.map((photo) => {
+    if (!cuts.has(photo.aspect)) cuts.set(photo.aspect, cutsOf(photo.aspect));
+    const n = used.get(photo.aspect) ?? 0;
+    used.set(photo.aspect, n + 1);
+    return { photo, n };
+  });
+  await Promise.all(
+    jobs.map(async ({ photo, n }) => {
+      const shapes = await cuts.get(photo.aspect)!;
+      if (!shapes.length) throw new Error(`no sample can be cut to ${photo.aspect.toFixed(2)}:1 without slicing a head`);
+      const cut = { ...shapes[n % shapes.length], mirrored: Math.floor(n / shapes.length) % 2 === 1 };
+      found.set(photo.key, await writeCut(path.join(dir, `${photo.key}.jpg`), cut, photo.turned));
+    }),
+  );
+  return found;
 }

@@ -8,10 +8,9 @@
  * The words are drawn from small vocabularies by a seeded generator, so the
  * book is the same on every run.
  */
-import path from 'node:path';
 import type { PdfMemory } from '../../src/exports/pdf/pdf-book.js';
 import type { SubjectFindings } from '../../src/media-tools/focal-crop.js';
-import { cutsOf, ORIENTATIONS, writeCut, type Cut, type Orientation } from './real-photos.js';
+import { ORIENTATIONS, writePhotos, type Orientation } from './real-photos.js';
 
 type Script = keyof typeof VOCABULARY;
 
@@ -113,23 +112,14 @@ function photoKeys(): { memory: number; key: string; orientation: Photo }[] {
 
 /**
  * Writes the book's photos into `dir` (real photos of people, cut from face-api's samples: see real-photos.ts):
- * the n-th photo of an orientation is the n-th cut of that shape (mirrored once the cuts run out), so
- * neighbouring memories show different people. Returns each photo's subject findings by key, as the export
- * service keeps them with a photo's media row (openPicture hands them to the renderer).
+ * the n-th photo of an orientation is the n-th cut of that shape, so neighbouring memories show different
+ * people. Returns each photo's subject findings by key (openPicture hands them to the renderer).
  */
 export async function makePhotos(dir: string): Promise<Map<string, SubjectFindings>> {
-  const cuts = new Map<Photo, Cut[]>();
-  for (const o of Object.keys(ORIENTATIONS) as Photo[]) cuts.set(o, await cutsOf(ORIENTATIONS[o]));
-  const found = new Map<string, SubjectFindings>();
-  await Promise.all(
-    photoKeys().map(async ({ key, orientation }) => {
-      const shapes = cuts.get(orientation)!;
-      const n = Number(key.split('-')[1]) - 1;
-      const cut = { ...shapes[n % shapes.length], mirrored: Math.floor(n / shapes.length) % 2 === 1 };
-      found.set(key, await writeCut(path.join(dir, `${key}.jpg`), cut, orientation === 'turned'));
-    }),
+  return writePhotos(
+    dir,
+    photoKeys().map(({ key, orientation }) => ({ key, aspect: ORIENTATIONS[orientation], turned: orientation === 'turned' })),
   );
-  return found;
 }
 
 interface Spec {

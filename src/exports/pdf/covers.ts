@@ -139,9 +139,20 @@ export function drawBackCover(kit: CoverKit, panel: Panel, back: BackText) {
     // Who the book is from, as its ending says it: "With love from 14 people", then as many names as three lines hold.
     const love: TextStyle = { face: kit.faces.body, fallbacks: kit.fallbacks.body, size: 10, leading: journal ? mm(9) / 10 : 1.45, features: LINING_FIGURES };
     const names = back.contributors;
-    let shown = names.length;
     const from$ = kit.words?.fromLine ?? fromLine;
-    while (shown > 1 && ts.lines(from$(names, shown), love, width).length > 3) shown--;
+    const fits = (n: number) => ts.lines(from$(names, n), love, width).length <= 3;
+    // (More names, more lines: the most three lines hold found by halving, not one name at a time, which set a
+    // book of a thousand contributors' names a thousand times over.)
+    let shown = names.length;
+    if (!fits(shown)) {
+      let [lo, hi] = [1, shown - 1];
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (fits(mid)) lo = mid;
+        else hi = mid - 1;
+      }
+      shown = lo;
+    }
     const from = ts.lines(from$(names, shown), love, width, 3);
     ts.block(from, love, { x: left, w: width }, at + mm(18), align, p.muted);
   }

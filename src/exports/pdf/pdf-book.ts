@@ -10,7 +10,7 @@ import { CARD_PAD, COLUMN_GAP, gridCells, PHOTO_GAP, pageGrid, type GridCells, t
 import { photoLayout, type Cell } from './photo-layout.js';
 import { endingPlan } from './ending-plan.js';
 import { BAR_INDENT, gridBox, hangingX } from './swiss-grid.js';
-import { aspectOf, cellAtLeast, cellForPhoto, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
+import { aspectOf, cellAtLeast, cellForPhoto, ownShapeIn, prepareCroppedPicture, resamplePicture, uprightSize, type PreparedPicture } from './pictures.js';
 import type { FocalPoint } from '../../media-tools/focal-crop.js';
 import { makePdfX4, type PdfKitDoc } from './print-ready.js';
 import { randomUUID } from 'node:crypto';
@@ -23,7 +23,7 @@ import { ALBUM_MAT_INSET_MM, albumMat, albumWindow, bledAcross, spreadMove, spre
 import { drawScene, SCENE_SHARE } from './pages/illustration.js';
 import { cardTopOver, centreOverCard, heldPageSizes, monthOfBook, tailQuoteRoom } from './picture-book.js';
 import { chooseCellShape, holdsSubject, OTHER_SHAPES } from '../../media-tools/cell-shape.js';
-import { detectSubject } from '../../media-tools/focal-crop.js';
+import { subjectOfPhoto, type PhotoFile } from '../../media-tools/focal-crop.js';
 import { afterPlatePages, mayDrawOn, PLATE_MAT, plateRoom, splitPlate } from './pages/catalogue.js';
 import { hungBox } from './pages/hung-photo.js';
 import { honouredOf, portraitBox } from './pages/frontispiece.js';
@@ -151,6 +151,8 @@ export interface BookTrace {
   card?(n: number, memoryId: string, card: { top: number; photo: { y: number; h: number }; subject: { x: number; y: number; w: number; h: number } | null }): void;
   /** The accent bar beside a memory's opening lines (a `quoteMark: 'bar'` theme), on page n: its left edge and top, and the column it marks. */
   bar?(n: number, memoryId: string, bar: { x: number; y: number; column: { x: number; w: number } }): void;
+  /** The rules above and below a long letter's pull quote, on page n: their left edge and width (points), and the box the quote is set in. */
+  pullRule?(n: number, memoryId: string, rule: { x: number; w: number; box: { x: number; w: number } }): void;
 }
 
 export interface PdfBookResult {
@@ -1053,10 +1055,11 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * A photo's box on the Swiss grid's fixed widths (gridWidths, see swiss-grid.ts gridBox): widened and cropped
    * to the nearer when that keeps its subject and 200 ppi, else narrowed; as it is in other themes, or beside words.
    */
-  async function onGridWidth(box: { w: number; h: number }, aside: boolean, file: string, size: { w: number; h: number } | null): Promise<{ w: number; h: number }> {
+  async function onGridWidth(box: { w: number; h: number }, aside: boolean, photo: PhotoFile, size: { w: number; h: number } | null): Promise<{ w: number; h: number }> {
     if (!look.gridWidths || aside || !size) return box;
     const grid = gridOn(1);
-    const subject = (await detectSubject(file)).box;
+    // (Its stored subject when its media row has one: a processed photo is not looked at again.)
+    const subject = (await subjectOfPhoto(photo)).box;
     const aspect = size.w / size.h;
     // Cropped to a wider shape, the photo keeps its whole width.
     return gridBox(box, grid.photos, grid.column, barIndent, size.w, MIN_PRINT_PPI, (cell) => cell <= aspect || holdsSubject(aspect, subject, cell));
@@ -1075,7 +1078,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
       // A mount deeper at its foot (a print's white border) must not make a portrait's upright cell a landscape picture.
       const full = aspect < 1 && mounted.w > mounted.h ? { w: mounted.h, h: mounted.h } : mounted;
       const size = await uprightSize(copy.path);
-      const box = await onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside, copy.path, size);
+      const box = await onGridWidth(size ? cellAtLeast(size, full, MIN_PRINT_PPI) : full, beside, copy, size);
       const ready = await prepareCroppedPicture(copy, box, p.background);
       if (!ready) {
         input.onPictureSkipped?.(pic.key, 'not a picture that can be decoded');
@@ -1433,7 +1436,7 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
    * it is sharp enough; an album's bled across the page's width when it is wide enough (see pages/album-spread.ts);
    * else in the breather's box (an album's on its mat, a catalogue's plate as large as its mat allows).
    */
-  async function pagePicture(copy: { path: string }, key: string, slot?: Box, captioned = true): Promise<PagePicture | null> {
+  async function pagePicture(copy: PhotoFile, key: string, slot?: Box, captioned = true): Promise<PagePicture | null> {
     const size = await uprightSize(copy.path);
     if (!size) {
       input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -1443,8 +1446,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     // (An album's pair shares one caption, under both: see drawDuePage.)
     // (An album's spread photo has none: its words face it.)
     const captionRoom = (slot && sharedPairCaption) || !captioned ? 0 : mm(16);
-    // Its own shape within 4:5 and 3:2, unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
-    const subject = await detectSubject(copy.path);
+    // Its own shape within 4:5 and 3:2 (a panorama's or a tall photo's within 2:1 and 1:2 when that prints it larger: ownShapeIn),
+    // unless that would cut its subject: then the shape that keeps it (as a memory's cell does).
+    // (Its stored subject when its media row has one: a processed photo is not looked at again.)
+    const subject = await subjectOfPhoto(copy);
     // Too small for the whole page, it may still bleed off the edges it reaches (see pages/edge-bleed.ts).
     const edge = !plate && !slot && look.bleedEdges ? edgeBleed(size, g.page, MIN_PRINT_PPI, subject.box) : null;
     if (edge) {
@@ -1453,10 +1458,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
     const across = band && holdsSubject(size.w / size.h, subject.box, band.w / band.h) ? band : null;
-    const area = slot ?? singlePhotoRoom(3);
-    const aspect = chooseCellShape(size.w / size.h, subject.box, [Math.min(1.5, Math.max(0.8, size.w / size.h)), ...OTHER_SHAPES]);
+    // (A plate theme's photo without the pixels for a plate: no taller than the live area, where drawBreather sets it, though its breather box is the page.)
+    const room = slot ?? singlePhotoRoom(3);
+    const area = !slot && !plate && look.breather === 'plate' ? { ...room, h: Math.min(room.h, gridOn(3).live.h) } : room;
+    const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
     const fit = plate ? { w: g.page, h: g.page } : across ? across : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
-    const box = plate || across ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy.path, size);
+    const box = plate || across ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy, size);
     const ready = await prepareCroppedPicture(copy, box, p.background);
     if (!ready) {
       input.onPictureSkipped?.(key, 'not a picture that can be decoded');
@@ -2029,9 +2036,12 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
         if (memory.signature) contributed(memory.signature, pageNo, japanese);
       }
       if (pullLines.length) {
-        const box = { x: gridOn(pageNo).column.x + barIndent, w: pullWidth };
+        // Right to left, the quote's indent (a bar theme's) and its rules mirror: drawn from the column's right edge, where its lines start.
+        const pullRtl = pullLines[0]?.dir === 'rtl' && align !== 'center';
+        const box = { x: gridOn(pageNo).column.x + (pullRtl ? 0 : barIndent), w: pullWidth };
         const [top, ls, ruleW] = [y + mm(4), pullLines, Math.min(pullWidth, mm(30))];
-        const ruleX = align === 'center' ? box.x + (box.w - ruleW) / 2 : box.x;
+        const ruleX = align === 'center' ? box.x + (box.w - ruleW) / 2 : pullRtl ? box.x + box.w - ruleW : box.x;
+        input.trace?.pullRule?.(pageNo, memory.id, { x: ruleX, w: ruleW, box });
         const end = top + ls.length * pullStyle.size * pullStyle.leading + mm(3);
         paint((dy) => {
           doc.save().lineWidth(0.8).strokeColor(p.accent).moveTo(ruleX, top - mm(1) + dy).lineTo(ruleX + ruleW, top - mm(1) + dy).stroke();

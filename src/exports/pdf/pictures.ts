@@ -168,6 +168,28 @@ export function cellAtLeast(size: { w: number; h: number }, cell: { w: number; h
   return { w: most, h: most / (cell.w / cell.h) };
 }
 
+/** The shapes a photo alone in a box keeps of its own: within 4:5 and 3:2, or (see ownShapeIn) within 1:2 and 2:1. */
+const OWN_SHAPE = { narrow: [0.8, 1.5], wide: [0.5, 2] } as const;
+
+/**
+ * The shape (width / height) a photo of `size` pixels takes alone in `box` (points): its own within 4:5 and
+ * 3:2, unless its own within 1:2 and 2:1 prints it larger at `minPpi` or more. A panorama or a tall photo
+ * from a phone has the pixels for the box along its length, not across: cut to 3:2 (or 4:5) it loses half of
+ * them and prints at half the box, while a 2:1 strip of it fills the box's width at full sharpness.
+ */
+export function ownShapeIn(size: { w: number; h: number }, box: { w: number; h: number }, minPpi: number): number {
+  const own = size.w / size.h;
+  const area = (range: readonly [number, number]) => {
+    const shape = Math.min(range[1], Math.max(range[0], own));
+    const fit = box.w / shape <= box.h ? { w: box.w, h: box.w / shape } : { w: box.h * shape, h: box.h };
+    const cell = cellAtLeast(size, fit, minPpi);
+    return { shape, printed: cell.w * cell.h };
+  };
+  const [narrow, wide] = [area(OWN_SHAPE.narrow), area(OWN_SHAPE.wide)];
+  // (A tenth larger at least: a photo that fills its box either way keeps the calmer shape.)
+  return wide.printed > narrow.printed * 1.1 ? wide.shape : narrow.shape;
+}
+
 /**
  * A prepared picture to be printed at `scale` of its size: fewer pixels, so it still prints at no more
  * than 300 dpi (a picture with fewer keeps its own). Unchanged when it has none to spare.

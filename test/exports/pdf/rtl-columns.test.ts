@@ -1,8 +1,9 @@
 /**
  * Right-to-left memories set as their readers read them: in a two-column theme (editorial_noir) a long
  * Arabic or Hebrew memory starts in the right column on every page; a bar theme's accent bar stands to
- * the right of its column; and every line of a right-to-left paragraph that is not justified (a
- * paragraph's last, in a justified theme too) ends at the column's right edge, read back from the PDF.
+ * the right of its column; every line of a right-to-left paragraph that is not justified (a
+ * paragraph's last, in a justified theme too) ends at the column's right edge, read back from the PDF; and
+ * a long letter's pull quote has its rules drawn from the right edge, where its lines start.
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -38,6 +39,7 @@ async function render(dir: string, theme: Theme) {
   const file = path.join(dir, `${theme}.pdf`);
   const lines: Traced[] = [];
   const bars: { page: number; id: string; x: number; column: Column }[] = [];
+  const pullRules: { page: number; id: string; x: number; w: number; box: Column }[] = [];
   await renderPdfBook({
     title: 'Right to left',
     subtitle: '',
@@ -53,9 +55,10 @@ async function render(dir: string, theme: Theme) {
     trace: {
       line: (page, id, l) => lines.push({ page, id, ...l }),
       bar: (page, id, b) => bars.push({ page, id, x: b.x, column: b.column }),
+      pullRule: (page, id, r) => pullRules.push({ page, id, ...r }),
     },
   });
-  return { file, lines: lines.filter((l) => memories.some((m) => m.id === l.id)), bars };
+  return { file, lines: lines.filter((l) => memories.some((m) => m.id === l.id)), bars, pullRules };
 }
 
 const DPI = 144;
@@ -85,6 +88,26 @@ function inkRight(grey: { data: Uint8Array; width: number }, x0: number, x1: num
     }
   }
   return right < 0 ? null : (right + 1) / k;
+}
+
+/** Where a page has a straight run of ink `length` points long (±2), as the left ends of those runs (points). */
+function rulesOfLength(grey: { data: Uint8Array; width: number }, length: number): number[] {
+  const k = DPI / 72;
+  const height = grey.data.length / grey.width;
+  const paper = grey.data[0];
+  const starts: number[] = [];
+  for (let y = 0; y < height; y++) {
+    let run = 0;
+    for (let x = 0; x <= grey.width; x++) {
+      const ink = x < grey.width && Math.abs(grey.data[y * grey.width + x] - paper) > 48;
+      if (ink) run++;
+      else {
+        if (Math.abs(run / k - length) <= 2) starts.push((x - run) / k);
+        run = 0;
+      }
+    }
+  }
+  return starts;
 }
 
 describe('right-to-left memories', () => {
@@ -148,5 +171,21 @@ describe('right-to-left memories', () => {
     }
     expect(lasts, 'paragraphs\u2019 last lines read back').toBeGreaterThan(3);
     expect(problems).toEqual([]);
+  });
+
+  it.each(['elegant_classic', 'editorial_noir'] as const)('%s: a right-to-left pull quote\u2019s rules start from its column\u2019s right edge', async (theme) => {
+    const { file, pullRules } = await render(dir, theme);
+    for (const m of memories) {
+      const rules = pullRules.filter((r) => r.id === m.id);
+      expect(rules.length, `${m.id}: a pull quote`).toBeGreaterThan(0);
+      for (const r of rules) {
+        expect(r.x + r.w, `${m.id}: its rule ends at the quote box's right edge`).toBeCloseTo(r.box.x + r.box.w, 1);
+        // Read back: both rules are drawn so (no straight run of ink that long starts elsewhere on the page).
+        const drawn = rulesOfLength(await greyPage(dir, file, r.page), r.w);
+        expect(drawn.length, `${m.id} p${r.page}: its rules read back`).toBeGreaterThanOrEqual(2);
+        const from = r.box.x + r.box.w - r.w;
+        for (const x of drawn) expect(Math.abs(x - from), `${m.id} p${r.page}: a rule from ${x.toFixed(1)} pt, not from the box's right edge less the rule, ${from.toFixed(1)}`).toBeLessThan(1.5);
+      }
+    }
   });
 });

@@ -140,6 +140,31 @@ describe('photos cropped around their subject', () => {
     expect((await bookWith('no-subject', null)).cut).toEqual([]);
   });
 
+  it('a held photo (its own page after its memory) takes its cell shape from the subject stored with it', async () => {
+    // A tall photo whose stored faces run down most of it: 4:5 (a breather's usual shape for it) would cut them,
+    // so it is set 2:3. The photo itself is plain (a detector finds no face in it): only the stored subject says so.
+    const file = path.join(dir, 'held-subject.pdf');
+    for (const key of ['held-a', 'held-b']) await sharp({ create: { width: 700, height: 1500, channels: 3, background: key === 'held-a' ? '#3a6ea5' : '#a5763a' } }).jpeg().toFile(path.join(dir, `${key}.jpg`));
+    const subject = { version: 1, faces: [{ x: 0.3, y: 0.1, w: 0.4, h: 0.55, score: 0.9 }], attention: null };
+    const breathers: number[] = [];
+    await renderPdfBook({
+      title: 'Subjects',
+      subtitle: '',
+      theme: 'elegant_classic',
+      bleedMm: 3,
+      gutterMm: 10,
+      memoryCount: 1,
+      memories: iterate([{ ...memories[0], pictures: [{ key: 'held-a', kind: 'photo' as const }, { key: 'held-b', kind: 'photo' as const }] }]),
+      openPicture: async (key) => ({ path: path.join(dir, `${key}.jpg`), release: async () => {}, subject }),
+      output: createWriteStream(file),
+      trace: { breather: (n) => breathers.push(n) },
+    });
+    expect(breathers.length, 'the second photo held for a page of its own').toBe(1);
+    const held = (await printedImages(file)).filter((im) => im.page === breathers[0]);
+    expect(held.length).toBe(1);
+    expect(held[0].width / held[0].height).toBeCloseTo(2 / 3, 1);
+  });
+
   it('the book’s cover crops around coverFocal when given', async () => {
     const file = path.join(dir, 'cover-focal.pdf');
     await renderPdfBook({
