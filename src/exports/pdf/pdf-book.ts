@@ -1458,9 +1458,10 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     }
     const band = !slot && !plate && look.photoSpread ? bledAcross(size, g.page, MIN_PRINT_PPI) : null;
     const across = band && holdsSubject(size.w / size.h, subject.box, band.w / band.h) ? band : null;
-    // (A plate theme's photo without the pixels for a plate: no taller than the live area, where drawBreather sets it, though its breather box is the page.)
+    // (A plate theme's photo without the pixels for a plate: no taller than the live area, where drawBreather sets it, though its breather box is the page;
+    // an album's is held by its mat's window instead, which singlePhotoRoom gives.)
     const room = slot ?? singlePhotoRoom(3);
-    const area = !slot && !plate && look.breather === 'plate' ? { ...room, h: Math.min(room.h, gridOn(3).live.h) } : room;
+    const area = !slot && !plate && look.breather === 'plate' && !look.photoSpread ? { ...room, h: Math.min(room.h, gridOn(3).live.h) } : room;
     const aspect = chooseCellShape(size.w / size.h, subject.box, [ownShapeIn(size, { w: area.w, h: area.h - captionRoom }, MIN_PRINT_PPI), ...OTHER_SHAPES]);
     const fit = plate ? { w: g.page, h: g.page } : across ? across : area.w / aspect <= area.h - captionRoom ? { w: area.w, h: area.w / aspect } : { w: (area.h - captionRoom) * aspect, h: area.h - captionRoom };
     const box = plate || across ? fit : await onGridWidth(cellAtLeast(size, pictureBox(fit), MIN_PRINT_PPI), false, copy, size);

@@ -16,7 +16,7 @@ export const babyFirstYear: PdfLook = {
   justify: false,
   photoShare: 0.75,
   photoWidth: 'live',
-  photoSpan: 1,
+  photoSpan: 0.9,
   photoAlign: 'centre',
   photoBeside: 0,
   photoHang: false,

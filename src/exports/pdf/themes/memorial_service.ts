@@ -16,7 +16,7 @@ export const memorialService: PdfLook = {
   longColumns: 1,
   column: 'centre',
   justify: false,
-  photoShare: 0.62,
+  photoShare: 0.7,
   photoWidth: 'live',
   photoSpan: 1,
   photoAlign: 'centre',
