@@ -3,6 +3,7 @@
  * map) and which characters each draws with a real glyph. Not used by the
  * service.
  */
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
 
@@ -311,5 +312,23 @@ export async function printedImages(file: string): Promise<{ page: number; width
     if (f.length < 14 || f[2] !== 'image') continue;
     out.push({ page: Number(f[0]), width: Number(f[3]), height: Number(f[4]), xPpi: Number(f[12]), yPpi: Number(f[13]) });
   }
+  return out;
+}
+
+/** Where each image is drawn on each page: its box in points from the page's top left (PDFKit draws in a flipped space). */
+export async function imagePlacements(file: string): Promise<{ page: number; x0: number; y0: number; x1: number; y1: number }[]> {
+  const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
+  const out: { page: number; x0: number; y0: number; x1: number; y1: number }[] = [];
+  pdf.getPages().forEach((page, i) => {
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
+    let text = '';
+    for (const st of streams) if (st instanceof PDFRawStream) text += Buffer.from(decodePDFRawStream(st).decode()).toString('latin1') + '\n';
+    // PDFKit places an image with its own matrix right before drawing it: w 0 0 -h x y+h cm /In Do.
+    for (const m of text.matchAll(/([-\d.]+) 0 0 ([-\d.]+) ([-\d.]+) ([-\d.]+) cm\s+\/I\d+ Do/g)) {
+      const [w, h, x, y] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+      out.push({ page: i + 1, x0: x, x1: x + w, y0: Math.min(y, y + h), y1: Math.max(y, y + h) });
+    }
+  });
   return out;
 }

@@ -345,10 +345,15 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
     content = g.content(n);
     y = content.y;
     decorateDue = n;
-    if (hang) y = hangPhoto(hang.photos[0].photo, hang.photos[0].h, n);
+    if (hang) {
+      y = hangPhoto(hang.photos[0].photo, hang.photos[0].h, n);
+      hungOn = { page: n, below: y };
+    }
     if (carried) groups.push({ ops: [], top: y, bottom: y, continued: carried.ops.length > 0, flowsOn: false, closed: false, quote: carried.quote });
   }
 
+  /** The page a photo was hung at the head of, and where the room under it starts (the page's groups balance below it). */
+  let hungOn: { page: number; below: number } | null = null;
   /** A held photo hung at the top of page n, its caption under it (see pages/hung-photo.ts); returns where the words go on. */
   function hangPhoto(photo: Placed, h: HeldPhoto, n: number): number {
     const [top, right, bottom, left] = mountPadding(look.mount);
@@ -556,11 +561,13 @@ export async function renderPdfBook(input: PdfBookInput): Promise<PdfBookResult>
   function balance(list: Group[]): number[] {
     const last = list[list.length - 1];
     const pinnedTop = list[0].continued;
-    const free = last.flowsOn ? 0 : Math.max(0, content.y + content.h - last.bottom + (pinnedTop ? 0 : list[0].top - content.y));
+    // (The room starts under a photo hung at the page's head, which is drawn with the page, not one of its groups.)
+    const top = hungOn?.page === pageNo ? hungOn.below : content.y;
+    const free = last.flowsOn ? 0 : Math.max(0, content.y + content.h - last.bottom + (pinnedTop ? 0 : list[0].top - top));
     const slots = list.length + (pinnedTop ? 0 : 1);
     const share = free / slots;
     // Where each group's top goes: the space before it is a share, the natural gap between groups stays.
-    let shift = pinnedTop ? 0 : content.y - list[0].top + share;
+    let shift = pinnedTop ? 0 : top - list[0].top + share;
     return list.map((gr, i) => {
       if (i > 0) shift += share;
       return shift;

@@ -17,7 +17,7 @@ import { bookGeometry, mm } from '../../../src/exports/pdf/geometry.js';
 import { PDF_LOOKS } from '../../../src/exports/pdf/pdf-themes.js';
 import { quoteTypeSize, renderPdfBook, type PdfBookInput, type PdfMemory } from '../../../src/exports/pdf/pdf-book.js';
 import type { Theme } from '../../../src/media-tools/themes.js';
-import { textInDrawingOrder } from '../../helpers/pdf-readback.js';
+import { imagePlacements, textInDrawingOrder } from '../../helpers/pdf-readback.js';
 
 const run = promisify(execFile);
 
@@ -35,24 +35,6 @@ const memory = (i: number, o: Partial<PdfMemory> = {}): PdfMemory => ({
   recordings: [],
   ...o,
 });
-
-/** Where each image is drawn on each page: its box in points from the page's top left (PDFKit draws in a flipped space). */
-async function imagePlacements(file: string): Promise<{ page: number; x0: number; y0: number; x1: number; y1: number }[]> {
-  const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
-  const out: { page: number; x0: number; y0: number; x1: number; y1: number }[] = [];
-  pdf.getPages().forEach((page, i) => {
-    const contents = page.node.Contents();
-    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
-    let text = '';
-    for (const st of streams) if (st instanceof PDFRawStream) text += Buffer.from(decodePDFRawStream(st).decode()).toString('latin1') + '\n';
-    // PDFKit places an image with its own matrix right before drawing it: w 0 0 -h x y+h cm /In Do.
-    for (const m of text.matchAll(/([-\d.]+) 0 0 ([-\d.]+) ([-\d.]+) ([-\d.]+) cm\s+\/I\d+ Do/g)) {
-      const [w, h, x, y] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-      out.push({ page: i + 1, x0: x, x1: x + w, y0: Math.min(y, y + h), y1: Math.max(y, y + h) });
-    }
-  });
-  return out;
-}
 
 async function words(file: string, page: number) {
   const { stdout } = await run('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-']);

@@ -47,7 +47,7 @@ import { normalizeText, smartPunctuation } from '../../../src/exports/pdf/text-l
 import { isJoiner } from '../../../src/media-tools/font-fallback.js';
 import { THEME_STYLES, THEMES, type Theme } from '../../../src/media-tools/themes.js';
 import { DEFAULT_PAPER_CALIPER_UM, INTENTS, type ExportIntent } from '../../../src/services/exports/export-types.js';
-import { blankGlyphs, charactersByPage, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
+import { blankGlyphs, charactersByPage, imagePlacements, printedImages, textInDrawingOrder, withoutActualText } from '../../helpers/pdf-readback.js';
 import { preflightPdfX4 } from '../../helpers/pdfx-preflight.js';
 import type { SubjectFindings } from '../../../src/media-tools/focal-crop.js';
 import { makePhotos, testBookMemories, type TestMemory } from '../../helpers/test-book.js';
@@ -228,6 +228,18 @@ export function describeTestBook(intent: ExportIntent) {
         // ---- every photo prints at 200 ppi or more (a small original gets a smaller cell) ----
         for (const im of await printedImages(file)) {
           if (Math.min(im.xPpi, im.yPpi) < MIN_PRINT_PPI - 0.5) problems.push(`page ${im.page}: a ${im.width}×${im.height} picture prints at ${Math.min(im.xPpi, im.yPpi)} ppi`);
+        }
+
+        // ---- no photo printed over another: two photos on a page never share more than a sliver ----
+        // (Page 1 is the cover, whose picture may lie on a printed ground; emoji, drawn in the text's own space, are left out.)
+        const placements = (await imagePlacements(file)).filter((im) => im.page > 1 && Math.min(im.x1 - im.x0, im.y1 - im.y0) >= mm(20));
+        for (const [i, a] of placements.entries()) {
+          for (const b of placements.slice(i + 1)) {
+            if (a.page !== b.page) continue;
+            const shared = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+            const smaller = Math.min((a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0));
+            if (shared > 0.05 * smaller) problems.push(`page ${a.page}: two pictures overlap (${Math.round((100 * shared) / smaller)}% of the smaller)`);
+          }
         }
 
         // ---- every character has a glyph on its page ----
