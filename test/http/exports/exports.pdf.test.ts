@@ -26,6 +26,9 @@ import { ensureFixtures, fixturePaths } from '../../helpers/media-fixtures.js';
 import { processed, upload } from '../media/media-setup.js';
 import { buildExportApp, exportBook, exportsPath, fetchSigned, settled, STORES, type ExportTestApp } from './exports-setup.js';
 
+/** Images a rendered export holds: five, the cover photo on the first page unless it prints (its wrap is the cover), and a frontispiece's portrait. */
+const imageCount = (r: { theme: string; intent: string }) => (r.intent === 'shop' ? 5 : 6) + (PDF_LOOKS[r.theme as Theme].frontispiece ? 1 : 0);
+
 const run = promisify(execFile);
 const POPPLER = existsSync('/usr/bin/pdfimages') && existsSync('/usr/bin/pdftoppm') && existsSync('/usr/bin/pdftotext');
 const PT_PER_MM = 72 / 25.4;
@@ -211,8 +214,9 @@ for (const store of STORES) {
       for (const r of rendered) {
         const images = imagesOf(await PDFDocument.load(await readFile(r.file)));
         // The large photo, the JPEG and PNG, the video's poster frame, the closing photo of the book's ending; and
-        // the cover photo on the first page of a book that is not going to print (a printed book's cover is its wrap).
-        expect(images.length, r.file).toBe(r.intent === 'shop' ? 5 : 6);
+        // the cover photo on the first page of a book that is not going to print (a printed book's cover is its wrap);
+        // and a memorial's frontispiece, the cover photo again as a portrait facing the name.
+        expect(images.length, r.file).toBe(imageCount(r));
         for (const i of images) {
           expect(i.width).toBeLessThanOrEqual(3000);
           expect(i.height).toBeLessThanOrEqual(2000);
@@ -229,7 +233,7 @@ for (const store of STORES) {
     it.runIf(POPPLER)('prints each image at no more than 300 dpi, the large photo at 300, and warns of those below 200', async () => {
       for (const r of rendered) {
         const res = await imageResolutions(r.file);
-        expect(res, r.file).toHaveLength(r.intent === 'shop' ? 5 : 6);
+        expect(res, r.file).toHaveLength(imageCount(r));
         for (const i of res) {
           expect(i.xppi, `${r.file}: ${JSON.stringify(i)}`).toBeLessThanOrEqual(301);
           expect(Math.abs(i.xppi - i.yppi)).toBeLessThanOrEqual(2);
