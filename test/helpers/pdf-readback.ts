@@ -316,8 +316,8 @@ export async function printedImages(file: string): Promise<{ page: number; width
 }
 
 /** Where each image is drawn on each page: its box in points from the page's top left (PDFKit draws in a flipped space). */
-export async function imagePlacements(file: string): Promise<{ page: number; x0: number; y0: number; x1: number; y1: number }[]> {
-  const pdf = await PDFDocument.load(await readFile(file), { updateMetadata: false });
+export async function imagePlacements(file: string | Uint8Array): Promise<{ page: number; x0: number; y0: number; x1: number; y1: number }[]> {
+  const pdf = await PDFDocument.load(typeof file === 'string' ? await readFile(file) : file, { updateMetadata: false });
   const out: { page: number; x0: number; y0: number; x1: number; y1: number }[] = [];
   pdf.getPages().forEach((page, i) => {
     const contents = page.node.Contents();

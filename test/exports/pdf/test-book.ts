@@ -232,7 +232,7 @@ export function describeTestBook(intent: ExportIntent) {
 
         // ---- no photo printed over another: two photos on a page never share more than a sliver ----
         // (Page 1 is the cover, whose picture may lie on a printed ground; emoji, drawn in the text's own space, are left out.)
-        const placements = (await imagePlacements(file)).filter((im) => im.page > 1 && Math.min(im.x1 - im.x0, im.y1 - im.y0) >= mm(20));
+        const placements = (await imagePlacements(bytes)).filter((im) => im.page > 1 && Math.min(im.x1 - im.x0, im.y1 - im.y0) >= mm(20));
         for (const [i, a] of placements.entries()) {
           for (const b of placements.slice(i + 1)) {
             if (a.page !== b.page) continue;
